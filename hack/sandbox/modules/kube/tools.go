@@ -1,0 +1,9 @@
+// Package tools records the dependencies of the three control-plane commands so that
+// `go mod tidy` writes every go.sum entry their builds need.
+package tools
+
+import (
+	_ "k8s.io/kubernetes/cmd/kube-apiserver/app"
+	_ "k8s.io/kubernetes/cmd/kube-controller-manager/app"
+	_ "k8s.io/kubernetes/cmd/kube-scheduler/app"
+)

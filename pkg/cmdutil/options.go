@@ -1,0 +1,33 @@
+package cmdutil
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+)
+
+// Options is kubectl's command pattern: fill in defaults, check, act.
+type Options interface {
+	Complete(cmd *cobra.Command, args []string) error
+	Validate() error
+	Run(cmd *cobra.Command) error
+}
+
+// RunOptions drives o through Complete, Validate and Run. Complete and Validate errors that do
+// not carry an exit code are usage errors; Run errors that do not are API errors.
+func RunOptions(o Options, cmd *cobra.Command, args []string) error {
+	if err := o.Complete(cmd, args); err != nil {
+		return asCode(err, exit.Usage)
+	}
+	if err := o.Validate(); err != nil {
+		return asCode(err, exit.Usage)
+	}
+	return asCode(o.Run(cmd), exit.API)
+}
+
+func asCode(err error, code int) error {
+	if err == nil || exit.Has(err) {
+		return err
+	}
+	return &exit.Error{Code: code, Err: err}
+}

@@ -1,0 +1,54 @@
+package cmdutil
+
+import (
+	"encoding/json"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+)
+
+// OutputFlag is -o/--output restricted to a fixed set of formats.
+type OutputFlag struct {
+	Value   string
+	Allowed []string
+}
+
+// AddOutputFlag registers -o with its completion; the first allowed format is the default.
+func AddOutputFlag(cmd *cobra.Command, allowed ...string) *OutputFlag {
+	o := &OutputFlag{Value: allowed[0], Allowed: allowed}
+	cmd.Flags().StringVarP(&o.Value, "output", "o", o.Value, "Output format: "+strings.Join(allowed, "|"))
+	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return allowed, cobra.ShellCompDirectiveNoFileComp
+	})
+	return o
+}
+
+// Validate rejects a format the command does not print.
+func (o *OutputFlag) Validate() error {
+	if !slices.Contains(o.Allowed, o.Value) {
+		return exit.Usagef("unknown output format %q: use -o %s", o.Value, strings.Join(o.Allowed, "|"))
+	}
+	return nil
+}
+
+// PrintStructured writes v as indented JSON or as YAML.
+func PrintStructured(w io.Writer, format string, v any) error {
+	switch format {
+	case "yaml":
+		b, err := yaml.Marshal(v)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	default:
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	}
+}

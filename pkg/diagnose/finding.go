@@ -1,0 +1,43 @@
+package diagnose
+
+// Severity orders findings; --fail-on compares against it.
+type Severity string
+
+const (
+	SeverityError   Severity = "error"
+	SeverityWarning Severity = "warning"
+	SeverityInfo    Severity = "info"
+)
+
+// Rank is higher for more severe findings.
+func (s Severity) Rank() int {
+	switch s {
+	case SeverityError:
+		return 3
+	case SeverityWarning:
+		return 2
+	case SeverityInfo:
+		return 1
+	}
+	return 0
+}
+
+// Ref names a Kubernetes object in a finding.
+type Ref struct {
+	Kind      string `json:"kind,omitempty"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+	UID       string `json:"uid,omitempty"`
+}
+
+// Finding is one rule firing on one object. Rule IDs are stable: scripts match on them.
+type Finding struct {
+	Rule     string   `json:"rule"`
+	Severity Severity `json:"severity"`
+	Cluster  Ref      `json:"cluster"`
+	Object   Ref      `json:"object"`
+	Message  string   `json:"message"`
+	Remedy   string   `json:"remedy"`
+	// Evidence holds the facts behind the message (node, reason, age, ...), never secret values.
+	Evidence map[string]string `json:"evidence,omitempty"`
+}

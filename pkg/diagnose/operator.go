@@ -1,0 +1,99 @@
+package diagnose
+
+import (
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/util/version"
+)
+
+// FixedEvictedHeadVersion is the first KubeRay release that replaces a head pod left in
+// phase Failed with restartPolicy Always (kuberay #2125, fixed by PR #2217).
+var FixedEvictedHeadVersion = version.MustParseSemantic("v1.2.0")
+
+// Operator is a KubeRay operator Deployment found in the cluster.
+type Operator struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	Image     string `json:"image"`
+	// Version is the image tag when it reads as a release ("v1.1.1"), else "".
+	Version string `json:"version,omitempty"`
+	// ReadyReplicas of the Deployment: an operator with none is not reconciling.
+	ReadyReplicas int32 `json:"readyReplicas"`
+}
+
+// HasEvictedHeadBug reports whether this operator leaves a Failed head with restartPolicy
+// Always in place. known is false when the version cannot be read from the image.
+func (o Operator) HasEvictedHeadBug() (buggy, known bool) {
+	v, err := version.ParseSemantic(o.Version)
+	if err != nil {
+		return false, false
+	}
+	return v.LessThan(FixedEvictedHeadVersion), true
+}
+
+// FindOperators picks the KubeRay operators out of a list of Deployments, by the labels the
+// Helm chart and kustomize manifests set, or by the operator image.
+func FindOperators(deps []appsv1.Deployment) []Operator {
+	var out []Operator
+	for i := range deps {
+		d := &deps[i]
+		img, ok := operatorImage(d)
+		if !ok {
+			continue
+		}
+		out = append(out, Operator{
+			Namespace:     d.Namespace,
+			Name:          d.Name,
+			Image:         img,
+			Version:       ImageVersion(img),
+			ReadyReplicas: d.Status.ReadyReplicas,
+		})
+	}
+	return out
+}
+
+func operatorImage(d *appsv1.Deployment) (string, bool) {
+	labels := d.Labels
+	byLabel := labels["app.kubernetes.io/name"] == "kuberay-operator" ||
+		labels["app.kubernetes.io/component"] == "kuberay-operator" ||
+		labels["app.kubernetes.io/name"] == "kuberay" && labels["app.kubernetes.io/component"] == "kuberay-operator"
+	var first string
+	for _, c := range d.Spec.Template.Spec.Containers {
+		if first == "" {
+			first = c.Image
+		}
+		if isOperatorImage(c.Image) {
+			return c.Image, true
+		}
+	}
+	return first, byLabel && first != ""
+}
+
+func isOperatorImage(image string) bool {
+	repo := image
+	if i := strings.IndexAny(repo, "@"); i >= 0 {
+		repo = repo[:i]
+	}
+	if i := strings.LastIndex(repo, ":"); i > strings.LastIndex(repo, "/") {
+		repo = repo[:i]
+	}
+	return strings.HasSuffix(repo, "kuberay/operator") || strings.HasSuffix(repo, "/kuberay-operator") || repo == "kuberay-operator"
+}
+
+// ImageVersion returns the image's tag when it is a semantic version ("v1.1.1" or "1.1.1"),
+// normalised with a leading v; "" for latest, nightly, digests and the like.
+func ImageVersion(image string) string {
+	if i := strings.Index(image, "@"); i >= 0 {
+		image = image[:i]
+	}
+	i := strings.LastIndex(image, ":")
+	if i < 0 || i < strings.LastIndex(image, "/") {
+		return ""
+	}
+	tag := strings.TrimPrefix(image[i+1:], "v")
+	if _, err := version.ParseSemantic(tag); err != nil {
+		return ""
+	}
+	return "v" + tag
+}

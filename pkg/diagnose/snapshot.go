@@ -1,0 +1,45 @@
+// Package diagnose holds doctor's rules: pure functions from a Snapshot of cluster state to
+// Findings. Nothing here talks to the API server, so every rule is tested from fixtures.
+package diagnose
+
+import (
+	"time"
+
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Snapshot is everything doctor looked at, read once (one paged LIST per kind).
+type Snapshot struct {
+	// Now is when the snapshot was taken; ages and grace periods are measured from it.
+	Now time.Time
+
+	Clusters    []rayv1.RayCluster
+	Services    []rayv1.RayService
+	Jobs        []rayv1.RayJob
+	Pods        []corev1.Pod     // Ray pods only (label ray.io/is-ray-node=yes)
+	Nodes       []corev1.Node    // the nodes Ray pods run on, when nodes could be listed
+	Serve       []corev1.Service // Services of RayServices (the serve and head services)
+	Deployments []appsv1.Deployment
+
+	// Blind lists what could not be read (RBAC or errors), so a report can say what it did not see
+	// instead of claiming health it never checked.
+	Blind []Gap
+}
+
+// Gap is one thing the snapshot could not see, and why.
+type Gap struct {
+	Resource string `json:"resource"`
+	Reason   string `json:"reason"`
+}
+
+// CanSee reports whether resource (e.g. "nodes") was read.
+func (s *Snapshot) CanSee(resource string) bool {
+	for _, g := range s.Blind {
+		if g.Resource == resource {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,64 @@
+// Package kube is the one place that talks to the API server: clients, paged lists,
+// and the translation of API errors into one-line messages with exit codes.
+package kube
+
+import (
+	"fmt"
+
+	rayclient "github.com/ray-project/kuberay/ray-operator/pkg/client/clientset/versioned"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+)
+
+// Clients bundles the typed clients every command uses.
+type Clients struct {
+	Config *rest.Config
+	Kube   kubernetes.Interface
+	Ray    rayclient.Interface
+}
+
+// NewClients builds clients from kubectl's flags (--kubeconfig, --context, --as, ...).
+// A kubeconfig that cannot be loaded is reported as one line naming the flag to fix.
+func NewClients(flags *genericclioptions.ConfigFlags) (*Clients, error) {
+	cfg, err := flags.ToRESTConfig()
+	if err != nil {
+		return nil, exit.Errorf(exit.API, "cannot load a cluster configuration: %s; pass --kubeconfig or set KUBECONFIG, and --context", oneLine(err))
+	}
+	// Lists of thousands of pods must not be throttled by client-go's default 5 QPS.
+	cfg.QPS, cfg.Burst = 50, 100
+	return ClientsFor(cfg)
+}
+
+// ClientsFor builds clients for an existing rest.Config.
+func ClientsFor(cfg *rest.Config) (*Clients, error) {
+	k, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, exit.Errorf(exit.API, "cannot build a Kubernetes client: %v", err)
+	}
+	r, err := rayclient.NewForConfig(cfg)
+	if err != nil {
+		return nil, exit.Errorf(exit.API, "cannot build a KubeRay client: %v", err)
+	}
+	return &Clients{Config: cfg, Kube: k, Ray: r}, nil
+}
+
+// Host is the API server address, for messages.
+func (c *Clients) Host() string {
+	if c == nil || c.Config == nil {
+		return ""
+	}
+	return c.Config.Host
+}
+
+func oneLine(err error) string {
+	s := fmt.Sprint(err)
+	for i, r := range s {
+		if r == '\n' {
+			return s[:i]
+		}
+	}
+	return s
+}

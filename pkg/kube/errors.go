@@ -1,0 +1,94 @@
+package kube
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"syscall"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+)
+
+// Request names an API call for error messages: the verb, the resource and where.
+type Request struct {
+	Verb      string // get, list, watch, delete, create, patch
+	Resource  string // pods, rayclusters.ray.io, pods/ephemeralcontainers, ...
+	Namespace string // "" for cluster-scoped or all namespaces
+	Name      string // for a named object
+	Host      string // the API server, for connection errors
+}
+
+func (r Request) where() string {
+	if r.Namespace == "" {
+		return "cluster-wide"
+	}
+	return fmt.Sprintf("in namespace %q", r.Namespace)
+}
+
+// Explain turns an error from the API into one line naming the problem and the fix, with the
+// exit code CI scripts branch on. Errors that are already exit errors pass through.
+func Explain(err error, req Request) error {
+	if err == nil {
+		return nil
+	}
+	var ee *exit.Error
+	if errors.As(err, &ee) {
+		return err
+	}
+	switch {
+	case apierrors.IsForbidden(err):
+		return exit.Errorf(exit.Forbidden,
+			"forbidden: you cannot %s %s %s; ask for RBAC verb %q on %q (check with: kubectl auth can-i %s %s%s)",
+			req.Verb, req.Resource, req.where(), req.Verb, req.Resource, req.Verb, req.Resource, nsFlag(req.Namespace))
+	case apierrors.IsUnauthorized(err):
+		return exit.Errorf(exit.API, "unauthorized: the API server %s rejected your credentials; refresh them or pick another --context", req.Host)
+	case apierrors.IsNotFound(err) && req.Name != "":
+		return exit.Errorf(exit.NotFound, "%s %q not found %s; list them with: kubectl get %s%s",
+			singular(req.Resource), req.Name, req.where(), req.Resource, nsFlag(req.Namespace))
+	case apierrors.IsNotFound(err) && strings.HasSuffix(req.Resource, ".ray.io"):
+		return CRDsMissing(req.Resource)
+	case isConnectionError(err):
+		return exit.Errorf(exit.API, "cannot reach the cluster at %s: %s; check --kubeconfig and --context", req.Host, rootCause(err))
+	}
+	return exit.Errorf(exit.API, "%s %s %s failed: %s", req.Verb, req.Resource, req.where(), oneLine(err))
+}
+
+// CRDsMissing is the error for a cluster without KubeRay's resource definitions.
+func CRDsMissing(resource string) error {
+	return exit.Errorf(exit.API, "KubeRay is not installed in this cluster: the API has no %s; install the KubeRay CRDs and operator, or pick another --context", resource)
+}
+
+func nsFlag(ns string) string {
+	if ns == "" {
+		return " -A"
+	}
+	return " -n " + ns
+}
+
+func singular(resource string) string {
+	r := strings.TrimSuffix(resource, ".ray.io")
+	r = strings.TrimSuffix(r, "s")
+	return r
+}
+
+func isConnectionError(err error) bool {
+	var ue *url.Error
+	var ne net.Error
+	var oe *net.OpError
+	return errors.As(err, &ue) || errors.As(err, &ne) || errors.As(err, &oe) ||
+		errors.Is(err, syscall.ECONNREFUSED) || strings.Contains(err.Error(), "connection refused")
+}
+
+func rootCause(err error) string {
+	for {
+		u := errors.Unwrap(err)
+		if u == nil {
+			return oneLine(err)
+		}
+		err = u
+	}
+}

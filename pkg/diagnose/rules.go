@@ -1,0 +1,32 @@
+package diagnose
+
+// Rule IDs are stable: scripts, heal and docs/rules.md refer to them. Never rename one.
+const (
+	RuleHeadEvicted          = "head-evicted"
+	RuleHeadTerminated       = "head-terminated"
+	RuleHeadTerminatingStuck = "head-terminating-stuck"
+	RuleHeadPending          = "head-pending"
+	RuleHeadCrashLoop        = "head-crashloop"
+	RuleHeadMissing          = "head-missing"
+	RuleHeadDuplicate        = "head-duplicate"
+	RuleStatusStale          = "status-stale"
+	RuleNodePressure         = "node-pressure"
+	RuleOperatorMissing      = "operator-missing"
+	RuleOperatorOutdated     = "operator-outdated"
+	RuleWorkersNotReady      = "workers-not-ready"
+	RuleServeHeadInService   = "serve-head-in-service"
+	RuleServeHeadHasCPUs     = "serve-head-has-cpus"
+	RuleGCSFTOff             = "gcs-ft-off"
+)
+
+// Labels KubeRay puts on the pods it creates.
+const (
+	LabelCluster   = "ray.io/cluster"
+	LabelNodeType  = "ray.io/node-type"
+	LabelIsRayNode = "ray.io/is-ray-node"
+	LabelServe     = "ray.io/serve"
+	NodeTypeHead   = "head"
+	NodeTypeWorker = "worker"
+	// RayPodSelector selects every pod KubeRay made, for the one paged LIST of pods.
+	RayPodSelector = LabelIsRayNode + "=yes"
+)

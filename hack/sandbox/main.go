@@ -1,0 +1,67 @@
+// Command sandbox builds, starts and stops kubectl-ray's local control plane (see test/sandbox):
+//
+//	go run ./hack/sandbox build
+//	go run ./hack/sandbox up [--operator v1.1.1|v1.5.0|none] [--nodes N] [--dir D]
+//	go run ./hack/sandbox down [--dir D]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
+)
+
+const usage = `usage: sandbox build | up [--operator v1.1.1|v1.5.0|none] [--nodes N] [--dir D] | down [--dir D]`
+
+func main() {
+	if len(os.Args) < 2 {
+		fail(usage)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cfg := sandbox.Config{}
+	fs := flag.NewFlagSet(os.Args[1], flag.ContinueOnError)
+	fs.SetOutput(os.Stderr)
+	fs.StringVar(&cfg.Dir, "dir", "", "state directory of this sandbox (default .sandbox/default in the checkout)")
+	switch os.Args[1] {
+	case "up":
+		fs.StringVar(&cfg.Operator, "operator", sandbox.DefaultOperator, "KubeRay operator: v1.1.1, v1.5.0 or none")
+		fs.IntVar(&cfg.Nodes, "nodes", 3, "fake nodes to create")
+	case "build", "down":
+	default:
+		fail(fmt.Sprintf("unknown command %q; %s", os.Args[1], usage))
+	}
+	if err := fs.Parse(os.Args[2:]); err != nil {
+		os.Exit(2)
+	}
+	if fs.NArg() > 0 {
+		fail(fmt.Sprintf("unexpected argument %q; %s", fs.Arg(0), usage))
+	}
+	var err error
+	switch os.Args[1] {
+	case "build":
+		err = sandbox.Build(ctx, cfg, os.Stderr)
+	case "up":
+		if err = sandbox.Build(ctx, cfg, os.Stderr); err == nil {
+			var sb *sandbox.Sandbox
+			if sb, err = sandbox.Up(ctx, cfg, os.Stderr); err == nil {
+				fmt.Printf("export KUBECONFIG=%s\n", sb.Kubeconfig())
+			}
+		}
+	case "down":
+		err = sandbox.Down(cfg, os.Stderr)
+	}
+	if err != nil {
+		fail("sandbox " + os.Args[1] + ": " + err.Error())
+	}
+}
+
+func fail(msg string) {
+	fmt.Fprintln(os.Stderr, msg)
+	os.Exit(1)
+}

@@ -1,0 +1,157 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// State is what `up` records in Dir/state.json so `down` (maybe another process) can stop it.
+type State struct {
+	Operator   string         `json:"operator"`
+	Kubeconfig string         `json:"kubeconfig"`
+	Server     string         `json:"server"`
+	Ports      map[string]int `json:"ports"`
+	// Procs in start order; down stops them in reverse.
+	Procs []Proc `json:"procs"`
+}
+
+// Proc is one started process.
+type Proc struct {
+	Name string   `json:"name"`
+	PID  int      `json:"pid"`
+	Args []string `json:"args"`
+	Log  string   `json:"log"`
+}
+
+func statePath(dir string) string { return filepath.Join(dir, "state.json") }
+
+func loadState(dir string) (*State, error) {
+	b, err := os.ReadFile(statePath(dir))
+	if err != nil {
+		return nil, err
+	}
+	var s State
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("%s is corrupt: %v", statePath(dir), err)
+	}
+	return &s, nil
+}
+
+func (s *State) save(dir string) error {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeAtomic(statePath(dir), b)
+}
+
+// start launches bin with args in its own process group, logging to Dir/logs/<name>.log.
+func (sb *Sandbox) start(name, bin string, args ...string) (*Proc, error) {
+	logs := filepath.Join(sb.cfg.Dir, "logs")
+	if err := os.MkdirAll(logs, 0o755); err != nil {
+		return nil, err
+	}
+	logPath := filepath.Join(logs, name+".log")
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	defer logf.Close()
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.Dir = sb.cfg.Dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if sb.cfg.DieWithParent {
+		cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting %s: %v", name, err)
+	}
+	p := Proc{Name: name, PID: cmd.Process.Pid, Args: append([]string{bin}, args...), Log: logPath}
+	// Reap it when it exits, so a dead child is not a zombie that looks alive to down.
+	go func() { _ = cmd.Wait() }()
+	sb.state.Procs = append(sb.state.Procs, p)
+	if err := sb.state.save(sb.cfg.Dir); err != nil {
+		return nil, err
+	}
+	return &sb.state.Procs[len(sb.state.Procs)-1], nil
+}
+
+// alive reports whether pid runs and is not a zombie.
+func alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	if err := syscall.Kill(pid, 0); err != nil {
+		return !errors.Is(err, syscall.ESRCH)
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	// Field 3 of /proc/PID/stat is the state; Z is a zombie.
+	for i := len(b) - 1; i > 0; i-- {
+		if b[i] == ')' && i+2 < len(b) {
+			return b[i+2] != 'Z'
+		}
+	}
+	return true
+}
+
+// stopProc sends SIGTERM to the process group, waits up to grace, then SIGKILLs it.
+func stopProc(p Proc, grace time.Duration) {
+	if !alive(p.PID) {
+		return
+	}
+	_ = syscall.Kill(-p.PID, syscall.SIGTERM)
+	deadline := time.Now().Add(grace)
+	for time.Now().Before(deadline) {
+		if !alive(p.PID) {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	_ = syscall.Kill(-p.PID, syscall.SIGKILL)
+	for i := 0; i < 100 && alive(p.PID); i++ {
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// freePorts asks the kernel for n distinct free loopback ports. Each is closed before use, so a
+// race with another process is possible but rare; a taken port then fails readiness loudly.
+func freePorts(n int) ([]int, error) {
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	var ports []int
+	for i := 0; i < n; i++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("no free loopback port: %v", err)
+		}
+		ls = append(ls, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
+
+// portInUse reports whether something listens on 127.0.0.1:port.
+func portInUse(port int) bool {
+	c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), 200*time.Millisecond)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
+}

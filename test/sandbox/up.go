@@ -1,0 +1,433 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
+)
+
+// Up starts a sandbox in cfg.Dir and waits until it is ready: nodes Ready, CRDs established,
+// the operator healthy. On failure everything it started is stopped again.
+func Up(ctx context.Context, cfg Config, out io.Writer) (_ *Sandbox, err error) {
+	if err := cfg.defaults(); err != nil {
+		return nil, err
+	}
+	if st, err := loadState(cfg.Dir); err == nil && anyAlive(st) {
+		return nil, fmt.Errorf("a sandbox is already up in %s: run `down --dir %s` first, or pick another --dir", cfg.Dir, cfg.Dir)
+	}
+	for _, bin := range []string{cfg.etcdBin(), cfg.kubeBin("kube-apiserver"), cfg.kwokBin(), cfg.kwokStages()} {
+		if _, err := os.Stat(bin); err != nil {
+			return nil, fmt.Errorf("%s is not built: run `make sandbox-build` (or `go run ./hack/sandbox build`) first", bin)
+		}
+	}
+	if cfg.Operator != OperatorNone {
+		if _, err := os.Stat(cfg.operatorBin(cfg.Operator)); err != nil {
+			return nil, fmt.Errorf("KubeRay operator %s is not built: run `make sandbox-build` first", cfg.Operator)
+		}
+	}
+	// A fresh state each time: old data would resurrect old objects.
+	if err := os.RemoveAll(cfg.Dir); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	sb := &Sandbox{cfg: cfg, state: &State{Operator: cfg.Operator, Ports: map[string]int{}}, out: out}
+	defer func() {
+		if err != nil {
+			sb.stopAll()
+		}
+	}()
+	start := time.Now()
+	if err := sb.startControlPlane(ctx); err != nil {
+		return nil, err
+	}
+	if err := sb.installBasics(ctx); err != nil {
+		return nil, err
+	}
+	if err := sb.startKwok(ctx); err != nil {
+		return nil, err
+	}
+	if err := sb.createNodes(ctx, cfg.Nodes); err != nil {
+		return nil, err
+	}
+	if cfg.Operator != OperatorNone {
+		if err := sb.startOperator(ctx); err != nil {
+			return nil, err
+		}
+	}
+	sb.logf("ready in %s: %d nodes, KubeRay operator %s", time.Since(start).Round(100*time.Millisecond), cfg.Nodes, cfg.Operator)
+	return sb, sb.state.save(cfg.Dir)
+}
+
+func anyAlive(st *State) bool {
+	for _, p := range st.Procs {
+		if alive(p.PID) {
+			return true
+		}
+	}
+	return false
+}
+
+func (sb *Sandbox) startControlPlane(ctx context.Context) error {
+	cfg := sb.cfg
+	ports, err := freePorts(9)
+	if err != nil {
+		return err
+	}
+	names := []string{"etcd", "etcd-peer", "apiserver", "controller-manager", "scheduler", "kwok", "kwok-kubelet", "operator-metrics", "operator-health"}
+	for i, n := range names {
+		sb.state.Ports[n] = ports[i]
+	}
+	p := sb.state.Ports
+	etcdURL := "http://127.0.0.1:" + strconv.Itoa(p["etcd"])
+	sb.logf("starting etcd %s on %s", EtcdVersion, etcdURL)
+	proc, err := sb.start("etcd", cfg.etcdBin(),
+		"--data-dir", filepath.Join(cfg.Dir, "etcd"),
+		"--listen-client-urls", etcdURL, "--advertise-client-urls", etcdURL,
+		"--listen-peer-urls", "http://127.0.0.1:"+strconv.Itoa(p["etcd-peer"]),
+		"--initial-advertise-peer-urls", "http://127.0.0.1:"+strconv.Itoa(p["etcd-peer"]),
+		"--initial-cluster", "default=http://127.0.0.1:"+strconv.Itoa(p["etcd-peer"]),
+		"--quota-backend-bytes", strconv.Itoa(4<<30), "--log-level", "warn")
+	if err != nil {
+		return err
+	}
+	if err := sb.waitHTTP(ctx, "etcd", etcdURL+"/health", "", 30*time.Second, proc.PID); err != nil {
+		return err
+	}
+
+	pki := filepath.Join(cfg.Dir, "pki")
+	if err := os.MkdirAll(pki, 0o700); err != nil {
+		return err
+	}
+	if err := writeServiceAccountKeys(filepath.Join(pki, "sa.key"), filepath.Join(pki, "sa.pub")); err != nil {
+		return err
+	}
+	users := newUsers()
+	if err := writeTokenFile(filepath.Join(pki, "tokens.csv"), users); err != nil {
+		return err
+	}
+	server := "https://127.0.0.1:" + strconv.Itoa(p["apiserver"])
+	sb.state.Server = server
+	sb.logf("starting kube-apiserver %s on %s", KubeVersion, server)
+	proc, err = sb.start("kube-apiserver", cfg.kubeBin("kube-apiserver"), sb.apiserverArgs()...)
+	if err != nil {
+		return err
+	}
+	if err := sb.waitHTTP(ctx, "kube-apiserver", server+"/readyz", users[0].token, 60*time.Second, proc.PID); err != nil {
+		return err
+	}
+	if err := writeKubeconfig(cfg.Kubeconfig(), server, filepath.Join(pki, "apiserver.crt"), users); err != nil {
+		return err
+	}
+	sb.state.Kubeconfig = cfg.Kubeconfig()
+	if err := sb.connect(); err != nil {
+		return err
+	}
+
+	sb.logf("starting kube-controller-manager and kube-scheduler")
+	cm, err := sb.start("kube-controller-manager", cfg.kubeBin("kube-controller-manager"),
+		"--kubeconfig", cfg.Kubeconfig(),
+		"--service-account-private-key-file", filepath.Join(pki, "sa.key"),
+		"--root-ca-file", filepath.Join(pki, "apiserver.crt"),
+		"--leader-elect=false", "--bind-address=127.0.0.1", "--secure-port", strconv.Itoa(p["controller-manager"]),
+		// Evicted pods are what this project is about: keep podgc from collecting them.
+		"--terminated-pod-gc-threshold=100000")
+	if err != nil {
+		return err
+	}
+	sched, err := sb.start("kube-scheduler", cfg.kubeBin("kube-scheduler"),
+		"--kubeconfig", cfg.Kubeconfig(),
+		"--leader-elect=false", "--bind-address=127.0.0.1", "--secure-port", strconv.Itoa(p["scheduler"]))
+	if err != nil {
+		return err
+	}
+	if err := sb.waitHTTP(ctx, "kube-controller-manager", "https://127.0.0.1:"+strconv.Itoa(p["controller-manager"])+"/healthz", "", 60*time.Second, cm.PID); err != nil {
+		return err
+	}
+	return sb.waitHTTP(ctx, "kube-scheduler", "https://127.0.0.1:"+strconv.Itoa(p["scheduler"])+"/healthz", "", 60*time.Second, sched.PID)
+}
+
+func (sb *Sandbox) apiserverArgs() []string {
+	pki := filepath.Join(sb.cfg.Dir, "pki")
+	p := sb.state.Ports
+	return []string{
+		"--etcd-servers", "http://127.0.0.1:" + strconv.Itoa(p["etcd"]),
+		"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
+		"--secure-port", strconv.Itoa(p["apiserver"]),
+		"--cert-dir", pki,
+		"--token-auth-file", filepath.Join(pki, "tokens.csv"),
+		"--authorization-mode=RBAC",
+		"--service-account-issuer=https://kubernetes.default.svc",
+		"--service-account-key-file", filepath.Join(pki, "sa.pub"),
+		"--service-account-signing-key-file", filepath.Join(pki, "sa.key"),
+		"--service-cluster-ip-range=10.96.0.0/16",
+		// Port-forward and logs go to the node's kubelet port, which kwok serves on loopback.
+		"--kubelet-preferred-address-types=InternalIP",
+	}
+}
+
+// installBasics installs what every sandbox has: the ray.io and kwok CRDs, kwok's stages, and the
+// RBAC of the read-only users.
+func (sb *Sandbox) installBasics(ctx context.Context) error {
+	ap, err := NewApplier(sb.Admin)
+	if err != nil {
+		return err
+	}
+	crdVersion := sb.cfg.Operator
+	if crdVersion == OperatorNone {
+		crdVersion = defaultCRDVersion
+	}
+	sb.logf("installing the ray.io CRDs (%s), kwok CRDs and stages, read-only users' RBAC", crdVersion)
+	for _, f := range []string{sb.cfg.operatorCRDs(crdVersion), sb.cfg.kwokCRDs()} {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		if _, err := ap.Create(ctx, data, ""); err != nil {
+			return err
+		}
+	}
+	if err := sb.waitCRDsEstablished(ctx); err != nil {
+		return err
+	}
+	ap.Reset()
+	stages, err := os.ReadFile(sb.cfg.kwokStages())
+	if err != nil {
+		return err
+	}
+	if _, err := ap.Create(ctx, stages, ""); err != nil {
+		return err
+	}
+	return sb.installReaderRBAC(ctx)
+}
+
+var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+
+func (sb *Sandbox) waitCRDsEstablished(ctx context.Context) error {
+	dyn, err := dynamic.NewForConfig(sb.Admin)
+	if err != nil {
+		return err
+	}
+	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		list, err := dyn.Resource(crdGVR).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, nil
+		}
+		for _, crd := range list.Items {
+			conds, _, _ := unstructuredSlice(crd.Object, "status", "conditions")
+			ok := false
+			for _, c := range conds {
+				m, _ := c.(map[string]any)
+				if m["type"] == "Established" && m["status"] == "True" {
+					ok = true
+				}
+			}
+			if !ok {
+				return false, nil
+			}
+		}
+		return len(list.Items) > 0, nil
+	})
+}
+
+func unstructuredSlice(obj map[string]any, fields ...string) ([]any, bool, error) {
+	var cur any = obj
+	for _, f := range fields {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false, nil
+		}
+		cur = m[f]
+	}
+	s, ok := cur.([]any)
+	return s, ok, nil
+}
+
+// readerRules are what the sandbox's read-only user may do: exactly what doctor reads.
+func readerRules(withNodes bool) []rbacv1.PolicyRule {
+	core := []string{"pods", "services", "events"}
+	if withNodes {
+		core = append(core, "nodes")
+	}
+	return []rbacv1.PolicyRule{
+		{APIGroups: []string{""}, Resources: core, Verbs: []string{"get", "list", "watch"}},
+		{APIGroups: []string{"discovery.k8s.io"}, Resources: []string{"endpointslices"}, Verbs: []string{"get", "list", "watch"}},
+		{APIGroups: []string{"ray.io"}, Resources: []string{"rayclusters", "rayservices", "rayjobs"}, Verbs: []string{"get", "list", "watch"}},
+		{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: []string{"get", "list", "watch"}},
+	}
+}
+
+func (sb *Sandbox) installReaderRBAC(ctx context.Context) error {
+	for _, u := range []struct {
+		user      string
+		withNodes bool
+	}{{UserReader, true}, {UserNoNodes, false}} {
+		name := "kubectl-ray-sandbox:" + u.user
+		role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: readerRules(u.withNodes)}
+		if _, err := sb.Kube.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return err
+		}
+		binding := &rbacv1.ClusterRoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: name},
+			Subjects:   []rbacv1.Subject{{Kind: "User", APIGroup: "rbac.authorization.k8s.io", Name: u.user}},
+		}
+		if _, err := sb.Kube.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return err
+		}
+	}
+	return nil
+}
+
+func (sb *Sandbox) startKwok(ctx context.Context) error {
+	p := sb.state.Ports
+	sb.logf("starting kwok %s (fake kubelets; stages and port-forwards come from the API)", KwokVersion)
+	proc, err := sb.start("kwok", sb.cfg.kwokBin(),
+		"--kubeconfig", sb.cfg.Kubeconfig(),
+		// Only annotated nodes are kwok's: a test can create a node nobody heartbeats.
+		"--manage-nodes-with-annotation-selector", KwokNodeAnnotation+"=fake",
+		"--server-address", "127.0.0.1:"+strconv.Itoa(p["kwok"]),
+		"--node-ip", "127.0.0.1", "--node-port", strconv.Itoa(p["kwok-kubelet"]),
+		"--enable-crds", "Stage,PortForward,ClusterPortForward,Logs,ClusterLogs,Exec,ClusterExec",
+		// Pod IPs are never dialled; traffic stays on loopback through port-forward.
+		"--cidr", "10.0.0.0/16")
+	if err != nil {
+		return err
+	}
+	return sb.waitHTTP(ctx, "kwok", "http://127.0.0.1:"+strconv.Itoa(p["kwok"])+"/healthz", "", 30*time.Second, proc.PID)
+}
+
+// KwokNodeAnnotation marks a node kwok manages (heartbeats, pod status).
+const KwokNodeAnnotation = "kwok.x-k8s.io/node"
+
+// NodeName is the name of the i-th fake node (0-based).
+func NodeName(i int) string { return fmt.Sprintf("kwok-node-%d", i) }
+
+// FakeNode is a node object kwok will manage (or not, when managed is false: nothing heartbeats it).
+func FakeNode(name string, managed bool) *corev1.Node {
+	n := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
+			"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "type": "kwok",
+		}},
+		Status: corev1.NodeStatus{
+			Capacity:    nodeResources(),
+			Allocatable: nodeResources(),
+		},
+	}
+	if managed {
+		n.Annotations = map[string]string{KwokNodeAnnotation: "fake"}
+	}
+	return n
+}
+
+func nodeResources() corev1.ResourceList {
+	return corev1.ResourceList{
+		corev1.ResourceCPU:              resource.MustParse("64"),
+		corev1.ResourceMemory:           resource.MustParse("512Gi"),
+		corev1.ResourcePods:             resource.MustParse("500"),
+		corev1.ResourceEphemeralStorage: resource.MustParse("500Gi"),
+	}
+}
+
+func (sb *Sandbox) createNodes(ctx context.Context, n int) error {
+	sb.logf("creating %d fake nodes", n)
+	for i := 0; i < n; i++ {
+		if _, err := sb.Kube.CoreV1().Nodes().Create(ctx, FakeNode(NodeName(i), true), metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return err
+		}
+	}
+	// Ready, and the not-ready taint every new node gets at admission removed by nodelifecycle:
+	// until then nothing schedules.
+	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
+		list, err := sb.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, nil
+		}
+		ready := 0
+		for _, node := range list.Items {
+			if _, ok := node.Annotations[KwokNodeAnnotation]; ok && NodeReady(&node) && len(node.Spec.Taints) == 0 {
+				ready++
+			}
+		}
+		return ready >= n, nil
+	})
+}
+
+// NodeReady reports the node's Ready condition.
+func NodeReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func (sb *Sandbox) startOperator(ctx context.Context) error {
+	p := sb.state.Ports
+	v := sb.cfg.Operator
+	sb.logf("starting the KubeRay operator %s (a local process)", v)
+	proc, err := sb.start("kuberay-operator", sb.cfg.operatorBin(v),
+		"--kubeconfig", sb.cfg.Kubeconfig(),
+		"--enable-leader-election=false",
+		"--metrics-addr", "127.0.0.1:"+strconv.Itoa(p["operator-metrics"]),
+		"--health-probe-bind-address", "127.0.0.1:"+strconv.Itoa(p["operator-health"]))
+	if err != nil {
+		return err
+	}
+	if err := sb.waitHTTP(ctx, "kuberay-operator", "http://127.0.0.1:"+strconv.Itoa(p["operator-health"])+"/readyz", "", 60*time.Second, proc.PID); err != nil {
+		return err
+	}
+	return sb.registerOperatorDeployment(ctx, v)
+}
+
+// Operator stand-in: the operator runs as a local process, so nothing in the API says it exists.
+// A real cluster has its Deployment; the sandbox records one (image tag = the version running,
+// its pod played by kwok) so doctor and version find the operator the way they would in a cluster.
+const (
+	OperatorNamespace = "kuberay-system"
+	OperatorName      = "kuberay-operator"
+)
+
+func (sb *Sandbox) registerOperatorDeployment(ctx context.Context, v string) error {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: OperatorNamespace}}
+	if _, err := sb.Kube.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	labels := map[string]string{"app.kubernetes.io/name": "kuberay-operator", "app.kubernetes.io/component": "kuberay-operator"}
+	one := int32(1)
+	d := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: OperatorName, Namespace: OperatorNamespace, Labels: labels,
+			Annotations: map[string]string{"kubectl-ray.io/sandbox": "stand-in: the operator " + v + " runs as a local process of the sandbox"}},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: &one,
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{
+					Name: "kuberay-operator", Image: "kuberay/operator:" + v,
+				}}},
+			},
+		},
+	}
+	_, err := sb.Kube.AppsV1().Deployments(OperatorNamespace).Create(ctx, d, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	return nil
+}

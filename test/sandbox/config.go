@@ -120,9 +120,11 @@ func (c *Config) etcdBin() string { return filepath.Join(c.Cache, "etcd-"+EtcdVe
 func (c *Config) kubeBin(name string) string {
 	return filepath.Join(c.Cache, "kube-"+KubeVersion, name)
 }
-func (c *Config) kwokBin() string    { return filepath.Join(c.Cache, "kwok-"+KwokVersion, "kwok") }
-func (c *Config) kwokStages() string { return filepath.Join(c.Cache, "kwok-"+KwokVersion, "stages.yaml") }
-func (c *Config) kwokCRDs() string   { return filepath.Join(c.Cache, "kwok-"+KwokVersion, "crds.yaml") }
+func (c *Config) kwokBin() string { return filepath.Join(c.Cache, "kwok-"+KwokVersion, "kwok") }
+func (c *Config) kwokStages() string {
+	return filepath.Join(c.Cache, "kwok-"+KwokVersion, "stages.yaml")
+}
+func (c *Config) kwokCRDs() string { return filepath.Join(c.Cache, "kwok-"+KwokVersion, "crds.yaml") }
 func (c *Config) operatorBin(v string) string {
 	return filepath.Join(c.Cache, "kuberay-"+v, "ray-operator")
 }

@@ -1,0 +1,86 @@
+package probe
+
+import (
+	"math"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+)
+
+// Limits on what a probe will attempt. MaxRate is far above what a head-kill test needs and near
+// what one loopback client sustains; MaxRequests bounds memory at MaxRequests × 32 bytes (64 MiB).
+const (
+	MaxRate        = 50000
+	MaxRequests    = 1 << 21
+	DefaultTimeout = 2 * time.Second
+	// DefaultMaxInFlight caps concurrent requests. Past it the schedule slips, which the records
+	// show as Sent > Scheduled and as latency; nothing is silently dropped.
+	DefaultMaxInFlight = 10000
+	// maxBody is read and discarded per response so the connection can be reused.
+	maxBody = 1 << 20
+)
+
+// Config says what each request looks like and how fast they go.
+type Config struct {
+	Rate    float64 // requests per second, constant
+	Method  string  // default GET
+	Path    string  // appended to the target's BaseURL; default "/"
+	Body    []byte
+	Header  http.Header // a "Host" entry sets the request's Host
+	Timeout time.Duration
+	// MaxInFlight caps concurrent requests (0: DefaultMaxInFlight).
+	MaxInFlight int
+	// Transport replaces the default keep-alive transport (the command passes one that reaches
+	// port-forwards; tests pass their own). Redirects are never followed either way.
+	Transport http.RoundTripper
+}
+
+func (c *Config) defaults() {
+	if c.Method == "" {
+		c.Method = http.MethodGet
+	}
+	if c.Path == "" {
+		c.Path = "/"
+	}
+	if !strings.HasPrefix(c.Path, "/") {
+		c.Path = "/" + c.Path
+	}
+	if c.Timeout == 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if c.MaxInFlight == 0 {
+		c.MaxInFlight = DefaultMaxInFlight
+	}
+}
+
+// Validate rejects settings the probe cannot honour for a run of duration d.
+func (c Config) Validate(d time.Duration) error {
+	switch {
+	case math.IsNaN(c.Rate) || c.Rate <= 0:
+		return exit.Usagef("rate %v is not positive: use e.g. --rate 50/s", c.Rate)
+	case c.Rate > MaxRate:
+		return exit.Usagef("rate %v/s is above the probe's limit of %d/s: lower --rate", c.Rate, MaxRate)
+	case d <= 0:
+		return exit.Usagef("probe duration %v is not positive: give a duration such as 60s", d)
+	case c.Timeout < 0:
+		return exit.Usagef("request timeout %v is negative: use e.g. --request-timeout 2s", c.Timeout)
+	case c.MaxInFlight < 0:
+		return exit.Usagef("max in-flight %d is negative", c.MaxInFlight)
+	}
+	if n := Planned(c.Rate, d); n > MaxRequests {
+		return exit.Usagef("%d requests (%v/s for %v) exceed the probe's limit of %d: lower --rate or the duration", n, c.Rate, d, MaxRequests)
+	}
+	return nil
+}
+
+// Planned is how many requests a run of d at rate schedules: those with Seq/rate < d.
+func Planned(rate float64, d time.Duration) int {
+	return int(math.Ceil(d.Seconds()*rate - 1e-9))
+}
+
+// scheduledAt is the open-loop schedule: request seq is due seq/rate after the start.
+func scheduledAt(seq int, rate float64) time.Duration {
+	return time.Duration(float64(seq) * float64(time.Second) / rate)
+}

@@ -1,0 +1,350 @@
+// Package probe is an open-loop constant-rate HTTP prober: request i is due at i/rate after the
+// start whatever happened to earlier requests, its latency counts from that due time, and every
+// request is kept as a 32-byte Record for the report.
+package probe
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// chunkSize records are allocated at a time so workers can hold stable pointers into storage that
+// grows only as far as the run actually got.
+const chunkSize = 4096
+
+// Prober runs one probe. Create it with New, call Run once.
+type Prober struct {
+	cfg    Config
+	eps    Endpoints
+	client *http.Client
+
+	stop     chan struct{}
+	stopOnce sync.Once
+
+	live    counters
+	start   atomic.Pointer[time.Time]
+	buckets []bucket
+
+	// Owned by the scheduler goroutine.
+	chunks  [][]Record
+	names   []string
+	nameIdx map[string]uint16
+}
+
+// counters are the live totals behind the progress line.
+type counters struct {
+	scheduled, sent, done, ok, httpErr, connErr, timeouts, inFlight atomic.Int64
+}
+
+// bucket counts outcomes by the second their request was scheduled in.
+type bucket struct{ sent, ok, httpErr, connErr, timeouts atomic.Int64 }
+
+// Bucket is one second of the run, by scheduled time.
+type Bucket struct {
+	Sent, OK, HTTPErrors, ConnErrors, Timeouts int64
+}
+
+// Live is a consistent-enough snapshot for a progress line (each counter is read atomically, not
+// all together).
+type Live struct {
+	Start                 time.Time // zero until Run starts
+	Elapsed               time.Duration
+	Scheduled, Sent, Done int64
+	OK, HTTPErrors        int64 // HTTPErrors: answers with status >= 400
+	ConnErrors, Timeouts  int64 // ConnErrors: refused, reset, dns, other, no endpoint
+	InFlight              int64
+}
+
+// Errors is every finished request that was not OK.
+func (l Live) Errors() int64 { return l.HTTPErrors + l.ConnErrors + l.Timeouts }
+
+// Result is everything a run saw.
+type Result struct {
+	Start       time.Time     // wall and monotonic time of Seq 0's schedule
+	Rate        float64       // asked requests per second
+	Duration    time.Duration // asked run length
+	Elapsed     time.Duration // from Start until the last request finished
+	Interrupted bool          // ctx was canceled before the schedule ended
+	Stopped     bool          // Stop ended the schedule early
+	// Records are in schedule order: Records[i] is Seq i.
+	Records []Record
+	// Endpoints names Record.Endpoint indexes.
+	Endpoints []string
+	// Seconds[i] counts requests scheduled in [i s, i+1 s).
+	Seconds []Bucket
+}
+
+// New checks nothing beyond defaults; call cfg.Validate first for user input.
+func New(cfg Config, eps Endpoints) *Prober {
+	cfg.defaults()
+	rt := cfg.Transport
+	if rt == nil {
+		rt = NewTransport(cfg)
+	}
+	return &Prober{
+		cfg: cfg,
+		eps: eps,
+		client: &http.Client{
+			Transport:     rt,
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		},
+		stop:    make(chan struct{}),
+		nameIdx: map[string]uint16{},
+	}
+}
+
+// NewTransport is a keep-alive transport sized for cfg: idle connections are kept for every
+// possible in-flight request so a steady rate reuses them instead of dialing. No proxy from the
+// environment: the probe must hit exactly the target it reports on.
+func NewTransport(cfg Config) *http.Transport {
+	cfg.defaults()
+	return &http.Transport{
+		Proxy:               nil,
+		DialContext:         (&net.Dialer{Timeout: cfg.Timeout, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConnsPerHost: cfg.MaxInFlight,
+		IdleConnTimeout:     90 * time.Second,
+		DisableCompression:  true,
+	}
+}
+
+// Stop ends the schedule early (e.g. once recovery is seen); requests in flight finish normally.
+func (p *Prober) Stop() { p.stopOnce.Do(func() { close(p.stop) }) }
+
+// Live reads the counters; safe to call from any goroutine at any time.
+func (p *Prober) Live() Live {
+	l := Live{
+		Scheduled:  p.live.scheduled.Load(),
+		Sent:       p.live.sent.Load(),
+		Done:       p.live.done.Load(),
+		OK:         p.live.ok.Load(),
+		HTTPErrors: p.live.httpErr.Load(),
+		ConnErrors: p.live.connErr.Load(),
+		Timeouts:   p.live.timeouts.Load(),
+		InFlight:   p.live.inFlight.Load(),
+	}
+	if s := p.start.Load(); s != nil {
+		l.Start = *s
+		l.Elapsed = time.Since(*s)
+	}
+	return l
+}
+
+type job struct {
+	rec *Record
+	url string
+}
+
+// Run sends Planned(rate, d) requests on schedule and returns when the last one has finished.
+// Canceling ctx stops scheduling and aborts requests in flight (recorded as ClassCanceled); the
+// Result then holds what was seen up to that point.
+func (p *Prober) Run(ctx context.Context, d time.Duration) *Result {
+	n := Planned(p.cfg.Rate, d)
+	p.buckets = make([]bucket, int(d/time.Second)+1)
+
+	var wg sync.WaitGroup
+	jobs := make(chan job)
+	workers := 0
+	worker := func(start time.Time, first job) {
+		defer wg.Done()
+		p.do(ctx, start, first)
+		for j := range jobs {
+			p.do(ctx, start, j)
+		}
+	}
+
+	start := time.Now()
+	p.start.Store(&start)
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	res := &Result{Start: start, Rate: p.cfg.Rate, Duration: d}
+
+	count := 0
+schedule:
+	for ; count < n; count++ {
+		due := scheduledAt(count, p.cfg.Rate)
+		if wait := due - time.Since(start); wait > 0 {
+			timer.Reset(wait)
+			select {
+			case <-timer.C:
+			case <-ctx.Done():
+				timer.Stop()
+				break schedule
+			case <-p.stop:
+				timer.Stop()
+				res.Stopped = true
+				break schedule
+			}
+		} else {
+			select {
+			case <-ctx.Done():
+				break schedule
+			case <-p.stop:
+				res.Stopped = true
+				break schedule
+			default:
+			}
+		}
+		rec := p.slot(count)
+		rec.Scheduled = due
+		p.live.scheduled.Add(1)
+		t, ok := p.eps.Pick(uint64(count))
+		if !ok {
+			rec.Sent = time.Since(start)
+			rec.Class = ClassNoEndpoint
+			rec.Endpoint = NoEndpoint
+			p.count(rec)
+			continue
+		}
+		rec.Endpoint = p.intern(t.Name)
+		j := job{rec: rec, url: t.BaseURL + p.cfg.Path}
+		// Hand the job to an idle worker; if none is idle, start one, so a slow answer never
+		// holds up the next send. Only at MaxInFlight does the schedule wait.
+		select {
+		case jobs <- j:
+			continue
+		default:
+		}
+		if workers < p.cfg.MaxInFlight {
+			workers++
+			wg.Add(1)
+			go worker(start, j)
+			continue
+		}
+		select {
+		case jobs <- j:
+		case <-ctx.Done():
+			rec.Sent = time.Since(start)
+			rec.Class = ClassCanceled
+			p.count(rec)
+			count++
+			break schedule
+		}
+	}
+	close(jobs)
+	wg.Wait()
+
+	res.Interrupted = ctx.Err() != nil && count < n
+	res.Elapsed = time.Since(start)
+	res.Records = make([]Record, count)
+	for i := range res.Records {
+		res.Records[i] = p.chunks[i/chunkSize][i%chunkSize]
+	}
+	p.chunks = nil
+	res.Endpoints = p.names
+	last := 0
+	if count > 0 {
+		last = int(res.Records[count-1].Scheduled / time.Second)
+	}
+	res.Seconds = make([]Bucket, min(last+1, len(p.buckets)))
+	for i := range res.Seconds {
+		b := &p.buckets[i]
+		res.Seconds[i] = Bucket{Sent: b.sent.Load(), OK: b.ok.Load(), HTTPErrors: b.httpErr.Load(),
+			ConnErrors: b.connErr.Load(), Timeouts: b.timeouts.Load()}
+	}
+	return res
+}
+
+func (p *Prober) slot(i int) *Record {
+	c := i / chunkSize
+	if c == len(p.chunks) {
+		p.chunks = append(p.chunks, make([]Record, chunkSize))
+	}
+	return &p.chunks[c][i%chunkSize]
+}
+
+// intern gives each endpoint name a small index; past 65,534 names the rest share NoEndpoint.
+func (p *Prober) intern(name string) uint16 {
+	if i, ok := p.nameIdx[name]; ok {
+		return i
+	}
+	if len(p.names) >= int(NoEndpoint) {
+		return NoEndpoint
+	}
+	i := uint16(len(p.names))
+	p.names = append(p.names, name)
+	p.nameIdx[name] = i
+	return i
+}
+
+// do sends one request and fills its record. It is the only writer of rec after dispatch.
+func (p *Prober) do(ctx context.Context, start time.Time, j job) {
+	rec := j.rec
+	p.live.inFlight.Add(1)
+	defer p.live.inFlight.Add(-1)
+
+	rctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
+	defer cancel()
+	var body io.Reader
+	if p.cfg.Body != nil {
+		body = bytes.NewReader(p.cfg.Body)
+	}
+	req, err := http.NewRequestWithContext(rctx, p.cfg.Method, j.url, body)
+	if err == nil {
+		req.Header = p.cfg.Header.Clone()
+		if req.Header == nil {
+			req.Header = http.Header{}
+		}
+		if h := req.Header.Get("Host"); h != "" {
+			req.Host = h
+			req.Header.Del("Host")
+		}
+	}
+
+	rec.Sent = time.Since(start)
+	p.live.sent.Add(1)
+	p.bucket(rec).sent.Add(1)
+	if err == nil {
+		var resp *http.Response
+		resp, err = p.client.Do(req)
+		if err == nil {
+			rec.Status = uint16(resp.StatusCode)
+			_, err = io.Copy(io.Discard, io.LimitReader(resp.Body, maxBody))
+			resp.Body.Close()
+		}
+	}
+	rec.Latency = time.Since(start) - rec.Scheduled
+	switch {
+	case err == nil:
+		rec.Class = ClassHTTP
+	case ctx.Err() != nil && errors.Is(err, context.Canceled):
+		rec.Class = ClassCanceled
+	default:
+		rec.Class = classify(err)
+	}
+	p.count(rec)
+}
+
+func (p *Prober) bucket(rec *Record) *bucket {
+	i := int(rec.Scheduled / time.Second)
+	if i >= len(p.buckets) {
+		i = len(p.buckets) - 1
+	}
+	return &p.buckets[i]
+}
+
+func (p *Prober) count(rec *Record) {
+	p.live.done.Add(1)
+	b := p.bucket(rec)
+	switch {
+	case rec.Class == ClassCanceled:
+	case rec.OK():
+		p.live.ok.Add(1)
+		b.ok.Add(1)
+	case rec.Class == ClassHTTP:
+		p.live.httpErr.Add(1)
+		b.httpErr.Add(1)
+	case rec.Class == ClassTimeout:
+		p.live.timeouts.Add(1)
+		b.timeouts.Add(1)
+	default:
+		p.live.connErr.Add(1)
+		b.connErr.Add(1)
+	}
+}

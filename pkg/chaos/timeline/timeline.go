@@ -1,0 +1,132 @@
+// Package timeline holds what happened to the cluster during a head-kill, as typed, timestamped
+// events. It is pure: the command's watches append events; the report reads them.
+package timeline
+
+import (
+	"slices"
+	"time"
+)
+
+// Kind is the type of an event. The strings are stable: they appear in JSON reports.
+type Kind string
+
+const (
+	KillRequested    Kind = "KillRequested"  // Object: the head pod; Detail: the mode (delete|force|evict)
+	KillRefused      Kind = "KillRefused"    // the API refused (e.g. an eviction blocked by a PDB: 429)
+	OldHeadGone      Kind = "OldHeadGone"    // the killed pod is gone from the API (or terminal)
+	NewHeadCreated   Kind = "NewHeadCreated" // Object: the new head pod
+	NewHeadScheduled Kind = "NewHeadScheduled"
+	NewHeadRunning   Kind = "NewHeadRunning"
+	NewHeadReady     Kind = "NewHeadReady"
+	EndpointAdded    Kind = "EndpointAdded"   // Object: the pod now behind the Service (or a port-forward)
+	EndpointRemoved  Kind = "EndpointRemoved" // Object: the pod that left
+	// RayClusterState: From and To are .status.state values (e.g. "ready", "suspended", "").
+	RayClusterState Kind = "RayClusterState"
+	// RayServiceActiveCluster / RayServicePendingCluster: From and To are RayCluster names. A
+	// change of the active cluster is seed 003's "KubeRay spins up an entirely new cluster".
+	RayServiceActiveCluster  Kind = "RayServiceActiveCluster"
+	RayServicePendingCluster Kind = "RayServicePendingCluster"
+)
+
+// Event is one thing seen. At is when the watch saw it on this machine's clock (the same clock
+// as the probe), not an API timestamp, which has only one-second resolution.
+type Event struct {
+	Kind   Kind      `json:"kind"`
+	At     time.Time `json:"-"`
+	Object string    `json:"object,omitempty"`
+	From   string    `json:"from,omitempty"`
+	To     string    `json:"to,omitempty"`
+	Detail string    `json:"detail,omitempty"`
+}
+
+// Timeline is an ordered list of events. The zero value is empty and ready to use. It is not
+// safe for concurrent use: the command funnels watch events through one goroutine.
+type Timeline struct {
+	events []Event
+}
+
+// New builds a timeline from events in any order.
+func New(events ...Event) *Timeline {
+	t := &Timeline{}
+	for _, e := range events {
+		t.Add(e)
+	}
+	return t
+}
+
+// Add inserts e in time order; events with equal times keep the order they were added in.
+func (t *Timeline) Add(e Event) {
+	i := len(t.events)
+	for i > 0 && t.events[i-1].At.After(e.At) {
+		i--
+	}
+	t.events = slices.Insert(t.events, i, e)
+}
+
+// Events returns the events in time order (a copy).
+func (t *Timeline) Events() []Event {
+	if t == nil {
+		return nil
+	}
+	return slices.Clone(t.events)
+}
+
+// First returns the earliest event of kind at or after since.
+func (t *Timeline) First(kind Kind, since time.Time) (Event, bool) {
+	if t == nil {
+		return Event{}, false
+	}
+	for _, e := range t.events {
+		if e.Kind == kind && !e.At.Before(since) {
+			return e, true
+		}
+	}
+	return Event{}, false
+}
+
+// Kill is the first KillRequested event, the zero point of the report.
+func (t *Timeline) Kill() (Event, bool) { return t.First(KillRequested, time.Time{}) }
+
+// EndpointsAt replays EndpointAdded/EndpointRemoved up to and including at.
+func (t *Timeline) EndpointsAt(at time.Time) []string {
+	var set []string
+	if t == nil {
+		return nil
+	}
+	for _, e := range t.events {
+		if e.At.After(at) {
+			break
+		}
+		switch e.Kind {
+		case EndpointAdded:
+			if !slices.Contains(set, e.Object) {
+				set = append(set, e.Object)
+			}
+		case EndpointRemoved:
+			set = slices.DeleteFunc(set, func(s string) bool { return s == e.Object })
+		}
+	}
+	return set
+}
+
+// EndpointsBack is when, after since, the number of endpoints first returned to what it was at
+// since, having dropped below it. ok is false if it never dropped or never came back.
+func (t *Timeline) EndpointsBack(since time.Time) (at time.Time, ok bool) {
+	if t == nil {
+		return time.Time{}, false
+	}
+	want := len(t.EndpointsAt(since))
+	dropped := false
+	for _, e := range t.events {
+		if !e.At.After(since) || (e.Kind != EndpointAdded && e.Kind != EndpointRemoved) {
+			continue
+		}
+		n := len(t.EndpointsAt(e.At))
+		if n < want {
+			dropped = true
+		} else if dropped {
+			return e.At, true
+		}
+	}
+	return time.Time{}, false
+}

@@ -1,0 +1,431 @@
+// Package repair is heal's core: which of doctor's findings a pod delete fixes (Plan), and how
+// the deletes are carried out safely (Executor). Planning is a pure function of a Snapshot and
+// the findings diagnose.Diagnose produced from it: heal never detects problems on its own, so
+// doctor and heal cannot disagree about what is broken.
+package repair
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+)
+
+// Options change what Plan may do.
+type Options struct {
+	// Force allows force-deleting (grace period 0) a head stuck Terminating on a node that is
+	// NotReady, unreachable or gone. Nothing else is ever force-deleted.
+	Force bool
+}
+
+// Action is one pod delete. UID and ResourceVersion are what the planner saw: the delete carries
+// them as preconditions, so a pod that changed since is left alone.
+type Action struct {
+	Rule            string       `json:"rule"`
+	Cluster         diagnose.Ref `json:"cluster"`
+	Pod             diagnose.Ref `json:"pod"`
+	ResourceVersion string       `json:"resourceVersion"`
+	Node            string       `json:"node,omitempty"`
+	// GracePeriodSeconds is nil (the pod's own grace period) or 0 (force, stuck heads only).
+	GracePeriodSeconds *int64 `json:"gracePeriodSeconds,omitempty"`
+	Why                string `json:"why"`
+}
+
+// Force reports whether the action is a force delete.
+func (a Action) Force() bool { return a.GracePeriodSeconds != nil && *a.GracePeriodSeconds == 0 }
+
+// Verb is how the action reads in the plan and in Events.
+func (a Action) Verb() string {
+	if a.Force() {
+		return "force-delete (grace period 0)"
+	}
+	return "delete"
+}
+
+// Skip is a finding heal will not act on, and why.
+type Skip struct {
+	Rule    string       `json:"rule"`
+	Cluster diagnose.Ref `json:"cluster"`
+	Object  diagnose.Ref `json:"object"`
+	Why     string       `json:"why"`
+}
+
+// HealPlan is what heal would do: the deletes, and the head findings it cannot fix.
+type HealPlan struct {
+	Actions     []Action `json:"actions"`
+	NotHealable []Skip   `json:"notHealable"`
+	// Stuck counts head-terminating-stuck findings in scope, healable or not: --force with none
+	// is a usage error.
+	Stuck int `json:"-"`
+}
+
+// Empty reports whether there is nothing to delete.
+func (p HealPlan) Empty() bool { return len(p.Actions) == 0 }
+
+// rulePriority orders the rules that may fire on the same pod: the first one names the action.
+var rulePriority = map[string]int{
+	diagnose.RuleHeadEvicted:          0,
+	diagnose.RuleHeadTerminated:       1,
+	diagnose.RuleHeadDuplicate:        2,
+	diagnose.RuleHeadTerminatingStuck: 3,
+}
+
+// notHealableWhy explains the head findings a delete cannot fix.
+var notHealableWhy = map[string]string{
+	diagnose.RuleHeadPending: "the head is Pending; a new pod would get the same spec and wait the same way: " +
+		"fix its resources, node selector, affinity or tolerations",
+	diagnose.RuleHeadCrashLoop: "the head's containers keep failing; a new pod would run the same spec and fail " +
+		"the same way: fix the image, command, memory or probes",
+	diagnose.RuleHeadMissing: "there is no head pod to delete; creating heads is the operator's job: " +
+		"check that the KubeRay operator is running",
+}
+
+// Plan decides, for each head finding, whether deleting the pod is the repair. It only acts on
+// pods it can prove are safe to delete: a Ray head (ray.io/is-ray-node=yes, node-type head)
+// controlled by the finding's RayCluster, which exists and is not suspended or being deleted,
+// and that is not running: terminal (Failed or Succeeded), or with opts.Force, already being
+// deleted on a node that is NotReady, unreachable or gone.
+func Plan(s *diagnose.Snapshot, findings []diagnose.Finding, opts Options) HealPlan {
+	ix := newIndex(s)
+	var p HealPlan
+	chosen := map[types.UID]int{} // pod UID → index in p.Actions
+	skipped := map[string]bool{}
+	skip := func(sk Skip) {
+		key := sk.Rule + "/" + sk.Object.Namespace + "/" + sk.Object.Name
+		if !skipped[key] {
+			skipped[key] = true
+			p.NotHealable = append(p.NotHealable, sk)
+		}
+	}
+	add := func(a Action) {
+		uid := types.UID(a.Pod.UID)
+		if i, ok := chosen[uid]; ok {
+			if rulePriority[a.Rule] < rulePriority[p.Actions[i].Rule] {
+				p.Actions[i] = a
+			}
+			return
+		}
+		chosen[uid] = len(p.Actions)
+		p.Actions = append(p.Actions, a)
+	}
+
+	for _, f := range findings {
+		switch f.Rule {
+		case diagnose.RuleHeadEvicted, diagnose.RuleHeadTerminated, diagnose.RuleHeadTerminatingStuck:
+			if f.Rule == diagnose.RuleHeadTerminatingStuck {
+				p.Stuck++
+			}
+			pod, why := ix.findingPod(f)
+			if pod == nil {
+				skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: f.Object, Why: why})
+				continue
+			}
+			if a, why := ix.action(f.Rule, f.Cluster, pod, opts); why != "" {
+				skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: podRef(pod), Why: why})
+			} else {
+				add(a)
+			}
+		case diagnose.RuleHeadDuplicate:
+			ix.planDuplicate(f, opts, add, skip)
+		case diagnose.RuleHeadPending, diagnose.RuleHeadCrashLoop, diagnose.RuleHeadMissing:
+			skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: f.Object, Why: notHealableWhy[f.Rule]})
+		}
+		// Other rules (status, nodes, operator, workers, serve, GCS FT) are not head repairs:
+		// doctor reports them with their remedies.
+	}
+	// A pod healed under one rule is not also "not healable" under another.
+	kept := p.NotHealable[:0]
+	for _, sk := range p.NotHealable {
+		if _, ok := chosen[types.UID(sk.Object.UID)]; sk.Object.UID != "" && ok {
+			continue
+		}
+		kept = append(kept, sk)
+	}
+	p.NotHealable = kept
+	sort.SliceStable(p.Actions, func(i, j int) bool { return refLess(p.Actions[i].Pod, p.Actions[j].Pod) })
+	sort.SliceStable(p.NotHealable, func(i, j int) bool {
+		a, b := p.NotHealable[i], p.NotHealable[j]
+		if a.Cluster != b.Cluster {
+			return refLess(a.Cluster, b.Cluster)
+		}
+		if a.Object != b.Object {
+			return refLess(a.Object, b.Object)
+		}
+		return a.Rule < b.Rule
+	})
+	return p
+}
+
+// planDuplicate heals the extra head doctor named when it is terminal (or, with Force, stuck on a
+// dead node). A finding that names the cluster rather than a pod covers all its terminal heads.
+func (ix *index) planDuplicate(f diagnose.Finding, opts Options, add func(Action), skip func(Skip)) {
+	heads := ix.heads(f.Cluster)
+	if f.Object.Kind == "Pod" || f.Object.Kind == "" {
+		pod, why := ix.findingPod(f)
+		if pod == nil {
+			skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: f.Object, Why: why})
+			return
+		}
+		heads = []*corev1.Pod{pod}
+	}
+	healed := 0
+	var reasons []string
+	for _, pod := range heads {
+		if !isTerminal(pod) && pod.DeletionTimestamp == nil {
+			continue // a live head: a delete would take a working head away
+		}
+		a, why := ix.action(diagnose.RuleHeadDuplicate, f.Cluster, pod, opts)
+		if why != "" {
+			reasons = append(reasons, why)
+			continue
+		}
+		add(a)
+		healed++
+	}
+	if healed > 0 {
+		return
+	}
+	why := "the extra head is live; heal deletes only terminal heads, never one that may be running"
+	if len(reasons) > 0 {
+		why = strings.Join(reasons, "; ")
+	}
+	obj := f.Object
+	if len(heads) == 1 {
+		obj = podRef(heads[0])
+	}
+	skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: obj, Why: why})
+}
+
+// action checks every safety condition for deleting pod under rule and returns the action, or
+// why the pod is not healable.
+func (ix *index) action(rule string, clusterRef diagnose.Ref, pod *corev1.Pod, opts Options) (Action, string) {
+	if why := ix.notOwnedWhy(clusterRef, pod); why != "" {
+		return Action{}, why
+	}
+	a := Action{
+		Rule:            rule,
+		Cluster:         clusterRef,
+		Pod:             podRef(pod),
+		ResourceVersion: pod.ResourceVersion,
+		Node:            pod.Spec.NodeName,
+	}
+	if c := ix.cluster(clusterRef, pod); c != nil {
+		a.Cluster = diagnose.Ref{Kind: "RayCluster", Namespace: c.Namespace, Name: c.Name, UID: string(c.UID)}
+	}
+	switch {
+	case pod.DeletionTimestamp != nil:
+		why := ix.stuckWhy(pod, opts)
+		if why != "" {
+			return Action{}, why
+		}
+		zero := int64(0)
+		a.GracePeriodSeconds = &zero
+		a.Why = fmt.Sprintf("stuck Terminating since %s on node %s, which is %s; the operator counts it as the head until it is gone",
+			pod.DeletionTimestamp.UTC().Format(time.RFC3339), pod.Spec.NodeName, ix.nodeState(pod.Spec.NodeName))
+	case isTerminal(pod):
+		a.Why = terminalWhy(pod)
+	default:
+		return Action{}, fmt.Sprintf("the pod is %s, not terminal; heal never deletes a pod that may be running", phaseOf(pod))
+	}
+	return a, ""
+}
+
+// notOwnedWhy says why pod is not a head heal may touch, or "".
+func (ix *index) notOwnedWhy(clusterRef diagnose.Ref, pod *corev1.Pod) string {
+	if pod.Labels[diagnose.LabelIsRayNode] != "yes" {
+		return "not a Ray pod (no label " + diagnose.RayPodSelector + ")"
+	}
+	if pod.Labels[diagnose.LabelNodeType] != diagnose.NodeTypeHead {
+		return "not a Ray head pod"
+	}
+	c := ix.cluster(clusterRef, pod)
+	if c == nil {
+		return "its RayCluster was not found; without it no operator would create a replacement"
+	}
+	owner := metav1.GetControllerOf(pod)
+	if owner == nil || owner.Kind != "RayCluster" || !strings.HasPrefix(owner.APIVersion, "ray.io/") ||
+		owner.Name != c.Name || owner.UID != c.UID {
+		return fmt.Sprintf("not controlled by RayCluster %s/%s; only the operator's own pods are replaced by it", c.Namespace, c.Name)
+	}
+	if c.DeletionTimestamp != nil {
+		return "its RayCluster is being deleted"
+	}
+	if c.Spec.Suspend != nil && *c.Spec.Suspend {
+		return "its RayCluster is suspended; the operator would not create a new head"
+	}
+	return ""
+}
+
+// stuckWhy says why a pod being deleted may not be force-deleted, or "".
+func (ix *index) stuckWhy(pod *corev1.Pod, opts Options) string {
+	if !ix.s.CanSee("nodes") {
+		return fmt.Sprintf("stuck Terminating on node %s, but nodes could not be read, so heal cannot tell whether the node is down", pod.Spec.NodeName)
+	}
+	state := ix.nodeState(pod.Spec.NodeName)
+	if state == "Ready" {
+		return fmt.Sprintf("being deleted on node %s, which is Ready: the kubelet will finish the deletion; heal force-deletes only on a NotReady, unreachable or gone node", pod.Spec.NodeName)
+	}
+	if !opts.Force {
+		return fmt.Sprintf("stuck Terminating on node %s, which is %s; pass --force to force-delete it (grace period 0) once you know the node is down", pod.Spec.NodeName, state)
+	}
+	return ""
+}
+
+// nodeState is "Ready", "NotReady", "unreachable" or "gone".
+func (ix *index) nodeState(name string) string {
+	if name == "" {
+		return "gone"
+	}
+	n, ok := ix.nodes[name]
+	if !ok {
+		return "gone"
+	}
+	for _, t := range n.Spec.Taints {
+		if t.Key == corev1.TaintNodeUnreachable {
+			return "unreachable"
+		}
+	}
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			switch c.Status {
+			case corev1.ConditionTrue:
+				return "Ready"
+			case corev1.ConditionUnknown:
+				return "unreachable"
+			}
+			return "NotReady"
+		}
+	}
+	return "NotReady"
+}
+
+func terminalWhy(pod *corev1.Pod) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "phase %s", pod.Status.Phase)
+	if pod.Status.Reason != "" {
+		fmt.Fprintf(&b, " (%s)", pod.Status.Reason)
+	}
+	if msg := strings.TrimSpace(pod.Status.Message); msg != "" {
+		fmt.Fprintf(&b, ": %s", firstLine(msg))
+	}
+	b.WriteString("; a terminal pod never runs again, whatever its restartPolicy; deleting it lets the operator create a new head")
+	return b.String()
+}
+
+func isTerminal(pod *corev1.Pod) bool {
+	return pod.Status.Phase == corev1.PodFailed || pod.Status.Phase == corev1.PodSucceeded
+}
+
+func phaseOf(pod *corev1.Pod) string {
+	if pod.Status.Phase == "" {
+		return "in no phase yet"
+	}
+	return string(pod.Status.Phase)
+}
+
+func podRef(pod *corev1.Pod) diagnose.Ref {
+	return diagnose.Ref{Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name, UID: string(pod.UID)}
+}
+
+func refLess(a, b diagnose.Ref) bool {
+	if a.Namespace != b.Namespace {
+		return a.Namespace < b.Namespace
+	}
+	if a.Name != b.Name {
+		return a.Name < b.Name
+	}
+	return a.UID < b.UID
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// index looks objects up in a snapshot by name.
+type index struct {
+	s        *diagnose.Snapshot
+	clusters map[types.NamespacedName]*rayv1.RayCluster
+	pods     map[types.NamespacedName]*corev1.Pod
+	nodes    map[string]*corev1.Node
+}
+
+func newIndex(s *diagnose.Snapshot) *index {
+	ix := &index{
+		s:        s,
+		clusters: map[types.NamespacedName]*rayv1.RayCluster{},
+		pods:     map[types.NamespacedName]*corev1.Pod{},
+		nodes:    map[string]*corev1.Node{},
+	}
+	for i := range s.Clusters {
+		c := &s.Clusters[i]
+		ix.clusters[types.NamespacedName{Namespace: c.Namespace, Name: c.Name}] = c
+	}
+	for i := range s.Pods {
+		p := &s.Pods[i]
+		ix.pods[types.NamespacedName{Namespace: p.Namespace, Name: p.Name}] = p
+	}
+	for i := range s.Nodes {
+		ix.nodes[s.Nodes[i].Name] = &s.Nodes[i]
+	}
+	return ix
+}
+
+// cluster is the finding's RayCluster, or the one the pod's ray.io/cluster label names.
+func (ix *index) cluster(ref diagnose.Ref, pod *corev1.Pod) *rayv1.RayCluster {
+	ns, name := ref.Namespace, ref.Name
+	if pod != nil {
+		if ns == "" {
+			ns = pod.Namespace
+		}
+		if name == "" {
+			name = pod.Labels[diagnose.LabelCluster]
+		}
+		if ns != pod.Namespace || name != pod.Labels[diagnose.LabelCluster] {
+			return nil // a pod of another cluster is never healed under this finding
+		}
+	}
+	return ix.clusters[types.NamespacedName{Namespace: ns, Name: name}]
+}
+
+// findingPod is the pod a finding is about, as the snapshot holds it, or why there is none.
+func (ix *index) findingPod(f diagnose.Finding) (*corev1.Pod, string) {
+	o := f.Object
+	if o.Kind != "" && o.Kind != "Pod" {
+		return nil, fmt.Sprintf("the finding names a %s, not a pod", o.Kind)
+	}
+	ns := o.Namespace
+	if ns == "" {
+		ns = f.Cluster.Namespace
+	}
+	pod := ix.pods[types.NamespacedName{Namespace: ns, Name: o.Name}]
+	if pod == nil {
+		return nil, "the pod is not in the snapshot"
+	}
+	if o.UID != "" && string(pod.UID) != o.UID {
+		return nil, "the pod was replaced since the finding was made"
+	}
+	return pod, ""
+}
+
+// heads are the snapshot's head pods labelled as belonging to the cluster.
+func (ix *index) heads(ref diagnose.Ref) []*corev1.Pod {
+	var out []*corev1.Pod
+	for i := range ix.s.Pods {
+		p := &ix.s.Pods[i]
+		if p.Namespace == ref.Namespace && p.Labels[diagnose.LabelCluster] == ref.Name &&
+			p.Labels[diagnose.LabelNodeType] == diagnose.NodeTypeHead {
+			out = append(out, p)
+		}
+	}
+	return out
+}

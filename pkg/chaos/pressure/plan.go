@@ -1,0 +1,261 @@
+package pressure
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+)
+
+// Options is what the user asked for, before a pod is known.
+type Options struct {
+	Kind Kind
+	Fill Fill // disk only; "" means FillNode
+	// Amount is --size (disk) or --bytes (memory), a resource.Quantity such as 10Gi; "" when
+	// Percent is used.
+	Amount  string
+	Percent int
+	// Duration bounds the whole run inside the container, fill included.
+	Duration        time.Duration
+	Image           string
+	TargetContainer string
+	Force           bool
+	// Suffix makes the container name unique in the pod (a short random string from the command).
+	Suffix string
+	// Paths zero means DefaultPaths.
+	Paths Paths
+}
+
+// KubeRay's pod labels (the same as pkg/diagnose's; repeated so this pure package does not
+// depend on doctor's rules).
+const (
+	LabelCluster   = "ray.io/cluster"
+	LabelNodeType  = "ray.io/node-type"
+	LabelIsRayNode = "ray.io/is-ray-node"
+)
+
+// HeadContainer is the container name KubeRay's samples and docs give the Ray head.
+const HeadContainer = "ray-head"
+
+var suffixRE = regexp.MustCompile(`^[a-z0-9]{1,10}$`)
+
+// Validate checks the options alone; it is called before any API request so bad input injects
+// nothing.
+func (o Options) Validate() error {
+	amountFlag := "--size"
+	if o.Kind == Memory {
+		amountFlag = "--bytes"
+	}
+	switch o.Kind {
+	case Disk:
+		if o.Fill != "" && o.Fill != FillNode && o.Fill != FillContainer {
+			return exit.Usagef("--fill must be node or container, not %q", o.Fill)
+		}
+	case Memory:
+		if o.Fill != "" {
+			return exit.Usagef("--fill applies to disk-pressure only")
+		}
+	default:
+		return exit.Usagef("unknown pressure kind %q", o.Kind)
+	}
+	if (o.Amount == "") == (o.Percent == 0) {
+		return exit.Usagef("say how much: pass %s (e.g. 10Gi) or --percent (1-100), not both", amountFlag)
+	}
+	if o.Amount != "" {
+		n, err := parseBytes(o.Amount, amountFlag)
+		if err != nil {
+			return err
+		}
+		if err := o.capBytes(n); err != nil {
+			return err
+		}
+	}
+	if o.Percent != 0 && (o.Percent < 1 || o.Percent > 100) {
+		return exit.Usagef("--percent %d is out of range: use 1 to 100", o.Percent)
+	}
+	if o.Duration < time.Second {
+		return exit.Usagef("--duration %s is too short: use at least 1s", o.Duration)
+	}
+	if o.Duration%time.Second != 0 {
+		return exit.Usagef("--duration %s must be whole seconds (the container's sleep counts seconds)", o.Duration)
+	}
+	if o.Duration > MaxDuration && !o.Force {
+		return exit.Usagef("--duration %s is longer than %s: pass --force to hold pressure that long", o.Duration, MaxDuration)
+	}
+	if !suffixRE.MatchString(o.Suffix) {
+		return exit.Usagef("internal: container name suffix %q is not 1-10 lowercase letters or digits", o.Suffix)
+	}
+	return nil
+}
+
+func parseBytes(s, flag string) (int64, error) {
+	q, err := resource.ParseQuantity(s)
+	if err != nil {
+		return 0, exit.Usagef("%s %q is not a quantity: use e.g. 512Mi, 10Gi or 2G", flag, s)
+	}
+	n, ok := q.AsInt64()
+	if !ok || n <= 0 {
+		return 0, exit.Usagef("%s %q must be a positive whole number of bytes, e.g. 10Gi", flag, s)
+	}
+	return n, nil
+}
+
+func (o Options) capBytes(n int64) error {
+	limit, flag := MaxDiskBytes, "--size"
+	if o.Kind == Memory {
+		limit, flag = MaxMemoryBytes, "--bytes"
+	}
+	if n > limit && !o.Force {
+		return exit.Usagef("%s %s is above the %s cap: pass --force to go beyond it",
+			flag, resource.NewQuantity(n, resource.BinarySI), resource.NewQuantity(limit, resource.BinarySI))
+	}
+	return nil
+}
+
+// Plan resolves the options against the target pod: it refuses pods that must not be touched and
+// returns the exact Spec to inject.
+func Plan(pod *corev1.Pod, o Options) (Spec, error) {
+	if err := o.Validate(); err != nil {
+		return Spec{}, err
+	}
+	ref := pod.Namespace + "/" + pod.Name
+	if pod.Namespace == "kube-system" {
+		return Spec{}, exit.Usagef("refusing to put pressure on pod %s: kube-system is never a chaos target", ref)
+	}
+	if pod.Labels[LabelIsRayNode] != "yes" {
+		return Spec{}, exit.Usagef("refusing pod %s: it is not a Ray pod (no label %s); chaos targets Ray pods only", ref, LabelIsRayNode+"=yes")
+	}
+	if pod.DeletionTimestamp != nil {
+		return Spec{}, exit.Usagef("pod %s is being deleted; pick a pod that is Running", ref)
+	}
+	if pod.Status.Phase != corev1.PodRunning {
+		return Spec{}, exit.Usagef("pod %s is %s, not Running; an ephemeral container can only join a running pod", ref, phaseOf(pod))
+	}
+	target, err := targetContainer(pod, o.TargetContainer)
+	if err != nil {
+		return Spec{}, err
+	}
+	if !containerRunning(pod, target.Name) {
+		return Spec{}, exit.Usagef("container %s in pod %s is not running; the ephemeral container must join a running one (pick another with --target-container)", target.Name, ref)
+	}
+	if name, running := runningOurs(pod); running && !o.Force {
+		return Spec{}, exit.Usagef("pod %s already runs %s from an earlier chaos run; wait for it to end, or pass --force", ref, name)
+	}
+
+	s := Spec{
+		Kind: o.Kind, Fill: o.Fill, Duration: o.Duration, Force: o.Force, Image: o.Image,
+		TargetContainer: target.Name, Name: NamePrefix + string(o.Kind) + "-" + o.Suffix, Paths: o.Paths,
+	}
+	if s.Kind == Disk && s.Fill == "" {
+		s.Fill = FillNode
+	}
+	if s.Image == "" {
+		s.Image = DefaultImage
+	}
+	if s.Paths == (Paths{}) {
+		s.Paths = DefaultPaths
+	}
+	if err := s.amount(o, target); err != nil {
+		return Spec{}, err
+	}
+	return s, nil
+}
+
+// amount fixes Bytes, or leaves Percent for the script to apply at run time.
+func (s *Spec) amount(o Options, target *corev1.Container) error {
+	if o.Amount != "" {
+		n, err := parseBytes(o.Amount, "")
+		if err != nil {
+			return err
+		}
+		s.Bytes, s.Basis = n, o.Amount
+		return nil
+	}
+	// A percent of the target's own limit is what crosses that limit; without one, the only
+	// meaningful base is what is left on the node, which only the container itself can measure.
+	var limitName corev1.ResourceName
+	switch {
+	case s.Kind == Memory:
+		limitName = corev1.ResourceMemory
+	case s.Fill == FillContainer:
+		limitName = corev1.ResourceEphemeralStorage
+	}
+	if q, ok := target.Resources.Limits[limitName]; ok && limitName != "" && !q.IsZero() {
+		s.Bytes = q.Value() * int64(o.Percent) / 100
+		s.Basis = fmt.Sprintf("%d%% of container %s's %s limit %s", o.Percent, target.Name, limitName, q.String())
+		return o.capBytes(s.Bytes)
+	}
+	if o.Percent > MaxRuntimePercent && !o.Force {
+		return exit.Usagef("--percent %d of the node's free %s leaves too little for other pods: use at most %d, or pass --force",
+			o.Percent, map[Kind]string{Disk: "disk", Memory: "memory"}[s.Kind], MaxRuntimePercent)
+	}
+	s.Percent = o.Percent
+	switch {
+	case s.Kind == Memory:
+		s.Basis = fmt.Sprintf("%d%% of the node's MemAvailable, read when the container starts (container %s has no memory limit)", o.Percent, target.Name)
+	case s.Fill == FillContainer:
+		s.Basis = fmt.Sprintf("%d%% of the free space under container %s's %s, measured when the container starts (it has no ephemeral-storage limit)", o.Percent, target.Name, s.Paths.TargetDir)
+	default:
+		s.Basis = fmt.Sprintf("%d%% of the free space of the node's container filesystem, measured when the container starts", o.Percent)
+	}
+	return nil
+}
+
+// targetContainer is --target-container, else ray-head on a head pod that has it, else the first
+// container (the one KubeRay treats as the Ray container).
+func targetContainer(pod *corev1.Pod, name string) (*corev1.Container, error) {
+	if name == "" && pod.Labels[LabelNodeType] == "head" {
+		for i := range pod.Spec.Containers {
+			if pod.Spec.Containers[i].Name == HeadContainer {
+				return &pod.Spec.Containers[i], nil
+			}
+		}
+	}
+	if name == "" && len(pod.Spec.Containers) > 0 {
+		return &pod.Spec.Containers[0], nil
+	}
+	names := make([]string, 0, len(pod.Spec.Containers))
+	for i := range pod.Spec.Containers {
+		if pod.Spec.Containers[i].Name == name {
+			return &pod.Spec.Containers[i], nil
+		}
+		names = append(names, pod.Spec.Containers[i].Name)
+	}
+	return nil, exit.Errorf(exit.NotFound, "container %q not found in pod %s/%s; it has: %s (pass one with --target-container)",
+		name, pod.Namespace, pod.Name, strings.Join(names, ", "))
+}
+
+func containerRunning(pod *corev1.Pod, name string) bool {
+	for _, cs := range pod.Status.ContainerStatuses {
+		if cs.Name == name {
+			return cs.State.Running != nil
+		}
+	}
+	return false
+}
+
+// runningOurs reports an ephemeral container of this tool that is still running: a second one
+// would stack pressure the user did not ask for.
+func runningOurs(pod *corev1.Pod) (string, bool) {
+	for _, cs := range pod.Status.EphemeralContainerStatuses {
+		if strings.HasPrefix(cs.Name, NamePrefix) && cs.State.Running != nil {
+			return cs.Name, true
+		}
+	}
+	return "", false
+}
+
+func phaseOf(pod *corev1.Pod) string {
+	if pod.Status.Phase == "" {
+		return "in no phase yet"
+	}
+	if pod.Status.Reason != "" {
+		return fmt.Sprintf("%s (%s)", pod.Status.Phase, pod.Status.Reason)
+	}
+	return string(pod.Status.Phase)
+}

@@ -1,0 +1,191 @@
+package pressure
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+	"text/template"
+)
+
+// Paths are where the script writes and what it reads. Production uses DefaultPaths; tests point
+// them at a temporary directory so the very script that ships runs on the test machine.
+type Paths struct {
+	// OwnDir is where --fill node writes: a directory in the ephemeral container's own writable
+	// layer, which lives on the node's disk (nodefs/imagefs).
+	OwnDir string
+	// TargetRoot is the target container's root as seen through /proc: with targetContainerName
+	// the ephemeral container shares the target's PID namespace, whose PID 1 is the target's
+	// entrypoint.
+	TargetRoot string
+	// TargetDir is the directory inside the target's root that --fill container writes to.
+	TargetDir string
+	// Meminfo is read for --percent of memory when the target has no memory limit.
+	Meminfo string
+	// WorkDir holds the memory variant's FIFO (in the ephemeral container's own layer).
+	WorkDir string
+}
+
+// DefaultPaths are the paths inside the ephemeral container.
+var DefaultPaths = Paths{
+	OwnDir:     "/tmp",
+	TargetRoot: "/proc/1/root",
+	TargetDir:  "/tmp",
+	Meminfo:    "/proc/meminfo",
+	WorkDir:    "/tmp",
+}
+
+// Script is the POSIX sh program the ephemeral container runs. It is self-bounded: a watchdog
+// inside it ends the run Duration after start whatever the plugin does, and a trap on EXIT (reached
+// from TERM, INT and the deadline) removes what it made. It needs only busybox applets.
+func Script(s Spec) string {
+	var b bytes.Buffer
+	t := diskScript
+	if s.Kind == Memory {
+		t = memoryScript
+	}
+	if err := t.Execute(&b, scriptVars(s)); err != nil {
+		// The templates are constants exercised by the tests; failing here is a programming error.
+		panic(err)
+	}
+	return b.String()
+}
+
+type vars struct {
+	Name, Dir, File, Fifo, Meminfo, Percent, Bytes, Force, Deadline, CheckPID string
+}
+
+func scriptVars(s Spec) vars {
+	v := vars{
+		Name:     s.Name,
+		Deadline: strconv.FormatInt(int64(s.Duration.Seconds()), 10),
+		Force:    "0",
+		Meminfo:  quote(s.Paths.Meminfo),
+		CheckPID: "0",
+	}
+	if s.Force {
+		v.Force = "1"
+	}
+	if s.Bytes > 0 {
+		v.Bytes = strconv.FormatInt(s.Bytes, 10)
+	}
+	if s.Percent > 0 {
+		v.Percent = strconv.Itoa(s.Percent)
+	}
+	dir := s.Paths.OwnDir
+	if s.Kind == Disk && s.Fill == FillContainer {
+		dir = strings.TrimRight(s.Paths.TargetRoot, "/") + s.Paths.TargetDir
+		v.CheckPID = "1"
+	}
+	v.Dir = quote(dir)
+	v.File = quote(strings.TrimRight(dir, "/") + "/" + s.Name + ".fill")
+	v.Fifo = quote(strings.TrimRight(s.Paths.WorkDir, "/") + "/" + s.Name + ".fifo")
+	return v
+}
+
+// quote makes s one single-quoted shell word.
+func quote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// common is shared by both variants: logging, the watchdog and the signal plumbing.
+//
+// Why a watchdog and USR1: a trapped signal interrupts `wait` but not a foreground command, so
+// every long step runs in the background and the shell waits for it. The watchdog is a subshell
+// that sleeps until the deadline and then sends USR1 to the main shell; USR1 during the hold is
+// the normal end (exit 0), during the fill it means the fill did not finish in time (exit 124).
+const common = `set -u
+log() { echo "{{.Name}}: $*"; }
+deadline={{.Deadline}}
+percent={{.Percent}}
+bytes={{.Bytes}}
+force={{.Force}}
+phase=start
+worker=
+watchdog=
+on_deadline() {
+  if [ "$phase" = hold ]; then log "held for ${deadline}s"; exit 0; fi
+  log "deadline of ${deadline}s reached during $phase"; exit 124
+}
+trap on_deadline USR1
+trap 'log "terminated"; exit 143' TERM
+trap 'log "interrupted"; exit 130' INT
+( s=; trap 'kill $s 2>/dev/null; exit 0' TERM
+  sleep "$deadline" & s=$!
+  wait "$s" && kill -USR1 $$ ) &
+watchdog=$!
+`
+
+var diskScript = template.Must(template.New("disk").Parse(`# kubectl ray chaos disk-pressure: fill, hold until the deadline, remove the file, exit.
+` + common + `dir={{.Dir}}
+file={{.File}}
+cleanup() {
+  trap - EXIT INT TERM USR1
+  if [ -n "$worker" ]; then kill "$worker" 2>/dev/null; wait "$worker" 2>/dev/null; fi
+  kill "$watchdog" 2>/dev/null
+  rm -f "$file" && log "removed $file"
+}
+trap cleanup EXIT
+# With --fill container, PID 1 must be the target's process; if it is this shell, the runtime did
+# not share the target's PID namespace and the write would land in our own layer instead.
+if [ {{.CheckPID}} = 1 ] && [ "$$" = 1 ]; then log "the target container's processes are not visible (no shared PID namespace); cannot write into it"; exit 2; fi
+if [ ! -d "$dir" ]; then log "$dir is not a directory I can reach"; exit 2; fi
+free=$(df -Pk "$dir" | { read -r _; read -r _ _ _ avail _; echo "$avail"; })
+free=$((free * 1024))
+if [ -n "$percent" ]; then bytes=$((free * percent / 100)); fi
+if [ "$bytes" -gt "$free" ] && [ "$force" != 1 ]; then
+  log "refusing to write $bytes bytes: only $free bytes are free in $dir (pass --force to fill it anyway)"; exit 2
+fi
+phase=fill
+log "writing $bytes bytes to $file ($free bytes free)"
+fallocate -l "$bytes" "$file" 2>/dev/null & worker=$!
+if ! wait "$worker"; then
+  # fallocate is missing or the filesystem does not support it: write zeros, in whole MiB.
+  rm -f "$file"
+  log "fallocate failed; writing with dd"
+  dd if=/dev/zero of="$file" bs=1048576 count=$(((bytes + 1048575) / 1048576)) 2>/dev/null & worker=$!
+  if ! wait "$worker"; then worker=; log "dd failed"; exit 1; fi
+fi
+worker=
+phase=hold
+log "filled; holding until ${deadline}s after start"
+wait "$watchdog"
+exit 0
+`))
+
+var memoryScript = template.Must(template.New("memory").Parse(`# kubectl ray chaos memory-pressure: allocate, hold until the deadline, release, exit.
+` + common + `fifo={{.Fifo}}
+eater=
+cleanup() {
+  trap - EXIT INT TERM USR1
+  if [ -n "$worker" ]; then kill "$worker" 2>/dev/null; fi
+  if [ -n "$eater" ]; then kill "$eater" 2>/dev/null; wait "$eater" 2>/dev/null; log "released memory"; fi
+  exec 3>&-
+  kill "$watchdog" 2>/dev/null
+  rm -f "$fifo"
+}
+trap cleanup EXIT
+if [ -n "$percent" ]; then
+  avail=
+  while read -r key value _; do
+    if [ "$key" = MemAvailable: ]; then avail=$value; fi
+  done < {{.Meminfo}}
+  if [ -z "$avail" ]; then log "no MemAvailable in "{{.Meminfo}}; exit 2; fi
+  bytes=$((avail * 1024 * percent / 100))
+fi
+# tail keeps its input until it sees the last line; /dev/zero has no newline, so tail holds every
+# byte it reads as anonymous memory of its own process, charged to this container's cgroup (and so
+# to the pod's). Killing tail, or closing the FIFO, frees it at once; nothing is left on disk.
+rm -f "$fifo"
+mkfifo "$fifo" || exit 1
+tail < "$fifo" > /dev/null & eater=$!
+exec 3> "$fifo"
+phase=fill
+log "allocating $bytes bytes"
+head -c "$bytes" /dev/zero >&3 & worker=$!
+if ! wait "$worker"; then worker=; log "allocation failed"; exit 1; fi
+worker=
+phase=hold
+log "allocated; holding until ${deadline}s after start"
+wait "$watchdog"
+exit 0
+`))

@@ -1,0 +1,374 @@
+package pressure
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// These tests run the generated scripts for real, with /bin/sh and with busybox's own sh and
+// applets (the default image's), in a temporary directory with small sizes and short durations.
+
+type shell struct {
+	name string
+	sh   string
+	path string // PATH for the run; busybox applets only for the busybox shell
+}
+
+// shells are the interpreters present on this machine. busybox is optional (apt-get install
+// busybox); without it only /bin/sh runs and the skip says so.
+func shells(t *testing.T, withoutApplet string) []shell {
+	t.Helper()
+	out := []shell{{name: "sh", sh: "/bin/sh", path: os.Getenv("PATH")}}
+	bb, err := exec.LookPath("busybox")
+	if err != nil {
+		t.Log("busybox is not installed: the scripts run under /bin/sh only")
+		return out
+	}
+	bin := t.TempDir()
+	for _, a := range []string{"sh", "fallocate", "dd", "df", "head", "tail", "mkfifo", "sleep", "kill", "rm"} {
+		if a == withoutApplet {
+			continue
+		}
+		if err := os.Symlink(bb, filepath.Join(bin, a)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return append(out, shell{name: "busybox", sh: filepath.Join(bin, "sh"), path: bin})
+}
+
+type run struct {
+	cmd    *exec.Cmd
+	out    *bytes.Buffer
+	start  time.Time
+	done   chan struct{}
+	result error
+}
+
+func start(t *testing.T, sh shell, script string) *run {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "script.sh")
+	if err := os.WriteFile(f, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := &run{cmd: exec.Command(sh.sh, f), out: &bytes.Buffer{}, done: make(chan struct{})}
+	r.cmd.Env = []string{"PATH=" + sh.path}
+	r.cmd.Stdout, r.cmd.Stderr = r.out, r.out
+	r.start = time.Now()
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { r.result = r.cmd.Wait(); close(r.done) }()
+	t.Cleanup(func() {
+		select {
+		case <-r.done:
+		default:
+			_ = r.cmd.Process.Kill()
+			<-r.done
+		}
+	})
+	return r
+}
+
+// wait returns the exit code and how long the script ran; the test fails if it outlives limit.
+func (r *run) wait(t *testing.T, limit time.Duration) (int, time.Duration) {
+	t.Helper()
+	select {
+	case <-r.done:
+	case <-time.After(limit):
+		t.Fatalf("script still running after %s; output:\n%s", limit, r.out)
+	}
+	return r.cmd.ProcessState.ExitCode(), time.Since(r.start)
+}
+
+// eventually polls cond for up to 3 seconds.
+func eventually(t *testing.T, what string, r *run, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("%s did not happen; output:\n%s", what, r.out)
+}
+
+func diskSpec(dir string, bytes int64, d time.Duration) Spec {
+	return Spec{Kind: Disk, Fill: FillNode, Bytes: bytes, Duration: d, Name: "kubectl-ray-disk-pressure-test1",
+		Paths: Paths{OwnDir: dir, TargetRoot: dir + "/root", TargetDir: "/tmp", WorkDir: dir, Meminfo: "/proc/meminfo"}}
+}
+
+// allocated is the space a file really occupies (fallocate and dd both allocate blocks).
+func allocated(path string) int64 {
+	var st syscall.Stat_t
+	if syscall.Stat(path, &st) != nil {
+		return -1
+	}
+	return st.Blocks * 512
+}
+
+func TestDiskScriptFillsHoldsCleansUp(t *testing.T) {
+	for _, sh := range shells(t, "") {
+		t.Run(sh.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s := diskSpec(dir, 4<<20, 2*time.Second)
+			file := filepath.Join(dir, s.Name+".fill")
+			r := start(t, sh, Script(s))
+			eventually(t, "a 4Mi file", r, func() bool { return allocated(file) >= 4<<20 })
+			code, took := r.wait(t, 5*time.Second)
+			if code != 0 {
+				t.Fatalf("exit %d; output:\n%s", code, r.out)
+			}
+			if took < 2*time.Second || took > 3500*time.Millisecond {
+				t.Errorf("ran %s, want about the 2s duration", took)
+			}
+			if _, err := os.Stat(file); !os.IsNotExist(err) {
+				t.Errorf("%s still exists after the run", file)
+			}
+			for _, line := range []string{"writing 4194304 bytes to " + file, "filled; holding", "held for 2s", "removed " + file} {
+				if !strings.Contains(r.out.String(), line) {
+					t.Errorf("output lacks %q:\n%s", line, r.out)
+				}
+			}
+		})
+	}
+}
+
+func TestDiskScriptFallsBackToDD(t *testing.T) {
+	for _, sh := range shells(t, "fallocate") {
+		if sh.name != "busybox" {
+			continue // /bin/sh's PATH has fallocate; the busybox PATH here does not
+		}
+		dir := t.TempDir()
+		s := diskSpec(dir, 3<<20+1, time.Second)
+		file := filepath.Join(dir, s.Name+".fill")
+		r := start(t, sh, Script(s))
+		// dd writes whole MiB: 3MiB+1 byte becomes 4MiB.
+		eventually(t, "a 4Mi file written by dd", r, func() bool { return allocated(file) >= 4<<20 })
+		if code, _ := r.wait(t, 4*time.Second); code != 0 {
+			t.Fatalf("exit %d; output:\n%s", code, r.out)
+		}
+		if !strings.Contains(r.out.String(), "fallocate failed; writing with dd") {
+			t.Errorf("no dd fallback in the output:\n%s", r.out)
+		}
+		if _, err := os.Stat(file); !os.IsNotExist(err) {
+			t.Errorf("%s still exists after the run", file)
+		}
+	}
+}
+
+func TestDiskScriptTERMCleansUp(t *testing.T) {
+	for _, sh := range shells(t, "") {
+		t.Run(sh.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s := diskSpec(dir, 4<<20, 30*time.Second)
+			file := filepath.Join(dir, s.Name+".fill")
+			r := start(t, sh, Script(s))
+			eventually(t, "the hold", r, func() bool { return strings.Contains(r.out.String(), "holding") })
+			if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			code, took := r.wait(t, 3*time.Second)
+			if code != 143 {
+				t.Errorf("exit %d after TERM, want 143; output:\n%s", code, r.out)
+			}
+			if took > 5*time.Second {
+				t.Errorf("took %s to stop", took)
+			}
+			if _, err := os.Stat(file); !os.IsNotExist(err) {
+				t.Errorf("%s still exists after TERM", file)
+			}
+		})
+	}
+}
+
+func TestDiskScriptRefusesMoreThanFree(t *testing.T) {
+	for _, sh := range shells(t, "") {
+		t.Run(sh.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s := diskSpec(dir, 1<<62, 5*time.Second)
+			r := start(t, sh, Script(s))
+			code, _ := r.wait(t, 3*time.Second)
+			if code != 2 || !strings.Contains(r.out.String(), "refusing to write 4611686018427387904 bytes") {
+				t.Errorf("exit %d, want 2 with a refusal; output:\n%s", code, r.out)
+			}
+			if _, err := os.Stat(filepath.Join(dir, s.Name+".fill")); !os.IsNotExist(err) {
+				t.Error("a file was written despite the refusal")
+			}
+		})
+	}
+}
+
+// TestDiskScriptPercentOfFree needs a small filesystem whose free space is known: an 8Mi tmpfs.
+// Mounting needs root; elsewhere the test says so and skips.
+func TestDiskScriptPercentOfFree(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=8m"); err != nil {
+		t.Skipf("cannot mount an 8Mi tmpfs here (%v): percent-of-free-space is not run", err)
+	}
+	defer func() { _ = syscall.Unmount(dir, 0) }()
+	for _, sh := range shells(t, "") {
+		t.Run(sh.name, func(t *testing.T) {
+			s := diskSpec(dir, 0, 2*time.Second)
+			s.Percent = 50
+			file := filepath.Join(dir, s.Name+".fill")
+			r := start(t, sh, Script(s))
+			eventually(t, "half of the tmpfs filled", r, func() bool { return allocated(file) == 4<<20 })
+			if code, _ := r.wait(t, 4*time.Second); code != 0 {
+				t.Fatalf("exit %d; output:\n%s", code, r.out)
+			}
+			if !strings.Contains(r.out.String(), "writing 4194304 bytes") {
+				t.Errorf("50%% of 8Mi free is not 4194304 bytes:\n%s", r.out)
+			}
+		})
+	}
+}
+
+func TestDiskScriptContainerFillWritesUnderTargetRoot(t *testing.T) {
+	for _, sh := range shells(t, "") {
+		t.Run(sh.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s := diskSpec(dir, 1<<20, time.Second)
+			s.Fill = FillContainer
+			if err := os.MkdirAll(filepath.Join(dir, "root", "tmp"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			file := filepath.Join(dir, "root", "tmp", s.Name+".fill")
+			r := start(t, sh, Script(s))
+			eventually(t, "a file under the target root", r, func() bool { return allocated(file) >= 1<<20 })
+			if code, _ := r.wait(t, 3*time.Second); code != 0 {
+				t.Fatalf("exit %d; output:\n%s", code, r.out)
+			}
+			if _, err := os.Stat(file); !os.IsNotExist(err) {
+				t.Errorf("%s still exists after the run", file)
+			}
+		})
+	}
+}
+
+func memSpec(dir string, bytes int64, d time.Duration) Spec {
+	return Spec{Kind: Memory, Bytes: bytes, Duration: d, Name: "kubectl-ray-memory-pressure-test1",
+		Paths: Paths{OwnDir: dir, WorkDir: dir, Meminfo: "/proc/meminfo"}}
+}
+
+// holderRSS finds the script's child that holds the memory (tail) and returns its resident size.
+func holderRSS(pid int) (int, int64) {
+	kids, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(pid) + "/children")
+	for _, k := range strings.Fields(string(kids)) {
+		status, err := os.ReadFile("/proc/" + k + "/status")
+		if err != nil || !strings.Contains(string(status), "Name:\ttail") {
+			continue
+		}
+		for _, line := range strings.Split(string(status), "\n") {
+			if f := strings.Fields(line); len(f) == 3 && f[0] == "VmRSS:" {
+				kb, _ := strconv.ParseInt(f[1], 10, 64)
+				child, _ := strconv.Atoi(k)
+				return child, kb * 1024
+			}
+		}
+	}
+	return 0, 0
+}
+
+func TestMemoryScriptAllocatesHoldsReleases(t *testing.T) {
+	for _, sh := range shells(t, "") {
+		t.Run(sh.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s := memSpec(dir, 32<<20, 2*time.Second)
+			r := start(t, sh, Script(s))
+			var holder int
+			eventually(t, "32Mi resident in the holder", r, func() bool {
+				var rss int64
+				holder, rss = holderRSS(r.cmd.Process.Pid)
+				return rss >= 32<<20
+			})
+			code, took := r.wait(t, 5*time.Second)
+			if code != 0 {
+				t.Fatalf("exit %d; output:\n%s", code, r.out)
+			}
+			if took < 2*time.Second || took > 3500*time.Millisecond {
+				t.Errorf("ran %s, want about the 2s duration", took)
+			}
+			if _, err := os.Stat("/proc/" + strconv.Itoa(holder)); !os.IsNotExist(err) {
+				t.Errorf("the holder process %d outlived the script", holder)
+			}
+			if _, err := os.Stat(filepath.Join(dir, s.Name+".fifo")); !os.IsNotExist(err) {
+				t.Error("the FIFO was left behind")
+			}
+			if !strings.Contains(r.out.String(), "released memory") {
+				t.Errorf("output:\n%s", r.out)
+			}
+		})
+	}
+}
+
+func TestMemoryScriptTERMReleases(t *testing.T) {
+	for _, sh := range shells(t, "") {
+		t.Run(sh.name, func(t *testing.T) {
+			s := memSpec(t.TempDir(), 8<<20, 30*time.Second)
+			r := start(t, sh, Script(s))
+			eventually(t, "the hold", r, func() bool { return strings.Contains(r.out.String(), "holding") })
+			holder, rss := holderRSS(r.cmd.Process.Pid)
+			if rss < 8<<20 {
+				t.Fatalf("holder %d has %d bytes resident, want 8Mi", holder, rss)
+			}
+			_ = r.cmd.Process.Signal(syscall.SIGTERM)
+			if code, _ := r.wait(t, 3*time.Second); code != 143 {
+				t.Errorf("exit %d after TERM, want 143; output:\n%s", code, r.out)
+			}
+			if _, err := os.Stat("/proc/" + strconv.Itoa(holder)); !os.IsNotExist(err) {
+				t.Errorf("the holder process %d outlived the script", holder)
+			}
+		})
+	}
+}
+
+func TestMemoryScriptPercentOfMemAvailable(t *testing.T) {
+	for _, sh := range shells(t, "") {
+		t.Run(sh.name, func(t *testing.T) {
+			dir := t.TempDir()
+			meminfo := filepath.Join(dir, "meminfo")
+			// 20480 kB available: 25% is 5Mi.
+			if err := os.WriteFile(meminfo, []byte("MemTotal:       99999999 kB\nMemFree:  1 kB\nMemAvailable:      20480 kB\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s := memSpec(dir, 0, time.Second)
+			s.Percent, s.Paths.Meminfo = 25, meminfo
+			r := start(t, sh, Script(s))
+			if code, _ := r.wait(t, 3*time.Second); code != 0 {
+				t.Fatalf("exit %d; output:\n%s", code, r.out)
+			}
+			if !strings.Contains(r.out.String(), "allocating 5242880 bytes") {
+				t.Errorf("25%% of 20480 kB is not 5242880 bytes:\n%s", r.out)
+			}
+		})
+	}
+}
+
+// The deadline bounds the fill too: a fill that cannot finish is stopped and cleaned up.
+func TestMemoryScriptDeadlineDuringFill(t *testing.T) {
+	for _, sh := range shells(t, "") {
+		t.Run(sh.name, func(t *testing.T) {
+			dir := t.TempDir()
+			// head writes into a FIFO whose reader is stopped, so the fill blocks until the deadline.
+			s := memSpec(dir, 1<<40, time.Second)
+			script := strings.Replace(Script(s), "tail < \"$fifo\" > /dev/null & eater=$!", "sleep 60 < \"$fifo\" & eater=$!", 1)
+			if script == Script(s) {
+				t.Fatal("the test could not stop the reader: the script changed")
+			}
+			r := start(t, sh, script)
+			code, took := r.wait(t, 4*time.Second)
+			if code != 124 || !strings.Contains(r.out.String(), "deadline of 1s reached during fill") {
+				t.Errorf("exit %d, want 124 at the deadline; output:\n%s", code, r.out)
+			}
+			if took > 2500*time.Millisecond {
+				t.Errorf("took %s, want about 1s", took)
+			}
+		})
+	}
+}

@@ -116,27 +116,27 @@ func (c *Config) defaults() error {
 }
 
 // Paths of the built artefacts in the cache.
-func (c *Config) etcdBin() string { return filepath.Join(c.Cache, "etcd-"+EtcdVersion, "etcd") }
-func (c *Config) kubeBin(name string) string {
+func (c Config) etcdBin() string { return filepath.Join(c.Cache, "etcd-"+EtcdVersion, "etcd") }
+func (c Config) kubeBin(name string) string {
 	return filepath.Join(c.Cache, "kube-"+KubeVersion, name)
 }
-func (c *Config) kwokBin() string { return filepath.Join(c.Cache, "kwok-"+KwokVersion, "kwok") }
-func (c *Config) kwokStages() string {
+func (c Config) kwokBin() string { return filepath.Join(c.Cache, "kwok-"+KwokVersion, "kwok") }
+func (c Config) kwokStages() string {
 	return filepath.Join(c.Cache, "kwok-"+KwokVersion, "stages.yaml")
 }
-func (c *Config) kwokCRDs() string { return filepath.Join(c.Cache, "kwok-"+KwokVersion, "crds.yaml") }
-func (c *Config) operatorBin(v string) string {
+func (c Config) kwokCRDs() string { return filepath.Join(c.Cache, "kwok-"+KwokVersion, "crds.yaml") }
+func (c Config) operatorBin(v string) string {
 	return filepath.Join(c.Cache, "kuberay-"+v, "ray-operator")
 }
-func (c *Config) operatorCRDs(v string) string {
+func (c Config) operatorCRDs(v string) string {
 	return filepath.Join(c.Cache, "kuberay-"+v, "crds.yaml")
 }
 
 // SamplePath is a KubeRay sample manifest from the ray-operator module (e.g. "ray-cluster.complete.yaml").
-func (c *Config) SamplePath(name string) string {
+func (c Config) SamplePath(name string) string {
 	return filepath.Join(c.Cache, "kuberay-"+OperatorV111, "samples", name)
 }
 
 // Kubeconfig is the sandbox's kubeconfig, with contexts sandbox (admin), sandbox-reader
 // (read-only) and sandbox-no-nodes (read-only, cannot list nodes).
-func (c *Config) Kubeconfig() string { return filepath.Join(c.Dir, "kubeconfig") }
+func (c Config) Kubeconfig() string { return filepath.Join(c.Dir, "kubeconfig") }

@@ -85,6 +85,9 @@ func (sb *Sandbox) start(name, bin string, args ...string) (*Proc, error) {
 	return &sb.state.Procs[len(sb.state.Procs)-1], nil
 }
 
+// Alive reports whether pid runs and is not a zombie.
+func Alive(pid int) bool { return alive(pid) }
+
 // alive reports whether pid runs and is not a zombie.
 func alive(pid int) bool {
 	if pid <= 0 {

@@ -1,0 +1,269 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	rayclient "github.com/ray-project/kuberay/ray-operator/pkg/client/clientset/versioned"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
+)
+
+// H is one test's handle on a sandbox: its own namespace, clients, and the binary.
+type H struct {
+	T    *testing.T
+	SB   *sandbox.Sandbox
+	NS   string
+	Kube kubernetes.Interface
+	Ray  rayclient.Interface
+	Ctx  context.Context
+}
+
+// NewH gives the test a fresh namespace in the shared KubeRay v1.1.1 sandbox.
+func NewH(t *testing.T) *H { return newHOn(t, env.sb) }
+
+func newHOn(t *testing.T, sb *sandbox.Sandbox) *H {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	t.Cleanup(cancel)
+	ray, err := rayclient.NewForConfig(sb.Admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := strings.ToLower(t.Name())
+	name = strings.NewReplacer("/", "-", "_", "-").Replace(name)
+	if len(name) > 40 {
+		name = name[:40]
+	}
+	ns := fmt.Sprintf("%s-%04d", strings.Trim(name, "-"), rand.Intn(10000))
+	if _, err := sb.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h := &H{T: t, SB: sb, NS: ns, Kube: sb.Kube, Ray: ray, Ctx: ctx}
+	t.Cleanup(func() {
+		if t.Failed() {
+			h.dumpState()
+		}
+		// Namespaces are left to the sandbox's teardown: deleting one per test costs the
+		// namespace controller's time and changes nothing that later tests see.
+	})
+	return h
+}
+
+// Result is one run of a command.
+type Result struct {
+	Stdout, Stderr string
+	Code           int
+}
+
+func (r Result) String() string {
+	return fmt.Sprintf("exit %d\n--- stdout\n%s--- stderr\n%s", r.Code, r.Stdout, r.Stderr)
+}
+
+// Run runs the real kubectl-ray binary against the sandbox, in the test's namespace unless args
+// say otherwise. Color is off unless env asks for it; stdin is empty (not a terminal).
+func (h *H) Run(args ...string) Result {
+	h.T.Helper()
+	return h.RunEnv(nil, args...)
+}
+
+// RunEnv is Run with extra environment variables.
+func (h *H) RunEnv(extraEnv []string, args ...string) Result {
+	h.T.Helper()
+	full := append([]string{"--kubeconfig", h.SB.Kubeconfig()}, args...)
+	if !hasNamespaceFlag(args) {
+		full = append(full, "-n", h.NS)
+	}
+	return h.exec(env.bin, full, extraEnv)
+}
+
+// RunRaw runs the binary with exactly args and the sandbox's KUBECONFIG in the environment.
+func (h *H) RunRaw(args ...string) Result {
+	h.T.Helper()
+	return h.exec(env.bin, args, []string{"KUBECONFIG=" + h.SB.Kubeconfig()})
+}
+
+// Kubectl runs the real kubectl with the plugin's directory first on PATH, so `kubectl ray ...`
+// goes through kubectl's plugin discovery.
+func (h *H) Kubectl(args ...string) Result {
+	h.T.Helper()
+	return h.KubectlWithPath(env.binDir, args...)
+}
+
+// KubectlWithPath runs kubectl with dir prepended to PATH.
+func (h *H) KubectlWithPath(dir string, args ...string) Result {
+	h.T.Helper()
+	path := dir + string(os.PathListSeparator) + os.Getenv("PATH")
+	return h.exec("kubectl", args, []string{"PATH=" + path, "KUBECONFIG=" + h.SB.Kubeconfig()})
+}
+
+func (h *H) exec(bin string, args, extraEnv []string) Result {
+	h.T.Helper()
+	ctx, cancel := context.WithTimeout(h.Ctx, 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.Env = append(os.Environ(), extraEnv...)
+	err := cmd.Run()
+	res := Result{Stdout: stdout.String(), Stderr: stderr.String()}
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		res.Code = ee.ExitCode()
+	case err != nil:
+		h.T.Fatalf("running %s %v: %v", bin, args, err)
+	}
+	return res
+}
+
+func hasNamespaceFlag(args []string) bool {
+	for _, a := range args {
+		if a == "-n" || a == "--namespace" || a == "-A" || a == "--all-namespaces" || strings.HasPrefix(a, "--namespace=") {
+			return true
+		}
+	}
+	return false
+}
+
+// sampleCluster is KubeRay's ray-cluster.complete.yaml sample, as shipped in the ray-operator module.
+func (h *H) sampleCluster(name string) *rayv1.RayCluster {
+	h.T.Helper()
+	data, err := os.ReadFile(h.SB.Config().SamplePath("ray-cluster.complete.yaml"))
+	if err != nil {
+		h.T.Fatal(err)
+	}
+	rc := &rayv1.RayCluster{}
+	if err := yaml.Unmarshal(data, rc); err != nil {
+		h.T.Fatal(err)
+	}
+	rc.Name, rc.Namespace = name, h.NS
+	return rc
+}
+
+// CreateRayCluster creates the sample RayCluster named name, changed by mutate (may be nil).
+func (h *H) CreateRayCluster(name string, mutate func(*rayv1.RayCluster)) *rayv1.RayCluster {
+	h.T.Helper()
+	rc := h.sampleCluster(name)
+	if mutate != nil {
+		mutate(rc)
+	}
+	created, err := h.Ray.RayV1().RayClusters(h.NS).Create(h.Ctx, rc, metav1.CreateOptions{})
+	if err != nil {
+		h.T.Fatal(err)
+	}
+	return created
+}
+
+// Pods lists the pods of a RayCluster by node type ("head", "worker").
+func (h *H) Pods(cluster, nodeType string) []corev1.Pod {
+	h.T.Helper()
+	list, err := h.Kube.CoreV1().Pods(h.NS).List(h.Ctx, metav1.ListOptions{
+		LabelSelector: "ray.io/cluster=" + cluster + ",ray.io/node-type=" + nodeType})
+	if err != nil {
+		h.T.Fatal(err)
+	}
+	return list.Items
+}
+
+// WaitFor polls cond until it holds or timeout passes; the failure names what was awaited.
+func (h *H) WaitFor(what string, timeout time.Duration, cond func() (bool, error)) {
+	h.T.Helper()
+	var last error
+	err := wait.PollUntilContextTimeout(h.Ctx, 200*time.Millisecond, timeout, true, func(context.Context) (bool, error) {
+		ok, err := cond()
+		last = err
+		return ok && err == nil, nil
+	})
+	if err != nil {
+		h.T.Fatalf("timed out after %s waiting for %s (last error: %v)", timeout, what, last)
+	}
+}
+
+// WaitClusterRunning waits until the cluster has exactly one head Running and Ready and every
+// worker Running; it returns the head.
+func (h *H) WaitClusterRunning(cluster string, timeout time.Duration) corev1.Pod {
+	h.T.Helper()
+	var head corev1.Pod
+	h.WaitFor("RayCluster "+cluster+" head and workers Running", timeout, func() (bool, error) {
+		heads := h.Pods(cluster, "head")
+		workers := h.Pods(cluster, "worker")
+		if len(heads) != 1 || !PodRunningReady(&heads[0]) || len(workers) == 0 {
+			return false, nil
+		}
+		for i := range workers {
+			if !PodRunningReady(&workers[i]) {
+				return false, nil
+			}
+		}
+		head = heads[0]
+		return true, nil
+	})
+	return head
+}
+
+// PodRunningReady reports phase Running with the Ready condition True and no deletion pending.
+func PodRunningReady(p *corev1.Pod) bool {
+	if p.Status.Phase != corev1.PodRunning || p.DeletionTimestamp != nil {
+		return false
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// dumpState logs the namespace's pods and the operator's last log lines, for a failed test.
+func (h *H) dumpState() {
+	list, err := h.Kube.CoreV1().Pods(h.NS).List(context.Background(), metav1.ListOptions{})
+	if err == nil {
+		for _, p := range list.Items {
+			h.T.Logf("pod %s phase=%s reason=%s deleting=%v node=%s", p.Name, p.Status.Phase, p.Status.Reason, p.DeletionTimestamp != nil, p.Spec.NodeName)
+		}
+	}
+	h.T.Logf("operator log tail: %s", h.SB.LogTail("kuberay-operator", 5))
+}
+
+var (
+	v150Once sync.Once
+	v150     *sandbox.Sandbox
+	v150Err  error
+)
+
+// sandboxV150 starts (once) and returns a second sandbox running KubeRay v1.5.0.
+func sandboxV150(t *testing.T) *sandbox.Sandbox {
+	t.Helper()
+	v150Once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		v150, v150Err = sandbox.Up(ctx, sandbox.Config{Dir: filepath.Join(env.work, "sandbox-v1.5.0"), Operator: sandbox.OperatorV150, DieWithParent: true}, os.Stderr)
+	})
+	if v150Err != nil {
+		t.Fatalf("starting the KubeRay v1.5.0 sandbox: %v", v150Err)
+	}
+	return v150
+}
+
+func stopExtraSandboxes() {
+	if v150 != nil {
+		_ = v150.Down()
+	}
+}

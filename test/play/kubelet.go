@@ -41,7 +41,7 @@ func KubeletEvict(ctx context.Context, c kubernetes.Interface, ns, name, resourc
 		cs.Started = boolPtr(false)
 		cs.State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
 			ExitCode: 137, Reason: "ContainerStatusUnknown",
-			Message:  "The container could not be located when the pod was terminated",
+			Message:   "The container could not be located when the pod was terminated",
 			StartedAt: startedAt(cs), FinishedAt: now,
 		}}
 	}

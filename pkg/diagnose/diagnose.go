@@ -1,0 +1,211 @@
+package diagnose
+
+import (
+	"sort"
+	"strings"
+	"time"
+)
+
+// Health of one RayCluster: the worst severity among its findings (info does not count).
+type Health string
+
+const (
+	HealthHealthy Health = "healthy"
+	HealthWarning Health = "warning"
+	HealthError   Health = "error"
+)
+
+// ClusterReport is one RayCluster checked.
+type ClusterReport struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	UID       string `json:"uid,omitempty"`
+	Health    Health `json:"health"`
+	// Owner is the RayService or RayJob that made the cluster, if any.
+	Owner *Ref `json:"owner,omitempty"`
+	// Heads are the names of its head pods (normally one), Nodes the nodes they run on.
+	Heads   []string  `json:"heads,omitempty"`
+	Nodes   []string  `json:"nodes,omitempty"`
+	Created time.Time `json:"created"`
+}
+
+// Report is what Diagnose concluded. Clusters are sorted by namespace and name; findings by
+// cluster (cluster-independent ones first), then severity (worst first), rule and object.
+type Report struct {
+	Now       time.Time       `json:"-"`
+	Clusters  []ClusterReport `json:"clusters"`
+	Findings  []Finding       `json:"findings"`
+	Operators []Operator      `json:"operators"`
+	Blind     []Gap           `json:"blind,omitempty"`
+}
+
+// Target narrows a diagnosis to one object and the clusters it owns. Kind is "RayCluster",
+// "RayService", "RayJob", or "" for whichever of them has Name.
+type Target struct {
+	Kind string
+	Name string
+}
+
+type clusterRule func(*index, *clusterView) []Finding
+
+// clusterRules run on every RayCluster, in this order.
+var clusterRules = []clusterRule{headPodRules, headCountRules, statusStale, nodePressure, workersNotReady, serveRules}
+
+// Diagnose runs every rule over s. It only reads s; the same snapshot always gives the same report.
+func Diagnose(s *Snapshot, opts Options) Report {
+	return DiagnoseTarget(s, opts, nil)
+}
+
+// DiagnoseTarget is Diagnose limited to the clusters of t (all when t is nil). Operator findings
+// are always included: they explain why heads are not repaired.
+func DiagnoseTarget(s *Snapshot, opts Options, t *Target) Report {
+	ix := newIndex(s, opts.withDefaults())
+	// Blind is copied: redaction must not write into the caller's snapshot.
+	r := Report{Now: s.Now, Operators: ix.operators, Blind: append([]Gap(nil), s.Blind...), Clusters: []ClusterReport{}}
+	r.Findings = operatorRules(ix)
+	for _, c := range ix.clusters {
+		if t != nil && !c.matches(*t) {
+			continue
+		}
+		var fs []Finding
+		for _, rule := range clusterRules {
+			fs = append(fs, rule(ix, c)...)
+		}
+		r.Findings = append(r.Findings, fs...)
+		r.Clusters = append(r.Clusters, c.report(fs))
+	}
+	if r.Operators == nil {
+		r.Operators = []Operator{}
+	}
+	if r.Findings == nil {
+		r.Findings = []Finding{}
+	}
+	sortFindings(r.Findings)
+	newRedactor(s).report(&r)
+	return r
+}
+
+func (c *clusterView) matches(t Target) bool {
+	kind := strings.ToLower(t.Kind)
+	if (kind == "" || kind == "raycluster") && c.rc.Name == t.Name {
+		return true
+	}
+	return c.owner != nil && c.owner.Name == t.Name && (kind == "" || kind == strings.ToLower(c.owner.Kind))
+}
+
+// Has reports whether the snapshot holds the object t names.
+func (s *Snapshot) Has(t Target) bool {
+	kind := strings.ToLower(t.Kind)
+	if kind == "" || kind == "raycluster" {
+		for i := range s.Clusters {
+			if s.Clusters[i].Name == t.Name {
+				return true
+			}
+		}
+	}
+	if kind == "" || kind == "rayservice" {
+		for i := range s.Services {
+			if s.Services[i].Name == t.Name {
+				return true
+			}
+		}
+	}
+	if kind == "" || kind == "rayjob" {
+		for i := range s.Jobs {
+			if s.Jobs[i].Name == t.Name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (c *clusterView) report(fs []Finding) ClusterReport {
+	cr := ClusterReport{Namespace: c.rc.Namespace, Name: c.rc.Name, UID: string(c.rc.UID), Health: HealthHealthy,
+		Owner: c.owner, Created: c.rc.CreationTimestamp.UTC()}
+	for _, f := range fs {
+		switch {
+		case f.Severity == SeverityError:
+			cr.Health = HealthError
+		case f.Severity == SeverityWarning && cr.Health == HealthHealthy:
+			cr.Health = HealthWarning
+		}
+	}
+	for _, h := range c.heads {
+		cr.Heads = append(cr.Heads, h.Name)
+		if h.Spec.NodeName != "" {
+			cr.Nodes = append(cr.Nodes, h.Spec.NodeName)
+		}
+	}
+	return cr
+}
+
+func sortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if a.Cluster.Namespace != b.Cluster.Namespace {
+			return a.Cluster.Namespace < b.Cluster.Namespace
+		}
+		if a.Cluster.Name != b.Cluster.Name {
+			return a.Cluster.Name < b.Cluster.Name
+		}
+		if a.Severity.Rank() != b.Severity.Rank() {
+			return a.Severity.Rank() > b.Severity.Rank()
+		}
+		if a.Rule != b.Rule {
+			return a.Rule < b.Rule
+		}
+		if a.Object.Namespace != b.Object.Namespace {
+			return a.Object.Namespace < b.Object.Namespace
+		}
+		return a.Object.Name < b.Object.Name
+	})
+}
+
+// Summary counts clusters by health and findings by severity.
+type Summary struct {
+	Clusters     int `json:"clusters"`
+	Healthy      int `json:"healthy"`
+	WithErrors   int `json:"withErrors"`
+	WithWarnings int `json:"withWarnings"`
+	Errors       int `json:"errors"`
+	Warnings     int `json:"warnings"`
+	Infos        int `json:"infos"`
+}
+
+// Summary of r. A cluster with errors and warnings counts as with errors.
+func (r *Report) Summary() Summary {
+	s := Summary{Clusters: len(r.Clusters)}
+	for _, c := range r.Clusters {
+		switch c.Health {
+		case HealthHealthy:
+			s.Healthy++
+		case HealthError:
+			s.WithErrors++
+		case HealthWarning:
+			s.WithWarnings++
+		}
+	}
+	for _, f := range r.Findings {
+		switch f.Severity {
+		case SeverityError:
+			s.Errors++
+		case SeverityWarning:
+			s.Warnings++
+		case SeverityInfo:
+			s.Infos++
+		}
+	}
+	return s
+}
+
+// Worst is the highest severity among the findings, "" when there are none.
+func (r *Report) Worst() Severity {
+	var w Severity
+	for _, f := range r.Findings {
+		if f.Severity.Rank() > w.Rank() {
+			w = f.Severity
+		}
+	}
+	return w
+}

@@ -1,0 +1,161 @@
+package diagnose
+
+import (
+	"sort"
+
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// index is the snapshot arranged for the rules: built once in O(objects), so no rule scans the
+// whole snapshot per cluster (doctor must stay linear over thousands of clusters).
+type index struct {
+	s         *Snapshot
+	opts      Options
+	nodes     map[string]*corev1.Node
+	services  map[string]*corev1.Service // by namespace/name
+	operators []Operator
+	clusters  []*clusterView
+}
+
+// clusterView is one RayCluster with its pods and the RayService or RayJob that owns it.
+type clusterView struct {
+	rc      *rayv1.RayCluster
+	owner   *Ref
+	service *rayv1.RayService // set when a RayService owns the cluster
+	heads   []*corev1.Pod
+	workers []*corev1.Pod
+}
+
+func key(ns, name string) string { return ns + "/" + name }
+
+func newIndex(s *Snapshot, opts Options) *index {
+	ix := &index{
+		s:        s,
+		opts:     opts,
+		nodes:    make(map[string]*corev1.Node, len(s.Nodes)),
+		services: make(map[string]*corev1.Service, len(s.Serve)),
+	}
+	for i := range s.Nodes {
+		ix.nodes[s.Nodes[i].Name] = &s.Nodes[i]
+	}
+	for i := range s.Serve {
+		ix.services[key(s.Serve[i].Namespace, s.Serve[i].Name)] = &s.Serve[i]
+	}
+	ix.operators = FindOperators(s.Deployments)
+
+	byKey := make(map[string]*clusterView, len(s.Clusters))
+	for i := range s.Clusters {
+		rc := &s.Clusters[i]
+		cv := &clusterView{rc: rc}
+		byKey[key(rc.Namespace, rc.Name)] = cv
+		ix.clusters = append(ix.clusters, cv)
+	}
+	ix.attachOwners(byKey)
+	for i := range s.Pods {
+		p := &s.Pods[i]
+		if !isRayPod(p) {
+			continue
+		}
+		cv := byKey[key(p.Namespace, p.Labels[LabelCluster])]
+		if cv == nil {
+			continue
+		}
+		switch p.Labels[LabelNodeType] {
+		case NodeTypeHead:
+			cv.heads = append(cv.heads, p)
+		case NodeTypeWorker:
+			cv.workers = append(cv.workers, p)
+		}
+	}
+	for _, cv := range ix.clusters {
+		sortPods(cv.heads)
+		sortPods(cv.workers)
+	}
+	sort.Slice(ix.clusters, func(i, j int) bool {
+		a, b := ix.clusters[i].rc, ix.clusters[j].rc
+		if a.Namespace != b.Namespace {
+			return a.Namespace < b.Namespace
+		}
+		return a.Name < b.Name
+	})
+	return ix
+}
+
+func sortPods(ps []*corev1.Pod) {
+	sort.Slice(ps, func(i, j int) bool { return ps[i].Name < ps[j].Name })
+}
+
+// attachOwners links clusters to the RayService or RayJob that made them: by the controller
+// owner reference KubeRay sets, and by the names the owners' status records (an owner reference
+// can be missing on clusters adopted or restored from backups).
+func (ix *index) attachOwners(byKey map[string]*clusterView) {
+	svcByKey := make(map[string]*rayv1.RayService, len(ix.s.Services))
+	for i := range ix.s.Services {
+		rs := &ix.s.Services[i]
+		svcByKey[key(rs.Namespace, rs.Name)] = rs
+		for _, name := range []string{rs.Status.ActiveServiceStatus.RayClusterName, rs.Status.PendingServiceStatus.RayClusterName} {
+			if cv := byKey[key(rs.Namespace, name)]; name != "" && cv != nil && cv.owner == nil {
+				cv.owner = &Ref{Kind: "RayService", Namespace: rs.Namespace, Name: rs.Name, UID: string(rs.UID)}
+				cv.service = rs
+			}
+		}
+	}
+	for i := range ix.s.Jobs {
+		j := &ix.s.Jobs[i]
+		if cv := byKey[key(j.Namespace, j.Status.RayClusterName)]; j.Status.RayClusterName != "" && cv != nil && cv.owner == nil {
+			cv.owner = &Ref{Kind: "RayJob", Namespace: j.Namespace, Name: j.Name, UID: string(j.UID)}
+		}
+	}
+	for _, cv := range byKey {
+		if cv.owner != nil {
+			continue
+		}
+		for _, or := range cv.rc.OwnerReferences {
+			if or.Controller == nil || !*or.Controller || (or.Kind != "RayService" && or.Kind != "RayJob") {
+				continue
+			}
+			cv.owner = &Ref{Kind: or.Kind, Namespace: cv.rc.Namespace, Name: or.Name, UID: string(or.UID)}
+			if or.Kind == "RayService" {
+				cv.service = svcByKey[key(cv.rc.Namespace, or.Name)]
+			}
+		}
+	}
+}
+
+// clusterRef names a RayCluster in findings.
+func clusterRef(rc *rayv1.RayCluster) Ref {
+	return Ref{Kind: "RayCluster", Namespace: rc.Namespace, Name: rc.Name, UID: string(rc.UID)}
+}
+
+func podRef(p *corev1.Pod) Ref {
+	return Ref{Kind: "Pod", Namespace: p.Namespace, Name: p.Name, UID: string(p.UID)}
+}
+
+func (c *clusterView) finding(rule string, sev Severity, obj Ref, msg, remedy string, ev map[string]string) Finding {
+	return Finding{Rule: rule, Severity: sev, Cluster: clusterRef(c.rc), Object: obj, Message: msg, Remedy: remedy, Evidence: ev}
+}
+
+// what names the cluster for messages, with its owner: "RayCluster ml/a (RayService ml/svc)".
+func (c *clusterView) what() string {
+	s := "RayCluster " + key(c.rc.Namespace, c.rc.Name)
+	if c.owner != nil {
+		s += " (" + c.owner.Kind + " " + c.owner.Name + ")"
+	}
+	return s
+}
+
+// liveHeads are the head pods not being deleted.
+func (c *clusterView) liveHeads() []*corev1.Pod {
+	var out []*corev1.Pod
+	for _, h := range c.heads {
+		if h.DeletionTimestamp == nil {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+func (c *clusterView) suspended() bool {
+	return c.rc.Spec.Suspend != nil && *c.rc.Spec.Suspend
+}

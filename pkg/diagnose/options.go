@@ -1,0 +1,53 @@
+package diagnose
+
+import "time"
+
+// Options are the thresholds rules measure against. The defaults are documented in docs/rules.md;
+// they are long enough that a cluster recovering normally is not reported, and short enough that
+// a head nobody will replace is.
+type Options struct {
+	// PendingTooLong: a head Pending this long without an Unschedulable verdict is reported.
+	PendingTooLong time.Duration
+	// TerminatingMargin: a head whose deletionTimestamp (already the end of its grace period) is
+	// this far in the past is stuck.
+	TerminatingMargin time.Duration
+	// OperatorGrace: how long a KubeRay >= v1.2.0 operator gets to replace a Failed head, and to
+	// create the head of a new RayCluster, before doctor says it is not reconciling.
+	OperatorGrace time.Duration
+	// WorkersNotReadyWindow: workers not Ready for this long while the head is Ready are reported.
+	WorkersNotReadyWindow time.Duration
+	// RecentOOM: an OOMKilled last state older than this, on a container that is Ready again, is history.
+	RecentOOM time.Duration
+}
+
+// DefaultOptions are the thresholds `kubectl ray doctor` uses.
+func DefaultOptions() Options {
+	return Options{
+		PendingTooLong:        5 * time.Minute,
+		TerminatingMargin:     1 * time.Minute,
+		OperatorGrace:         2 * time.Minute,
+		WorkersNotReadyWindow: 5 * time.Minute,
+		RecentOOM:             1 * time.Hour,
+	}
+}
+
+// withDefaults fills zero thresholds, so Options{} behaves like DefaultOptions.
+func (o Options) withDefaults() Options {
+	d := DefaultOptions()
+	if o.PendingTooLong <= 0 {
+		o.PendingTooLong = d.PendingTooLong
+	}
+	if o.TerminatingMargin <= 0 {
+		o.TerminatingMargin = d.TerminatingMargin
+	}
+	if o.OperatorGrace <= 0 {
+		o.OperatorGrace = d.OperatorGrace
+	}
+	if o.WorkersNotReadyWindow <= 0 {
+		o.WorkersNotReadyWindow = d.WorkersNotReadyWindow
+	}
+	if o.RecentOOM <= 0 {
+		o.RecentOOM = d.RecentOOM
+	}
+	return o
+}

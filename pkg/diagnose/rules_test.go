@@ -1,0 +1,139 @@
+package diagnose
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestRuleFixtures runs every fixture in testdata/rules (popeye style: one fixture per rule and
+// case) and asserts the exact set of "<severity> <rule>" it produces, no more and no less.
+func TestRuleFixtures(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "rules", "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no fixtures: %v", err)
+	}
+	names := []string{"healthy"}
+	for _, f := range files {
+		names = append(names, strings.TrimSuffix(filepath.Base(f), ".yaml"))
+	}
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			f := loadFixture(t, name)
+			r := Diagnose(&f.snap, DefaultOptions())
+			g, w := got(r), slices.Clone(f.want)
+			slices.Sort(g)
+			slices.Sort(w)
+			if !slices.Equal(g, w) {
+				for _, fd := range r.Findings {
+					t.Logf("%s %s %s: %s", fd.Severity, fd.Rule, fd.Object.Name, fd.Message)
+				}
+				t.Fatalf("findings = %q, want %q", g, w)
+			}
+		})
+	}
+}
+
+// Every rule ID has at least one fixture that makes it fire.
+func TestEveryRuleHasAFixture(t *testing.T) {
+	rules := []string{RuleHeadEvicted, RuleHeadTerminated, RuleHeadTerminatingStuck, RuleHeadPending, RuleHeadCrashLoop,
+		RuleHeadMissing, RuleHeadDuplicate, RuleStatusStale, RuleNodePressure, RuleOperatorMissing, RuleOperatorOutdated,
+		RuleWorkersNotReady, RuleServeHeadInService, RuleServeHeadHasCPUs, RuleGCSFTOff}
+	fired := map[string]bool{}
+	files, _ := filepath.Glob(filepath.Join("testdata", "rules", "*.yaml"))
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if w, ok := strings.CutPrefix(line, "# want: "); ok {
+				fired[strings.Fields(w)[1]] = true
+			}
+		}
+	}
+	for _, r := range rules {
+		if !fired[r] {
+			t.Errorf("rule %s has no fixture that fires it", r)
+		}
+	}
+}
+
+// The message, the object and the evidence are what a person acts on: check the important ones.
+func TestFindingDetails(t *testing.T) {
+	cases := []struct {
+		fixture, rule string
+		object        string
+		contains      []string
+		evidence      map[string]string
+	}{
+		{"head-evicted-old-operator", RuleHeadEvicted, "Pod ml/raycluster-a-head-abcde",
+			[]string{"evicted from node node-1 12m ago", "low on resource: ephemeral-storage", "KubeRay v1.1.1 will not replace it", "kuberay #2125", "kubectl ray heal raycluster-a -n ml"},
+			map[string]string{"node": "node-1", "reason": "Evicted", "age": "12m", "operator": "KubeRay v1.1.1"}},
+		{"head-evicted-new-operator-late", RuleHeadEvicted, "Pod ml/raycluster-a-head-abcde",
+			[]string{"KubeRay v1.5.0 should have replaced it within 2m", "not reconciling", "kubectl logs -n ray-system deploy/kuberay-operator"}, nil},
+		{"head-evicted-new-operator-recent", RuleHeadEvicted, "Pod ml/raycluster-a-head-abcde",
+			[]string{"KubeRay v1.5.0 should replace it within 2m"}, map[string]string{"age": "30s"}},
+		{"head-evicted-unknown-operator", RuleHeadEvicted, "Pod ml/raycluster-a-head-abcde",
+			[]string{"version unknown", "may not replace it", "kubectl ray heal"}, nil},
+		{"head-evicted-no-operator", RuleHeadEvicted, "Pod ml/raycluster-a-head-abcde",
+			[]string{"nothing will replace it: no running KubeRay operator"}, nil},
+		{"head-terminated", RuleHeadTerminated, "Pod ml/raycluster-a-head-abcde",
+			[]string{"is Succeeded", "exited 0 (Completed)", "should have replaced it"}, map[string]string{"restartPolicy": "Never"}},
+		{"head-terminating-stuck", RuleHeadTerminatingStuck, "Pod ml/raycluster-a-head-abcde",
+			[]string{"terminating 9m30s past its grace period", "node-1 is unreachable", "--force"}, map[string]string{"nodeState": "unreachable"}},
+		{"head-duplicate", RuleHeadTerminatingStuck, "Pod ml/raycluster-a-head-old99", []string{"node-3 is gone"}, map[string]string{"nodeState": "gone"}},
+		{"head-duplicate", RuleHeadDuplicate, "Pod ml/raycluster-a-head-old99",
+			[]string{"has 2 head pods", "raycluster-a-head-old99 is an extra head (Terminating)"}, map[string]string{"kept": "raycluster-a-head-abcde"}},
+		{"head-pending-unschedulable", RuleHeadPending, "Pod ml/raycluster-a-head-abcde",
+			[]string{"Unschedulable: 0/2 nodes are available: 2 Insufficient cpu."}, nil},
+		{"head-pending-too-long", RuleHeadPending, "Pod ml/raycluster-a-head-abcde", []string{"Pending for 10m (longer than 5m) on node node-1"}, nil},
+		{"head-crashloop-oom", RuleHeadCrashLoop, "Pod ml/raycluster-a-head-abcde",
+			[]string{"CrashLoopBackOff (7 restarts)", "last exit OOMKilled", "memory limit"}, map[string]string{"lastState": "OOMKilled"}},
+		{"head-crashloop-imagepull", RuleHeadCrashLoop, "Pod ml/raycluster-a-head-abcde",
+			[]string{"cannot pull image rayproject/ray:2.99.0"}, map[string]string{"reason": "ImagePullBackOff"}},
+		{"head-missing", RuleHeadMissing, "RayCluster ml/raycluster-a", []string{"RayCluster ml/raycluster-a has no head pod"}, nil},
+		{"status-stale", RuleStatusStale, "RayCluster ml/raycluster-a",
+			[]string{"reports ready (state=ready, HeadPodReady=True) but its head pod raycluster-a-head-abcde Running, not Ready"}, nil},
+		{"node-pressure", RuleNodePressure, "Node /node-2", []string{"node node-2 running 1 Ray pod is DiskPressure"}, map[string]string{"conditions": "DiskPressure"}},
+		{"operator-outdated", RuleOperatorOutdated, "Deployment ray-system/kuberay-operator", []string{"runs v1.1.1", "fixed in v1.2.0"}, nil},
+		{"operator-not-ready", RuleOperatorMissing, "Deployment ray-system/kuberay-operator", []string{"has no ready replica"}, nil},
+		{"workers-not-ready", RuleWorkersNotReady, "RayCluster ml/raycluster-a",
+			[]string{"1 of 1 workers not Ready for up to 25m", "head restarted 25m ago", "GCS fault tolerance is off"}, map[string]string{"gcsFaultTolerance": "off"}},
+		{"serve-head-in-service", RuleServeHeadInService, "Service ml/svc-serve-svc",
+			[]string{"sends traffic to head pod svc-raycluster-q7x9z-head-fghij", "excludeHeadPodFromServeSvc"}, nil},
+		{"serve-head-has-cpus", RuleServeHeadHasCPUs, "RayCluster ml/svc-raycluster-q7x9z", []string{"(RayService svc)", "num-cpus 2"}, map[string]string{"numCpus": "2"}},
+		{"gcs-ft-off", RuleGCSFTOff, "RayCluster ml/svc-raycluster-q7x9z", []string{"without GCS fault tolerance"}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.fixture+"/"+c.rule, func(t *testing.T) {
+			f := loadFixture(t, c.fixture)
+			r := Diagnose(&f.snap, DefaultOptions())
+			var fd *Finding
+			for i := range r.Findings {
+				if r.Findings[i].Rule == c.rule {
+					fd = &r.Findings[i]
+				}
+			}
+			if fd == nil {
+				t.Fatalf("no %s finding", c.rule)
+			}
+			if obj := fd.Object.Kind + " " + fd.Object.Namespace + "/" + fd.Object.Name; obj != c.object {
+				t.Errorf("object = %q, want %q", obj, c.object)
+			}
+			text := fd.Message + " | " + fd.Remedy
+			for _, s := range c.contains {
+				if !strings.Contains(text, s) {
+					t.Errorf("%q does not contain %q", text, s)
+				}
+			}
+			for k, v := range c.evidence {
+				if fd.Evidence[k] != v {
+					t.Errorf("evidence[%s] = %q, want %q", k, fd.Evidence[k], v)
+				}
+			}
+		})
+	}
+}

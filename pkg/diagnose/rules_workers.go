@@ -1,0 +1,82 @@
+package diagnose
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// workersNotReady: the head works but workers have not been Ready for a long time, typically
+// because they lost the GCS when the head restarted and never rejoined (failure-modes row 8).
+func workersNotReady(ix *index, c *clusterView) []Finding {
+	var head *corev1.Pod
+	for _, h := range c.heads {
+		if runningReady(h) {
+			head = h
+			break
+		}
+	}
+	if head == nil {
+		return nil // head findings say what is wrong; every worker is expected to wait
+	}
+	var stuck []string
+	var longest time.Duration
+	live := 0
+	for _, w := range c.workers {
+		if w.DeletionTimestamp != nil || isTerminal(w) {
+			continue
+		}
+		live++
+		if isReady(w) {
+			continue
+		}
+		since := w.CreationTimestamp.Time
+		if rc := podCondition(w, corev1.PodReady); rc != nil && rc.LastTransitionTime.After(since) {
+			since = rc.LastTransitionTime.Time
+		}
+		if d := ix.s.Now.Sub(since); d > ix.opts.WorkersNotReadyWindow {
+			stuck = append(stuck, w.Name)
+			longest = max(longest, d)
+		}
+	}
+	if len(stuck) == 0 {
+		return nil
+	}
+	headStart := startedAt(head)
+	restarted := restarts(head) > 0 || headStart.After(oldestCreation(c.workers))
+	ft := gcsFTEnabled(c)
+	ev := map[string]string{
+		"workers": strings.Join(stuck, ","), "notReady": fmt.Sprintf("%d/%d", len(stuck), live),
+		"age": age(longest), "head": head.Name, "headStarted": age(ix.s.Now.Sub(headStart)) + " ago",
+		"gcsFaultTolerance": onOff(ft),
+	}
+	msg := fmt.Sprintf("%d of %d workers not Ready for up to %s while head %s is Ready", len(stuck), live, age(longest), head.Name)
+	remedy := "read a worker's log (kubectl logs " + stuck[0] + " -n " + c.rc.Namespace + "); delete the stuck workers so the operator recreates them"
+	if restarted {
+		msg += fmt.Sprintf(" (head restarted %s ago)", age(ix.s.Now.Sub(headStart)))
+	}
+	if !ft {
+		msg += "; GCS fault tolerance is off, so workers do not survive a head restart"
+		remedy += "; enable GCS fault tolerance (spec.gcsFaultToleranceOptions with an external Redis) so they rejoin a restarted head"
+	}
+	return []Finding{c.finding(RuleWorkersNotReady, SeverityWarning, clusterRef(c.rc), msg, remedy, ev)}
+}
+
+func oldestCreation(ps []*corev1.Pod) time.Time {
+	var t time.Time
+	for _, p := range ps {
+		if t.IsZero() || p.CreationTimestamp.Time.Before(t) {
+			t = p.CreationTimestamp.Time
+		}
+	}
+	return t
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}

@@ -1,0 +1,80 @@
+package report
+
+import (
+	"fmt"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
+)
+
+// Observed advice rule IDs are stable: scripts and docs/chaos-head-kill.md refer to them.
+const (
+	AdviceNoErrors         = "no-errors"
+	AdviceErrorsFromHead   = "errors-from-head"
+	AdviceErrorsAfterGone  = "errors-after-head-gone"
+	AdviceErrorsAfterReady = "errors-after-head-ready"
+	AdviceClusterSwitched  = "active-cluster-switched"
+	AdviceTimeouts         = "timeouts"
+	AdviceConnErrors       = "connection-errors"
+	AdviceNoEndpoints      = "no-endpoints"
+	AdvicePartial          = "partial-run"
+)
+
+// observedAdvice draws conclusions from this run only; each names the fact it rests on.
+func observedAdvice(r *Report, kill timeline.Event, killed bool, res *probe.Result) []Advice {
+	var out []Advice
+	add := func(rule, format string, a ...any) {
+		out = append(out, Advice{Source: "observed", Rule: rule, Text: fmt.Sprintf(format, a...)})
+	}
+	if r.Probe.Interrupted {
+		add(AdvicePartial, "The run was interrupted after %d of %d planned requests; the numbers cover only what was seen.",
+			r.Probe.Scheduled, r.Probe.Planned)
+	}
+	t := r.Totals
+	if t.Requests > 0 && t.Errors == 0 {
+		add(AdviceNoErrors, "No request failed: the head kill was invisible to this client at %v/s.", r.Settings.Rate)
+		return out
+	}
+	if killed && kill.Object != "" {
+		for _, e := range r.Endpoints {
+			if e.Name == kill.Object && e.Errors > 0 {
+				add(AdviceErrorsFromHead, "%d of %d errors came through the killed head pod %s: its Serve proxy was behind the Service. "+
+					"Exclude the head from the serve Service (spec.excludeHeadPodFromServeSvc, KubeRay v1.3.0+) so only worker proxies take traffic.",
+					e.Errors, t.Errors, e.Name)
+			}
+		}
+	}
+	if killed && r.ErrorWindow != nil {
+		if g := r.Recovery.OldHeadGoneMs; g != nil && r.ErrorWindow.LastMs > *g {
+			add(AdviceErrorsAfterGone, "Errors went on %s after the old head was gone: something still routed to it "+
+				"(stale Service endpoints, kept-alive connections, or a client's DNS cache). Retry idempotent requests on the client.",
+				seconds3(r.ErrorWindow.LastMs-*g))
+		}
+		if rd := r.Recovery.NewHeadReadyMs; rd != nil && r.ErrorWindow.LastMs > *rd {
+			add(AdviceErrorsAfterReady, "Errors went on %s after the new head was Ready: the Serve applications were not serving yet. "+
+				"Without GCS fault tolerance the apps are redeployed from scratch after a head restart.",
+				seconds3(r.ErrorWindow.LastMs-*rd))
+		}
+	}
+	if r.Recovery.ActiveClusterChanged {
+		add(AdviceClusterSwitched, "The RayService switched traffic from RayCluster %s to %s: KubeRay built a whole new cluster "+
+			"instead of restarting the head in place (KubeRay #1559). Enable GCS fault tolerance (external Redis) so the head restarts in place.",
+			r.Recovery.ActiveClusterFrom, r.Recovery.ActiveClusterTo)
+	}
+	if t.Timeouts > 0 {
+		add(AdviceTimeouts, "%d requests got no answer within %dms: requests in flight on the killed pod were lost. "+
+			"Give clients a timeout and a retry.", t.Timeouts, r.Settings.RequestTimeout)
+	}
+	conn := t.ByClass[probe.ClassRefused.String()] + t.ByClass[probe.ClassReset.String()]
+	if conn > 0 {
+		add(AdviceConnErrors, "%d requests failed at the connection (refused or reset): a pod's proxy went away under open connections. "+
+			"Retry on connection errors; they are safe to retry for idempotent requests.", conn)
+	}
+	if n := t.ByClass[probe.ClassNoEndpoint.String()]; n > 0 {
+		add(AdviceNoEndpoints, "For %d requests the Service had no ready endpoint at all: every serving pod was out at once. "+
+			"Run more than one worker with a Serve proxy.", n)
+	}
+	return out
+}
+
+func seconds3(msv float64) string { return fmt.Sprintf("%.3fs", msv/1000) }

@@ -1,0 +1,300 @@
+package report
+
+import (
+	"math"
+	"strconv"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
+)
+
+// Build computes the report. It reads in.Probe and in.Timeline and changes neither.
+func Build(in Input) *Report {
+	res := in.Probe
+	if res == nil {
+		res = &probe.Result{}
+	}
+	r := &Report{APIVersion: APIVersion, Kind: Kind, Settings: in.Settings}
+
+	// The zero point: the kill if there was one, else the probe start. ref is the kill's offset
+	// from the probe start; every record offset minus ref is "relative to the kill".
+	var ref time.Duration
+	r.Probe = ProbeInfo{Start: res.Start, Reference: "probeStart", ElapsedMs: ms(res.Elapsed),
+		Planned: probe.Planned(res.Rate, res.Duration), Scheduled: len(res.Records),
+		Interrupted: res.Interrupted, Stopped: res.Stopped}
+	if res.Rate <= 0 || res.Duration <= 0 {
+		r.Probe.Planned = len(res.Records)
+	}
+	kill, killed := in.Timeline.Kill()
+	if killed {
+		ref = kill.At.Sub(res.Start)
+		r.Probe.Reference = "kill"
+		r.Probe.KillAtMs = ptr(ms(ref))
+	}
+	rel := func(d time.Duration) float64 { return ms(d - ref) }
+	relAt := func(t time.Time) float64 { return rel(t.Sub(res.Start)) }
+
+	r.Totals, r.Endpoints = totals(res, rel)
+	r.ErrorWindow = errorWindow(res.Records, rel)
+	r.Latency, r.Probe.SendLagP99Ms, r.Probe.SendLagMaxMs = latency(res.Records)
+	r.Recovery = recovery(in.Timeline, kill, killed, relAt)
+	r.Events = []Event{}
+	for _, e := range in.Timeline.Events() {
+		r.Events = append(r.Events, Event{Event: e, AtMs: relAt(e.At)})
+	}
+	r.Seconds = seconds(res, in.Timeline, rel)
+	r.Verdict = verdict(r.Totals, in.SLO)
+	r.Advice = append(observedAdvice(r, kill, killed, res), in.Advice...)
+	if r.Advice == nil {
+		r.Advice = []Advice{}
+	}
+	return r
+}
+
+// ms rounds to the microsecond so reports are stable and readable.
+func ms(d time.Duration) float64 { return math.Round(float64(d)/1e3) / 1e3 }
+
+func ptr[T any](v T) *T { return &v }
+
+// failed is every finished request that is not 2xx/3xx; canceled ones are not judged.
+func failed(rec probe.Record) bool { return rec.Class != probe.ClassCanceled && !rec.OK() }
+
+func totals(res *probe.Result, rel func(time.Duration) float64) (Totals, []Endpoint) {
+	t := Totals{ByStatus: map[string]int{}, ByClass: map[string]int{}}
+	rows := make([]Endpoint, len(res.Endpoints))
+	for i, name := range res.Endpoints {
+		rows[i] = Endpoint{Name: name, ByStatus: map[string]int{}}
+	}
+	var none *Endpoint // requests with no endpoint get a row only if there are any
+	for _, rec := range res.Records {
+		if rec.Class == probe.ClassCanceled {
+			t.Aborted++
+			continue
+		}
+		var row *Endpoint
+		if int(rec.Endpoint) < len(rows) {
+			row = &rows[rec.Endpoint]
+		} else {
+			if none == nil {
+				none = &Endpoint{Name: "(none)", ByStatus: map[string]int{}}
+			}
+			row = none
+		}
+		t.Requests++
+		row.Requests++
+		if rec.Class == probe.ClassHTTP {
+			code := strconv.Itoa(int(rec.Status))
+			t.ByStatus[code]++
+			row.ByStatus[code]++
+			switch s := rec.Status; {
+			case s >= 200 && s < 300:
+				t.Status2xx++
+			case s >= 300 && s < 400:
+				t.Status3xx++
+			case s >= 400 && s < 500:
+				t.Status4xx++
+			case s == 502:
+				t.Status502++
+			case s == 503:
+				t.Status503++
+			case s == 504:
+				t.Status504++
+			case s >= 500:
+				t.Other5xx++
+			}
+			if rec.Status >= 500 && rec.Status < 600 {
+				row.Status5xx++
+			}
+		} else {
+			t.ByClass[rec.Class.String()]++
+			if rec.Class == probe.ClassTimeout {
+				t.Timeouts++
+				row.Timeouts++
+			} else {
+				t.ConnectionErrors++
+				row.ConnectionErrors++
+			}
+		}
+		if rec.OK() {
+			row.OK++
+			continue
+		}
+		t.Errors++
+		row.Errors++
+		at := rel(rec.Scheduled)
+		if row.FirstErrorMs == nil {
+			row.FirstErrorMs = ptr(at)
+		}
+		row.LastErrorMs = ptr(at)
+	}
+	t.Availability = availability(t.Requests-t.Errors, t.Requests)
+	if none != nil {
+		rows = append(rows, *none)
+	}
+	for i := range rows {
+		rows[i].Availability = availability(rows[i].OK, rows[i].Requests)
+	}
+	return t, rows
+}
+
+// availability is a percentage rounded to 3 decimals (99.999%).
+func availability(ok, n int) float64 {
+	if n == 0 {
+		return 0
+	}
+	return math.Round(float64(ok)/float64(n)*100*1000) / 1000
+}
+
+func errorWindow(recs []probe.Record, rel func(time.Duration) float64) *Window {
+	var w *Window
+	var cur, best Run
+	for _, rec := range recs {
+		if rec.Class == probe.ClassCanceled {
+			continue
+		}
+		if !failed(rec) {
+			cur = Run{}
+			continue
+		}
+		at := rel(rec.Scheduled)
+		if w == nil {
+			w = &Window{FirstMs: at}
+		}
+		w.LastMs = at
+		if cur.Requests == 0 {
+			cur.StartMs = at
+		}
+		cur.Requests++
+		cur.EndMs = at
+		if cur.Requests > best.Requests {
+			best = cur
+		}
+	}
+	if w != nil {
+		w.DurationMs = math.Round((w.LastMs-w.FirstMs)*1e3) / 1e3
+		w.LongestRun = best
+	}
+	return w
+}
+
+// latency uses microsecond buckets up to an hour, far above any per-request timeout.
+func latency(recs []probe.Record) (l Latency, lagP99, lagMax float64) {
+	lat := hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3)
+	lag := hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3)
+	for _, rec := range recs {
+		if rec.Class == probe.ClassCanceled || rec.Class == probe.ClassNoEndpoint {
+			continue
+		}
+		_ = lat.RecordValue(max(1, rec.Latency.Microseconds()))
+		_ = lag.RecordValue(max(1, (rec.Sent - rec.Scheduled).Microseconds()))
+	}
+	if lat.TotalCount() == 0 {
+		return Latency{}, 0, 0
+	}
+	q := func(h *hdrhistogram.Histogram, p float64) float64 { return float64(h.ValueAtQuantile(p)) / 1e3 }
+	return Latency{Count: lat.TotalCount(), P50Ms: q(lat, 50), P90Ms: q(lat, 90), P99Ms: q(lat, 99),
+		MaxMs: float64(lat.Max()) / 1e3}, q(lag, 99), float64(lag.Max()) / 1e3
+}
+
+func recovery(tl *timeline.Timeline, kill timeline.Event, killed bool, relAt func(time.Time) float64) Recovery {
+	var r Recovery
+	if !killed {
+		return r
+	}
+	r.OldHead = kill.Object
+	at := func(k timeline.Kind) (*float64, timeline.Event) {
+		if e, ok := tl.First(k, kill.At); ok {
+			return ptr(relAt(e.At)), e
+		}
+		return nil, timeline.Event{}
+	}
+	r.OldHeadGoneMs, _ = at(timeline.OldHeadGone)
+	var created timeline.Event
+	r.NewHeadCreatedMs, created = at(timeline.NewHeadCreated)
+	r.NewHead = created.Object
+	r.NewHeadScheduledMs, _ = at(timeline.NewHeadScheduled)
+	r.NewHeadRunningMs, _ = at(timeline.NewHeadRunning)
+	r.NewHeadReadyMs, _ = at(timeline.NewHeadReady)
+	for _, e := range tl.Events() {
+		if e.At.Before(kill.At) {
+			continue
+		}
+		if e.Kind == timeline.RayClusterState && e.To == "ready" && r.RayClusterReadyMs == nil {
+			r.RayClusterReadyMs = ptr(relAt(e.At))
+		}
+		if e.Kind == timeline.RayServiceActiveCluster && e.From != e.To {
+			if !r.ActiveClusterChanged {
+				r.ActiveClusterFrom = e.From
+			}
+			r.ActiveClusterChanged = true
+			r.ActiveClusterTo = e.To
+		}
+	}
+	if t, ok := tl.EndpointsBack(kill.At); ok {
+		r.EndpointsBackMs = ptr(relAt(t))
+	}
+	return r
+}
+
+func seconds(res *probe.Result, tl *timeline.Timeline, rel func(time.Duration) float64) []Second {
+	n := 0
+	if len(res.Records) > 0 {
+		n = int(res.Records[len(res.Records)-1].Scheduled/time.Second) + 1
+	}
+	out := make([]Second, n)
+	for i := range out {
+		out[i] = Second{Index: i, StartMs: rel(time.Duration(i) * time.Second)}
+	}
+	for _, rec := range res.Records {
+		s := &out[int(rec.Scheduled/time.Second)]
+		switch {
+		case rec.Class == probe.ClassCanceled:
+		case rec.OK():
+			s.OK++
+		case rec.Class == probe.ClassHTTP && rec.Status >= 500:
+			s.S5xx++
+		case rec.Class == probe.ClassHTTP:
+			s.S4xx++
+		case rec.Class == probe.ClassTimeout:
+			s.Timeout++
+		default:
+			s.Conn++
+		}
+	}
+	for _, e := range tl.Events() {
+		d := e.At.Sub(res.Start)
+		if i := int(d / time.Second); d >= 0 && i < n {
+			out[i].Events = append(out[i].Events, string(e.Kind))
+		}
+	}
+	return out
+}
+
+func verdict(t Totals, slo SLO) Verdict {
+	v := Verdict{Passed: true, Checks: []Check{}}
+	if slo.MaxErrors != nil {
+		c := Check{Name: "max-errors", Limit: float64(*slo.MaxErrors), Actual: float64(t.Errors)}
+		c.Passed = int64(t.Errors) <= *slo.MaxErrors
+		c.Message = strconv.Itoa(t.Errors) + " errors, at most " + strconv.FormatInt(*slo.MaxErrors, 10) + " allowed"
+		v.Checks = append(v.Checks, c)
+	}
+	if slo.MinAvailability != nil {
+		c := Check{Name: "min-availability", Limit: *slo.MinAvailability, Actual: t.Availability}
+		c.Passed = t.Requests > 0 && t.Availability >= *slo.MinAvailability
+		if t.Requests == 0 {
+			c.Message = "no request finished, so availability is unknown"
+		} else {
+			c.Message = pct(t.Availability) + " available, at least " + pct(*slo.MinAvailability) + " required"
+		}
+		v.Checks = append(v.Checks, c)
+	}
+	for _, c := range v.Checks {
+		v.Passed = v.Passed && c.Passed
+	}
+	return v
+}
+
+func pct(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) + "%" }

@@ -1,0 +1,263 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// barWidth is the widest per-second bar in the terminal timeline.
+const barWidth = 40
+
+// Bar symbols differ by shape, so the timeline reads without color too.
+var classes = []struct {
+	name, sym, color string
+	count            func(Second) int
+}{
+	{"2xx/3xx", "█", "\x1b[32m", func(s Second) int { return s.OK }},
+	{"4xx", "x", "\x1b[33m", func(s Second) int { return s.S4xx }},
+	{"5xx", "X", "\x1b[31m", func(s Second) int { return s.S5xx }},
+	{"connection", "C", "\x1b[35m", func(s Second) int { return s.Conn }},
+	{"timeout", "T", "\x1b[34m", func(s Second) int { return s.Timeout }},
+}
+
+const reset = "\x1b[0m"
+
+// WriteText renders the report for a person; color adds ANSI colors to the bars and verdict.
+func WriteText(w io.Writer, r *Report, color bool) error {
+	p := &printer{w: w}
+	s := r.Settings
+	p.f("Head kill of %s in namespace %s (mode %s)\n", s.Cluster, s.Namespace, s.Mode)
+	p.f("Probe: %s %s%s at %v/s, request timeout %dms, warm-up %dms", s.Method, s.Target, s.Path, s.Rate, s.RequestTimeout, s.WarmupMs)
+	switch {
+	case s.UntilRecovered:
+		p.f(", until recovered (at most %dms)\n", s.TimeoutMs)
+	default:
+		p.f(", %dms after the kill\n", s.AfterMs)
+	}
+	ref := "the probe start (no kill was requested)"
+	if r.Probe.KillAtMs != nil {
+		ref = fmt.Sprintf("the kill, %s after the probe started", secs(*r.Probe.KillAtMs))
+	}
+	p.f("Ran %s from %s; times below are relative to %s.\n", secs(r.Probe.ElapsedMs), r.Probe.Start.UTC().Format("2006-01-02T15:04:05.000Z"), ref)
+	switch {
+	case r.Probe.Interrupted:
+		p.f("Interrupted: %d of %d planned requests were scheduled.\n", r.Probe.Scheduled, r.Probe.Planned)
+	case r.Probe.Stopped:
+		p.f("Stopped early once recovered: %d of %d planned requests were scheduled.\n", r.Probe.Scheduled, r.Probe.Planned)
+	}
+	p.f("Probe schedule error: p99 %.3fms, max %.3fms.\n", r.Probe.SendLagP99Ms, r.Probe.SendLagMaxMs)
+
+	t := r.Totals
+	p.f("\nTotals\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	row := func(name string, v any) { fmt.Fprintf(tw, "  %s\t%v\n", name, v) }
+	row("requests", t.Requests)
+	row("2xx", t.Status2xx)
+	if t.Status3xx > 0 {
+		row("3xx", t.Status3xx)
+	}
+	if t.Status4xx > 0 {
+		row("4xx", t.Status4xx)
+	}
+	row("502", t.Status502)
+	row("503", t.Status503)
+	row("504", t.Status504)
+	row("other 5xx", t.Other5xx)
+	row("connection errors", t.ConnectionErrors)
+	row("timeouts", t.Timeouts)
+	if t.Aborted > 0 {
+		row("aborted (in flight at stop)", t.Aborted)
+	}
+	row("availability", fmt.Sprintf("%.3f%%", t.Availability))
+	p.err(tw.Flush())
+	p.f("  by status: %s\n", kv(t.ByStatus))
+	if len(t.ByClass) > 0 {
+		p.f("  by error class: %s\n", kv(t.ByClass))
+	}
+
+	p.f("\nError window\n")
+	if e := r.ErrorWindow; e == nil {
+		p.f("  no errors\n")
+	} else {
+		p.f("  first error  %s\n  last error   %s\n  longest run  %d requests in a row, %s to %s\n",
+			secs(e.FirstMs), secs(e.LastMs), e.LongestRun.Requests, secs(e.LongestRun.StartMs), secs(e.LongestRun.EndMs))
+	}
+
+	if r.Probe.KillAtMs != nil {
+		rc := r.Recovery
+		p.f("\nRecovery (from the kill)\n")
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		step := func(name string, v *float64, extra string) {
+			val := "not seen"
+			if v != nil {
+				val = secs(*v)
+			}
+			if extra != "" {
+				val += "\t" + extra
+			}
+			fmt.Fprintf(tw, "  %s\t%s\n", name, val)
+		}
+		step("old head gone", rc.OldHeadGoneMs, rc.OldHead)
+		step("new head created", rc.NewHeadCreatedMs, rc.NewHead)
+		step("new head scheduled", rc.NewHeadScheduledMs, "")
+		step("new head Running", rc.NewHeadRunningMs, "")
+		step("new head Ready", rc.NewHeadReadyMs, "")
+		step("RayCluster ready", rc.RayClusterReadyMs, "")
+		step("endpoints back", rc.EndpointsBackMs, "")
+		p.err(tw.Flush())
+		if rc.ActiveClusterChanged {
+			p.f("  RayService active cluster changed: %s -> %s\n", rc.ActiveClusterFrom, rc.ActiveClusterTo)
+		}
+	}
+
+	p.f("\nEndpoints\n")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  ENDPOINT\tREQUESTS\tOK\tERRORS\t5XX\tCONN\tTIMEOUT\tAVAILABILITY\tFIRST ERROR\tLAST ERROR\n")
+	for _, e := range r.Endpoints {
+		fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\t%d\t%d\t%d\t%.3f%%\t%s\t%s\n", e.Name, e.Requests, e.OK, e.Errors, e.Status5xx,
+			e.ConnectionErrors, e.Timeouts, e.Availability, optSecs(e.FirstErrorMs), optSecs(e.LastErrorMs))
+	}
+	p.err(tw.Flush())
+
+	l := r.Latency
+	p.f("\nLatency from scheduled send (%d requests)\n  p50 %.3fms  p90 %.3fms  p99 %.3fms  max %.3fms\n", l.Count, l.P50Ms, l.P90Ms, l.P99Ms, l.MaxMs)
+
+	p.f("\nTimeline, one row per second:")
+	for _, c := range classes {
+		p.f("  %s %s", paint(c.sym, c.color, color), c.name)
+	}
+	p.f("\n")
+	peak := 1
+	for _, s := range r.Seconds {
+		peak = max(peak, s.OK+s.S4xx+s.S5xx+s.Conn+s.Timeout)
+	}
+	for _, s := range r.Seconds {
+		var bar strings.Builder
+		width := 0
+		for _, c := range classes {
+			n := c.count(s)
+			if n == 0 {
+				continue
+			}
+			k := max(1, (n*barWidth+peak/2)/peak)
+			width += k
+			bar.WriteString(paint(strings.Repeat(c.sym, k), c.color, color))
+		}
+		bad := s.S4xx + s.S5xx + s.Conn + s.Timeout
+		note := ""
+		if bad > 0 {
+			note = fmt.Sprintf(" %d failed", bad)
+		}
+		if len(s.Events) > 0 {
+			note += "  <- " + strings.Join(s.Events, ", ")
+		}
+		p.f("  %7s |%s%s| %4d%s\n", secs(s.StartMs), bar.String(), strings.Repeat(" ", max(0, barWidth-width)), s.OK+bad, note)
+	}
+
+	if len(r.Events) > 0 {
+		p.f("\nEvents\n")
+		for _, e := range r.Events {
+			p.f("  %9s  %s", secs(e.AtMs), e.Kind)
+			if e.Object != "" {
+				p.f(" %s", e.Object)
+			}
+			if e.From != "" || e.To != "" {
+				p.f(" %q -> %q", e.From, e.To)
+			}
+			if e.Detail != "" {
+				p.f(" (%s)", e.Detail)
+			}
+			p.f("\n")
+		}
+	}
+
+	p.f("\nVerdict: ")
+	switch {
+	case len(r.Verdict.Checks) == 0:
+		p.f("no SLO given (use --max-errors or --min-availability)\n")
+	case r.Verdict.Passed:
+		p.f("%s\n", paint("PASS", "\x1b[32m", color))
+	default:
+		p.f("%s\n", paint("FAIL", "\x1b[31m", color))
+	}
+	for _, c := range r.Verdict.Checks {
+		mark := "ok  "
+		if !c.Passed {
+			mark = "FAIL"
+		}
+		p.f("  %s %s: %s\n", mark, c.Name, c.Message)
+	}
+
+	if len(r.Advice) > 0 {
+		p.f("\nAdvice\n")
+		for _, a := range r.Advice {
+			p.f("  - [%s %s] %s\n", a.Source, a.Rule, a.Text)
+		}
+	}
+	return p.e
+}
+
+// printer keeps the first write error so the layout code stays readable.
+type printer struct {
+	w io.Writer
+	e error
+}
+
+func (p *printer) f(format string, a ...any) {
+	if p.e == nil {
+		_, p.e = fmt.Fprintf(p.w, format, a...)
+	}
+}
+
+func (p *printer) err(err error) {
+	if p.e == nil {
+		p.e = err
+	}
+}
+
+func paint(s, color string, on bool) string {
+	if !on {
+		return s
+	}
+	return color + s + reset
+}
+
+// secs prints a millisecond offset as signed seconds: +1.234s, -10.000s.
+func secs(msv float64) string {
+	if msv < 0 {
+		return fmt.Sprintf("-%.3fs", -msv/1000)
+	}
+	return fmt.Sprintf("+%.3fs", msv/1000)
+}
+
+func optSecs(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return secs(*v)
+}
+
+// kv prints a count map sorted by key (numerically when the keys are status codes).
+func kv(m map[string]int) string {
+	if len(m) == 0 {
+		return "none"
+	}
+	keys := slices.SortedFunc(maps.Keys(m), func(a, b string) int {
+		ai, aerr := strconv.Atoi(a)
+		bi, berr := strconv.Atoi(b)
+		if aerr == nil && berr == nil {
+			return ai - bi
+		}
+		return strings.Compare(a, b)
+	})
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%d", k, m[k])
+	}
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,162 @@
+package kube
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/pager"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+)
+
+// SnapshotQuery says what LoadSnapshot reads.
+type SnapshotQuery struct {
+	// Namespace to read RayClusters, RayServices, RayJobs, pods and serve Services in; "" for all.
+	Namespace string
+	// Selector is a label selector for RayClusters (-l); pods are always selected by RayPodSelector.
+	Selector string
+	// Now stamps the snapshot.
+	Now time.Time
+}
+
+// Labels the serve Service of every KubeRay release carries (ray.io/serve: <name>-serve); listing
+// by it reads the serve Services and not every Service in the namespace.
+const serveServiceSelector = diagnose.LabelServe
+
+// LoadSnapshot reads everything doctor looks at with one paged LIST per kind, run concurrently:
+// RayClusters, RayServices, RayJobs, Ray pods, nodes, serve Services and Deployments (to find the
+// operator). Nothing is read per object. RayClusters and pods are required: a refusal is an error.
+// The rest only sharpen the diagnosis: a refusal is recorded in Snapshot.Blind and doctor goes on.
+func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.Snapshot, error) {
+	s := &diagnose.Snapshot{Now: q.Now}
+	ns := q.Namespace
+	var (
+		wg                                     sync.WaitGroup
+		errClusters, errPods, errSvcs, errJobs error
+		errNodes, errServe, errDeploys         error
+		clusters                               []rayv1.RayCluster
+		services                               []rayv1.RayService
+		jobs                                   []rayv1.RayJob
+		pods                                   []corev1.Pod
+		nodes                                  []corev1.Node
+		serve                                  []corev1.Service
+		deploys                                []appsv1.Deployment
+	)
+	run := func(f func()) {
+		wg.Add(1)
+		go func() { defer wg.Done(); f() }()
+	}
+	run(func() {
+		errClusters = listEach(ctx, q.Selector, func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return c.Ray.RayV1().RayClusters(ns).List(ctx, o)
+		}, func(obj runtime.Object) { clusters = append(clusters, *obj.(*rayv1.RayCluster)) })
+	})
+	run(func() {
+		errSvcs = listEach(ctx, "", func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return c.Ray.RayV1().RayServices(ns).List(ctx, o)
+		}, func(obj runtime.Object) { services = append(services, *obj.(*rayv1.RayService)) })
+	})
+	run(func() {
+		errJobs = listEach(ctx, "", func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return c.Ray.RayV1().RayJobs(ns).List(ctx, o)
+		}, func(obj runtime.Object) { jobs = append(jobs, *obj.(*rayv1.RayJob)) })
+	})
+	run(func() {
+		errPods = listEach(ctx, diagnose.RayPodSelector, func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return c.Kube.CoreV1().Pods(ns).List(ctx, o)
+		}, func(obj runtime.Object) { pods = append(pods, *obj.(*corev1.Pod)) })
+	})
+	run(func() {
+		errNodes = listEach(ctx, "", func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return c.Kube.CoreV1().Nodes().List(ctx, o)
+		}, func(obj runtime.Object) { nodes = append(nodes, *obj.(*corev1.Node)) })
+	})
+	run(func() {
+		errServe = listEach(ctx, serveServiceSelector, func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return c.Kube.CoreV1().Services(ns).List(ctx, o)
+		}, func(obj runtime.Object) { serve = append(serve, *obj.(*corev1.Service)) })
+	})
+	run(func() { deploys, errDeploys = c.ListDeployments(ctx, "") })
+	wg.Wait()
+
+	// Required kinds first, in the order a person fixes them: CRDs, then pods.
+	if errClusters != nil {
+		return nil, Explain(errClusters, Request{Verb: "list", Resource: "rayclusters.ray.io", Namespace: ns, Host: c.Host()})
+	}
+	if errPods != nil {
+		return nil, Explain(errPods, Request{Verb: "list", Resource: "pods", Namespace: ns, Host: c.Host()})
+	}
+	s.Clusters, s.Pods = clusters, pods
+	optional := []struct {
+		err  error
+		req  Request
+		keep func()
+	}{
+		{errSvcs, Request{Verb: "list", Resource: "rayservices.ray.io", Namespace: ns}, func() { s.Services = services }},
+		{errJobs, Request{Verb: "list", Resource: "rayjobs.ray.io", Namespace: ns}, func() { s.Jobs = jobs }},
+		{errNodes, Request{Verb: "list", Resource: "nodes"}, func() { s.Nodes = nodes }},
+		{errServe, Request{Verb: "list", Resource: "services", Namespace: ns}, func() { s.Serve = serve }},
+	}
+	for _, o := range optional {
+		if o.err == nil {
+			o.keep()
+			continue
+		}
+		o.req.Host = c.Host()
+		gap, err := blindOr(o.err, o.req)
+		if err != nil {
+			return nil, err
+		}
+		s.Blind = append(s.Blind, gap)
+	}
+	if errDeploys != nil && exit.CodeOf(errDeploys) == exit.Forbidden && ns != "" {
+		// Cannot look cluster-wide: the operator may still run in the namespace being checked.
+		var errNS error
+		if deploys, errNS = c.ListDeployments(ctx, ns); errNS == nil && len(diagnose.FindOperators(deploys)) > 0 {
+			errDeploys = nil
+		}
+	}
+	switch {
+	case errDeploys == nil:
+		s.Deployments = deploys
+	case exit.CodeOf(errDeploys) == exit.Forbidden:
+		s.Blind = append(s.Blind, diagnose.Gap{Resource: "deployments", Reason: errDeploys.Error()})
+	default:
+		return nil, errDeploys
+	}
+	return s, nil
+}
+
+// blindOr turns a refusal to list an optional kind into a Gap, and anything else into an error.
+// A 404 on RayServices or RayJobs means an old CRD set without them: nothing to see there.
+func blindOr(err error, req Request) (diagnose.Gap, error) {
+	resource := req.Resource
+	if i := len(resource) - len(".ray.io"); i > 0 && resource[i:] == ".ray.io" {
+		resource = resource[:i]
+		if apierrors.IsNotFound(err) {
+			return diagnose.Gap{Resource: resource, Reason: "the API has no " + req.Resource + " (CRD not installed)"}, nil
+		}
+	}
+	if apierrors.IsForbidden(err) {
+		return diagnose.Gap{Resource: resource, Reason: Explain(err, req).Error()}, nil
+	}
+	return diagnose.Gap{}, Explain(err, req)
+}
+
+// listEach runs one paged LIST (PageSize per page) and calls each for every item.
+func listEach(ctx context.Context, selector string, list pager.ListPageFunc, each func(runtime.Object)) error {
+	p := pager.New(list)
+	p.PageSize = PageSize
+	return p.EachListItem(ctx, metav1.ListOptions{LabelSelector: selector}, func(obj runtime.Object) error {
+		each(obj)
+		return nil
+	})
+}

@@ -1,0 +1,167 @@
+package kube
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	rayfake "github.com/ray-project/kuberay/ray-operator/pkg/client/clientset/versioned/fake"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	kfake "k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+)
+
+func snapshotClients() (*Clients, *kfake.Clientset, *rayfake.Clientset) {
+	head := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "a-head", Namespace: "ml",
+		Labels: map[string]string{diagnose.LabelIsRayNode: "yes", diagnose.LabelCluster: "a", diagnose.LabelNodeType: "head"}}}
+	other := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ml"}}
+	elsewhere := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "b-head", Namespace: "other",
+		Labels: map[string]string{diagnose.LabelIsRayNode: "yes", diagnose.LabelCluster: "b"}}}
+	serve := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "svc-serve-svc", Namespace: "ml", Labels: map[string]string{diagnose.LabelServe: "svc-serve"}}}
+	headSvc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "a-head-svc", Namespace: "ml"}}
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1"}}
+	op := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "kuberay-operator", Namespace: "ray-system"},
+		Spec: appsv1.DeploymentSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Image: "quay.io/kuberay/operator:v1.1.1"}}}}}}
+	kc := kfake.NewClientset(head, other, elsewhere, serve, headSvc, node, op)
+	rc := rayfake.NewSimpleClientset(
+		&rayv1.RayCluster{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "ml", Labels: map[string]string{"team": "x"}}},
+		&rayv1.RayCluster{ObjectMeta: metav1.ObjectMeta{Name: "a2", Namespace: "ml"}},
+		&rayv1.RayService{ObjectMeta: metav1.ObjectMeta{Name: "svc", Namespace: "ml"}},
+		&rayv1.RayJob{ObjectMeta: metav1.ObjectMeta{Name: "job", Namespace: "ml"}},
+	)
+	return &Clients{Kube: kc, Ray: rc}, kc, rc
+}
+
+func forbid(resource string) k8stesting.ReactionFunc {
+	return func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: resource}, "", nil)
+	}
+}
+
+func TestLoadSnapshotOneListPerKind(t *testing.T) {
+	c, kc, rc := snapshotClients()
+	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	s, err := c.LoadSnapshot(context.Background(), SnapshotQuery{Namespace: "ml", Selector: "team=x", Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Now.Equal(now) || len(s.Clusters) != 1 || s.Clusters[0].Name != "a" {
+		t.Errorf("clusters = %v (the -l selector applies to RayClusters)", s.Clusters)
+	}
+	if len(s.Pods) != 1 || s.Pods[0].Name != "a-head" {
+		t.Errorf("pods = %v, want only the Ray pod in ml", s.Pods)
+	}
+	if len(s.Serve) != 1 || s.Serve[0].Name != "svc-serve-svc" || len(s.Nodes) != 1 || len(s.Deployments) != 1 ||
+		len(s.Services) != 1 || len(s.Jobs) != 1 || len(s.Blind) != 0 {
+		t.Errorf("snapshot = %+v", s)
+	}
+	lists := map[string]int{}
+	for _, a := range append(kc.Actions(), rc.Actions()...) {
+		if a.GetVerb() != "list" {
+			t.Errorf("unexpected %s %s", a.GetVerb(), a.GetResource().Resource)
+		}
+		lists[a.GetResource().Resource]++
+	}
+	for _, r := range []string{"rayclusters", "rayservices", "rayjobs", "pods", "nodes", "services", "deployments"} {
+		if lists[r] != 1 {
+			t.Errorf("%d LISTs of %s, want 1", lists[r], r)
+		}
+	}
+	if len(lists) != 7 {
+		t.Errorf("lists = %v", lists)
+	}
+}
+
+func TestLoadSnapshotBlind(t *testing.T) {
+	c, kc, rc := snapshotClients()
+	kc.PrependReactor("list", "nodes", forbid("nodes"))
+	kc.PrependReactor("list", "services", forbid("services"))
+	kc.PrependReactor("list", "deployments", forbid("deployments"))
+	rc.PrependReactor("list", "rayjobs", forbid("rayjobs"))
+	rc.PrependReactor("list", "rayservices", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewNotFound(schema.GroupResource{Group: "ray.io", Resource: "rayservices"}, "")
+	})
+	s, err := c.LoadSnapshot(context.Background(), SnapshotQuery{Namespace: "ml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, g := range s.Blind {
+		got = append(got, g.Resource)
+		if g.Reason == "" {
+			t.Errorf("gap %s has no reason", g.Resource)
+		}
+	}
+	if strings.Join(got, ",") != "rayservices,rayjobs,nodes,services,deployments" {
+		t.Errorf("blind = %v", got)
+	}
+	if len(s.Clusters) != 2 || len(s.Pods) != 1 {
+		t.Errorf("required kinds must still be read: %+v", s)
+	}
+	if !strings.Contains(s.Blind[2].Reason, "kubectl auth can-i list nodes") {
+		t.Errorf("nodes reason = %q", s.Blind[2].Reason)
+	}
+}
+
+func TestLoadSnapshotFatal(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		setup    func(*kfake.Clientset, *rayfake.Clientset)
+		code     int
+		contains string
+	}{
+		{"rayclusters forbidden", func(_ *kfake.Clientset, rc *rayfake.Clientset) {
+			rc.PrependReactor("list", "rayclusters", forbid("rayclusters"))
+		}, exit.Forbidden, `you cannot list rayclusters.ray.io in namespace "ml"`},
+		{"pods forbidden", func(kc *kfake.Clientset, _ *rayfake.Clientset) {
+			kc.PrependReactor("list", "pods", forbid("pods"))
+		}, exit.Forbidden, `you cannot list pods in namespace "ml"`},
+		{"no CRDs", func(_ *kfake.Clientset, rc *rayfake.Clientset) {
+			rc.PrependReactor("list", "rayclusters", func(k8stesting.Action) (bool, runtime.Object, error) {
+				return true, nil, apierrors.NewNotFound(schema.GroupResource{Group: "ray.io", Resource: "rayclusters"}, "")
+			})
+		}, exit.API, "KubeRay is not installed in this cluster"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, kc, rc := snapshotClients()
+			tc.setup(kc, rc)
+			_, err := c.LoadSnapshot(context.Background(), SnapshotQuery{Namespace: "ml"})
+			if exit.CodeOf(err) != tc.code || err == nil || !strings.Contains(err.Error(), tc.contains) {
+				t.Fatalf("err = %v (code %d), want code %d containing %q", err, exit.CodeOf(err), tc.code, tc.contains)
+			}
+		})
+	}
+}
+
+// A user who cannot list deployments cluster-wide still finds an operator in the namespace checked.
+func TestLoadSnapshotOperatorInNamespace(t *testing.T) {
+	c, kc, _ := snapshotClients()
+	op := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "kuberay-operator", Namespace: "ml"},
+		Spec: appsv1.DeploymentSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Image: "kuberay/operator:v1.5.0"}}}}}}
+	if err := kc.Tracker().Add(op); err != nil {
+		t.Fatal(err)
+	}
+	kc.PrependReactor("list", "deployments", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if a.GetNamespace() == "" {
+			return forbid("deployments")(a)
+		}
+		return false, nil, nil
+	})
+	s, err := c.LoadSnapshot(context.Background(), SnapshotQuery{Namespace: "ml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Blind) != 0 || len(s.Deployments) != 1 || s.Deployments[0].Namespace != "ml" {
+		t.Errorf("blind = %v, deployments = %v", s.Blind, s.Deployments)
+	}
+}

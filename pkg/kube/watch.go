@@ -1,0 +1,86 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+)
+
+// WatchPods lists and then watches the pods matching selector in namespace ("" for all) and
+// calls handle with every pod added or changed, until ctx ends. It is an informer, so an expired
+// watch or an API server restart only makes it list again. An error it cannot recover from by
+// retrying (forbidden, unauthorized) ends it with that error, explained.
+func (c *Clients) WatchPods(ctx context.Context, namespace, selector string, handle func(*corev1.Pod)) error {
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.LabelSelector = selector
+			return c.Kube.CoreV1().Pods(namespace).List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.LabelSelector = selector
+			return c.Kube.CoreV1().Pods(namespace).Watch(ctx, o)
+		},
+	}
+	inf := cache.NewSharedIndexInformer(lw, &corev1.Pod{}, 0, cache.Indexers{})
+	_ = inf.SetTransform(stripManagedFields)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	fatal := make(chan error, 1)
+	_ = inf.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *cache.Reflector, err error) {
+		if isFatalWatchError(err) {
+			select {
+			case fatal <- Explain(err, Request{Verb: "watch", Resource: "pods", Namespace: namespace, Host: c.Host()}):
+			default:
+			}
+			cancel()
+		}
+	})
+	onPod := func(obj any) {
+		if p, ok := obj.(*corev1.Pod); ok {
+			handle(p)
+		}
+	}
+	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    onPod,
+		UpdateFunc: func(_, obj any) { onPod(obj) },
+	}); err != nil {
+		return err
+	}
+	inf.RunWithContext(ctx)
+	select {
+	case err := <-fatal:
+		return err
+	default:
+		return ctx.Err()
+	}
+}
+
+// isFatalWatchError: errors an informer would retry forever, where retrying cannot help.
+func isFatalWatchError(err error) bool {
+	return apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) ||
+		(apierrors.IsNotFound(err) && !errors.Is(err, context.Canceled))
+}
+
+// stripManagedFields drops what heal never reads, so caches of thousands of pods stay small.
+func stripManagedFields(obj any) (any, error) {
+	if a, err := meta.Accessor(obj); err == nil {
+		a.SetManagedFields(nil)
+	}
+	return obj, nil
+}
+
+// syncError names the resource an informer could not list, for the one line the user sees.
+func syncError(resource, namespace string, err error, host string) error {
+	if err == nil {
+		return fmt.Errorf("cannot list %s: the cache did not sync", resource)
+	}
+	return Explain(err, Request{Verb: "list", Resource: resource, Namespace: namespace, Host: host})
+}

@@ -1,0 +1,232 @@
+package kube
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	rayinformers "github.com/ray-project/kuberay/ray-operator/pkg/client/informers/externalversions"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+)
+
+// byCluster indexes Ray pods by "namespace/cluster" (their ray.io/cluster label), so a cluster's
+// pods are found without scanning every pod.
+const byCluster = "raycluster"
+
+// byNode indexes Ray pods by node, so a node going NotReady re-examines the clusters on it.
+const byNode = "node"
+
+// HealInformers are heal --watch's caches: Ray pods (label ray.io/is-ray-node=yes), RayClusters
+// and, when stuck heads may be force-deleted, nodes. Each is one LIST then a WATCH; client-go's
+// reflectors list again after an expired watch or an API server restart, so the caches heal
+// themselves. Every change is reported as the key of the RayCluster it concerns.
+type HealInformers struct {
+	c         *Clients
+	namespace string
+	kube      informers.SharedInformerFactory
+	nodesF    informers.SharedInformerFactory
+	ray       rayinformers.SharedInformerFactory
+	pods      cache.SharedIndexInformer
+	clusters  cache.SharedIndexInformer
+	nodes     cache.SharedIndexInformer
+
+	fatalOnce sync.Once
+	fatal     chan error
+	// Warn hears the errors informers retry after (connection refused while the API server
+	// restarts, expired watches); nil drops them.
+	Warn func(resource string, err error)
+}
+
+// NewHealInformers builds the caches for namespace ("" for all); onChange hears the RayCluster
+// each change concerns. withNodes adds a node cache (cluster-wide list and watch of nodes).
+func (c *Clients) NewHealInformers(namespace string, withNodes bool, onChange func(types.NamespacedName)) (*HealInformers, error) {
+	h := &HealInformers{c: c, namespace: namespace, fatal: make(chan error, 1)}
+	h.kube = informers.NewSharedInformerFactoryWithOptions(c.Kube, 0,
+		informers.WithNamespace(namespace),
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = diagnose.RayPodSelector }))
+	h.ray = rayinformers.NewSharedInformerFactoryWithOptions(c.Ray, 0, rayinformers.WithNamespace(namespace))
+	h.pods = h.kube.Core().V1().Pods().Informer()
+	h.clusters = h.ray.Ray().V1().RayClusters().Informer()
+	if err := h.pods.AddIndexers(cache.Indexers{byCluster: podClusterIndex, byNode: podNodeIndex}); err != nil {
+		return nil, err
+	}
+	if withNodes {
+		h.nodesF = informers.NewSharedInformerFactory(c.Kube, 0)
+		h.nodes = h.nodesF.Core().V1().Nodes().Informer()
+	}
+
+	podKey := func(obj any) {
+		if p := asPod(obj); p != nil && p.Labels[diagnose.LabelCluster] != "" {
+			onChange(types.NamespacedName{Namespace: p.Namespace, Name: p.Labels[diagnose.LabelCluster]})
+		}
+	}
+	clusterKey := func(obj any) {
+		if m, err := metaOf(obj); err == nil {
+			onChange(types.NamespacedName{Namespace: m.GetNamespace(), Name: m.GetName()})
+		}
+	}
+	nodeChanged := func(obj any) {
+		m, err := metaOf(obj)
+		if err != nil {
+			return
+		}
+		pods, _ := h.pods.GetIndexer().ByIndex(byNode, m.GetName())
+		for _, o := range pods {
+			podKey(o)
+		}
+	}
+	for _, reg := range []struct {
+		inf      cache.SharedIndexInformer
+		resource string
+		ns       string
+		handle   func(any)
+	}{
+		{h.pods, "pods", namespace, podKey},
+		{h.clusters, "rayclusters.ray.io", namespace, clusterKey},
+		{h.nodes, "nodes", "", nodeChanged},
+	} {
+		if reg.inf == nil {
+			continue
+		}
+		_ = reg.inf.SetTransform(stripManagedFields)
+		handle := reg.handle
+		if _, err := reg.inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc:    handle,
+			UpdateFunc: func(_, obj any) { handle(obj) },
+			DeleteFunc: handle,
+		}); err != nil {
+			return nil, err
+		}
+		resource, ns := reg.resource, reg.ns
+		_ = reg.inf.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *cache.Reflector, err error) {
+			if isFatalWatchError(err) {
+				h.fatalOnce.Do(func() { h.fatal <- syncError(resource, ns, err, c.Host()) })
+				return
+			}
+			if h.Warn != nil {
+				h.Warn(resource, err)
+			}
+		})
+	}
+	return h, nil
+}
+
+// Start runs the informers until ctx ends and waits for their first LIST. A LIST refused by RBAC
+// is returned as one line naming the permission.
+func (h *HealInformers) Start(ctx context.Context) error {
+	h.kube.Start(ctx.Done())
+	h.ray.Start(ctx.Done())
+	synced := []cache.InformerSynced{h.pods.HasSynced, h.clusters.HasSynced}
+	if h.nodesF != nil {
+		h.nodesF.Start(ctx.Done())
+		synced = append(synced, h.nodes.HasSynced)
+	}
+	syncCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan bool, 1)
+	go func() { done <- cache.WaitForCacheSync(syncCtx.Done(), synced...) }()
+	select {
+	case err := <-h.fatal:
+		return err
+	case ok := <-done:
+		if !ok {
+			return ctx.Err()
+		}
+		return nil
+	}
+}
+
+// Fatal delivers an error the informers cannot retry past (RBAC revoked while running).
+func (h *HealInformers) Fatal() <-chan error { return h.fatal }
+
+// Snapshot is the cached state of one RayCluster, its Ray pods and their nodes, in the shape
+// diagnose.Diagnose reads. ok is false when the RayCluster is not (or no longer) there.
+func (h *HealInformers) Snapshot(key types.NamespacedName, now time.Time) (*diagnose.Snapshot, bool) {
+	obj, exists, err := h.clusters.GetStore().GetByKey(key.Namespace + "/" + key.Name)
+	if err != nil || !exists {
+		return nil, false
+	}
+	rc, ok := obj.(*rayv1.RayCluster)
+	if !ok {
+		return nil, false
+	}
+	s := &diagnose.Snapshot{Now: now, Clusters: []rayv1.RayCluster{*rc}}
+	pods, _ := h.pods.GetIndexer().ByIndex(byCluster, key.Namespace+"/"+key.Name)
+	nodes := map[string]bool{}
+	for _, o := range pods {
+		p := asPod(o)
+		if p == nil {
+			continue
+		}
+		s.Pods = append(s.Pods, *p)
+		if h.nodes == nil || p.Spec.NodeName == "" || nodes[p.Spec.NodeName] {
+			continue
+		}
+		nodes[p.Spec.NodeName] = true
+		if n, exists, _ := h.nodes.GetStore().GetByKey(p.Spec.NodeName); exists {
+			if node, ok := n.(*corev1.Node); ok {
+				s.Nodes = append(s.Nodes, *node)
+			}
+		}
+	}
+	if h.nodes == nil {
+		s.Blind = append(s.Blind, diagnose.Gap{Resource: "nodes", Reason: "heal --watch reads nodes only with --force"})
+	}
+	// The watchdog reads only what head repairs need; doctor's other inputs are not cached.
+	s.Blind = append(s.Blind, diagnose.Gap{Resource: "deployments", Reason: "not watched by heal --watch"})
+	return s, true
+}
+
+// Keys lists every cached RayCluster, to examine them all once the caches are warm.
+func (h *HealInformers) Keys() []types.NamespacedName {
+	var out []types.NamespacedName
+	for _, k := range h.clusters.GetStore().ListKeys() {
+		ns, name, err := cache.SplitMetaNamespaceKey(k)
+		if err == nil {
+			out = append(out, types.NamespacedName{Namespace: ns, Name: name})
+		}
+	}
+	return out
+}
+
+func podClusterIndex(obj any) ([]string, error) {
+	p := asPod(obj)
+	if p == nil || p.Labels[diagnose.LabelCluster] == "" {
+		return nil, nil
+	}
+	return []string{p.Namespace + "/" + p.Labels[diagnose.LabelCluster]}, nil
+}
+
+func podNodeIndex(obj any) ([]string, error) {
+	p := asPod(obj)
+	if p == nil || p.Spec.NodeName == "" {
+		return nil, nil
+	}
+	return []string{p.Spec.NodeName}, nil
+}
+
+func asPod(obj any) *corev1.Pod {
+	switch o := obj.(type) {
+	case *corev1.Pod:
+		return o
+	case cache.DeletedFinalStateUnknown:
+		p, _ := o.Obj.(*corev1.Pod)
+		return p
+	}
+	return nil
+}
+
+func metaOf(obj any) (metav1.Object, error) {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	return meta.Accessor(obj)
+}

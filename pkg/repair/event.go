@@ -1,0 +1,63 @@
+package repair
+
+import (
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+const (
+	// EventReason is the reason of the Events heal records; `kubectl get events
+	// --field-selector reason=RayHeadHealed` lists every heal.
+	EventReason = "RayHeadHealed"
+	// EventSource is the component the Events come from.
+	EventSource = "kubectl-ray"
+	// maxEventMessage keeps messages inside what every API version accepts (events.k8s.io
+	// limits notes to 1 kB).
+	maxEventMessage = 1000
+)
+
+// HealEvents are the core/v1 Events recording action a, one on the RayCluster and one on the old
+// pod, so `kubectl describe` of either shows what heal did and why.
+func HealEvents(a Action, at time.Time, dryRun bool) []*corev1.Event {
+	verb := "deleted"
+	action := "DeletePod"
+	if a.Force() {
+		verb, action = "force-deleted (grace period 0)", "ForceDeletePod"
+	}
+	if dryRun {
+		verb = "would have " + verb + " (dry run)"
+	}
+	msg := fmt.Sprintf("kubectl-ray heal %s head pod %s (uid %s) for rule %s: %s", verb, a.Pod.Name, a.Pod.UID, a.Rule, a.Why)
+	if len(msg) > maxEventMessage {
+		msg = msg[:maxEventMessage-3] + "..."
+	}
+	podRef := corev1.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: a.Pod.Namespace, Name: a.Pod.Name,
+		UID: types.UID(a.Pod.UID), ResourceVersion: a.ResourceVersion}
+	clusterRef := corev1.ObjectReference{Kind: "RayCluster", APIVersion: "ray.io/v1", Namespace: a.Cluster.Namespace,
+		Name: a.Cluster.Name, UID: types.UID(a.Cluster.UID)}
+	ev := func(on corev1.ObjectReference, related *corev1.ObjectReference) *corev1.Event {
+		ts := metav1.NewTime(at)
+		return &corev1.Event{
+			ObjectMeta: metav1.ObjectMeta{
+				// The name scheme of client-go's recorder: unique per object and instant.
+				Name:      fmt.Sprintf("%s.%x", on.Name, at.UnixNano()),
+				Namespace: on.Namespace,
+			},
+			InvolvedObject: on,
+			Related:        related,
+			Reason:         EventReason,
+			Action:         action,
+			Message:        msg,
+			Type:           corev1.EventTypeNormal,
+			Source:         corev1.EventSource{Component: EventSource},
+			FirstTimestamp: ts,
+			LastTimestamp:  ts,
+			Count:          1,
+		}
+	}
+	return []*corev1.Event{ev(clusterRef, &podRef), ev(podRef, &clusterRef)}
+}

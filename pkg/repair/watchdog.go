@@ -1,0 +1,193 @@
+package repair
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+)
+
+// ClusterCache is the watchdog's view of the cluster: one RayCluster's state as a Snapshot.
+type ClusterCache interface {
+	Snapshot(key types.NamespacedName, now time.Time) (*diagnose.Snapshot, bool)
+}
+
+// Watchdog runs the same Diagnose and Plan as the one-shot command, for one RayCluster at a
+// time, whenever the informers report a change to it, and deletes a head once it has been
+// healable for MinAge. The grace guards against the Failed→Running flap of a pod with
+// restartPolicy Always (seed 000): a head that leaves the plan before MinAge is never touched.
+type Watchdog struct {
+	WatchdogConfig
+
+	queue workqueue.TypedRateLimitingInterface[types.NamespacedName]
+	mu    sync.Mutex
+	// since: when each healable head was first planned, per cluster.
+	since map[types.NamespacedName]map[types.UID]time.Time
+	// acted: heads already deleted; the informer shows them until the deletion lands.
+	acted map[types.UID]time.Time
+	// told: not-healable findings already logged, so each is logged once.
+	told map[string]bool
+}
+
+// WatchdogConfig is what a Watchdog is built from.
+type WatchdogConfig struct {
+	Cache    ClusterCache
+	Diagnose func(*diagnose.Snapshot) []diagnose.Finding
+	Exec     *Executor // Deleter and Events; no Wait, no Replan: a change re-queues the cluster
+	Opts     Options
+	MinAge   time.Duration
+	Now      func() time.Time
+	Log      *Logger
+	Workers  int
+}
+
+// NewWatchdog is a Watchdog with its queue.
+func NewWatchdog(cfg WatchdogConfig) *Watchdog {
+	w := &Watchdog{WatchdogConfig: cfg}
+	w.queue = workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[types.NamespacedName]())
+	w.since = map[types.NamespacedName]map[types.UID]time.Time{}
+	w.acted = map[types.UID]time.Time{}
+	w.told = map[string]bool{}
+	if w.Workers <= 0 {
+		w.Workers = 4
+	}
+	if w.Now == nil {
+		w.Now = time.Now
+	}
+	return w
+}
+
+// Changed queues a RayCluster for examination; the informers' handlers call it.
+func (w *Watchdog) Changed(key types.NamespacedName) { w.queue.Add(key) }
+
+// Run examines queued clusters until ctx ends. Cancelling ctx (leadership lost) stops acting at
+// once: no delete starts after it, and a delete in flight is cancelled with it.
+func (w *Watchdog) Run(ctx context.Context) {
+	go func() {
+		<-ctx.Done()
+		w.queue.ShutDown()
+	}()
+	var wg sync.WaitGroup
+	for i := 0; i < w.Workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				key, quit := w.queue.Get()
+				if quit {
+					return
+				}
+				w.sync(ctx, key)
+				w.queue.Done(key)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// sync examines one cluster.
+func (w *Watchdog) sync(ctx context.Context, key types.NamespacedName) {
+	now := w.Now()
+	s, ok := w.Cache.Snapshot(key, now)
+	if !ok {
+		w.mu.Lock()
+		delete(w.since, key)
+		w.mu.Unlock()
+		return
+	}
+	plan := Plan(s, w.Diagnose(s), w.Opts)
+	for _, sk := range plan.NotHealable {
+		w.tellOnce(sk)
+	}
+	due := w.due(key, plan, now)
+	for _, a := range due {
+		if ctx.Err() != nil {
+			return
+		}
+		o := w.Exec.apply(ctx, a, false)
+		if ctx.Err() != nil && o.Result == Failed {
+			w.Log.Line("warn", "stopped acting: leadership lost or shutting down", "pod", a.Pod.Namespace+"/"+a.Pod.Name)
+			return
+		}
+		w.logOutcome(o)
+		if o.Result == Deleted || o.Result == DryRun || o.Result == Gone {
+			w.mu.Lock()
+			w.acted[types.UID(a.Pod.UID)] = o.At
+			w.mu.Unlock()
+		}
+	}
+}
+
+// due returns the actions healable for MinAge, and re-queues the cluster for the others.
+func (w *Watchdog) due(key types.NamespacedName, plan HealPlan, now time.Time) []Action {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for uid, at := range w.acted {
+		if now.Sub(at) > 10*time.Minute {
+			delete(w.acted, uid)
+		}
+	}
+	prev := w.since[key]
+	next := map[types.UID]time.Time{}
+	var out []Action
+	var wait time.Duration
+	for _, a := range plan.Actions {
+		uid := types.UID(a.Pod.UID)
+		if _, done := w.acted[uid]; done {
+			continue
+		}
+		first, ok := prev[uid]
+		if !ok {
+			first = now
+		}
+		next[uid] = first
+		if left := w.MinAge - now.Sub(first); left > 0 {
+			if wait == 0 || left < wait {
+				wait = left
+			}
+			continue
+		}
+		out = append(out, a)
+	}
+	// Heads no longer in the plan (they recovered, or changed) start their grace again.
+	if len(next) == 0 {
+		delete(w.since, key)
+	} else {
+		w.since[key] = next
+	}
+	if wait > 0 {
+		w.queue.AddAfter(key, wait)
+	}
+	return out
+}
+
+func (w *Watchdog) tellOnce(sk Skip) {
+	k := sk.Rule + "|" + sk.Object.Namespace + "/" + sk.Object.Name + "|" + sk.Object.UID + "|" + sk.Why
+	w.mu.Lock()
+	seen := w.told[k]
+	w.told[k] = true
+	w.mu.Unlock()
+	if !seen {
+		w.Log.Line("info", "not healable", "rule", sk.Rule, "raycluster", sk.Cluster.Namespace+"/"+sk.Cluster.Name,
+			"object", sk.Object.Name, "why", sk.Why)
+	}
+}
+
+func (w *Watchdog) logOutcome(o Outcome) {
+	a := o.Action
+	level := "info"
+	if o.Result == Failed {
+		level = "error"
+	}
+	kv := []any{"action", a.Verb(), "result", string(o.Result), "rule", a.Rule,
+		"raycluster", a.Cluster.Namespace + "/" + a.Cluster.Name, "pod", a.Pod.Name, "uid", a.Pod.UID,
+		"resourceVersion", a.ResourceVersion, "node", a.Node}
+	if o.EventProblem != "" {
+		kv = append(kv, "eventProblem", o.EventProblem)
+	}
+	w.Log.Line(level, o.Message, kv...)
+}

@@ -348,3 +348,7 @@ func (p *Prober) count(rec *Record) {
 		b.connErr.Add(1)
 	}
 }
+
+// Close drops the idle kept-alive connections so a finished probe holds no sockets (port-forwards
+// can then be torn down cleanly). Call it after Run.
+func (p *Prober) Close() { p.client.CloseIdleConnections() }

@@ -1,0 +1,319 @@
+package chaos
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
+	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+func head(name string) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ml", ResourceVersion: "100", Labels: map[string]string{
+			"ray.io/cluster": "demo", "ray.io/node-type": "head", "ray.io/is-ray-node": "yes",
+		}},
+		Spec: corev1.PodSpec{NodeName: "node-a", Containers: []corev1.Container{{Name: "ray-head", Image: "rayproject/ray:2.9.0",
+			Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("4Gi")}}}}},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{
+			{Name: "ray-head", State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}},
+		}},
+	}
+}
+
+type harness struct {
+	client *fake.Clientset
+	out    *bytes.Buffer
+	errOut *bytes.Buffer
+	f      *cmdutil.Factory
+	mu     sync.Mutex
+	writes []k8stesting.Action // every action that is not a get, list or watch
+}
+
+func newHarness(t *testing.T, namespace string, objs ...runtime.Object) *harness {
+	t.Helper()
+	newSuffix = func() string { return "abcde" }
+	h := &harness{client: fake.NewClientset(objs...)}
+	// The fake tracker ignores dry-run; the API server stores nothing for it, so neither does this.
+	h.client.PrependReactor("patch", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		pa := a.(k8stesting.PatchActionImpl)
+		if len(pa.PatchOptions.DryRun) == 0 {
+			return false, nil, nil
+		}
+		obj, err := h.client.Tracker().Get(corev1.SchemeGroupVersion.WithResource("pods"), pa.Namespace, pa.Name)
+		return true, obj, err
+	})
+	// Prepended last, so it runs first and records every write.
+	h.client.PrependReactor("*", "*", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if v := a.GetVerb(); v != "get" && v != "list" && v != "watch" {
+			h.mu.Lock()
+			h.writes = append(h.writes, a)
+			h.mu.Unlock()
+		}
+		return false, nil, nil
+	})
+	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
+	h.out, h.errOut = out, errOut
+	flags := genericclioptions.NewConfigFlags(false)
+	flags.Namespace = &namespace
+	h.f = cmdutil.NewFactory(flags, streams)
+	h.f.NewClients = func(*genericclioptions.ConfigFlags) (*kube.Clients, error) {
+		return &kube.Clients{Kube: h.client}, nil
+	}
+	return h
+}
+
+func (h *harness) run(t *testing.T, newCmd func(*cmdutil.Factory) *cobra.Command, args ...string) error {
+	t.Helper()
+	cmd := newCmd(h.f)
+	cmd.SetArgs(args)
+	cmd.SetOut(h.out)
+	cmd.SetErr(h.errOut)
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	return cmd.ExecuteContext(context.Background())
+}
+
+func (h *harness) patches() []k8stesting.PatchActionImpl {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []k8stesting.PatchActionImpl
+	for _, a := range h.writes {
+		if p, ok := a.(k8stesting.PatchActionImpl); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (h *harness) storedEphemeral(t *testing.T, name string) []corev1.EphemeralContainer {
+	t.Helper()
+	p, err := h.client.CoreV1().Pods("ml").Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.Spec.EphemeralContainers
+}
+
+func TestDryRunPrintsExactContainerAndAddsNothing(t *testing.T) {
+	h := newHarness(t, "ml", head("demo-head-x7k2p"))
+	if err := h.run(t, NewDiskPressureCmd, "pod/demo-head-x7k2p", "--size", "10Gi", "--dry-run"); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "dry-run-disk.yaml", h.out.String())
+	if got := h.errOut.String(); got != "dry run: the API server accepted kubectl-ray-disk-pressure-abcde for pod ml/demo-head-x7k2p; nothing was injected\n" {
+		t.Errorf("stderr: %q", got)
+	}
+	ps := h.patches()
+	if len(ps) != 1 || len(ps[0].PatchOptions.DryRun) != 1 || ps[0].PatchOptions.DryRun[0] != "All" || ps[0].Subresource != "ephemeralcontainers" {
+		t.Fatalf("want one server-side dry-run patch of pods/ephemeralcontainers, got %+v", ps)
+	}
+	if ec := h.storedEphemeral(t, "demo-head-x7k2p"); len(ec) != 0 {
+		t.Errorf("dry run stored ephemeral containers: %+v", ec)
+	}
+}
+
+func TestInjectSendsExactPatch(t *testing.T) {
+	h := newHarness(t, "ml", head("demo-head-x7k2p"))
+	if err := h.run(t, NewMemoryPressureCmd, "demo", "--percent", "50", "--duration", "30s", "--yes"); err != nil {
+		t.Fatalf("%v\n%s", err, h.errOut)
+	}
+	ps := h.patches()
+	if len(ps) != 1 {
+		t.Fatalf("want one patch, got %d", len(ps))
+	}
+	p := ps[0]
+	if p.Subresource != "ephemeralcontainers" || string(p.PatchType) != "application/strategic-merge-patch+json" || len(p.PatchOptions.DryRun) != 0 || p.Name != "demo-head-x7k2p" {
+		t.Errorf("patch: subresource %q type %q dryRun %v name %q", p.Subresource, p.PatchType, p.PatchOptions.DryRun, p.Name)
+	}
+	golden(t, "patch-memory.json", string(p.Patch)+"\n")
+	want := "injected kubectl-ray-memory-pressure-abcde into pod ml/demo-head-x7k2p (target container ray-head, memory: 50% of container ray-head's memory limit 4Gi, for 30s); its log: kubectl logs -n ml demo-head-x7k2p -c kubectl-ray-memory-pressure-abcde\n"
+	if h.out.String() != want {
+		t.Errorf("stdout:\n%s\nwant:\n%s", h.out, want)
+	}
+	ec := h.storedEphemeral(t, "demo-head-x7k2p")
+	if len(ec) != 1 || ec[0].Name != "kubectl-ray-memory-pressure-abcde" || ec[0].TargetContainerName != "ray-head" {
+		t.Errorf("stored: %+v", ec)
+	}
+	// The RayCluster target cost exactly one LIST, with the cluster's head selector.
+	var lists []string
+	for _, a := range h.client.Actions() {
+		if la, ok := a.(k8stesting.ListActionImpl); ok {
+			lists = append(lists, la.GetListRestrictions().Labels.String())
+		}
+	}
+	if len(lists) != 1 || lists[0] != "ray.io/cluster=demo,ray.io/node-type=head" {
+		t.Errorf("lists: %v", lists)
+	}
+}
+
+func TestRefusalsInjectNothing(t *testing.T) {
+	notRay := head("web-0")
+	delete(notRay.Labels, "ray.io/is-ray-node")
+	pending := head("demo-head-pend1")
+	pending.Status.Phase = corev1.PodPending
+	cases := []struct {
+		name string
+		ns   string
+		cmd  func(*cmdutil.Factory) *cobra.Command
+		args []string
+		code int
+		want string
+	}{
+		{"no --yes without a terminal", "ml", NewDiskPressureCmd, []string{"pod/demo-head-x7k2p", "--size", "1Gi"}, exit.NotConfirmed,
+			"refusing to add ephemeral container kubectl-ray-disk-pressure-abcde to pod ml/demo-head-x7k2p on node node-a (node disk: 1Gi, for 2m0s) without --yes; ephemeral containers cannot be removed (it stays in the pod spec until the pod is deleted); pass --yes, or run in a terminal to confirm"},
+		{"not a Ray pod", "ml", NewDiskPressureCmd, []string{"pod/web-0", "--size", "1Gi", "--yes"}, exit.Usage,
+			"refusing pod ml/web-0: it is not a Ray pod (no label ray.io/is-ray-node=yes); chaos targets Ray pods only"},
+		{"kube-system", "kube-system", NewDiskPressureCmd, []string{"pod/demo-head-x7k2p", "--size", "1Gi", "--yes"}, exit.Usage,
+			"refusing to put pressure on pods in kube-system: it is never a chaos target"},
+		{"pod not running", "ml", NewMemoryPressureCmd, []string{"pod/demo-head-pend1", "--bytes", "1Gi", "--yes"}, exit.Usage,
+			"pod ml/demo-head-pend1 is Pending, not Running; an ephemeral container can only join a running pod"},
+		{"container not found", "ml", NewMemoryPressureCmd, []string{"pod/demo-head-x7k2p", "--bytes", "1Gi", "--target-container", "sidecar", "--yes"}, exit.NotFound,
+			`container "sidecar" not found in pod ml/demo-head-x7k2p; it has: ray-head (pass one with --target-container)`},
+		{"malformed size", "ml", NewDiskPressureCmd, []string{"demo", "--size", "lots", "--yes"}, exit.Usage,
+			`--size "lots" is not a quantity: use e.g. 512Mi, 10Gi or 2G`},
+		{"percent out of range", "ml", NewMemoryPressureCmd, []string{"demo", "--percent", "0", "--yes"}, exit.Usage,
+			"say how much: pass --bytes (e.g. 10Gi) or --percent (1-100), not both"},
+		{"role with a pod", "ml", NewDiskPressureCmd, []string{"pod/demo-head-x7k2p", "--role", "worker", "--size", "1Gi"}, exit.Usage,
+			"--role applies to a RAYCLUSTER argument, not to pod/demo-head-x7k2p"},
+		{"no such cluster", "ml", NewDiskPressureCmd, []string{"nope", "--size", "1Gi", "--yes"}, exit.NotFound,
+			`no head pod of RayCluster "nope" in namespace "ml"; list them with: kubectl get pods -n ml -l ray.io/cluster=nope,ray.io/node-type=head`},
+		{"no such pod", "ml", NewDiskPressureCmd, []string{"pod/gone", "--size", "1Gi", "--yes"}, exit.NotFound,
+			`pod "gone" not found in namespace "ml"; list them with: kubectl get pods -n ml`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHarness(t, c.ns, head("demo-head-x7k2p"), notRay, pending)
+			err := h.run(t, c.cmd, c.args...)
+			if err == nil || err.Error() != c.want || exit.CodeOf(err) != c.code {
+				t.Errorf("got %v (exit %d)\nwant %s (exit %d)", err, exit.CodeOf(err), c.want, c.code)
+			}
+			if len(h.writes) != 0 {
+				t.Errorf("refused, yet wrote: %v", h.writes)
+			}
+		})
+	}
+}
+
+func TestPatchErrors(t *testing.T) {
+	cases := []struct {
+		name string
+		err  error
+		code int
+		want string
+	}{
+		{"subresource missing", apierrors.NewNotFound(schema.GroupResource{Resource: "pods/ephemeralcontainers"}, ""), exit.API,
+			"ephemeral containers are not supported by this cluster (no pods/ephemeralcontainers subresource; Kubernetes 1.25+ serves it): nothing was injected"},
+		{"forbidden", apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "demo-head-x7k2p", nil), exit.Forbidden,
+			`forbidden: you cannot patch pods/ephemeralcontainers in namespace "ml"; ask for RBAC verb "patch" on "pods/ephemeralcontainers" (check with: kubectl auth can-i patch pods/ephemeralcontainers -n ml)`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHarness(t, "ml", head("demo-head-x7k2p"))
+			h.client.PrependReactor("patch", "pods", func(k8stesting.Action) (bool, runtime.Object, error) { return true, nil, c.err })
+			err := h.run(t, NewDiskPressureCmd, "pod/demo-head-x7k2p", "--size", "1Gi", "--yes")
+			if err == nil || err.Error() != c.want || exit.CodeOf(err) != c.code {
+				t.Errorf("got %v (exit %d)\nwant %s (exit %d)", err, exit.CodeOf(err), c.want, c.code)
+			}
+			if ec := h.storedEphemeral(t, "demo-head-x7k2p"); len(ec) != 0 {
+				t.Errorf("stored: %+v", ec)
+			}
+		})
+	}
+}
+
+// TestWatchEvictionTimeline plays the kubelet and the operator through the fake API: the node
+// reports DiskPressure, the head goes Failed/Evicted, a new head appears and runs.
+func TestWatchEvictionTimeline(t *testing.T) {
+	h := newHarness(t, "ml", head("demo-head-x7k2p"), &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-a"}})
+	watching := make(chan string, 4)
+	h.client.PrependWatchReactor("*", func(a k8stesting.Action) (bool, watch.Interface, error) {
+		watching <- a.GetResource().Resource
+		return false, nil, nil
+	})
+	var tick time.Duration
+	var clock sync.Mutex
+	h.f.Now = func() time.Time {
+		clock.Lock()
+		defer clock.Unlock()
+		return time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC).Add(tick)
+	}
+	advance := func(d time.Duration) { clock.Lock(); tick += d; clock.Unlock() }
+	done := make(chan error, 1)
+	go func() {
+		done <- h.run(t, NewDiskPressureCmd, "demo", "--size", "1Gi", "--yes", "--watch-eviction", "--timeout", "20s")
+	}()
+	for i := 0; i < 2; i++ {
+		select {
+		case <-watching:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the command did not start its watches")
+		}
+	}
+	ctx := context.Background()
+	pods, nodes := h.client.CoreV1().Pods("ml"), h.client.CoreV1().Nodes()
+	advance(20 * time.Second)
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-a"}, Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeDiskPressure, Status: corev1.ConditionTrue}}}}
+	if _, err := nodes.UpdateStatus(ctx, node, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	advance(10 * time.Second)
+	evicted, _ := pods.Get(ctx, "demo-head-x7k2p", metav1.GetOptions{})
+	evicted.Status.Phase, evicted.Status.Reason, evicted.Status.Message = corev1.PodFailed, "Evicted", "The node was low on resource: ephemeral-storage."
+	if _, err := pods.UpdateStatus(ctx, evicted, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	advance(15 * time.Second)
+	if _, err := pods.Create(ctx, head("demo-head-9fz4q"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("%v\n%s", err, h.errOut)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the watch did not end after the replacement ran")
+	}
+	golden(t, "watch-eviction.txt", h.out.String())
+}

@@ -1,0 +1,59 @@
+package kube
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+)
+
+// EphemeralContainerPatch is the strategic merge patch that adds ec to pod, computed the way
+// kubectl debug does: the two-way diff between the pod and the pod with ec appended.
+func EphemeralContainerPatch(pod *corev1.Pod, ec corev1.EphemeralContainer) ([]byte, error) {
+	before, err := json.Marshal(pod)
+	if err != nil {
+		return nil, err
+	}
+	with := pod.DeepCopy()
+	with.Spec.EphemeralContainers = append(with.Spec.EphemeralContainers, ec)
+	after, err := json.Marshal(with)
+	if err != nil {
+		return nil, err
+	}
+	return strategicpatch.CreateTwoWayMergePatch(before, after, pod)
+}
+
+// AddEphemeralContainer PATCHes pods/ephemeralcontainers of pod with patch. dryRun asks the server
+// to validate and admit the change without storing it.
+func (c *Clients) AddEphemeralContainer(ctx context.Context, pod *corev1.Pod, patch []byte, dryRun bool) (*corev1.Pod, error) {
+	opts := metav1.PatchOptions{}
+	if dryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	out, err := c.Kube.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.StrategicMergePatchType, patch, opts, "ephemeralcontainers")
+	if err == nil {
+		return out, nil
+	}
+	req := Request{Verb: "patch", Resource: "pods/ephemeralcontainers", Namespace: pod.Namespace, Name: pod.Name, Host: c.Host()}
+	var status apierrors.APIStatus
+	if se, ok := err.(apierrors.APIStatus); ok {
+		status = se
+	}
+	switch {
+	// A 404 that names no object is the subresource itself missing (kubectl debug tells them apart
+	// the same way); a 404 naming the pod means the pod went away.
+	case apierrors.IsNotFound(err) && status != nil && (status.Status().Details == nil || status.Status().Details.Name == ""):
+		return nil, exit.Errorf(exit.API, "ephemeral containers are not supported by this cluster (no pods/ephemeralcontainers subresource; Kubernetes 1.25+ serves it): nothing was injected")
+	case apierrors.IsForbidden(err) && strings.Contains(err.Error(), "PodSecurity"):
+		return nil, exit.Errorf(exit.Forbidden, "pod security admission in namespace %q refused the ephemeral container: %s; nothing was injected",
+			pod.Namespace, oneLine(err))
+	}
+	return nil, Explain(err, req)
+}

@@ -1,0 +1,64 @@
+package kube
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/pager"
+)
+
+// GetPodByName reads one named pod (a pod/NAME argument).
+func (c *Clients) GetPodByName(ctx context.Context, namespace, name string) (*corev1.Pod, error) {
+	p, err := c.Kube.CoreV1().Pods(namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, Explain(err, Request{Verb: "get", Resource: "pods", Namespace: namespace, Name: name, Host: c.Host()})
+	}
+	return p, nil
+}
+
+// ListPodsMatching lists the pods in namespace that match a label selector, in pages: one LIST,
+// however many pods there are.
+func (c *Clients) ListPodsMatching(ctx context.Context, namespace, selector string) ([]corev1.Pod, error) {
+	var out []corev1.Pod
+	p := pager.New(func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+		return c.Kube.CoreV1().Pods(namespace).List(ctx, opts)
+	})
+	p.PageSize = PageSize
+	err := p.EachListItem(ctx, metav1.ListOptions{LabelSelector: selector}, func(obj runtime.Object) error {
+		out = append(out, *obj.(*corev1.Pod))
+		return nil
+	})
+	if err != nil {
+		return nil, Explain(err, Request{Verb: "list", Resource: "pods", Namespace: namespace, Host: c.Host()})
+	}
+	return out, nil
+}
+
+// WatchTargetPods watches pods in namespace selected by labels (labelSelector) or, when it is empty, the
+// one pod called name, from resourceVersion.
+func (c *Clients) WatchTargetPods(ctx context.Context, namespace, labelSelector, name, resourceVersion string) (watch.Interface, error) {
+	opts := metav1.ListOptions{LabelSelector: labelSelector, ResourceVersion: resourceVersion, AllowWatchBookmarks: true}
+	if labelSelector == "" {
+		opts.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
+	}
+	w, err := c.Kube.CoreV1().Pods(namespace).Watch(ctx, opts)
+	if err != nil {
+		return nil, Explain(err, Request{Verb: "watch", Resource: "pods", Namespace: namespace, Host: c.Host()})
+	}
+	return w, nil
+}
+
+// WatchNodeNamed watches the one node called name.
+func (c *Clients) WatchNodeNamed(ctx context.Context, name string) (watch.Interface, error) {
+	w, err := c.Kube.CoreV1().Nodes().Watch(ctx, metav1.ListOptions{
+		FieldSelector: fields.OneTermEqualSelector("metadata.name", name).String(), AllowWatchBookmarks: true,
+	})
+	if err != nil {
+		return nil, Explain(err, Request{Verb: "watch", Resource: "nodes", Host: c.Host()})
+	}
+	return w, nil
+}

@@ -56,7 +56,7 @@ func newWaiter(now func() time.Time) *waiter {
 }
 
 // expect adds a deleted head: its cluster now needs a replacement.
-func (w *waiter) expect(cluster diagnose.Ref, old types.UID, at time.Time) {
+func (w *waiter) expect(cluster diagnose.Ref, old types.UID, oldName string, at time.Time) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	key := types.NamespacedName{Namespace: cluster.Namespace, Name: cluster.Name}
@@ -66,9 +66,7 @@ func (w *waiter) expect(cluster diagnose.Ref, old types.UID, at time.Time) {
 		w.targets[key] = t
 	}
 	t.old[old] = true
-	if name := w.nameOf(old); name != "" {
-		t.r.OldPods = append(t.r.OldPods, name)
-	}
+	t.r.OldPods = append(t.r.OldPods, oldName)
 	t.r.DeletedAt = at
 	// A pod deleted now may have been the one followed; start again from what was seen.
 	t.uid, t.r.Pod, t.r.Existing, t.r.SeenAfter, t.r.ReadyAfter, t.r.Ready = "", "", false, 0, 0, false
@@ -76,13 +74,6 @@ func (w *waiter) expect(cluster diagnose.Ref, old types.UID, at time.Time) {
 		w.update(t, s.pod)
 	}
 	w.check()
-}
-
-func (w *waiter) nameOf(uid types.UID) string {
-	if s, ok := w.seen[uid]; ok {
-		return s.pod.Name
-	}
-	return string(uid)
 }
 
 // observe is the watch's handler.

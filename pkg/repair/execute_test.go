@@ -1,0 +1,290 @@
+package repair
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	rayfake "github.com/ray-project/kuberay/ray-operator/pkg/client/clientset/versioned/fake"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+)
+
+var podsGVR = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+
+// apiServer is a fake clientset that checks delete preconditions the way the API server does
+// (client-go's fake tracker ignores them) and records every delete's options.
+type apiServer struct {
+	kc      *fake.Clientset
+	clients *kube.Clients
+	mu      sync.Mutex
+	deletes []metav1.DeleteOptions
+	// beforeDelete runs before the precondition check, to race a change in.
+	beforeDelete func()
+	// afterDelete runs after a real delete, to play the operator.
+	afterDelete func(ns, name string)
+}
+
+func newAPIServer(objs ...runtime.Object) *apiServer {
+	a := &apiServer{kc: fake.NewClientset(objs...)}
+	a.clients = &kube.Clients{Kube: a.kc, Ray: rayfake.NewSimpleClientset()}
+	a.kc.PrependReactor("delete", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {
+		d := action.(k8stesting.DeleteActionImpl)
+		a.mu.Lock()
+		a.deletes = append(a.deletes, d.DeleteOptions)
+		a.mu.Unlock()
+		if a.beforeDelete != nil {
+			a.beforeDelete()
+		}
+		obj, err := a.kc.Tracker().Get(podsGVR, d.Namespace, d.Name)
+		if err != nil {
+			return true, nil, err
+		}
+		p := obj.(*corev1.Pod)
+		if pre := d.DeleteOptions.Preconditions; pre != nil {
+			if pre.UID != nil && *pre.UID != p.UID || pre.ResourceVersion != nil && *pre.ResourceVersion != p.ResourceVersion {
+				return true, nil, apierrors.NewConflict(schema.GroupResource{Resource: "pods"}, d.Name,
+					errString("Precondition failed: UID or ResourceVersion"))
+			}
+		}
+		if len(d.DeleteOptions.DryRun) > 0 {
+			return true, nil, nil
+		}
+		if err := a.kc.Tracker().Delete(podsGVR, d.Namespace, d.Name); err != nil {
+			return true, nil, err
+		}
+		if a.afterDelete != nil {
+			go a.afterDelete(d.Namespace, d.Name)
+		}
+		return true, nil, nil
+	})
+	return a
+}
+
+type errString string
+
+func (e errString) Error() string { return string(e) }
+
+func (a *apiServer) events(t *testing.T) []corev1.Event {
+	t.Helper()
+	l, err := a.kc.CoreV1().Events("").List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l.Items
+}
+
+func (a *apiServer) executor(dryRun bool) *Executor {
+	return &Executor{Deleter: a.clients, Events: a.clients, Watcher: a.clients, DryRun: dryRun, Timeout: 5 * time.Second}
+}
+
+func seed000() (rayv1.RayCluster, corev1.Pod, *diagnose.Snapshot) {
+	c := cluster("default", "raycluster-kuberay")
+	p := evicted(head(c, "raycluster-kuberay-head-ldg9f"))
+	return c, p, &diagnose.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{p}}
+}
+
+func TestExecutorDeletesWithPreconditionsAndRecordsEvents(t *testing.T) {
+	c, p, s := seed000()
+	api := newAPIServer(p.DeepCopy())
+	plan := Plan(s, []diagnose.Finding{finding(diagnose.RuleHeadEvicted, c, &p)}, Options{})
+	rep, err := api.executor(false).Run(context.Background(), plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Outcomes) != 1 || rep.Outcomes[0].Result != Deleted ||
+		rep.Outcomes[0].Message != "deleted pod default/raycluster-kuberay-head-ldg9f (rule head-evicted)" {
+		t.Fatalf("outcomes: %+v", rep.Outcomes)
+	}
+	d := api.deletes[0]
+	if *d.Preconditions.UID != p.UID || *d.Preconditions.ResourceVersion != "100" || d.GracePeriodSeconds != nil || len(d.DryRun) != 0 {
+		t.Errorf("delete options: %+v", d)
+	}
+	if _, err := api.kc.Tracker().Get(podsGVR, p.Namespace, p.Name); !apierrors.IsNotFound(err) {
+		t.Errorf("pod still there: %v", err)
+	}
+	evs := api.events(t)
+	if len(evs) != 2 {
+		t.Fatalf("want 2 events, got %d", len(evs))
+	}
+	kinds := map[string]bool{}
+	for _, ev := range evs {
+		kinds[ev.InvolvedObject.Kind] = true
+		if ev.Reason != "RayHeadHealed" || ev.Source.Component != "kubectl-ray" || ev.Type != corev1.EventTypeNormal ||
+			!strings.HasPrefix(ev.Message, "kubectl-ray heal deleted head pod raycluster-kuberay-head-ldg9f (uid uid-raycluster-kuberay-head-ldg9f) for rule head-evicted: phase Failed (Evicted)") {
+			t.Errorf("event: %+v", ev)
+		}
+	}
+	if !kinds["RayCluster"] || !kinds["Pod"] {
+		t.Errorf("events on %v, want RayCluster and Pod", kinds)
+	}
+}
+
+func TestExecutorDryRunChangesNothing(t *testing.T) {
+	c, p, s := seed000()
+	api := newAPIServer(p.DeepCopy())
+	plan := Plan(s, []diagnose.Finding{finding(diagnose.RuleHeadEvicted, c, &p)}, Options{})
+	ex := api.executor(true)
+	ex.Wait = true // ignored on a dry run
+	rep, err := ex.Run(context.Background(), plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Outcomes[0].Result != DryRun || len(rep.Replacements) != 0 {
+		t.Fatalf("report: %+v", rep)
+	}
+	if d := api.deletes[0]; len(d.DryRun) != 1 || d.DryRun[0] != metav1.DryRunAll || d.Preconditions == nil {
+		t.Errorf("delete options: %+v", d)
+	}
+	if _, err := api.kc.Tracker().Get(podsGVR, p.Namespace, p.Name); err != nil {
+		t.Errorf("pod gone after a dry run: %v", err)
+	}
+	for _, a := range api.kc.Actions() {
+		if cr, ok := a.(k8stesting.CreateActionImpl); ok {
+			if opts := cr.CreateOptions; len(opts.DryRun) != 1 {
+				t.Errorf("%s created without dry run", cr.Resource.Resource)
+			}
+		}
+	}
+}
+
+func TestExecutorConflictReplansOnce(t *testing.T) {
+	c, p, s := seed000()
+	api := newAPIServer(p.DeepCopy())
+	// The kubelet writes the status once more between plan and delete.
+	changed := p.DeepCopy()
+	changed.ResourceVersion = "101"
+	api.beforeDelete = func() {
+		_ = api.kc.Tracker().Update(podsGVR, changed.DeepCopy(), changed.Namespace)
+		api.beforeDelete = nil
+	}
+	plan := Plan(s, []diagnose.Finding{finding(diagnose.RuleHeadEvicted, c, &p)}, Options{})
+	ex := api.executor(false)
+	replans := 0
+	ex.Replan = func(context.Context) (HealPlan, error) {
+		replans++
+		s2 := &diagnose.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{*changed}}
+		return Plan(s2, []diagnose.Finding{finding(diagnose.RuleHeadEvicted, c, changed)}, Options{}), nil
+	}
+	rep, err := ex.Run(context.Background(), plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if replans != 1 || len(rep.Outcomes) != 2 || rep.Outcomes[0].Result != Changed || rep.Outcomes[1].Result != Deleted || !rep.Outcomes[1].Retried {
+		t.Fatalf("replans %d, outcomes %+v", replans, rep.Outcomes)
+	}
+	if rep.Outcomes[0].Message != "pod default/raycluster-kuberay-head-ldg9f changed since it was seen (uid uid-raycluster-kuberay-head-ldg9f, resourceVersion 100); not deleted" {
+		t.Errorf("message: %q", rep.Outcomes[0].Message)
+	}
+	if got := *api.deletes[1].Preconditions.ResourceVersion; got != "101" {
+		t.Errorf("retry used resourceVersion %s", got)
+	}
+}
+
+func TestExecutorLeavesAReplacedPodAlone(t *testing.T) {
+	c, p, s := seed000()
+	api := newAPIServer(p.DeepCopy())
+	// The pod is replaced between plan and delete by a new, Running one of the same name.
+	replacement := head(c, p.Name)
+	replacement.UID = "uid-new"
+	replacement.ResourceVersion = "200"
+	api.beforeDelete = func() {
+		_ = api.kc.Tracker().Update(podsGVR, replacement.DeepCopy(), replacement.Namespace)
+	}
+	plan := Plan(s, []diagnose.Finding{finding(diagnose.RuleHeadEvicted, c, &p)}, Options{})
+	ex := api.executor(false)
+	ex.Replan = func(context.Context) (HealPlan, error) {
+		s2 := &diagnose.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{replacement}}
+		return Plan(s2, nil, Options{}), nil
+	}
+	rep, err := ex.Run(context.Background(), plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Outcomes) != 2 || rep.Outcomes[1].Result != Changed ||
+		rep.Outcomes[1].Message != "pod default/raycluster-kuberay-head-ldg9f changed since it was seen and needs no heal any more; not deleted" {
+		t.Fatalf("outcomes: %+v", rep.Outcomes)
+	}
+	obj, err := api.kc.Tracker().Get(podsGVR, p.Namespace, p.Name)
+	if err != nil || obj.(*corev1.Pod).UID != "uid-new" {
+		t.Fatalf("the new pod was touched: %v", err)
+	}
+	if len(api.deletes) != 1 || len(api.events(t)) != 0 {
+		t.Errorf("deletes %d, events %d", len(api.deletes), len(api.events(t)))
+	}
+}
+
+func TestExecutorWaitsForTheReplacement(t *testing.T) {
+	c, p, s := seed000()
+	api := newAPIServer(p.DeepCopy())
+	// Play the operator: a new head appears Pending, then Running and Ready.
+	api.afterDelete = func(ns, _ string) {
+		time.Sleep(20 * time.Millisecond)
+		n := head(c, "raycluster-kuberay-head-new")
+		n.CreationTimestamp = metav1.Now()
+		n.Status = corev1.PodStatus{Phase: corev1.PodPending}
+		_ = api.kc.Tracker().Create(podsGVR, n.DeepCopy(), ns)
+		time.Sleep(30 * time.Millisecond)
+		n.Status = head(c, "x").Status
+		n.ResourceVersion = "101"
+		_ = api.kc.Tracker().Update(podsGVR, n.DeepCopy(), ns)
+	}
+	plan := Plan(s, []diagnose.Finding{finding(diagnose.RuleHeadEvicted, c, &p)}, Options{})
+	ex := api.executor(false)
+	ex.Wait = true
+	rep, err := ex.Run(context.Background(), plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.TimedOut || len(rep.Replacements) != 1 {
+		t.Fatalf("report: %+v", rep)
+	}
+	r := rep.Replacements[0]
+	if r.Pod != "raycluster-kuberay-head-new" || !r.Ready || r.Existing || r.SeenAfter < 15*time.Millisecond ||
+		r.ReadyAfter < r.SeenAfter+25*time.Millisecond || r.OldPods[0] != "raycluster-kuberay-head-ldg9f" {
+		t.Fatalf("replacement: %+v", r)
+	}
+}
+
+func TestExecutorWaitTimesOut(t *testing.T) {
+	c, p, s := seed000()
+	api := newAPIServer(p.DeepCopy())
+	plan := Plan(s, []diagnose.Finding{finding(diagnose.RuleHeadEvicted, c, &p)}, Options{})
+	ex := api.executor(false)
+	ex.Wait, ex.Timeout = true, 100*time.Millisecond
+	rep, err := ex.Run(context.Background(), plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.TimedOut || len(rep.Replacements) != 1 || rep.Replacements[0].Pod != "" || rep.Replacements[0].Ready {
+		t.Fatalf("report: %+v", rep)
+	}
+}
+
+func TestExecutorReportsForbiddenEvents(t *testing.T) {
+	c, p, s := seed000()
+	api := newAPIServer(p.DeepCopy())
+	api.kc.PrependReactor("create", "events", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "events"}, "", errString("no"))
+	})
+	plan := Plan(s, []diagnose.Finding{finding(diagnose.RuleHeadEvicted, c, &p)}, Options{})
+	rep, err := api.executor(false).Run(context.Background(), plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := rep.Outcomes[0]
+	if o.Result != Deleted || !strings.HasPrefix(o.EventProblem, `Events not recorded: forbidden: you cannot create events in namespace "default"`) {
+		t.Fatalf("outcome: %+v", o)
+	}
+}

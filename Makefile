@@ -1,0 +1,44 @@
+# kubectl-ray. `make demo` and `make test` are the two commands a fresh machine needs (see README).
+SHELL := /bin/bash
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null)
+LDFLAGS := -X github.com/kubectl-ray/kubectl-ray/pkg/version.Version=$(VERSION) -X github.com/kubectl-ray/kubectl-ray/pkg/version.Commit=$(COMMIT)
+BIN     := bin/kubectl-ray
+# go test's own timeout, under CI's 90 minutes.
+TEST_TIMEOUT ?= 75m
+
+.PHONY: build test unit e2e demo sandbox-build sandbox-up sandbox-down vet clean
+
+build:
+	CGO_ENABLED=0 go build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/kubectl-ray
+
+vet:
+	go vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+
+# Unit tests only: no cluster needed.
+unit:
+	go test -short -count=1 ./...
+
+# Unit and end-to-end tests. The e2e package builds the sandbox on first use (15-25 minutes cold).
+test: vet sandbox-build
+	go test -count=1 -timeout $(TEST_TIMEOUT) ./...
+
+e2e: sandbox-build
+	go test -count=1 -timeout $(TEST_TIMEOUT) ./test/e2e/...
+
+# The demo: builds everything, starts a sandbox with KubeRay v1.1.1, reproduces seed 000, tears down.
+demo: build sandbox-build
+	go run ./hack/demo --bin $(BIN)
+
+sandbox-build:
+	go run ./hack/sandbox build
+
+sandbox-up:
+	go run ./hack/sandbox up $(ARGS)
+
+sandbox-down:
+	go run ./hack/sandbox down $(ARGS)
+
+clean:
+	rm -rf bin dist .sandbox

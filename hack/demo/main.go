@@ -1,0 +1,155 @@
+// Command demo tells the story kubectl-ray exists for, on a local sandbox with the real KubeRay
+// v1.1.1 operator: a RayCluster's head is evicted by node pressure (the kubelet's part is played
+// through the API: no kubelet runs here) and KubeRay never replaces it. Then doctor explains it,
+// heal repairs it, and the sandbox is torn down.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/test/play"
+	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
+)
+
+func main() {
+	bin := flag.String("bin", "bin/kubectl-ray", "the kubectl-ray binary to demonstrate")
+	dir := flag.String("dir", "", "sandbox state directory (default .sandbox/demo)")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, *bin, *dir); err != nil {
+		fmt.Fprintln(os.Stderr, "demo:", err)
+		os.Exit(1)
+	}
+}
+
+type demo struct {
+	ctx     context.Context
+	sb      *sandbox.Sandbox
+	pathEnv string
+}
+
+func run(ctx context.Context, bin, dir string) error {
+	absBin, err := filepath.Abs(bin)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(absBin); err != nil {
+		return fmt.Errorf("%s is missing: run `make build` first", bin)
+	}
+	repo, err := sandbox.FindRepo(".")
+	if err != nil {
+		return err
+	}
+	if dir == "" {
+		dir = filepath.Join(repo, ".sandbox", "demo")
+	}
+	// kubectl finds the plugin on PATH: put a kubectl-ray link first on it.
+	plugins := filepath.Join(dir+"-plugins")
+	if err := os.MkdirAll(plugins, 0o755); err != nil {
+		return err
+	}
+	link := filepath.Join(plugins, "kubectl-ray")
+	_ = os.Remove(link)
+	if err := os.Symlink(absBin, link); err != nil {
+		return err
+	}
+
+	title("Starting a sandbox: etcd, kube-apiserver, controller-manager, scheduler, kwok and KubeRay v1.1.1")
+	cfg := sandbox.Config{Dir: dir, Operator: sandbox.OperatorV111, Nodes: 3}
+	_ = sandbox.Down(cfg, os.Stderr) // a demo interrupted before leaves its sandbox behind
+	sb, err := sandbox.Up(ctx, cfg, os.Stdout)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		title("Tearing down")
+		_ = sb.Down()
+	}()
+	d := &demo{ctx: ctx, sb: sb, pathEnv: plugins + string(os.PathListSeparator) + os.Getenv("PATH")}
+
+	title("Creating a RayCluster from KubeRay's ray-cluster.complete.yaml sample")
+	if err := d.sh("kubectl", "create", "-f", sb.Config().SamplePath("ray-cluster.complete.yaml")); err != nil {
+		return err
+	}
+	head, err := d.waitHead("raycluster-complete", 90*time.Second)
+	if err != nil {
+		return err
+	}
+	_ = d.sh("kubectl", "get", "pods", "-o", "wide")
+
+	title("Disk pressure on " + head + "'s node: the kubelet evicts the head (played through the API: no kubelet runs here)")
+	if _, err := play.KubeletEvict(ctx, sb.Kube, "default", head, "ephemeral-storage"); err != nil {
+		return err
+	}
+	fmt.Println("Waiting 20 s for KubeRay v1.1.1 to react ...")
+	time.Sleep(20 * time.Second)
+	_ = d.sh("kubectl", "get", "pods")
+	_ = d.sh("kubectl", "get", "raycluster")
+	fmt.Println("The head is still Failed/Evicted and no new head exists; the RayCluster may even read ready.")
+	fmt.Println("KubeRay v1.1.1's log says why:")
+	if log, err := os.ReadFile(sb.LogPath("kuberay-operator")); err == nil {
+		for _, line := range strings.Split(string(log), "\n") {
+			if strings.Contains(line, "will not delete the Pod") {
+				var entry struct{ Reason string }
+				if json.Unmarshal([]byte(line), &entry) == nil && entry.Reason != "" {
+					line = entry.Reason
+				}
+				fmt.Println("  " + truncate(line, 300))
+				break
+			}
+		}
+	}
+	return d.afterEviction(head)
+}
+
+// afterEviction is the part later features extend: doctor, heal, chaos.
+func (d *demo) afterEviction(head string) error {
+	return nil
+}
+
+func (d *demo) waitHead(cluster string, timeout time.Duration) (string, error) {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		pods, err := d.sb.Kube.CoreV1().Pods("default").List(d.ctx, metav1.ListOptions{LabelSelector: "ray.io/cluster=" + cluster + ",ray.io/node-type=head"})
+		if err == nil && len(pods.Items) == 1 && pods.Items[0].Status.Phase == "Running" && pods.Items[0].DeletionTimestamp == nil {
+			return pods.Items[0].Name, nil
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	return "", fmt.Errorf("no Running head for %s after %s", cluster, timeout)
+}
+
+// sh shows a command and runs it with the sandbox's kubeconfig and the plugin on PATH.
+func (d *demo) sh(name string, args ...string) error {
+	fmt.Printf("\n$ %s %s\n", name, strings.Join(args, " "))
+	cmd := exec.CommandContext(d.ctx, name, args...)
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stdout
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+d.sb.Kubeconfig(), "PATH="+d.pathEnv)
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		fmt.Printf("(exit code %d)\n", ee.ExitCode())
+	}
+	return err
+}
+
+func title(s string) { fmt.Printf("\n==> %s\n", s) }
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + " ..."
+}

@@ -207,13 +207,12 @@ func (o *PressureOptions) Run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	start := o.f.Now()
 	fmt.Fprintf(out, "injected %s into pod %s/%s (target container %s, %s, for %s); its log: kubectl logs -n %s %s -c %s\n",
 		ec.Name, pod.Namespace, pod.Name, spec.TargetContainer, o.what(spec), spec.Duration, pod.Namespace, pod.Name, ec.Name)
 	if !o.watch {
 		return nil
 	}
-	return o.watchEviction(ctx, c, injected, spec, start)
+	return o.watchEviction(ctx, c, injected, spec)
 }
 
 // targetPod is the named pod, or the RayCluster's head or first Running worker found by ONE

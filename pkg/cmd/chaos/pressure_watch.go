@@ -17,7 +17,7 @@ import (
 // watchEviction follows the target pod (for a head: every head of its cluster, to see the
 // replacement) and its node, printing the timeline as it happens, until recovery or --timeout.
 // A head evicted and not replaced in time exits CheckFailed: it is the failure under test.
-func (o *PressureOptions) watchEviction(ctx context.Context, c *kube.Clients, pod *corev1.Pod, s pressure.Spec, start interface{ Unix() int64 }) error {
+func (o *PressureOptions) watchEviction(ctx context.Context, c *kube.Clients, pod *corev1.Pod, s pressure.Spec) error {
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
 	out, errOut := o.f.IOStreams.Out, o.f.IOStreams.ErrOut

@@ -1,0 +1,136 @@
+// Package heal is `kubectl ray heal`: delete the Ray heads doctor finds broken in a way only a
+// delete repairs, so the KubeRay operator creates new ones; once, or as a watchdog.
+package heal
+
+import (
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
+	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+)
+
+// Options for `kubectl ray heal`.
+type Options struct {
+	f      *cmdutil.Factory
+	output *cmdutil.OutputFlag
+
+	name          string
+	namespace     string // "" with -A
+	allNamespaces bool
+	dryRun        bool
+	yes           bool
+	force         bool
+	wait          bool
+	timeout       time.Duration
+
+	watch          bool
+	minAge         time.Duration
+	leaderElect    bool
+	leaseNamespace string
+
+	changed func(flag string) bool
+	// rules are doctor's thresholds; heal uses doctor's defaults so both agree.
+	rules diagnose.Options
+}
+
+// NewCmd returns `kubectl ray heal`.
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	o := &Options{f: f, rules: diagnose.DefaultOptions()}
+	cmd := &cobra.Command{
+		Use:   "heal [NAME | -n NAMESPACE | -A]",
+		Short: "Replace Ray heads that are evicted, terminated or stuck, by deleting them so KubeRay creates new ones",
+		Long: `heal acts on doctor's findings where deleting the head pod is the repair and the KubeRay operator
+will create the replacement: head-evicted, head-terminated, the terminal extra head of head-duplicate,
+and, with --force, head-terminating-stuck on a node that is NotReady, unreachable or gone.
+It never deletes a running pod, a pod that is not a Ray head, or a pod its RayCluster does not
+control, and never creates pods: the operator owns the head's spec.
+
+Every delete carries the UID and resourceVersion heal saw: a pod that changed in between is not
+deleted, and is looked at once more. Each delete is recorded as an Event (reason RayHeadHealed) on
+the RayCluster and the pod.`,
+		Example: `  # See what would be done, change nothing
+  kubectl ray heal -A --dry-run
+
+  # Replace the broken head of one cluster and wait for the new one to be ready
+  kubectl ray heal raycluster-kuberay -n default --yes
+
+  # Run as a watchdog (see docs/deploy/watchdog.yaml to run it in-cluster)
+  kubectl ray heal --watch -A --leader-elect --lease-namespace ray-system`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return cmdutil.RunOptions(o, cmd, args) },
+	}
+	o.output = cmdutil.AddOutputFlag(cmd, "text", "json")
+	fl := cmd.Flags()
+	fl.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "Heal RayClusters in every namespace")
+	fl.BoolVar(&o.dryRun, "dry-run", false, "Print the plan and send the deletes as server-side dry runs; change nothing")
+	fl.BoolVarP(&o.yes, "yes", "y", false, "Delete without asking")
+	fl.BoolVar(&o.force, "force", false, "Also force-delete (grace period 0) heads stuck Terminating on a NotReady, unreachable or gone node")
+	fl.BoolVar(&o.wait, "wait", true, "Wait for each replacement head to be Running and Ready, and print how long it took")
+	fl.DurationVar(&o.timeout, "timeout", 5*time.Minute, "How long --wait waits for the replacement heads")
+	fl.BoolVar(&o.watch, "watch", false, "Run as a watchdog: heal heads as they break, until stopped")
+	fl.DurationVar(&o.minAge, "min-age", 10*time.Second, "With --watch: heal a head only after it has needed healing this long")
+	fl.BoolVar(&o.leaderElect, "leader-elect", false, "With --watch: act only while holding the Lease "+"kubectl-ray-heal, so several replicas can run")
+	fl.StringVar(&o.leaseNamespace, "lease-namespace", "", "With --leader-elect: the namespace of the Lease")
+	o.changed = func(name string) bool { return cmd.Flags().Changed(name) }
+	return cmd
+}
+
+// Complete reads NAME and the namespace.
+func (o *Options) Complete(cmd *cobra.Command, args []string) error {
+	if len(args) == 1 {
+		o.name = args[0]
+	}
+	if o.allNamespaces {
+		return nil
+	}
+	ns, err := o.f.Namespace()
+	if err != nil {
+		return err
+	}
+	o.namespace = ns
+	return nil
+}
+
+// Validate rejects flag combinations that make no sense, one line each.
+func (o *Options) Validate() error {
+	if err := o.output.Validate(); err != nil {
+		return err
+	}
+	switch {
+	case o.name != "" && o.allNamespaces:
+		return exit.Usagef("a NAME is looked up in one namespace: pass -n NAMESPACE instead of -A, or drop the NAME")
+	case o.timeout <= 0:
+		return exit.Usagef("--timeout must be positive, e.g. --timeout 5m")
+	case !o.watch && o.changed("min-age"):
+		return exit.Usagef("--min-age applies only to --watch; a one-shot heal acts on what it sees now")
+	case !o.watch && o.leaderElect:
+		return exit.Usagef("--leader-elect applies only to --watch; a one-shot heal needs no leader")
+	case o.changed("lease-namespace") && !o.leaderElect:
+		return exit.Usagef("--lease-namespace applies only with --leader-elect")
+	}
+	if !o.watch {
+		return nil
+	}
+	switch {
+	case o.name != "":
+		return exit.Usagef("--watch watches every RayCluster in scope, not one: use -n NAMESPACE or -A instead of a NAME")
+	case o.changed("wait") || o.changed("timeout"):
+		return exit.Usagef("--wait and --timeout belong to a one-shot heal; --watch never waits and never stops")
+	case o.minAge < 0:
+		return exit.Usagef("--min-age cannot be negative, e.g. --min-age 10s")
+	case o.leaderElect && o.leaseNamespace == "":
+		return exit.Usagef("--leader-elect needs --lease-namespace NAMESPACE: the namespace the watchdog replicas run in")
+	}
+	return nil
+}
+
+// Run heals once, or watches.
+func (o *Options) Run(cmd *cobra.Command) error {
+	if o.watch {
+		return o.runWatch(cmd.Context())
+	}
+	return o.runOnce(cmd.Context())
+}

@@ -1,0 +1,238 @@
+package heal
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	rayfake "github.com/ray-project/kuberay/ray-operator/pkg/client/clientset/versioned/fake"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
+	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+)
+
+var (
+	t0      = time.Date(2024, 5, 8, 7, 55, 30, 0, time.UTC)
+	podsGVR = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+)
+
+func rayCluster(name string) *rayv1.RayCluster {
+	return &rayv1.RayCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID("uid-" + name),
+		CreationTimestamp: metav1.NewTime(t0.Add(-time.Hour))}}
+}
+
+func headPod(c *rayv1.RayCluster, name string) *corev1.Pod {
+	yes := true
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: c.Namespace, Name: name, UID: types.UID("uid-" + name), ResourceVersion: "100",
+			CreationTimestamp: metav1.NewTime(t0.Add(-time.Hour)),
+			Labels: map[string]string{diagnose.LabelCluster: c.Name, diagnose.LabelNodeType: diagnose.NodeTypeHead,
+				diagnose.LabelIsRayNode: "yes"},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "ray.io/v1", Kind: "RayCluster", Name: c.Name, UID: c.UID, Controller: &yes}},
+		},
+		Spec: corev1.PodSpec{NodeName: "node-a", RestartPolicy: corev1.RestartPolicyAlways},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning,
+			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}},
+	}
+}
+
+func evictedPod(c *rayv1.RayCluster, name string) *corev1.Pod {
+	p := headPod(c, name)
+	p.Status = corev1.PodStatus{Phase: corev1.PodFailed, Reason: "Evicted",
+		Message: "The node was low on resource: memory. Threshold quantity: 1Gi, available: 991045Ki. "}
+	return p
+}
+
+type env struct {
+	kc     *fake.Clientset
+	rc     *rayfake.Clientset
+	out    *bytes.Buffer
+	errOut *bytes.Buffer
+	f      *cmdutil.Factory
+}
+
+func newEnv(cluster *rayv1.RayCluster, pods ...runtime.Object) *env {
+	e := &env{kc: fake.NewClientset(pods...), rc: rayfake.NewSimpleClientset(cluster)}
+	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
+	e.out, e.errOut = out, errOut
+	flags := genericclioptions.NewConfigFlags(true)
+	ns := "default"
+	flags.Namespace = &ns
+	e.f = cmdutil.NewFactory(flags, streams)
+	e.f.Now = func() time.Time { return t0 }
+	clients := &kube.Clients{Kube: e.kc, Ray: e.rc}
+	e.f.NewClients = func(*genericclioptions.ConfigFlags) (*kube.Clients, error) { return clients, nil }
+	return e
+}
+
+func (e *env) run(ctx context.Context, args ...string) error {
+	cmd := NewCmd(e.f)
+	cmd.SetArgs(args)
+	cmd.SetOut(e.out)
+	cmd.SetErr(e.errOut)
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	return cmd.ExecuteContext(ctx)
+}
+
+func (e *env) deletes() []k8stesting.DeleteActionImpl {
+	var out []k8stesting.DeleteActionImpl
+	for _, a := range e.kc.Actions() {
+		if d, ok := a.(k8stesting.DeleteActionImpl); ok {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+const seedPlan = "Plan: 1 delete\n" +
+	"  delete pod default/raycluster-kuberay-head-ldg9f of RayCluster raycluster-kuberay (head-evicted): phase Failed (Evicted): " +
+	"The node was low on resource: memory. Threshold quantity: 1Gi, available: 991045Ki.; a terminal pod never runs again, " +
+	"whatever its restartPolicy; deleting it lets the operator create a new head\n"
+
+func seedEnv() (*env, *corev1.Pod) {
+	c := rayCluster("raycluster-kuberay")
+	p := evictedPod(c, "raycluster-kuberay-head-ldg9f")
+	return newEnv(c, p), p
+}
+
+func TestRefusesWithoutATerminal(t *testing.T) {
+	e, p := seedEnv()
+	err := e.run(context.Background())
+	if exit.CodeOf(err) != exit.NotConfirmed ||
+		err.Error() != "refusing to delete without confirmation: stdin is not a terminal; pass --yes to heal without asking" {
+		t.Fatalf("err = %v (code %d)", err, exit.CodeOf(err))
+	}
+	if e.out.String() != seedPlan {
+		t.Errorf("stdout:\n%s\nwant:\n%s", e.out, seedPlan)
+	}
+	if len(e.deletes()) != 0 {
+		t.Errorf("deleted without confirmation")
+	}
+	if _, err := e.kc.Tracker().Get(podsGVR, p.Namespace, p.Name); err != nil {
+		t.Errorf("pod gone: %v", err)
+	}
+}
+
+func TestYesDeletesAndRecordsEvents(t *testing.T) {
+	e, p := seedEnv()
+	if err := e.run(context.Background(), "--yes", "--wait=false"); err != nil {
+		t.Fatal(err)
+	}
+	want := seedPlan +
+		"deleted pod default/raycluster-kuberay-head-ldg9f (rule head-evicted)\n" +
+		"  recorded Event RayHeadHealed on RayCluster default/raycluster-kuberay and on the pod\n"
+	if e.out.String() != want {
+		t.Errorf("stdout:\n%s\nwant:\n%s", e.out, want)
+	}
+	d := e.deletes()
+	if len(d) != 1 || *d[0].DeleteOptions.Preconditions.UID != p.UID || *d[0].DeleteOptions.Preconditions.ResourceVersion != "100" {
+		t.Fatalf("deletes: %+v", d)
+	}
+	evs, _ := e.kc.CoreV1().Events("default").List(context.Background(), metav1.ListOptions{})
+	if len(evs.Items) != 2 {
+		t.Errorf("events: %d", len(evs.Items))
+	}
+}
+
+func TestDryRunChangesNothing(t *testing.T) {
+	e, _ := seedEnv()
+	if err := e.run(context.Background(), "--dry-run"); err != nil {
+		t.Fatal(err)
+	}
+	want := seedPlan + "would delete pod default/raycluster-kuberay-head-ldg9f (rule head-evicted); server-side dry run accepted, nothing changed\n"
+	if e.out.String() != want {
+		t.Errorf("stdout:\n%s\nwant:\n%s", e.out, want)
+	}
+	d := e.deletes()
+	if len(d) != 1 || len(d[0].DeleteOptions.DryRun) != 1 {
+		t.Fatalf("deletes: %+v", d)
+	}
+}
+
+func TestNothingToHeal(t *testing.T) {
+	c := rayCluster("rc")
+	e := newEnv(c, headPod(c, "rc-head-a"))
+	if err := e.run(context.Background(), "rc"); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.out.String(); got != "Nothing to heal for RayCluster default/rc.\n" {
+		t.Errorf("stdout: %q", got)
+	}
+}
+
+func TestJSON(t *testing.T) {
+	c := rayCluster("rc")
+	e := newEnv(c, headPod(c, "rc-head-a"))
+	if err := e.run(context.Background(), "-o", "json"); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.out.String(); got != "{\n  \"plan\": {\n    \"actions\": [],\n    \"notHealable\": []\n  }\n}\n" {
+		t.Errorf("stdout: %q", got)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	cases := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"--force"}, exit.Usage,
+			"--force only force-deletes heads stuck Terminating on a down node, and doctor finds none in namespace default; run without --force"},
+		{[]string{"nope"}, exit.NotFound,
+			`raycluster "nope" not found in namespace "default"; list them with: kubectl get rayclusters -n default`},
+		{[]string{"rc", "-A"}, exit.Usage, "a NAME is looked up in one namespace: pass -n NAMESPACE instead of -A, or drop the NAME"},
+		{[]string{"--watch", "rc"}, exit.Usage, "--watch watches every RayCluster in scope, not one: use -n NAMESPACE or -A instead of a NAME"},
+		{[]string{"--watch", "--wait"}, exit.Usage, "--wait and --timeout belong to a one-shot heal; --watch never waits and never stops"},
+		{[]string{"--watch", "--timeout", "1m"}, exit.Usage, "--wait and --timeout belong to a one-shot heal; --watch never waits and never stops"},
+		{[]string{"--min-age", "1s"}, exit.Usage, "--min-age applies only to --watch; a one-shot heal acts on what it sees now"},
+		{[]string{"--watch", "--min-age", "-1s"}, exit.Usage, "--min-age cannot be negative, e.g. --min-age 10s"},
+		{[]string{"--leader-elect"}, exit.Usage, "--leader-elect applies only to --watch; a one-shot heal needs no leader"},
+		{[]string{"--watch", "--leader-elect"}, exit.Usage, "--leader-elect needs --lease-namespace NAMESPACE: the namespace the watchdog replicas run in"},
+		{[]string{"--watch", "--lease-namespace", "x"}, exit.Usage, "--lease-namespace applies only with --leader-elect"},
+		{[]string{"--timeout", "0s"}, exit.Usage, "--timeout must be positive, e.g. --timeout 5m"},
+		{[]string{"-o", "yaml"}, exit.Usage, `unknown output format "yaml": use -o text|json`},
+	}
+	for _, tc := range cases {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			c := rayCluster("rc")
+			e := newEnv(c, headPod(c, "rc-head-a"))
+			err := e.run(context.Background(), tc.args...)
+			if exit.CodeOf(err) != tc.code || err.Error() != tc.msg {
+				t.Fatalf("err = %v (code %d), want %q (code %d)", err, exit.CodeOf(err), tc.msg, tc.code)
+			}
+		})
+	}
+}
+
+func TestUnknownLeaseNamespace(t *testing.T) {
+	c := rayCluster("rc")
+	e := newEnv(c)
+	e.kc.PrependReactor("create", "leases", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, a.GetNamespace())
+	})
+	err := e.run(context.Background(), "--watch", "--leader-elect", "--lease-namespace", "nope")
+	if exit.CodeOf(err) != exit.Usage ||
+		err.Error() != `lease namespace "nope" does not exist; pass --lease-namespace with an existing namespace (the one the watchdog runs in)` {
+		t.Fatalf("err = %v", err)
+	}
+	if strings.Contains(e.out.String(), "watching") {
+		t.Errorf("started anyway: %s", e.out)
+	}
+}

@@ -1,0 +1,138 @@
+package heal
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+	"github.com/kubectl-ray/kubectl-ray/pkg/repair"
+)
+
+// Document is the -o json output.
+type Document struct {
+	Plan   repair.HealPlan `json:"plan"`
+	Result *repair.Report  `json:"result,omitempty"`
+}
+
+// runOnce: read, diagnose, plan, print the plan, confirm, delete, wait.
+func (o *Options) runOnce(ctx context.Context) error {
+	c, err := o.f.Clients()
+	if err != nil {
+		return err
+	}
+	plan, err := o.plan(ctx, c)
+	if err != nil {
+		return err
+	}
+	if o.force && plan.Stuck == 0 {
+		return exit.Usagef("--force only force-deletes heads stuck Terminating on a down node, and doctor finds none%s; run without --force", o.where())
+	}
+	doc := Document{Plan: plan}
+	text := o.output.Value == "text"
+	out := o.f.IOStreams.Out
+	if text {
+		printPlan(out, plan, o.where())
+	}
+	if plan.Empty() {
+		if !text {
+			return o.printJSON(doc)
+		}
+		return nil
+	}
+	if !o.yes && !o.dryRun {
+		if err := o.confirm(len(plan.Actions)); err != nil {
+			if !text {
+				_ = o.printJSON(doc)
+			}
+			return err
+		}
+	}
+	ex := &repair.Executor{
+		Deleter: c, Events: c, Watcher: c,
+		Replan: func(ctx context.Context) (repair.HealPlan, error) { return o.plan(ctx, c) },
+		DryRun: o.dryRun, Wait: o.wait, Timeout: o.timeout, Now: o.f.Now,
+	}
+	if text {
+		ex.Progress = func(oc repair.Outcome) { printOutcome(out, o.f.IOStreams.ErrOut, oc) }
+	}
+	rep, runErr := ex.Run(ctx, plan)
+	doc.Result = &rep
+	if text {
+		printReplacements(out, rep, o.timeout)
+	} else if err := o.printJSON(doc); err != nil {
+		return err
+	}
+	if runErr != nil {
+		return kube.Explain(runErr, kube.Request{Verb: "watch", Resource: "pods", Namespace: o.namespace})
+	}
+	if n := rep.Problems(); n > 0 {
+		return exit.Errorf(exit.CheckFailed, "%d of %d deletes failed; see the lines above", n, len(plan.Actions))
+	}
+	if rep.TimedOut {
+		var late []string
+		for _, r := range rep.Replacements {
+			if !r.Ready {
+				late = append(late, r.Cluster.Namespace+"/"+r.Cluster.Name)
+			}
+		}
+		return exit.Errorf(exit.CheckFailed, "no Running and Ready head within %s for RayCluster %s; check the KubeRay operator's logs, then `kubectl ray doctor`",
+			o.timeout, strings.Join(late, ", "))
+	}
+	return nil
+}
+
+// plan reads the snapshot (one paged LIST per kind), runs doctor's rules and plans.
+func (o *Options) plan(ctx context.Context, c *kube.Clients) (repair.HealPlan, error) {
+	s, err := c.LoadSnapshot(ctx, kube.SnapshotQuery{Namespace: o.namespace, Now: o.f.Now()})
+	if err != nil {
+		return repair.HealPlan{}, err
+	}
+	var target *diagnose.Target
+	if o.name != "" {
+		target = &diagnose.Target{Kind: "RayCluster", Name: o.name}
+		if !s.Has(*target) {
+			return repair.HealPlan{}, exit.Errorf(exit.NotFound, "raycluster %q not found in namespace %q; list them with: kubectl get rayclusters -n %s",
+				o.name, o.namespace, o.namespace)
+		}
+	}
+	findings := diagnose.DiagnoseTarget(s, o.rules, target).Findings
+	return repair.Plan(s, findings, repair.Options{Force: o.force}), nil
+}
+
+// confirm asks on a terminal; without one it refuses, since nobody can answer.
+func (o *Options) confirm(n int) error {
+	if !o.f.StdinIsTerminal() {
+		return exit.Errorf(exit.NotConfirmed, "refusing to delete without confirmation: stdin is not a terminal; pass --yes to heal without asking")
+	}
+	fmt.Fprintf(o.f.IOStreams.ErrOut, "Delete %s? [y/N]: ", plural(n, "head pod", "head pods"))
+	line, _ := bufio.NewReader(o.f.IOStreams.In).ReadString('\n')
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return nil
+	}
+	return exit.Errorf(exit.NotConfirmed, "not confirmed; nothing was deleted")
+}
+
+func (o *Options) where() string {
+	switch {
+	case o.name != "":
+		return fmt.Sprintf(" for RayCluster %s/%s", o.namespace, o.name)
+	case o.namespace != "":
+		return fmt.Sprintf(" in namespace %s", o.namespace)
+	}
+	return " in any namespace"
+}
+
+func (o *Options) printJSON(doc Document) error {
+	if doc.Plan.Actions == nil {
+		doc.Plan.Actions = []repair.Action{}
+	}
+	if doc.Plan.NotHealable == nil {
+		doc.Plan.NotHealable = []repair.Skip{}
+	}
+	return printStructured(o.f.IOStreams.Out, doc)
+}

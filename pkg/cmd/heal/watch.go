@@ -1,0 +1,124 @@
+package heal
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"os"
+	"os/signal"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+	"github.com/kubectl-ray/kubectl-ray/pkg/repair"
+)
+
+// election is replaced by tests to shorten the Lease timings.
+var election = kube.DefaultElection
+
+// runWatch is the watchdog: informers feed the same Diagnose and Plan as a one-shot heal, one
+// RayCluster at a time. SIGTERM or SIGINT stops it cleanly (and releases the Lease).
+func (o *Options) runWatch(ctx context.Context) error {
+	c, err := o.f.Clients()
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	format := "logfmt"
+	if o.output.Value == "json" {
+		format = "json"
+	}
+	log := repair.NewLogger(o.f.IOStreams.Out, format, o.f.Now)
+	if !o.leaderElect {
+		return o.watchdog(ctx, c, log)
+	}
+	if err := c.CheckLeaseNamespace(ctx, o.leaseNamespace); err != nil {
+		return err
+	}
+	id := identity()
+	ctx, fail := context.WithCancelCause(ctx)
+	var leading atomic.Bool
+	err = c.RunElected(ctx, o.leaseNamespace, id, election, func(lctx context.Context) {
+		if err := o.watchdog(lctx, c, log); err != nil && lctx.Err() == nil {
+			fail(err) // a fatal error (RBAC) ends the process, leader or not
+		}
+	}, func(event, who string) {
+		switch event {
+		case "leading":
+			leading.Store(true)
+			log.Line("info", "became leader; acting", "lease", o.leaseNamespace+"/"+kube.LeaseName, "identity", who)
+		case "stopped":
+			if leading.Swap(false) {
+				log.Line("warn", "lost leadership; stopped acting", "lease", o.leaseNamespace+"/"+kube.LeaseName, "identity", who)
+			}
+		case "following":
+			log.Line("info", "following the leader; not acting", "lease", o.leaseNamespace+"/"+kube.LeaseName, "leader", who)
+		}
+	})
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+		return cause
+	}
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// watchdog runs the informers and the Watchdog until ctx ends or an error no retry can fix.
+func (o *Options) watchdog(ctx context.Context, c *kube.Clients, log *repair.Logger) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	rules := o.rules
+	wd := repair.NewWatchdog(repair.WatchdogConfig{
+		Diagnose: func(s *diagnose.Snapshot) []diagnose.Finding { return diagnose.Diagnose(s, rules).Findings },
+		Exec:     &repair.Executor{Deleter: c, Events: c, DryRun: o.dryRun, Now: o.f.Now},
+		Opts:     repair.Options{Force: o.force},
+		MinAge:   o.minAge,
+		Now:      o.f.Now,
+		Log:      log,
+	})
+	// Nodes are cached only with --force: only force deletes need them, and without it the
+	// watchdog needs no cluster-wide read of nodes.
+	inf, err := c.NewHealInformers(o.namespace, o.force, wd.Changed)
+	if err != nil {
+		return err
+	}
+	inf.Warn = func(resource string, err error) {
+		log.Line("warn", "watch interrupted; the informer lists again", "resource", resource, "error", err.Error())
+	}
+	wd.Cache = inf
+	if err := inf.Start(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
+	scope := o.namespace
+	if scope == "" {
+		scope = "all namespaces"
+	}
+	log.Line("info", "watching", "scope", scope, "rayclusters", len(inf.Keys()), "minAge", o.minAge.String(),
+		"dryRun", o.dryRun, "force", o.force)
+	var fatal error
+	go func() {
+		select {
+		case fatal = <-inf.Fatal():
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	wd.Run(ctx)
+	return fatal
+}
+
+// identity names this replica in the Lease: the pod name in-cluster (HOSTNAME), plus a random
+// suffix so two processes on one host never share it.
+func identity() string {
+	host, _ := os.Hostname()
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return host + "_" + hex.EncodeToString(b)
+}

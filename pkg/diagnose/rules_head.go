@@ -55,7 +55,7 @@ func headTerminal(ix *index, c *clusterView, p *corev1.Pod) Finding {
 		rule = RuleHeadEvicted
 		what = fmt.Sprintf("head pod %s was evicted from node %s %s ago", p.Name, orNone(p.Spec.NodeName), age(now.Sub(since)))
 		ev["reason"] = p.Status.Reason
-		if m := strings.TrimSpace(p.Status.Message); m != "" {
+		if m := strings.TrimRight(strings.TrimSpace(p.Status.Message), "."); m != "" {
 			what += ": " + m
 			ev["kubeletMessage"] = m
 		}

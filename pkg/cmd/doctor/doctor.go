@@ -1,0 +1,203 @@
+// Package doctor is `kubectl ray doctor`: read the cluster once, run diagnose's rules, print the
+// findings. All judgement is in pkg/diagnose; all API access in pkg/kube.
+package doctor
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
+	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+)
+
+// Options for `kubectl ray doctor`.
+type Options struct {
+	f             *cmdutil.Factory
+	output        *cmdutil.OutputFlag
+	allNamespaces bool
+	selector      string
+	failOn        string
+
+	namespace string // "" with -A
+	target    *diagnose.Target
+	threshold diagnose.Severity // "" for --fail-on never
+}
+
+const example = `  # Check every RayCluster in the current namespace
+  kubectl ray doctor
+
+  # Check one cluster, or the clusters of a RayService or RayJob
+  kubectl ray doctor raycluster/my-cluster -n ml
+  kubectl ray doctor rayservice/my-service -n ml
+
+  # Check everything, fail a CI step on warnings too, and keep a JUnit report
+  kubectl ray doctor -A --fail-on warning -o junit > doctor.xml`
+
+// NewCmd returns `kubectl ray doctor`.
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	o := &Options{f: f}
+	cmd := &cobra.Command{
+		Use:   "doctor [NAME | raycluster/NAME | rayservice/NAME | rayjob/NAME]",
+		Short: "Find broken Ray heads, explain why, and say how to fix them",
+		Long: `doctor reads RayClusters and the RayServices and RayJobs that own them, their pods, the nodes
+those pods run on, the serve Services and the KubeRay operator, with one LIST per kind, and reports
+every rule that fires: evicted, terminated, stuck, pending or crash-looping heads, missing or
+duplicate heads, stale status, node pressure, an absent or outdated operator, workers that did not
+rejoin, and RayService settings that cause 502s. Rules: docs/rules.md.
+
+Exit codes: 0 no finding at or above --fail-on; 1 one is; 2 usage; 3 API error or KubeRay not
+installed; 4 forbidden; 5 the named object does not exist.`,
+		Example:           example,
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: o.complete,
+		RunE:              func(cmd *cobra.Command, args []string) error { return cmdutil.RunOptions(o, cmd, args) },
+	}
+	o.output = cmdutil.AddOutputFlag(cmd, "table", "wide", "json", "yaml", "junit")
+	cmd.Flags().BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "Check RayClusters in all namespaces")
+	cmd.Flags().StringVarP(&o.selector, "selector", "l", "", "Check only RayClusters with these labels (e.g. team=ml,env!=dev)")
+	cmd.Flags().StringVar(&o.failOn, "fail-on", "error", "Exit 1 when a finding has this severity or worse: error|warning|never")
+	_ = cmd.RegisterFlagCompletionFunc("fail-on", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return []string{"error", "warning", "never"}, cobra.ShellCompDirectiveNoFileComp
+	})
+	return cmd
+}
+
+// targetKinds maps what users type before the slash to the kind the target names.
+var targetKinds = map[string]string{
+	"raycluster": "RayCluster", "rayclusters": "RayCluster", "rayclusters.ray.io": "RayCluster",
+	"rayservice": "RayService", "rayservices": "RayService", "rayservices.ray.io": "RayService",
+	"rayjob": "RayJob", "rayjobs": "RayJob", "rayjobs.ray.io": "RayJob",
+}
+
+// Complete reads the namespace and the target.
+func (o *Options) Complete(_ *cobra.Command, args []string) error {
+	if !o.allNamespaces {
+		ns, err := o.f.Namespace()
+		if err != nil {
+			return err
+		}
+		o.namespace = ns
+	}
+	if len(args) == 1 {
+		t := &diagnose.Target{Name: args[0]}
+		if kind, name, ok := strings.Cut(args[0], "/"); ok {
+			k, known := targetKinds[strings.ToLower(kind)]
+			if !known || name == "" {
+				return exit.Usagef("cannot check %q: name a raycluster/NAME, rayservice/NAME or rayjob/NAME", args[0])
+			}
+			t = &diagnose.Target{Kind: k, Name: name}
+		}
+		o.target = t
+	}
+	return nil
+}
+
+// Validate checks flags before anything is read.
+func (o *Options) Validate() error {
+	if err := o.output.Validate(); err != nil {
+		return err
+	}
+	switch o.failOn {
+	case "error":
+		o.threshold = diagnose.SeverityError
+	case "warning":
+		o.threshold = diagnose.SeverityWarning
+	case "never":
+		o.threshold = ""
+	default:
+		return exit.Usagef("unknown --fail-on %q: use --fail-on error|warning|never", o.failOn)
+	}
+	if _, err := labels.Parse(o.selector); err != nil {
+		return exit.Usagef("bad label selector %q: %v; write it as kubectl does, e.g. -l team=ml,env!=dev", o.selector, err)
+	}
+	return nil
+}
+
+// Run reads the snapshot, diagnoses and prints.
+func (o *Options) Run(cmd *cobra.Command) error {
+	c, err := o.f.Clients()
+	if err != nil {
+		return err
+	}
+	s, err := c.LoadSnapshot(cmd.Context(), kube.SnapshotQuery{Namespace: o.namespace, Selector: o.selector, Now: o.f.Now()})
+	if err != nil {
+		return err
+	}
+	if o.target != nil && !s.Has(*o.target) {
+		return o.notFound()
+	}
+	r := diagnose.DiagnoseTarget(s, diagnose.DefaultOptions(), o.target)
+	for _, g := range r.Blind {
+		fmt.Fprintf(o.f.IOStreams.ErrOut, "warning: doctor could not see %s, so the rules that need them did not run: %s\n", g.Resource, g.Reason)
+	}
+	out := o.f.IOStreams.Out
+	switch o.output.Value {
+	case "json", "yaml":
+		err = cmdutil.PrintStructured(out, o.output.Value, newDocument(&r, o))
+	case "junit":
+		err = writeJUnit(out, &r, o.threshold)
+	default:
+		err = o.printTable(out, &r, o.output.Value == "wide")
+	}
+	if err != nil {
+		return err
+	}
+	if o.threshold != "" && r.Worst().Rank() >= o.threshold.Rank() {
+		return exit.Silent{Code: exit.CheckFailed}
+	}
+	return nil
+}
+
+func (o *Options) notFound() error {
+	what := o.target.Kind
+	list := strings.ToLower(what) + "s"
+	if what == "" {
+		what, list = "RayCluster, RayService or RayJob", "rayclusters,rayservices,rayjobs"
+	}
+	where, flag := "in any namespace", " -A"
+	if o.namespace != "" {
+		where, flag = fmt.Sprintf("in namespace %q", o.namespace), " -n "+o.namespace
+	}
+	if o.selector != "" {
+		where += " matching -l " + o.selector
+		flag += " -l " + o.selector
+	}
+	return exit.Errorf(exit.NotFound, "%s %q not found %s; list them with: kubectl get %s%s", what, o.target.Name, where, list, flag)
+}
+
+// complete offers RayCluster names and rayservice/NAME for the NAME argument.
+func (o *Options) complete(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	c, err := o.f.Clients()
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	ns := ""
+	if !o.allNamespaces {
+		if ns, err = o.f.Namespace(); err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+	}
+	clusters, services := c.RayNames(cmd.Context(), ns)
+	var out []string
+	for _, n := range clusters {
+		out = append(out, n, "raycluster/"+n)
+	}
+	for _, n := range services {
+		out = append(out, "rayservice/"+n)
+	}
+	var matched []string
+	for _, n := range out {
+		if strings.HasPrefix(n, toComplete) {
+			matched = append(matched, n)
+		}
+	}
+	return matched, cobra.ShellCompDirectiveNoFileComp
+}

@@ -1,0 +1,74 @@
+package doctor
+
+import (
+	"time"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+)
+
+// APIVersion and Kind identify the -o json|yaml document; a breaking change bumps the version.
+const (
+	APIVersion = "kubectl-ray.io/v1alpha1"
+	Kind       = "DoctorReport"
+)
+
+// Document is the -o json|yaml report; docs/doctor.md describes every field.
+type Document struct {
+	APIVersion string                   `json:"apiVersion"`
+	Kind       string                   `json:"kind"`
+	Metadata   Metadata                 `json:"metadata"`
+	Summary    diagnose.Summary         `json:"summary"`
+	Operators  []diagnose.Operator      `json:"operators"`
+	Clusters   []diagnose.ClusterReport `json:"clusters"`
+	Findings   []Finding                `json:"findings"`
+	// Blind lists what could not be read; rules that need it did not run.
+	Blind []diagnose.Gap `json:"blind"`
+}
+
+// Metadata says when and over what the report was made.
+type Metadata struct {
+	GeneratedAt time.Time `json:"generatedAt"`
+	// Namespace checked; "" means all namespaces.
+	Namespace string `json:"namespace"`
+	Selector  string `json:"selector,omitempty"`
+	Target    string `json:"target,omitempty"`
+	FailOn    string `json:"failOn"`
+}
+
+// Finding is diagnose.Finding on the wire, without a cluster for cluster-independent rules.
+type Finding struct {
+	Rule     string            `json:"rule"`
+	Severity diagnose.Severity `json:"severity"`
+	Cluster  *diagnose.Ref     `json:"cluster,omitempty"`
+	Object   diagnose.Ref      `json:"object"`
+	Message  string            `json:"message"`
+	Remedy   string            `json:"remedy"`
+	Evidence map[string]string `json:"evidence,omitempty"`
+}
+
+func newDocument(r *diagnose.Report, o *Options) Document {
+	d := Document{
+		APIVersion: APIVersion, Kind: Kind,
+		Metadata:  Metadata{GeneratedAt: r.Now.UTC(), Namespace: o.namespace, Selector: o.selector, FailOn: o.failOn},
+		Summary:   r.Summary(),
+		Operators: r.Operators, Clusters: r.Clusters, Findings: []Finding{}, Blind: r.Blind,
+	}
+	if o.target != nil {
+		d.Metadata.Target = o.target.Name
+		if o.target.Kind != "" {
+			d.Metadata.Target = o.target.Kind + "/" + o.target.Name
+		}
+	}
+	if d.Blind == nil {
+		d.Blind = []diagnose.Gap{}
+	}
+	for _, f := range r.Findings {
+		wf := Finding{Rule: f.Rule, Severity: f.Severity, Object: f.Object, Message: f.Message, Remedy: f.Remedy, Evidence: f.Evidence}
+		if f.Cluster.Name != "" {
+			c := f.Cluster
+			wf.Cluster = &c
+		}
+		d.Findings = append(d.Findings, wf)
+	}
+	return d
+}

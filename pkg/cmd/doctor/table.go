@@ -1,0 +1,160 @@
+package doctor
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/duration"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
+	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+)
+
+// printTable writes findings grouped by cluster (cluster-independent ones first, under "KubeRay
+// operator"), each finding followed by its remedy, then one summary line. Healthy clusters are
+// only counted: with a thousand clusters, listing them would bury the broken ones.
+func (o *Options) printTable(w io.Writer, r *diagnose.Report, wide bool) error {
+	p := cmdutil.NewPainter(o.f.Color())
+	byCluster := map[string]*diagnose.ClusterReport{}
+	for i := range r.Clusters {
+		c := &r.Clusters[i]
+		byCluster[c.Namespace+"/"+c.Name] = c
+	}
+	var groups []string
+	rows := map[string][]diagnose.Finding{}
+	for _, f := range r.Findings {
+		k := f.Cluster.Namespace + "/" + f.Cluster.Name
+		if _, seen := rows[k]; !seen {
+			groups = append(groups, k)
+		}
+		rows[k] = append(rows[k], f)
+	}
+	for i, g := range groups {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintln(w, groupTitle(p, byCluster[g], r, wide))
+		header := []string{"SEVERITY", "RULE", "OBJECT", "MESSAGE"}
+		if wide {
+			header = []string{"SEVERITY", "RULE", "OBJECT", "NODE", "AGE", "MESSAGE"}
+		}
+		t := cmdutil.NewTable(header...)
+		for _, f := range rows[g] {
+			obj := strings.ToLower(f.Object.Kind) + "/" + f.Object.Name
+			fix := p.Faint("fix: " + f.Remedy)
+			if wide {
+				t.Append(p.Severity(string(f.Severity)), f.Rule, obj, orDash(f.Evidence["node"]), orDash(f.Evidence["age"]), f.Message)
+				t.Append("", "", "", "", "", fix)
+			} else {
+				t.Append(p.Severity(string(f.Severity)), f.Rule, obj, f.Message)
+				t.Append("", "", "", fix)
+			}
+		}
+		if err := t.Render(w, "  "); err != nil {
+			return err
+		}
+	}
+	if len(r.Clusters) == 0 {
+		if len(groups) > 0 {
+			fmt.Fprintln(w)
+		}
+		where := "in any namespace"
+		if o.namespace != "" {
+			where = fmt.Sprintf("in namespace %q", o.namespace)
+		}
+		if o.selector != "" {
+			where += " matching -l " + o.selector
+		}
+		_, err := fmt.Fprintf(w, "No RayClusters found %s.\n", where)
+		return err
+	}
+	if len(groups) > 0 {
+		fmt.Fprintln(w)
+	}
+	s := r.Summary()
+	_, err := fmt.Fprintf(w, "%s checked: %s, %s, %s.\n", plural(s.Clusters, "RayCluster"),
+		paintIf(p.Green, s.Healthy, fmt.Sprintf("%d healthy", s.Healthy)),
+		paintIf(p.Red, s.WithErrors, fmt.Sprintf("%d with errors", s.WithErrors)),
+		paintIf(p.Yellow, s.WithWarnings, fmt.Sprintf("%d with warnings", s.WithWarnings)))
+	return err
+}
+
+func groupTitle(p cmdutil.Painter, c *diagnose.ClusterReport, r *diagnose.Report, wide bool) string {
+	if c == nil {
+		title := "KubeRay operator"
+		if wide {
+			title += " (" + operatorVersions(r) + ")"
+		}
+		return p.Bold(title)
+	}
+	title := p.Bold("RayCluster "+c.Namespace+"/"+c.Name) + ownerOf(c) + ": " + p.Severity(string(c.Health))
+	if wide {
+		head := "no head"
+		if len(c.Heads) > 0 {
+			head = "head " + strings.Join(c.Heads, ",")
+			if len(c.Nodes) > 0 {
+				head += " on " + strings.Join(c.Nodes, ",")
+			}
+		}
+		title += fmt.Sprintf("  (%s; age %s; operator %s)", head, age(r.Now.Sub(c.Created)), operatorVersions(r))
+	}
+	return title
+}
+
+func ownerOf(c *diagnose.ClusterReport) string {
+	if c.Owner == nil {
+		return ""
+	}
+	return " (" + c.Owner.Kind + " " + c.Owner.Name + ")"
+}
+
+// operatorVersions names the operators found, for -o wide.
+func operatorVersions(r *diagnose.Report) string {
+	for _, g := range r.Blind {
+		if g.Resource == "deployments" {
+			return "not visible"
+		}
+	}
+	if len(r.Operators) == 0 {
+		return "none"
+	}
+	var vs []string
+	for _, op := range r.Operators {
+		v := op.Version
+		if v == "" {
+			v = "unknown version"
+		}
+		vs = append(vs, v)
+	}
+	return strings.Join(vs, ",")
+}
+
+func age(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	return duration.HumanDuration(d)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+func paintIf(paint func(string) string, n int, s string) string {
+	if n == 0 {
+		return s
+	}
+	return paint(s)
+}

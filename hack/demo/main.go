@@ -1,7 +1,8 @@
 // Command demo tells the story kubectl-ray exists for, on a local sandbox with the real KubeRay
 // v1.1.1 operator: a RayCluster's head is evicted by node pressure (the kubelet's part is played
 // through the API: no kubelet runs here) and KubeRay never replaces it. Then doctor explains it,
-// heal repairs it, and the sandbox is torn down.
+// heal repairs it, and the sandbox is torn down. Every kubectl-ray call goes through kubectl's
+// plugin discovery, as a person would type it.
 package main
 
 import (
@@ -115,9 +116,24 @@ func run(ctx context.Context, bin, dir string) error {
 	return d.afterEviction(head)
 }
 
-// afterEviction is the part later features extend: doctor, heal, chaos.
+// afterEviction diagnoses and repairs the evicted head with the plugin, through kubectl.
 func (d *demo) afterEviction(head string) error {
-	return nil
+	title("kubectl ray doctor: what is broken, why, and how to fix it")
+	// doctor exits 1 when it finds an error: that is the point here.
+	_ = d.sh("kubectl", "ray", "doctor")
+	title("kubectl ray heal: see the plan, then repair")
+	if err := d.sh("kubectl", "ray", "heal", "--dry-run"); err != nil {
+		return err
+	}
+	if err := d.sh("kubectl", "ray", "heal", "--yes"); err != nil {
+		return err
+	}
+	title("Healthy again")
+	if err := d.sh("kubectl", "ray", "doctor"); err != nil {
+		return err
+	}
+	_ = d.sh("kubectl", "get", "pods")
+	return d.sh("kubectl", "get", "events", "--field-selector", "reason=RayHeadHealed")
 }
 
 func (d *demo) waitHead(cluster string, timeout time.Duration) (string, error) {

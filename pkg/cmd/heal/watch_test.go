@@ -1,0 +1,205 @@
+package heal
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+)
+
+// syncBuffer is written by the watchdog's goroutines and read by the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func (e *env) podDeletes() int {
+	n := 0
+	for _, a := range e.kc.Actions() {
+		if a.GetVerb() == "delete" && a.GetResource().Resource == "pods" {
+			n++
+		}
+	}
+	return n
+}
+
+// TestWatchSurvivesAnExpiredWatch: the pod watch fails with 410 Expired (what an API server
+// restart or a compacted etcd gives); the informer lists again, and the next eviction is healed.
+func TestWatchSurvivesAnExpiredWatch(t *testing.T) {
+	c := rayCluster("rc")
+	e := newEnv(c, headPod(c, "rc-head-a"))
+	e.f.Now = time.Now
+	out := &syncBuffer{}
+	e.f.IOStreams.Out = out
+	first := watch.NewFake()
+	var podWatches, podLists atomic.Int32
+	e.kc.PrependWatchReactor("pods", func(k8stesting.Action) (bool, watch.Interface, error) {
+		if podWatches.Add(1) == 1 {
+			return true, first, nil
+		}
+		return false, nil, nil // later watches: the tracker's
+	})
+	e.kc.PrependReactor("list", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
+		podLists.Add(1)
+		return false, nil, nil
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- e.run(ctx, "--watch", "--min-age", "0s") }()
+	eventually(t, "the watchdog to start", func() bool { return strings.Contains(out.String(), "msg=watching") })
+
+	first.Error(&metav1.Status{Status: metav1.StatusFailure, Code: http.StatusGone, Reason: metav1.StatusReasonExpired,
+		Message: "too old resource version"})
+	eventually(t, "a second LIST and WATCH", func() bool { return podLists.Load() >= 2 && podWatches.Load() >= 2 })
+
+	evicted := evictedPod(c, "rc-head-a")
+	evicted.ResourceVersion = "101"
+	if err := e.kc.Tracker().Update(podsGVR, evicted, "default"); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the delete", func() bool { return e.podDeletes() == 1 })
+	eventually(t, "the log line", func() bool { return strings.Contains(out.String(), `result=deleted`) })
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("watch ended with %v", err)
+	}
+	var line string
+	for _, l := range strings.Split(out.String(), "\n") {
+		if strings.Contains(l, "result=deleted") {
+			line = l
+		}
+	}
+	want := `level=info msg="deleted pod default/rc-head-a (rule head-evicted)" action=delete result=deleted rule=head-evicted raycluster=default/rc pod=rc-head-a uid=uid-rc-head-a resourceVersion=101 node=node-a`
+	if !strings.HasSuffix(line, want) {
+		t.Errorf("log line:\n%s\nwant suffix:\n%s", line, want)
+	}
+}
+
+// TestWatchWaitsMinAge: a head that needs healing is left alone for --min-age.
+func TestWatchWaitsMinAge(t *testing.T) {
+	c := rayCluster("rc")
+	e := newEnv(c, evictedPod(c, "rc-head-a"))
+	e.f.Now = time.Now
+	out := &syncBuffer{}
+	e.f.IOStreams.Out = out
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	start := time.Now()
+	go func() { done <- e.run(ctx, "--watch", "--min-age", "300ms") }()
+	eventually(t, "the delete", func() bool { return e.podDeletes() == 1 })
+	if waited := time.Since(start); waited < 300*time.Millisecond {
+		t.Errorf("deleted after %s, before --min-age", waited)
+	}
+	cancel()
+	<-done
+}
+
+// TestLeaderElection: two watchdogs share a cluster; exactly one deletes; when it stops, the
+// other takes over and heals the next eviction.
+func TestLeaderElection(t *testing.T) {
+	election = kube.Election{LeaseDuration: time.Second, RenewDeadline: 500 * time.Millisecond, RetryPeriod: 100 * time.Millisecond}
+	defer func() { election = kube.DefaultElection }()
+	a, b := rayCluster("a"), rayCluster("b")
+	e1 := newEnv(a, headPod(a, "a-head"), headPod(b, "b-head"))
+	if _, err := e1.rc.RayV1().RayClusters("default").Create(context.Background(), b, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// The second replica talks to the same API server.
+	e2 := newEnv(a)
+	e2.f.NewClients = e1.f.NewClients
+	envs := []*env{e1, e2}
+	outs := []*syncBuffer{{}, {}}
+	cancels := make([]context.CancelFunc, 2)
+	dones := make([]chan error, 2)
+	for i, e := range envs {
+		e.f.Now = time.Now
+		e.f.IOStreams.Out = outs[i]
+		ctx, cancel := context.WithCancel(context.Background())
+		cancels[i], dones[i] = cancel, make(chan error, 1)
+		go func(e *env, done chan error) {
+			done <- e.run(ctx, "--watch", "--min-age", "0s", "--leader-elect", "--lease-namespace", "default")
+		}(e, dones[i])
+	}
+	defer func() {
+		for _, c := range cancels {
+			c()
+		}
+	}()
+	leader := -1
+	eventually(t, "a leader", func() bool {
+		for i, o := range outs {
+			if strings.Contains(o.String(), "msg=watching") {
+				leader = i
+				return true
+			}
+		}
+		return false
+	})
+	follower := 1 - leader
+
+	evictA := evictedPod(a, "a-head")
+	evictA.ResourceVersion = "101"
+	if err := e1.kc.Tracker().Update(podsGVR, evictA, "default"); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the leader's delete", func() bool { return strings.Contains(outs[leader].String(), "result=deleted") })
+	time.Sleep(200 * time.Millisecond)
+	if n := e1.podDeletes(); n != 1 {
+		t.Fatalf("%d deletes, want exactly 1", n)
+	}
+	if strings.Contains(outs[follower].String(), "result=") {
+		t.Fatalf("the follower acted:\n%s", outs[follower])
+	}
+
+	cancels[leader]()
+	if err := <-dones[leader]; err != nil {
+		t.Fatalf("leader ended with %v", err)
+	}
+	eventually(t, "the follower to take over", func() bool { return strings.Contains(outs[follower].String(), "msg=watching") })
+	evictB := evictedPod(b, "b-head")
+	evictB.ResourceVersion = "101"
+	if err := e1.kc.Tracker().Update(podsGVR, evictB, "default"); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the new leader's delete", func() bool {
+		return strings.Contains(outs[follower].String(), `msg="deleted pod default/b-head (rule head-evicted)"`)
+	})
+	if _, err := e1.kc.Tracker().Get(podsGVR, "default", "a-head"); err == nil {
+		t.Errorf("a-head still there")
+	}
+}

@@ -191,10 +191,12 @@ func (o *PressureOptions) Run(cmd *cobra.Command) error {
 		if err != nil {
 			return err
 		}
-		if _, err := out.Write(b); err != nil {
+		// The server judges first: what is printed on stdout is a container the API server
+		// (validation, admission, RBAC) would accept, and a refusal leaves stdout empty.
+		if _, err := c.AddEphemeralContainer(ctx, pod, patch, true); err != nil {
 			return err
 		}
-		if _, err := c.AddEphemeralContainer(ctx, pod, patch, true); err != nil {
+		if _, err := out.Write(b); err != nil {
 			return err
 		}
 		fmt.Fprintf(errOut, "dry run: the API server accepted %s for pod %s/%s; nothing was injected\n", ec.Name, pod.Namespace, pod.Name)

@@ -246,17 +246,23 @@ func TestPatchErrors(t *testing.T) {
 			`forbidden: you cannot patch pods/ephemeralcontainers in namespace "ml"; ask for RBAC verb "patch" on "pods/ephemeralcontainers" (check with: kubectl auth can-i patch pods/ephemeralcontainers -n ml)`},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			h := newHarness(t, "ml", head("demo-head-x7k2p"))
-			h.client.PrependReactor("patch", "pods", func(k8stesting.Action) (bool, runtime.Object, error) { return true, nil, c.err })
-			err := h.run(t, NewDiskPressureCmd, "pod/demo-head-x7k2p", "--size", "1Gi", "--yes")
-			if err == nil || err.Error() != c.want || exit.CodeOf(err) != c.code {
-				t.Errorf("got %v (exit %d)\nwant %s (exit %d)", err, exit.CodeOf(err), c.want, c.code)
-			}
-			if ec := h.storedEphemeral(t, "demo-head-x7k2p"); len(ec) != 0 {
-				t.Errorf("stored: %+v", ec)
-			}
-		})
+		for _, mode := range []string{"--yes", "--dry-run"} {
+			t.Run(c.name+" "+mode, func(t *testing.T) {
+				h := newHarness(t, "ml", head("demo-head-x7k2p"))
+				h.client.PrependReactor("patch", "pods", func(k8stesting.Action) (bool, runtime.Object, error) { return true, nil, c.err })
+				err := h.run(t, NewDiskPressureCmd, "pod/demo-head-x7k2p", "--size", "1Gi", mode)
+				if err == nil || err.Error() != c.want || exit.CodeOf(err) != c.code {
+					t.Errorf("got %v (exit %d)\nwant %s (exit %d)", err, exit.CodeOf(err), c.want, c.code)
+				}
+				// A refused dry run prints no container: stdout holds only what the server accepted.
+				if h.out.Len() != 0 {
+					t.Errorf("stdout after a refusal: %q", h.out.String())
+				}
+				if ec := h.storedEphemeral(t, "demo-head-x7k2p"); len(ec) != 0 {
+					t.Errorf("stored: %+v", ec)
+				}
+			})
+		}
 	}
 }
 

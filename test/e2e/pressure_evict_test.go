@@ -1,0 +1,237 @@
+package e2e
+
+// Seed 000 reproduced with `kubectl ray chaos disk-pressure --watch-eviction`, end to end.
+//
+// Who plays what (no container runs in the sandbox):
+//   - the kubelet starting our ephemeral container and, after a delay, evicting the pod for
+//     ephemeral-storage: kwok Stages created by this test, scoped to its namespace
+//     (pressureStagesYAML);
+//   - the kubelet reporting DiskPressure on the node once the container runs:
+//     test/play.KubeletNodePressure, on a node of this test's own;
+//   - the kubelet lifting DiskPressure once the evicted pod's disk is reclaimed: liftDiskPressure.
+// The KubeRay operator, the scheduler and the controllers are real.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/test/play"
+)
+
+// evictionDelay is how long after our container starts the Stage evicts the pod; the node's
+// DiskPressure is played well within it, so the timeline's order is fixed.
+const evictionDelay = 6 * time.Second
+
+// pressureRun sets up a RayCluster pinned to the test's own node with the Stages in place, runs
+// disk-pressure --watch-eviction against its head, plays the node's DiskPressure once the
+// container runs and lifts it after the eviction. It returns the command's result, the evicted
+// head, the node and the container's name.
+func pressureRun(t *testing.T, h *H, cluster, timeout string) (Result, corev1.Pod, string, string) {
+	t.Helper()
+	node := pressureNode(h)
+	createPressureStages(h, evictionDelay)
+	h.CreateRayCluster(cluster, func(rc *rayv1.RayCluster) {
+		rc.Spec.HeadGroupSpec.Template.Spec.NodeSelector = pinTo(node)
+		for i := range rc.Spec.WorkerGroupSpecs {
+			rc.Spec.WorkerGroupSpecs[i].Template.Spec.NodeSelector = pinTo(node)
+		}
+	})
+	head := h.WaitClusterRunning(cluster, 90*time.Second)
+	if head.Spec.NodeName != node {
+		t.Fatalf("head %s runs on %s, not on the test's node %s", head.Name, head.Spec.NodeName, node)
+	}
+
+	done := h.start("chaos", "disk-pressure", cluster, "--percent", "95", "--watch-eviction", "--timeout", timeout, "--yes")
+
+	// The kubelet's part: the container runs (Stage), the node's disk fills, DiskPressure.
+	var ecName string
+	h.WaitFor("our ephemeral container running in "+head.Name, 60*time.Second, func() (bool, error) {
+		p, err := h.Kube.CoreV1().Pods(h.NS).Get(h.Ctx, head.Name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		for _, s := range p.Status.EphemeralContainerStatuses {
+			if strings.HasPrefix(s.Name, "kubectl-ray-disk-pressure-") && s.State.Running != nil {
+				ecName = s.Name
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err := play.KubeletNodePressure(h.Ctx, h.Kube, node, play.DiskPressure); err != nil {
+		t.Fatalf("playing DiskPressure on %s: %v", node, err)
+	}
+
+	// The Stage evicts the head; the kubelet reclaims its disk and lifts the pressure.
+	// A watch, not polling: KubeRay v1.5.0 deletes the evicted head within milliseconds.
+	evicted := waitPodFailed(t, h, head)
+	liftDiskPressure(h, node)
+
+	var res Result
+	select {
+	case res = <-done:
+	case <-h.Ctx.Done():
+		t.Fatal("disk-pressure --watch-eviction did not end")
+	}
+	return res, evicted, node, ecName
+}
+
+// waitPodFailed watches pod from the version seen until it is Failed, and returns it then.
+func waitPodFailed(t *testing.T, h *H, pod corev1.Pod) corev1.Pod {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(h.Ctx, 60*time.Second)
+	defer cancel()
+	w, err := h.Kube.CoreV1().Pods(h.NS).Watch(ctx, metav1.ListOptions{
+		FieldSelector: "metadata.name=" + pod.Name, ResourceVersion: pod.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	for ev := range w.ResultChan() {
+		if p, ok := ev.Object.(*corev1.Pod); ok && p.Status.Phase == corev1.PodFailed {
+			return *p
+		}
+	}
+	t.Fatalf("pod %s was not seen Failed within 60s", pod.Name)
+	return corev1.Pod{}
+}
+
+// assertEvicted checks what the Stage wrote is the kubelet's node-pressure eviction.
+func assertEvicted(t *testing.T, p corev1.Pod) {
+	t.Helper()
+	if p.Status.Phase != corev1.PodFailed || p.Status.Reason != "Evicted" ||
+		!strings.HasPrefix(p.Status.Message, "The node was low on resource: ephemeral-storage.") {
+		t.Errorf("head %s: phase %s reason %q message %q, want Failed/Evicted for ephemeral-storage", p.Name, p.Status.Phase, p.Status.Reason, p.Status.Message)
+	}
+	found := false
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue && c.Reason == "TerminationByKubelet" {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("head %s has no DisruptionTarget=True (TerminationByKubelet) condition: %+v", p.Name, p.Status.Conditions)
+	}
+}
+
+// timelineHead is the part of the timeline both operator versions share.
+func timelineHead(h *H, head corev1.Pod, node, ec string) []string {
+	return []string{
+		fmt.Sprintf("injected %s into pod %s/%s (target container ray-head, node disk: 95%% of the free space of the node's container filesystem, measured when the container starts, for 2m0s); its log: kubectl logs -n %s %s -c %s",
+			ec, h.NS, head.Name, h.NS, head.Name, ec),
+		fmt.Sprintf("+T  injected %s into pod %s on node %s", ec, head.Name, node),
+		fmt.Sprintf("+T  %s started", ec),
+		fmt.Sprintf("+T  pressure seen on node %s: DiskPressure=True (kubelet has DiskPressure)", node),
+		fmt.Sprintf("+T  node %s tainted node.kubernetes.io/disk-pressure:NoSchedule", node),
+		fmt.Sprintf("+T  %s exited with code 137 (ContainerStatusUnknown)", ec),
+		fmt.Sprintf("+T  pod %s evicted: %s", head.Name, head.Status.Message),
+	}
+}
+
+func assertLines(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("%s:\n--- got\n%s\n--- want\n%s", what, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// KubeRay v1.1.1: the evicted head stays; --watch-eviction says so and exits 1; doctor finds
+// head-evicted; heal deletes it and the operator creates a new head.
+func TestPressureEvictionKubeRayV111(t *testing.T) {
+	t.Parallel()
+	h := NewH(t)
+	res, head, node, ec := pressureRun(t, h, "evict", "20s")
+	assertEvicted(t, head)
+	want := append(timelineHead(h, head, node, ec),
+		fmt.Sprintf("the cluster did not come back within 20s: evicted head %s was not replaced (KubeRay before v1.2.0 never replaces it; see kubectl ray doctor and kubectl ray heal)", head.Name))
+	if res.Code != 1 || res.Stderr != "" {
+		t.Errorf("want exit 1 and no stderr, got %s", res)
+	}
+	assertLines(t, "--watch-eviction timeline", timelineLines(res.Stdout), want)
+	if heads := h.Pods("evict", "head"); len(heads) != 1 || heads[0].Name != head.Name {
+		t.Fatalf("KubeRay v1.1.1 should leave the evicted head %s alone, heads now: %v", head.Name, podNames(heads))
+	}
+
+	// doctor sees the evicted head.
+	doc := h.Run("doctor", "evict", "-o", "json")
+	var report struct {
+		Findings []struct {
+			Rule   string
+			Object struct{ Kind, Namespace, Name string }
+		}
+	}
+	if err := json.Unmarshal([]byte(doc.Stdout), &report); err != nil {
+		t.Fatalf("doctor -o json: %v\n%s", err, doc)
+	}
+	var rules []string
+	found := false
+	for _, f := range report.Findings {
+		rules = append(rules, f.Rule)
+		if f.Rule == "head-evicted" && f.Object.Kind == "Pod" && f.Object.Name == head.Name {
+			found = true
+		}
+	}
+	if doc.Code != 1 || !found {
+		t.Errorf("doctor: want exit 1 with head-evicted on pod %s, got rules %v and %s", head.Name, rules, doc)
+	}
+
+	// heal replaces it (the operator creates the new head once heal deleted the evicted one).
+	heal := h.Run("heal", "evict", "--yes", "--timeout", "90s")
+	if heal.Code != 0 {
+		t.Fatalf("heal: %s", heal)
+	}
+	newHead := h.WaitClusterRunning("evict", 90*time.Second)
+	if newHead.Name == head.Name || newHead.Spec.NodeName != node {
+		t.Fatalf("after heal: head %s on %s (evicted was %s)", newHead.Name, newHead.Spec.NodeName, head.Name)
+	}
+	if ec := h.ephemeralOf(newHead.Name); len(ec) != 0 {
+		t.Errorf("the new head carries ephemeral containers: %+v", ec)
+	}
+	if doc := h.Run("doctor", "evict"); doc.Code != 0 {
+		t.Errorf("doctor after heal: %s", doc)
+	}
+}
+
+// KubeRay v1.5.0 replaces the evicted head itself; --watch-eviction reports it and exits 0.
+func TestPressureEvictionKubeRayV150(t *testing.T) {
+	t.Parallel()
+	h := newHOn(t, sandboxV150(t))
+	res, head, node, ec := pressureRun(t, h, "evict", "90s")
+	assertEvicted(t, head)
+	if res.Code != 0 || res.Stderr != "" {
+		t.Errorf("want exit 0 and no stderr, got %s", res)
+	}
+	heads := h.Pods("evict", "head")
+	if len(heads) != 1 || heads[0].Name == head.Name {
+		t.Fatalf("want one new head, got %v", podNames(heads))
+	}
+	newHead := heads[0].Name
+	got := timelineLines(res.Stdout)
+	// Whether the watch sees the old head's deletion complete before the new head runs (which
+	// ends the watch) depends on the operator's and kwok's timing: the line may be there, but
+	// only after the eviction.
+	deleted := fmt.Sprintf("+T  pod %s deleted", head.Name)
+	var rest []string
+	for i, l := range got {
+		if l == deleted {
+			if i < len(timelineHead(h, head, node, ec)) {
+				t.Errorf("%q before the eviction", l)
+			}
+			continue
+		}
+		rest = append(rest, l)
+	}
+	want := append(timelineHead(h, head, node, ec),
+		fmt.Sprintf("+T  replacement head %s created", newHead),
+		fmt.Sprintf("+T  replacement head %s Running on node %s", newHead, node),
+		fmt.Sprintf("the cluster came back: head %s Running T after the eviction", newHead))
+	assertLines(t, "--watch-eviction timeline", rest, want)
+}

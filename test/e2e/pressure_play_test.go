@@ -1,0 +1,307 @@
+package e2e
+
+// Helpers for the chaos disk-pressure / memory-pressure end-to-end tests: the kwok Stages that
+// play the kubelet for our ephemeral containers, a node of the test's own, the kubelet lifting
+// node pressure, and running the binary in the background.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
+)
+
+// pressureStagesYAML plays, for the pods of namespace ns only, what a real kubelet does once our
+// ephemeral container runs and fills the node's disk:
+//   - kubectl-ray-start: any ephemeral container without a status is started (a kwok node
+//     runs nothing; without this stage the container would never show as running);
+//   - kubectl-ray-evict: delayMS after a kubectl-ray-disk-pressure-* container runs, the pod is
+//     evicted for ephemeral-storage the way the kubelet's eviction manager writes it (phase
+//     Failed, reason Evicted, the "low on resource" message, a DisruptionTarget condition, every
+//     container terminated), matching test/play.KubeletEvict.
+//
+// The selectors name the namespace, so tests running beside this one are untouched.
+func pressureStagesYAML(ns string, delayMS int) string {
+	return fmt.Sprintf(`apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: kubectl-ray-start-%[1]s
+spec:
+  resourceRef:
+    apiGroup: v1
+    kind: Pod
+  selector:
+    matchExpressions:
+    - key: '.metadata.namespace'
+      operator: 'In'
+      values: ['%[1]s']
+    - key: '.metadata.deletionTimestamp'
+      operator: 'DoesNotExist'
+    - key: '.status.phase'
+      operator: 'In'
+      values: ['Running']
+    - key: '((.spec.ephemeralContainers // []) | length) > ((.status.ephemeralContainerStatuses // []) | length)'
+      operator: 'In'
+      values: ['true']
+  next:
+    statusTemplate: |
+      {{ $now := Now }}
+      ephemeralContainerStatuses:
+      {{ range .spec.ephemeralContainers }}
+      - image: {{ .image | Quote }}
+        name: {{ .name | Quote }}
+        ready: false
+        restartCount: 0
+        state:
+          running:
+            startedAt: {{ $now | Quote }}
+      {{ end }}
+---
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: kubectl-ray-evict-%[1]s
+spec:
+  resourceRef:
+    apiGroup: v1
+    kind: Pod
+  selector:
+    matchExpressions:
+    - key: '.metadata.namespace'
+      operator: 'In'
+      values: ['%[1]s']
+    - key: '.metadata.deletionTimestamp'
+      operator: 'DoesNotExist'
+    - key: '.status.phase'
+      operator: 'In'
+      values: ['Running']
+    - key: '.status.ephemeralContainerStatuses.[] | select(.name | startswith("kubectl-ray-disk-pressure-")) | .state | has("running")'
+      operator: 'In'
+      values: ['true']
+  delay:
+    durationMilliseconds: %[2]d
+  next:
+    statusTemplate: |
+      {{ $now := Now }}
+      {{ $msg := "The node was low on resource: ephemeral-storage. Threshold quantity: 10%%, available: 2%%. " }}
+      phase: Failed
+      reason: Evicted
+      message: {{ $msg | Quote }}
+      conditions:
+      - type: DisruptionTarget
+        status: "True"
+        reason: TerminationByKubelet
+        message: {{ $msg | Quote }}
+        lastTransitionTime: {{ $now | Quote }}
+      - type: Ready
+        status: "False"
+        reason: PodFailed
+        lastTransitionTime: {{ $now | Quote }}
+      - type: ContainersReady
+        status: "False"
+        reason: PodFailed
+        lastTransitionTime: {{ $now | Quote }}
+      containerStatuses:
+      {{ range .spec.containers }}
+      - image: {{ .image | Quote }}
+        name: {{ .name | Quote }}
+        ready: false
+        started: false
+        restartCount: 0
+        state:
+          terminated:
+            exitCode: 137
+            reason: ContainerStatusUnknown
+            message: The container could not be located when the pod was terminated
+            startedAt: {{ $now | Quote }}
+            finishedAt: {{ $now | Quote }}
+      {{ end }}
+      ephemeralContainerStatuses:
+      {{ range .spec.ephemeralContainers }}
+      - image: {{ .image | Quote }}
+        name: {{ .name | Quote }}
+        ready: false
+        restartCount: 0
+        state:
+          terminated:
+            exitCode: 137
+            reason: ContainerStatusUnknown
+            message: The container could not be located when the pod was terminated
+            startedAt: {{ $now | Quote }}
+            finishedAt: {{ $now | Quote }}
+      {{ end }}
+`, ns, delayMS)
+}
+
+var stageGVR = schema.GroupVersionResource{Group: "kwok.x-k8s.io", Version: "v1alpha1", Resource: "stages"}
+
+// createPressureStages creates the Stages for h's namespace and deletes them when the test ends.
+func createPressureStages(h *H, delay time.Duration) {
+	h.T.Helper()
+	ap, err := sandbox.NewApplier(h.SB.Admin)
+	if err != nil {
+		h.T.Fatal(err)
+	}
+	created, err := ap.Create(h.Ctx, []byte(pressureStagesYAML(h.NS, int(delay.Milliseconds()))), "")
+	if err != nil {
+		h.T.Fatalf("creating the kwok Stages: %v", err)
+	}
+	dyn, err := dynamic.NewForConfig(h.SB.Admin)
+	if err != nil {
+		h.T.Fatal(err)
+	}
+	h.T.Cleanup(func() {
+		for _, s := range created {
+			if err := dyn.Resource(stageGVR).Delete(context.Background(), s.GetName(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				h.T.Errorf("deleting Stage %s: %v", s.GetName(), err)
+			}
+		}
+	})
+}
+
+// pressureNode creates a kwok-managed node for this test alone (node pressure must not disturb
+// tests running beside it), waits until pods can be scheduled on it, and deletes it at the end.
+func pressureNode(h *H) string {
+	h.T.Helper()
+	name := "kwok-" + h.NS
+	if _, err := h.Kube.CoreV1().Nodes().Create(h.Ctx, sandbox.FakeNode(name, true), metav1.CreateOptions{}); err != nil {
+		h.T.Fatal(err)
+	}
+	h.T.Cleanup(func() {
+		_ = h.Kube.CoreV1().Nodes().Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
+	h.WaitFor("node "+name+" Ready without taints", 60*time.Second, func() (bool, error) {
+		n, err := h.Kube.CoreV1().Nodes().Get(h.Ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		return sandbox.NodeReady(n) && len(n.Spec.Taints) == 0, nil
+	})
+	return name
+}
+
+// liftDiskPressure plays the kubelet once the evicted pod's disk is reclaimed (the fill file lived
+// in its ephemeral container's layer): DiskPressure goes False, and the NoSchedule taint goes
+// (the node lifecycle controller removes it once it sees the condition; removing it here as well
+// covers the taint test/play.KubeletNodePressure wrote itself).
+func liftDiskPressure(h *H, node string) {
+	h.T.Helper()
+	h.WaitFor("DiskPressure lifted on node "+node, 30*time.Second, func() (bool, error) {
+		n, err := h.Kube.CoreV1().Nodes().Get(h.Ctx, node, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		for i, c := range n.Status.Conditions {
+			if c.Type == corev1.NodeDiskPressure && c.Status != corev1.ConditionFalse {
+				now := metav1.Now()
+				n.Status.Conditions[i] = corev1.NodeCondition{Type: corev1.NodeDiskPressure, Status: corev1.ConditionFalse,
+					Reason: "KubeletHasNoDiskPressure", Message: "kubelet has no disk pressure", LastHeartbeatTime: now, LastTransitionTime: now}
+				_, err := h.Kube.CoreV1().Nodes().UpdateStatus(h.Ctx, n, metav1.UpdateOptions{})
+				return false, err
+			}
+		}
+		var keep []corev1.Taint
+		for _, t := range n.Spec.Taints {
+			if t.Key != "node.kubernetes.io/disk-pressure" {
+				keep = append(keep, t)
+			}
+		}
+		if len(keep) == len(n.Spec.Taints) {
+			return true, nil
+		}
+		n.Spec.Taints = keep
+		_, err = h.Kube.CoreV1().Nodes().Update(h.Ctx, n, metav1.UpdateOptions{})
+		return false, err
+	})
+}
+
+// pinTo puts every pod of the RayCluster on node.
+func pinTo(node string) map[string]string {
+	return map[string]string{"kubernetes.io/hostname": node}
+}
+
+// start runs the binary like h.Run, in the background; the result arrives on the channel.
+func (h *H) start(args ...string) <-chan Result {
+	full := append([]string{"--kubeconfig", h.SB.Kubeconfig(), "-n", h.NS}, args...)
+	done := make(chan Result, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(h.Ctx, 5*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, env.bin, full...)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		res := Result{Stdout: stdout.String(), Stderr: stderr.String()}
+		var ee *exec.ExitError
+		switch {
+		case errors.As(err, &ee):
+			res.Code = ee.ExitCode()
+		case err != nil:
+			res.Code, res.Stderr = -1, res.Stderr+err.Error()
+		}
+		done <- res
+	}()
+	return done
+}
+
+// ephemeralOf re-reads the pod and returns its ephemeral containers.
+func (h *H) ephemeralOf(pod string) []corev1.EphemeralContainer {
+	h.T.Helper()
+	p, err := h.Kube.CoreV1().Pods(h.NS).Get(h.Ctx, pod, metav1.GetOptions{})
+	if err != nil {
+		h.T.Fatal(err)
+	}
+	return p.Spec.EphemeralContainers
+}
+
+var containerNameRE = regexp.MustCompile(`kubectl-ray-(disk|memory)-pressure-([a-z0-9]{5})`)
+
+// suffixIn is the random suffix of the container name the command printed.
+func suffixIn(t *testing.T, out string) string {
+	t.Helper()
+	m := containerNameRE.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no kubectl-ray-*-pressure-XXXXX container name in:\n%s", out)
+	}
+	return m[2]
+}
+
+// goldenContainer is a golden file of the feature's unit tests (written for suffix abcde), with the
+// suffix and target container replaced: the e2e run must produce byte for byte what was reviewed.
+func goldenContainer(t *testing.T, path, oldSuffix, suffix string, replace ...string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(data)
+	if strings.HasPrefix(s, "# basis:") {
+		s = s[strings.Index(s, "\n")+1:]
+	}
+	s = strings.ReplaceAll(s, oldSuffix, suffix)
+	return strings.NewReplacer(replace...).Replace(s)
+}
+
+var timelineTimeRE = regexp.MustCompile(`(?m)^\s*\+[0-9hms.]+\s\s`)
+
+// timelineLines strips the relative times from --watch-eviction's output, which differ per run.
+func timelineLines(out string) []string {
+	out = timelineTimeRE.ReplaceAllString(out, "+T  ")
+	out = regexp.MustCompile(`Running [0-9hms.]+ after the eviction`).ReplaceAllString(out, "Running T after the eviction")
+	return strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+}

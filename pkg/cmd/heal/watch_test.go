@@ -3,6 +3,7 @@ package heal
 import (
 	"bytes"
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"sync"
@@ -10,11 +11,14 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 )
 
@@ -201,5 +205,19 @@ func TestLeaderElection(t *testing.T) {
 	})
 	if _, err := e1.kc.Tracker().Get(podsGVR, "default", "a-head"); err == nil {
 		t.Errorf("a-head still there")
+	}
+}
+
+// TestWatchForbidden: RBAC cannot be fixed by retrying; the watchdog ends with one line.
+func TestWatchForbidden(t *testing.T) {
+	c := rayCluster("rc")
+	e := newEnv(c)
+	e.rc.PrependReactor("list", "rayclusters", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "ray.io", Resource: "rayclusters"}, "", errors.New("no"))
+	})
+	err := e.run(context.Background(), "--watch")
+	want := `forbidden: you cannot list rayclusters.ray.io in namespace "default"; ask for RBAC verb "list" on "rayclusters.ray.io" (check with: kubectl auth can-i list rayclusters.ray.io -n default)`
+	if exit.CodeOf(err) != exit.Forbidden || err.Error() != want {
+		t.Fatalf("err = %v (code %d)", err, exit.CodeOf(err))
 	}
 }

@@ -79,7 +79,7 @@ func (t *Timeline) ObservePod(p *corev1.Pod, deleted bool, now time.Time) {
 	}
 	if p.Status.Phase == corev1.PodFailed {
 		if p.Status.Reason == "Evicted" {
-			t.note(now, "evicted", "pod %s evicted: %s", p.Name, p.Status.Message)
+			t.note(now, "evicted", "pod %s evicted: %s", p.Name, strings.TrimSpace(p.Status.Message))
 		} else {
 			t.note(now, "evicted", "pod %s Failed%s", p.Name, suffix(p.Status.Reason))
 		}

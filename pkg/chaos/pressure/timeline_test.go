@@ -21,7 +21,7 @@ func TestTimelineEvictedHeadReplaced(t *testing.T) {
 		Spec:   corev1.NodeSpec{Taints: []corev1.Taint{{Key: "node.kubernetes.io/disk-pressure", Effect: corev1.TaintEffectNoSchedule}}},
 		Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeDiskPressure, Status: corev1.ConditionTrue}, {Type: corev1.NodeReady, Status: corev1.ConditionTrue}}}}
 	tl.ObserveNode(node, t0.Add(20*time.Second))
-	pod.Status.Phase, pod.Status.Reason, pod.Status.Message = corev1.PodFailed, "Evicted", "The node was low on resource: ephemeral-storage."
+	pod.Status.Phase, pod.Status.Reason, pod.Status.Message = corev1.PodFailed, "Evicted", "The node was low on resource: ephemeral-storage. " // the kubelet ends it with a space
 	tl.ObservePod(pod, false, t0.Add(31*time.Second))
 	if tl.Done() {
 		t.Fatal("done before a replacement")

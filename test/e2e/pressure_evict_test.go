@@ -6,10 +6,11 @@ package e2e
 //   - the kubelet starting our ephemeral container and, after a delay, evicting the pod for
 //     ephemeral-storage: kwok Stages created by this test, scoped to its namespace
 //     (pressureStagesYAML);
-//   - the kubelet reporting DiskPressure on the node once the container runs:
-//     test/play.KubeletNodePressure, on a node of this test's own;
-//   - the kubelet lifting DiskPressure once the evicted pod's disk is reclaimed: liftDiskPressure.
-// The KubeRay operator, the scheduler and the controllers are real.
+//   - the kubelet's eviction manager setting DiskPressure on the node once the container runs,
+//     and clearing it once the evicted pod's disk is reclaimed: kubeletDiskPressure, on a node of
+//     this test's own.
+// The KubeRay operator, the scheduler and the controllers are real: the node lifecycle
+// controller adds and removes the disk-pressure taint.
 
 import (
 	"context"
@@ -22,8 +23,6 @@ import (
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/kubectl-ray/kubectl-ray/test/play"
 )
 
 // evictionDelay is how long after our container starts the Stage evicts the pod; the node's
@@ -66,14 +65,12 @@ func pressureRun(t *testing.T, h *H, cluster, timeout string) (Result, corev1.Po
 		}
 		return false, nil
 	})
-	if err := play.KubeletNodePressure(h.Ctx, h.Kube, node, play.DiskPressure); err != nil {
-		t.Fatalf("playing DiskPressure on %s: %v", node, err)
-	}
+	kubeletDiskPressure(h, node, true)
 
 	// The Stage evicts the head; the kubelet reclaims its disk and lifts the pressure.
 	// A watch, not polling: KubeRay v1.5.0 deletes the evicted head within milliseconds.
 	evicted := waitPodFailed(t, h, head)
-	liftDiskPressure(h, node)
+	kubeletDiskPressure(h, node, false)
 
 	var res Result
 	select {
@@ -81,6 +78,7 @@ func pressureRun(t *testing.T, h *H, cluster, timeout string) (Result, corev1.Po
 	case <-h.Ctx.Done():
 		t.Fatal("disk-pressure --watch-eviction did not end")
 	}
+	t.Logf("disk-pressure --watch-eviction: %s", res)
 	return res, evicted, node, ecName
 }
 
@@ -129,10 +127,10 @@ func timelineHead(h *H, head corev1.Pod, node, ec string) []string {
 			ec, h.NS, head.Name, h.NS, head.Name, ec),
 		fmt.Sprintf("+T  injected %s into pod %s on node %s", ec, head.Name, node),
 		fmt.Sprintf("+T  %s started", ec),
-		fmt.Sprintf("+T  pressure seen on node %s: DiskPressure=True (kubelet has DiskPressure)", node),
+		fmt.Sprintf("+T  pressure seen on node %s: DiskPressure=True (kubelet has disk pressure)", node),
 		fmt.Sprintf("+T  node %s tainted node.kubernetes.io/disk-pressure:NoSchedule", node),
 		fmt.Sprintf("+T  %s exited with code 137 (ContainerStatusUnknown)", ec),
-		fmt.Sprintf("+T  pod %s evicted: %s", head.Name, head.Status.Message),
+		fmt.Sprintf("+T  pod %s evicted: %s", head.Name, strings.TrimSpace(head.Status.Message)),
 	}
 }
 
@@ -182,12 +180,14 @@ func TestPressureEvictionKubeRayV111(t *testing.T) {
 	if doc.Code != 1 || !found {
 		t.Errorf("doctor: want exit 1 with head-evicted on pod %s, got rules %v and %s", head.Name, rules, doc)
 	}
+	t.Logf("doctor: %s", h.Run("doctor", "evict"))
 
 	// heal replaces it (the operator creates the new head once heal deleted the evicted one).
 	heal := h.Run("heal", "evict", "--yes", "--timeout", "90s")
 	if heal.Code != 0 {
 		t.Fatalf("heal: %s", heal)
 	}
+	t.Logf("heal: %s", heal)
 	newHead := h.WaitClusterRunning("evict", 90*time.Second)
 	if newHead.Name == head.Name || newHead.Spec.NodeName != node {
 		t.Fatalf("after heal: head %s on %s (evicted was %s)", newHead.Name, newHead.Spec.NodeName, head.Name)

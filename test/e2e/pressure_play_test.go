@@ -1,8 +1,8 @@
 package e2e
 
 // Helpers for the chaos disk-pressure / memory-pressure end-to-end tests: the kwok Stages that
-// play the kubelet for our ephemeral containers, a node of the test's own, the kubelet lifting
-// node pressure, and running the binary in the background.
+// play the kubelet for our ephemeral containers, a node of the test's own, the kubelet's node
+// DiskPressure, and running the binary in the background.
 
 import (
 	"bytes"
@@ -22,6 +22,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
 )
@@ -195,38 +196,51 @@ func pressureNode(h *H) string {
 	return name
 }
 
-// liftDiskPressure plays the kubelet once the evicted pod's disk is reclaimed (the fill file lived
-// in its ephemeral container's layer): DiskPressure goes False, and the NoSchedule taint goes
-// (the node lifecycle controller removes it once it sees the condition; removing it here as well
-// covers the taint test/play.KubeletNodePressure wrote itself).
-func liftDiskPressure(h *H, node string) {
+// kubeletDiskPressure plays the kubelet's eviction manager setting the node's DiskPressure
+// condition (True once the disk fills, False once the evicted pod's disk is reclaimed), and waits
+// for the real node lifecycle controller to add or remove the node.kubernetes.io/disk-pressure
+// NoSchedule taint in answer. It retries on conflict: kwok renews the node's status and the
+// controller edits its taints meanwhile. (test/play.KubeletNodePressure writes the taint itself
+// and does not retry; beside the controller and kwok it fails with a conflict now and then.)
+func kubeletDiskPressure(h *H, node string, on bool) {
 	h.T.Helper()
-	h.WaitFor("DiskPressure lifted on node "+node, 30*time.Second, func() (bool, error) {
+	status, reason, msg := corev1.ConditionFalse, "KubeletHasNoDiskPressure", "kubelet has no disk pressure"
+	if on {
+		status, reason, msg = corev1.ConditionTrue, "KubeletHasDiskPressure", "kubelet has disk pressure"
+	}
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		n, err := h.Kube.CoreV1().Nodes().Get(h.Ctx, node, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		now := metav1.Now()
+		cond := corev1.NodeCondition{Type: corev1.NodeDiskPressure, Status: status, Reason: reason, Message: msg,
+			LastHeartbeatTime: now, LastTransitionTime: now}
+		replaced := false
+		for i := range n.Status.Conditions {
+			if n.Status.Conditions[i].Type == corev1.NodeDiskPressure {
+				n.Status.Conditions[i], replaced = cond, true
+			}
+		}
+		if !replaced {
+			n.Status.Conditions = append(n.Status.Conditions, cond)
+		}
+		_, err = h.Kube.CoreV1().Nodes().UpdateStatus(h.Ctx, n, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		h.T.Fatalf("setting DiskPressure=%s on node %s: %v", status, node, err)
+	}
+	h.WaitFor(fmt.Sprintf("the node lifecycle controller to answer DiskPressure=%s on %s", status, node), 30*time.Second, func() (bool, error) {
 		n, err := h.Kube.CoreV1().Nodes().Get(h.Ctx, node, metav1.GetOptions{})
 		if err != nil {
 			return false, err
 		}
-		for i, c := range n.Status.Conditions {
-			if c.Type == corev1.NodeDiskPressure && c.Status != corev1.ConditionFalse {
-				now := metav1.Now()
-				n.Status.Conditions[i] = corev1.NodeCondition{Type: corev1.NodeDiskPressure, Status: corev1.ConditionFalse,
-					Reason: "KubeletHasNoDiskPressure", Message: "kubelet has no disk pressure", LastHeartbeatTime: now, LastTransitionTime: now}
-				_, err := h.Kube.CoreV1().Nodes().UpdateStatus(h.Ctx, n, metav1.UpdateOptions{})
-				return false, err
-			}
-		}
-		var keep []corev1.Taint
+		tainted := false
 		for _, t := range n.Spec.Taints {
-			if t.Key != "node.kubernetes.io/disk-pressure" {
-				keep = append(keep, t)
-			}
+			tainted = tainted || (t.Key == "node.kubernetes.io/disk-pressure" && t.Effect == corev1.TaintEffectNoSchedule)
 		}
-		if len(keep) == len(n.Spec.Taints) {
-			return true, nil
-		}
-		n.Spec.Taints = keep
-		_, err = h.Kube.CoreV1().Nodes().Update(h.Ctx, n, metav1.UpdateOptions{})
-		return false, err
+		return tainted == on, nil
 	})
 }
 

@@ -45,7 +45,10 @@ func workersNotReady(ix *index, c *clusterView) []Finding {
 		return nil
 	}
 	headStart := startedAt(head)
-	restarted := restarts(head) > 0 || headStart.After(oldestCreation(c.workers))
+	// Restarted in place (a container restart), or replaced (a head pod newer than the workers).
+	// Not "started after the workers were created": a fresh head's container always starts a
+	// moment after its workers are created, which is no restart.
+	restarted := restarts(head) > 0 || head.CreationTimestamp.Time.After(oldestCreation(c.workers))
 	ft := gcsFTEnabled(c)
 	ev := map[string]string{
 		"workers": strings.Join(stuck, ","), "notReady": fmt.Sprintf("%d/%d", len(stuck), live),

@@ -1,0 +1,245 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/test/play"
+)
+
+// The v1.1.1 operator is found and reported outdated in every test on the shared sandbox.
+const outdatedV111 = "operator-outdated deployment/kuberay-operator"
+
+// A healthy cluster yields no finding about it; a broken pod that is not a Ray pod yields none;
+// the only finding is the operator's own (v1.1.1 has the evicted-head bug).
+func TestDoctorHealthyClusterIsSilent(t *testing.T) {
+	t.Parallel()
+	h := NewH(t)
+	h.CreateRayCluster("fine", nil)
+	h.WaitClusterRunning("fine", 90*time.Second)
+	// A pod that is not a Ray pod, evicted (kubelet played through the API): never a finding.
+	bystander := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "bystander", Labels: map[string]string{"ray.io/cluster": "fine", "ray.io/node-type": "head"}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}
+	if _, err := h.Kube.CoreV1().Pods(h.NS).Create(h.Ctx, bystander, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h.WaitFor("bystander Running", 60*time.Second, func() (bool, error) {
+		p, err := h.Kube.CoreV1().Pods(h.NS).Get(h.Ctx, "bystander", metav1.GetOptions{})
+		return err == nil && p.Status.Phase == corev1.PodRunning, err
+	})
+	if _, err := play.KubeletEvict(h.Ctx, h.Kube, h.NS, "bystander", "memory"); err != nil {
+		t.Fatal(err)
+	}
+
+	d, res := h.doctorJSON()
+	if res.Code != 0 {
+		t.Fatalf("healthy cluster: %s", res)
+	}
+	wantRules(t, d, "fine")
+	wantRules(t, d, "", outdatedV111)
+	if d.Summary.Clusters != 1 || d.Summary.Healthy != 1 || d.health("fine") != "healthy" {
+		t.Fatalf("summary %+v, health %q", d.Summary, d.health("fine"))
+	}
+	if len(d.Operators) != 1 || d.Operators[0].Version != "v1.1.1" || d.Operators[0].Namespace != "kuberay-system" {
+		t.Fatalf("operators %+v", d.Operators)
+	}
+
+	// Table, not a terminal: no color codes; the cluster is only counted.
+	tab := h.Run("doctor")
+	if tab.Code != 0 || strings.Contains(tab.Stdout, "\x1b[") || strings.Contains(tab.Stdout, "RayCluster "+h.NS) {
+		t.Fatalf("table: %s", tab)
+	}
+	wantContains(t, "table", tab.Stdout, "KubeRay operator\n", "operator-outdated", "1 RayCluster checked: 1 healthy, 0 with errors, 0 with warnings.\n")
+
+	// --fail-on: the operator warning fails `warning`, nothing fails `error` or `never`.
+	for _, c := range []struct {
+		failOn string
+		code   int
+	}{{"error", 0}, {"warning", 1}, {"never", 0}} {
+		if r := h.Run("doctor", "--fail-on", c.failOn); r.Code != c.code {
+			t.Errorf("--fail-on %s: want exit %d, got %s", c.failOn, c.code, r)
+		}
+	}
+}
+
+// head-evicted on KubeRay v1.1.1 (seed 000): the head stays Failed/Evicted and doctor says the
+// operator will not replace it. The eviction is the kubelet's part, played through the API.
+func TestDoctorHeadEvictedKubeRayV111(t *testing.T) {
+	t.Parallel()
+	h := NewH(t)
+	h.CreateRayCluster("evicted", nil)
+	head := h.WaitClusterRunning("evicted", 90*time.Second)
+	if _, err := play.KubeletEvict(h.Ctx, h.Kube, h.NS, head.Name, "ephemeral-storage"); err != nil {
+		t.Fatal(err)
+	}
+	d, res := h.doctorJSON()
+	if res.Code != 1 {
+		t.Fatalf("want exit 1 for an error finding: %s", res)
+	}
+	// v1.1.1 keeps .status.state ready for a cluster whose head was evicted (kuberay #2188).
+	wantRules(t, d, "evicted", rule("head-evicted", "pod", head.Name), "status-stale raycluster/evicted")
+	f := d.finding(t, "evicted", "head-evicted")
+	wantContains(t, "message", f.Message, "head pod "+head.Name+" was evicted from node "+head.Spec.NodeName,
+		"The node was low on resource: ephemeral-storage",
+		"KubeRay v1.1.1 will not replace it: it skips Failed heads with restartPolicy Always (kuberay #2125, fixed in v1.2.0)")
+	wantContains(t, "remedy", f.Remedy, "kubectl ray heal evicted -n "+h.NS, "kubectl delete pod "+head.Name+" -n "+h.NS)
+	if f.Severity != "error" || f.Evidence["node"] != head.Spec.NodeName || f.Evidence["reason"] != "Evicted" || f.Evidence["operator"] != "KubeRay v1.1.1" {
+		t.Errorf("finding %+v", f)
+	}
+	if d.health("evicted") != "error" || d.Summary.WithErrors != 1 {
+		t.Errorf("health %q summary %+v", d.health("evicted"), d.Summary)
+	}
+
+	// The table says the same, grouped under the cluster; -o wide adds node and operator version.
+	tab := h.Run("doctor")
+	wantContains(t, "table", tab.Stdout, "RayCluster "+h.NS+"/evicted: error\n", "head-evicted", "pod/"+head.Name,
+		"KubeRay v1.1.1 will not replace it", "fix: run `kubectl ray heal evicted -n "+h.NS+"`",
+		"1 RayCluster checked: 0 healthy, 1 with errors, 0 with warnings.\n")
+	wide := h.Run("doctor", "-o", "wide")
+	wantContains(t, "wide", wide.Stdout, "(head "+head.Name+" on "+head.Spec.NodeName+"; age ", "operator v1.1.1)", "NODE", "AGE")
+	if tab.Code != 1 || wide.Code != 1 || strings.Contains(tab.Stdout+wide.Stdout, "\x1b[") {
+		t.Errorf("table exit %d, wide exit %d (want 1, 1, no color codes)", tab.Code, wide.Code)
+	}
+	// Naming the cluster checks it alone; --fail-on never still reports it but exits 0.
+	if r := h.Run("doctor", "raycluster/evicted", "--fail-on", "never"); r.Code != 0 || !strings.Contains(r.Stdout, "head-evicted") {
+		t.Errorf("raycluster/evicted --fail-on never: %s", r)
+	}
+
+	// The read-only user sees everything doctor needs: same findings.
+	rd, rres := h.doctorJSON("--context", "sandbox-reader")
+	if rres.Code != 1 || rres.Stderr != "" || len(rd.Blind) != 0 {
+		t.Fatalf("sandbox-reader: %s", rres)
+	}
+	wantRules(t, rd, "evicted", rule("head-evicted", "pod", head.Name), "status-stale raycluster/evicted")
+	// A user who cannot list nodes: doctor works, says what it did not see, exit code from findings.
+	nd, nres := h.doctorJSON("--context", "sandbox-no-nodes")
+	if nres.Code != 1 {
+		t.Fatalf("sandbox-no-nodes: %s", nres)
+	}
+	wantRules(t, nd, "evicted", rule("head-evicted", "pod", head.Name), "status-stale raycluster/evicted")
+	if len(nd.Blind) != 1 || nd.Blind[0].Resource != "nodes" {
+		t.Fatalf("blind: %+v", nd.Blind)
+	}
+	wantContains(t, "blind reason", nd.Blind[0].Reason, `forbidden: you cannot list nodes cluster-wide`, "kubectl auth can-i list nodes -A")
+	wantContains(t, "stderr", nres.Stderr, "warning: doctor could not see nodes, so the rules that need them did not run: forbidden:")
+	ntab := h.Run("--context", "sandbox-no-nodes", "doctor")
+	if ntab.Code != 1 || !strings.Contains(ntab.Stderr, "could not see nodes") || !strings.Contains(ntab.Stdout, "head-evicted") {
+		t.Errorf("sandbox-no-nodes table: %s", ntab)
+	}
+}
+
+// head-terminated: graceful node shutdown (the kubelet's part, played) leaves the head Failed with
+// reason Terminated; v1.1.1 does not replace it either.
+func TestDoctorHeadTerminated(t *testing.T) {
+	t.Parallel()
+	h := NewH(t)
+	h.CreateRayCluster("shut", nil)
+	head := h.WaitClusterRunning("shut", 90*time.Second)
+	h.kubeletNodeShutdown(head.Name)
+	d, res := h.doctorJSON()
+	if res.Code != 1 {
+		t.Fatalf("%s", res)
+	}
+	wantRules(t, d, "shut", rule("head-terminated", "pod", head.Name), "status-stale raycluster/shut")
+	f := d.finding(t, "shut", "head-terminated")
+	wantContains(t, "message", f.Message, "head pod "+head.Name+" on node "+head.Spec.NodeName+" is Failed (Terminated), container exited 137 (Error)",
+		"KubeRay v1.1.1 will not replace it")
+	if f.Evidence["exitCode"] != "137" || f.Evidence["reason"] != "Terminated" {
+		t.Errorf("evidence %v", f.Evidence)
+	}
+}
+
+// head-pending: the real scheduler finds no node for an impossible nodeSelector and writes the
+// Unschedulable condition; doctor quotes it.
+func TestDoctorHeadPendingUnschedulable(t *testing.T) {
+	t.Parallel()
+	h := NewH(t)
+	h.CreateRayCluster("nowhere", func(rc *rayv1.RayCluster) {
+		rc.Spec.HeadGroupSpec.Template.Spec.NodeSelector = map[string]string{"kubectl-ray.io/no-such-node": "true"}
+	})
+	var head corev1.Pod
+	h.WaitFor("the scheduler to mark the head Unschedulable", 60*time.Second, func() (bool, error) {
+		heads := h.Pods("nowhere", "head")
+		if len(heads) != 1 {
+			return false, nil
+		}
+		head = heads[0]
+		for _, c := range head.Status.Conditions {
+			if c.Type == corev1.PodScheduled && c.Reason == corev1.PodReasonUnschedulable {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	d, res := h.doctorJSON()
+	if res.Code != 1 {
+		t.Fatalf("%s", res)
+	}
+	wantRules(t, d, "nowhere", rule("head-pending", "pod", head.Name))
+	f := d.finding(t, "nowhere", "head-pending")
+	wantContains(t, "message", f.Message, "head pod "+head.Name+" is Pending for ", "Unschedulable: 0/", "node(s) didn't match Pod's node affinity/selector")
+	if !strings.Contains(f.Evidence["schedulerMessage"], "didn't match Pod's node affinity/selector") {
+		t.Errorf("evidence %v", f.Evidence)
+	}
+}
+
+// head-crashloop: OOMKilled in CrashLoopBackOff, and ImagePullBackOff (the kubelet's part played).
+func TestDoctorHeadCrashLoop(t *testing.T) {
+	t.Parallel()
+	h := NewH(t)
+	h.CreateRayCluster("oom", nil)
+	h.CreateRayCluster("pull", nil)
+	oom := h.WaitClusterRunning("oom", 90*time.Second)
+	pull := h.WaitClusterRunning("pull", 90*time.Second)
+	if _, err := play.KubeletCrashLoop(h.Ctx, h.Kube, h.NS, oom.Name, "OOMKilled", 6); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := play.KubeletImagePullBackOff(h.Ctx, h.Kube, h.NS, pull.Name); err != nil {
+		t.Fatal(err)
+	}
+	d, res := h.doctorJSON()
+	if res.Code != 1 {
+		t.Fatalf("%s", res)
+	}
+	wantRules(t, d, "oom", rule("head-crashloop", "pod", oom.Name), "status-stale raycluster/oom")
+	wantRules(t, d, "pull", rule("head-crashloop", "pod", pull.Name), "status-stale raycluster/pull")
+	f := d.finding(t, "oom", "head-crashloop")
+	wantContains(t, "oom message", f.Message, "head pod "+oom.Name+" container ray-head is CrashLoopBackOff (6 restarts); last exit OOMKilled")
+	wantContains(t, "oom remedy", f.Remedy, "raise headGroupSpec's memory limit")
+	p := d.finding(t, "pull", "head-crashloop")
+	wantContains(t, "pull message", p.Message, "head pod "+pull.Name+" cannot pull image "+pull.Spec.Containers[0].Image+" for container ray-head (ImagePullBackOff)")
+}
+
+// status-stale alone: the head runs but fails its readiness probe (played), while v1.1.1 keeps
+// the RayCluster's state ready.
+func TestDoctorStatusStale(t *testing.T) {
+	t.Parallel()
+	h := NewH(t)
+	h.CreateRayCluster("stale", nil)
+	head := h.WaitClusterRunning("stale", 90*time.Second)
+	if _, err := play.KubeletPodNotReady(h.Ctx, h.Kube, h.NS, head.Name); err != nil {
+		t.Fatal(err)
+	}
+	rc, err := h.Ray.RayV1().RayClusters(h.NS).Get(h.Ctx, "stale", metav1.GetOptions{})
+	if err != nil || rc.Status.State != rayv1.Ready {
+		t.Fatalf("want the v1.1.1 operator's state ready, got %q (%v)", rc.Status.State, err)
+	}
+	d, res := h.doctorJSON()
+	if res.Code != 0 {
+		t.Fatalf("a warning alone must not fail --fail-on error: %s", res)
+	}
+	wantRules(t, d, "stale", "status-stale raycluster/stale")
+	wantContains(t, "message", d.finding(t, "stale", "status-stale").Message,
+		"reports ready (state=ready) but its head pod "+head.Name+" Running, not Ready")
+	if d.health("stale") != "warning" {
+		t.Errorf("health %q", d.health("stale"))
+	}
+	if r := h.Run("doctor", "--fail-on", "warning"); r.Code != 1 {
+		t.Errorf("--fail-on warning: %s", r)
+	}
+}

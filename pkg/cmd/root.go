@@ -21,6 +21,16 @@ import (
 // work beside KubeRay's own kubectl-ray plugin.
 var subcommandBinaries = []string{"doctor", "heal", "chaos", "version"}
 
+// KrewBinary is the name krew installs the binary under for the krew plugin "ray-ops" (krew turns
+// the dash into an underscore). KubeRay's own krew plugin is "ray" (kubectl-ray), so ours is
+// invoked as `kubectl ray-ops doctor` there and never replaces theirs.
+const KrewBinary = "kubectl-ray_ops"
+
+// completionPrefix starts the name of kubectl's plugin completion hooks (kubectl >= 1.26): for
+// `kubectl ray doctor <TAB>` kubectl runs kubectl_complete-ray-doctor with the words after the
+// plugin's name, the last one being the word to complete.
+const completionPrefix = "kubectl_complete-"
+
 // NewRootCmd builds the command tree around f.
 func NewRootCmd(f *cmdutil.Factory) *cobra.Command {
 	root := &cobra.Command{
@@ -42,6 +52,9 @@ missing), repairs them safely, and measures what clients see when a head dies.`,
 	for _, add := range extraCommands {
 		root.AddCommand(add(f))
 	}
+	// Cobra adds `completion` only when it executes; adding it here puts it in the tree that
+	// docs/reference is generated from.
+	root.InitDefaultCompletionCmd()
 	return root
 }
 
@@ -54,7 +67,9 @@ func Main(args []string, streams genericiooptions.IOStreams) int {
 	flags := genericclioptions.NewConfigFlags(true)
 	f := cmdutil.NewFactory(flags, streams)
 	root := NewRootCmd(f)
-	root.SetArgs(dispatch(args))
+	cobraArgs, display := dispatch(args)
+	root.Annotations[cobra.CommandDisplayNameAnnotation] = display
+	root.SetArgs(cobraArgs)
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
@@ -72,17 +87,28 @@ func Main(args []string, streams genericiooptions.IOStreams) int {
 	return exit.CodeOf(err)
 }
 
-// dispatch turns the invocation into cobra arguments: run as kubectl-ray-doctor, the binary acts
-// as `kubectl-ray doctor`.
-func dispatch(args []string) []string {
+// dispatch turns the invocation into cobra arguments and the name usage lines show. Run as
+// kubectl-ray-doctor, the binary acts as `kubectl-ray doctor`; run as kubectl_complete-ray-doctor
+// (kubectl's completion hook), as `kubectl-ray __complete doctor`; run as kubectl-ray_ops (krew's
+// name for it), as itself, shown as `kubectl ray-ops`.
+func dispatch(args []string) (cobraArgs []string, display string) {
+	display = "kubectl ray"
 	if len(args) == 0 {
-		return nil
+		return nil, display
 	}
 	base := strings.TrimSuffix(filepath.Base(args[0]), ".exe")
+	var prefix []string
+	if rest, ok := strings.CutPrefix(base, completionPrefix); ok {
+		prefix = append(prefix, cobra.ShellCompRequestCmd)
+		base = "kubectl-" + rest
+	}
+	if base == KrewBinary {
+		display = "kubectl ray-ops"
+	}
 	for _, sub := range subcommandBinaries {
 		if base == "kubectl-ray-"+sub {
-			return append([]string{sub}, args[1:]...)
+			prefix = append(prefix, sub)
 		}
 	}
-	return args[1:]
+	return append(prefix, args[1:]...), display
 }

@@ -1,0 +1,203 @@
+package headkill
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
+	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+)
+
+func testPlan(eps probe.Endpoints, kill func(context.Context) error) Plan {
+	return Plan{Probe: probe.Config{Rate: 100, Timeout: time.Second}, Endpoints: eps, Warmup: 200 * time.Millisecond,
+		After: 300 * time.Millisecond, Mode: "delete", Kill: kill,
+		Tracker: NewTracker(headPod("h", "c", corev1.PodRunning, "n", true), "c")}
+}
+
+func TestRunKillsAfterHealthyWarmup(t *testing.T) {
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { n.Add(1) }))
+	defer srv.Close()
+	var killedAt atomic.Int64 // requests answered when the kill came
+	p := testPlan(probe.NewURL("x", srv.URL), func(context.Context) error { killedAt.Store(n.Load()); return nil })
+	out := Run(context.Background(), p)
+	if !out.Killed || out.WarmupFailed || out.KillErr != nil {
+		t.Fatalf("outcome %+v", out)
+	}
+	if got := len(out.Result.Records); got != 50 || n.Load() != 50 {
+		t.Fatalf("records %d, server %d, want 50", got, n.Load())
+	}
+	if k := killedAt.Load(); k < 20 {
+		t.Fatalf("killed after %d answers: before the 20 warm-up requests finished", k)
+	}
+	if out.Warmup.OK < 20 {
+		t.Fatalf("warm-up counters %+v", out.Warmup)
+	}
+	if _, ok := p.Tracker.Timeline().Kill(); !ok {
+		t.Fatal("no KillRequested event")
+	}
+}
+
+func TestRunWarmupFailureKillsNothing(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusBadGateway) }))
+	defer srv.Close()
+	var kills atomic.Int64
+	p := testPlan(probe.NewURL("x", srv.URL), func(context.Context) error { kills.Add(1); return nil })
+	out := Run(context.Background(), p)
+	if !out.WarmupFailed || kills.Load() != 0 || out.Killed {
+		t.Fatalf("warm-up of 502s: outcome %+v, kills %d", out, kills.Load())
+	}
+	if !out.Result.Stopped || len(out.Result.Records) > 25 {
+		t.Fatalf("the probe went on after the failed warm-up: %d records, stopped %v", len(out.Result.Records), out.Result.Stopped)
+	}
+	if _, ok := p.Tracker.Timeline().Kill(); ok {
+		t.Fatal("KillRequested recorded without a kill")
+	}
+}
+
+func TestRunRefusedKillStops(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	refused := &kube.Refused{Pod: "h", Code: 429, Message: "Cannot evict pod as it would violate the pod's disruption budget."}
+	p := testPlan(probe.NewURL("x", srv.URL), func(context.Context) error { return refused })
+	out := Run(context.Background(), p)
+	if !errors.Is(out.KillErr, refused) || out.Killed || !out.Result.Stopped {
+		t.Fatalf("outcome %+v", out)
+	}
+	ev, ok := p.Tracker.Timeline().First(timeline.KillRefused, time.Time{})
+	if !ok || !strings.Contains(ev.Detail, "(429)") {
+		t.Fatalf("KillRefused event %+v %v", ev, ok)
+	}
+}
+
+// TestRunUntilRecovered: the kill "replaces" the head; the probe stops once the new head is
+// Ready and no request failed for RecoveredQuiet, long before the timeout.
+func TestRunUntilRecovered(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	var p Plan
+	p = testPlan(probe.NewURL("x", srv.URL), func(context.Context) error {
+		go func() {
+			time.Sleep(100 * time.Millisecond)
+			p.Tracker.Pod(headPod("h2", "c", corev1.PodRunning, "n", true), false, time.Now())
+		}()
+		return nil
+	})
+	p.UntilRecovered, p.Timeout = true, 20*time.Second
+	var progress []string
+	var mu sync.Mutex
+	p.Progress = func(l probe.Live, head string) { mu.Lock(); progress = append(progress, head); mu.Unlock() }
+	p.ProgressEvery = 100 * time.Millisecond
+	start := time.Now()
+	out := Run(context.Background(), p)
+	if !out.Recovered || !out.Result.Stopped {
+		t.Fatalf("outcome %+v", out)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("took %s to see recovery", d)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if last := progress[len(progress)-1]; last != "new head h2 Ready" {
+		t.Fatalf("last progress %q", last)
+	}
+}
+
+func TestRunCtrlCReturnsWhatWasSeen(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	p := testPlan(probe.NewURL("x", srv.URL), func(context.Context) error {
+		go func() { time.Sleep(100 * time.Millisecond); cancel() }()
+		return nil
+	})
+	p.After = time.Hour
+	out := Run(ctx, p)
+	if !out.Result.Interrupted || !out.Killed || len(out.Result.Records) < 20 {
+		t.Fatalf("outcome %+v with %d records", out, len(out.Result.Records))
+	}
+}
+
+// fakeForward is a Forward to an httptest server.
+type fakeForward struct {
+	addr string
+	done chan struct{}
+	once sync.Once
+}
+
+func (f *fakeForward) Addr() string          { return f.addr }
+func (f *fakeForward) Done() <-chan struct{} { return f.done }
+func (f *fakeForward) Close()                { f.once.Do(func() { close(f.done) }) }
+
+func TestFeederFollowsReadySet(t *testing.T) {
+	hits := map[string]*atomic.Int64{}
+	servers := map[string]*httptest.Server{}
+	for _, pod := range []string{"head", "worker", "head-2"} {
+		c := &atomic.Int64{}
+		hits[pod] = c
+		servers[pod] = httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { c.Add(1) }))
+		defer servers[pod].Close()
+	}
+	var opened []string
+	var forwards []*fakeForward
+	open := func(_ context.Context, pod string, port int) (Forward, error) {
+		if pod == "forbidden" {
+			return nil, errors.New("forbidden: you cannot create pods/portforward")
+		}
+		opened = append(opened, pod)
+		f := &fakeForward{addr: strings.TrimPrefix(servers[pod].URL, "http://"), done: make(chan struct{})}
+		forwards = append(forwards, f)
+		return f, nil
+	}
+	set := probe.NewSet(probe.RoundRobin, 1)
+	tr := NewTracker(headPod("head", "c", corev1.PodRunning, "n", true), "c")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	f := NewFeeder(ctx, set, open, tr, io.Discard)
+	if err := f.Update([]kube.ReadyEndpoint{{Pod: "head", Port: 8000}, {Pod: "worker", Port: 8000}}); err != nil {
+		t.Fatal(err)
+	}
+	probe.New(probe.Config{Rate: 200}, set).Run(ctx, 50*time.Millisecond)
+	if err := f.Update([]kube.ReadyEndpoint{{Pod: "worker", Port: 8000}, {Pod: "head-2", Port: 8000}}); err != nil {
+		t.Fatal(err)
+	}
+	probe.New(probe.Config{Rate: 200}, set).Run(ctx, 50*time.Millisecond)
+	if hits["head"].Load() != 5 || hits["worker"].Load() != 10 || hits["head-2"].Load() != 5 {
+		t.Fatalf("hits head %d worker %d head-2 %d, want 5 10 5", hits["head"].Load(), hits["worker"].Load(), hits["head-2"].Load())
+	}
+	if strings.Join(opened, ",") != "head,worker,head-2" {
+		t.Fatalf("opened %v: a pod still ready must keep its forward", opened)
+	}
+	// The removed head's forward stays open until Close, so its in-flight requests finish.
+	select {
+	case <-forwards[0].done:
+		t.Fatal("the removed pod's forward was closed before Close")
+	default:
+	}
+	if err := f.Update([]kube.ReadyEndpoint{{Pod: "forbidden", Port: 8000}}); err == nil {
+		t.Fatal("an open error was swallowed")
+	}
+	f.Close()
+	for _, fw := range forwards {
+		select {
+		case <-fw.done:
+		default:
+			t.Fatalf("forward %s left open after Close", fw.addr)
+		}
+	}
+	want := "0 EndpointAdded head"
+	if got := render(tr.Timeline()); !strings.Contains(got, "EndpointRemoved head") || !strings.Contains(got, "EndpointAdded head-2") {
+		t.Fatalf("timeline %q lacks the endpoint changes (%s)", got, want)
+	}
+}

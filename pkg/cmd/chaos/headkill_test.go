@@ -1,0 +1,253 @@
+package chaos
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	rayfake "github.com/ray-project/kuberay/ray-operator/pkg/client/clientset/versioned/fake"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
+	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+)
+
+type hkHarness struct {
+	kube   *fake.Clientset
+	ray    *rayfake.Clientset
+	f      *cmdutil.Factory
+	out    *bytes.Buffer
+	errOut *bytes.Buffer
+	mu     sync.Mutex
+	writes []k8stesting.Action
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// hkObjects is a RayCluster demo with its head and a worker, a serve Service and its
+// EndpointSlice with both pods ready.
+func hkObjects() ([]runtime.Object, []runtime.Object) {
+	hd := head("demo-head-x7k2p")
+	hd.UID = "uid-head"
+	hd.Spec.TerminationGracePeriodSeconds = ptrTo(int64(30))
+	rc := &rayv1.RayCluster{ObjectMeta: metav1.ObjectMeta{Name: "demo", Namespace: "ml"}}
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "demo-serve-svc", Namespace: "ml"},
+		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "serve", Port: 8000}}}}
+	ep := func(pod string) discoveryv1.Endpoint {
+		return discoveryv1.Endpoint{Addresses: []string{"10.0.0.1"}, Conditions: discoveryv1.EndpointConditions{Ready: ptrTo(true)},
+			TargetRef: &corev1.ObjectReference{Kind: "Pod", Name: pod}}
+	}
+	slice := &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: "demo-serve-svc-abc", Namespace: "ml",
+		Labels: map[string]string{discoveryv1.LabelServiceName: "demo-serve-svc"}},
+		Ports:     []discoveryv1.EndpointPort{{Name: ptrTo("serve"), Port: ptrTo(int32(8000))}},
+		Endpoints: []discoveryv1.Endpoint{ep("demo-worker-1"), ep("demo-head-x7k2p")}}
+	return []runtime.Object{hd, svc, slice}, []runtime.Object{rc}
+}
+
+func newHKHarness(t *testing.T, kubeObjs, rayObjs []runtime.Object) *hkHarness {
+	t.Helper()
+	h := &hkHarness{kube: fake.NewClientset(kubeObjs...), ray: rayfake.NewSimpleClientset(rayObjs...)}
+	// The fake tracker ignores dry-run; the API server deletes nothing for it, so neither does this.
+	h.kube.PrependReactor("delete", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if d := a.(k8stesting.DeleteActionImpl); len(d.DeleteOptions.DryRun) > 0 {
+			return true, nil, nil
+		}
+		return false, nil, nil
+	})
+	h.kube.PrependReactor("*", "*", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if v := a.GetVerb(); v != "get" && v != "list" && v != "watch" {
+			h.mu.Lock()
+			h.writes = append(h.writes, a)
+			h.mu.Unlock()
+		}
+		return false, nil, nil
+	})
+	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
+	h.out, h.errOut = out, errOut
+	ns := "ml"
+	flags := genericclioptions.NewConfigFlags(false)
+	flags.Namespace = &ns
+	h.f = cmdutil.NewFactory(flags, streams)
+	h.f.Now = func() time.Time { return time.Date(2025, 3, 4, 10, 0, 0, 0, time.UTC) }
+	h.f.NewClients = func(*genericclioptions.ConfigFlags) (*kube.Clients, error) {
+		return &kube.Clients{Kube: h.kube, Ray: h.ray}, nil
+	}
+	return h
+}
+
+func (h *hkHarness) run(args ...string) error {
+	cmd := NewHeadKillCmd(h.f)
+	cmd.SetArgs(args)
+	cmd.SetOut(h.out)
+	cmd.SetErr(h.errOut)
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	return cmd.ExecuteContext(context.Background())
+}
+
+func (h *hkHarness) writeActions() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []string
+	for _, a := range h.writes {
+		s := a.GetVerb() + " " + a.GetResource().Resource
+		if a.GetSubresource() != "" {
+			s += "/" + a.GetSubresource()
+		}
+		if d, ok := a.(k8stesting.DeleteActionImpl); ok && len(d.DeleteOptions.DryRun) > 0 {
+			s += " (dry run)"
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func TestHeadKillDryRun(t *testing.T) {
+	k, r := hkObjects()
+	h := newHKHarness(t, k, r)
+	if err := h.run("demo", "--service", "demo-serve-svc", "--port", "8000", "--dry-run", "--warmup", "5s", "--after", "30s",
+		"--rate", "20/s", "--max-errors", "3"); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "headkill-dry-run.txt", h.out.String())
+	if got := strings.Join(h.writeActions(), "; "); got != "delete pods (dry run)" {
+		t.Fatalf("writes %q, want only the dry-run delete", got)
+	}
+}
+
+func TestHeadKillRefusals(t *testing.T) {
+	svc := []string{"demo", "--service", "demo-serve-svc", "--port", "8000"}
+	forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "demo-head-x7k2p", nil)
+	for _, c := range []struct {
+		name    string
+		args    []string
+		reactor func(*hkHarness)
+		code    int
+		want    string
+	}{
+		{"no yes", svc, nil, exit.NotConfirmed, "refusing to delete (grace period 30s) head pod ml/demo-head-x7k2p of RayCluster demo without --yes"},
+		{"forbidden delete", append(svc, "--yes"), func(h *hkHarness) {
+			h.kube.PrependReactor("delete", "pods", func(k8stesting.Action) (bool, runtime.Object, error) { return true, nil, forbidden })
+		}, exit.Forbidden, `forbidden: you cannot delete pods in namespace "ml"`},
+		{"forbidden evict", append(svc, "--mode", "evict", "--yes"), func(h *hkHarness) {
+			h.kube.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+				return a.GetSubresource() == "eviction", nil, forbidden
+			})
+		}, exit.Forbidden, `you cannot create pods/eviction`},
+		{"pdb 429", append(svc, "--mode", "evict", "--yes"), func(h *hkHarness) {
+			h.kube.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+				return a.GetSubresource() == "eviction", nil, apierrors.NewTooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", 0)
+			})
+		}, exit.API, "the API refused to evict pod demo-head-x7k2p (429): Cannot evict pod as it would violate the pod's disruption budget.: a PodDisruptionBudget blocks the eviction; nothing was killed"},
+		{"unknown cluster", []string{"nope", "--target", "http://127.0.0.1:1", "--yes"}, nil, exit.NotFound, `raycluster "nope" not found`},
+		{"unknown service", []string{"demo", "--service", "nope", "--port", "8000", "--yes"}, nil, exit.NotFound, `service "nope" not found`},
+		{"no ready endpoints", append(svc, "--yes"), func(h *hkHarness) {
+			_ = h.kube.DiscoveryV1().EndpointSlices("ml").Delete(context.Background(), "demo-serve-svc-abc", metav1.DeleteOptions{})
+			h.writes = nil
+		}, exit.NotFound, "Service ml/demo-serve-svc has no ready endpoints"},
+		{"wrong port", []string{"demo", "--service", "demo-serve-svc", "--port", "9000", "--yes"}, nil, exit.Usage, "has no TCP port 9000 (its ports: 8000)"},
+		{"no live head", []string{"demo", "--target", "http://127.0.0.1:1", "--yes"}, func(h *hkHarness) {
+			_ = h.kube.CoreV1().Pods("ml").Delete(context.Background(), "demo-head-x7k2p", metav1.DeleteOptions{})
+			h.writes = nil
+		}, exit.NotFound, "has no live head pod to kill"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			k, r := hkObjects()
+			h := newHKHarness(t, k, r)
+			if c.reactor != nil {
+				c.reactor(h)
+			}
+			err := h.run(c.args...)
+			if exit.CodeOf(err) != c.code || err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("want exit %d with %q, got %d: %v", c.code, c.want, exit.CodeOf(err), err)
+			}
+			for _, w := range h.writeActions() {
+				if !strings.HasSuffix(w, "(dry run)") && w != "create pods/eviction" {
+					t.Fatalf("a refusal wrote %q", w)
+				}
+			}
+			if h.out.Len() != 0 {
+				t.Fatalf("stdout: %q", h.out.String())
+			}
+		})
+	}
+}
+
+// TestHeadKillBadFlags: every bad flag is refused before the API is called.
+func TestHeadKillBadFlags(t *testing.T) {
+	u := []string{"demo", "--target", "http://127.0.0.1:1"}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{append(u, "--rate", "0"), `--rate "0" is not positive`},
+		{append(u, "--rate", "-5/s"), "is not positive"},
+		{append(u, "--rate", "1e9"), "above the probe's limit of 50000/s"},
+		{append(u, "--rate", "5/h"), "per second or minute"},
+		{append(u, "--rate", "NaN"), "not a number"},
+		{append(u, "--warmup", "0s"), "--warmup must be positive"},
+		{append(u, "--warmup", "10ms", "--rate", "1/s"), "sends no request"},
+		{append(u, "--after", "0s"), "--after must be positive"},
+		{append(u, "--after", "5s", "--until-recovered"), "exclude each other"},
+		{append(u, "--until-recovered", "--timeout", "0s"), "--timeout must be positive"},
+		{append(u, "--request-timeout", "-1s"), "--request-timeout must be positive"},
+		{append(u, "--max-errors", "-1"), "--max-errors must be 0 or more"},
+		{append(u, "--min-availability", "100.5"), "percentage from 0 to 100"},
+		{append(u, "--mode", "kill"), "--mode must be delete, force or evict"},
+		{append(u, "-o", "yaml"), "--output must be text, json or junit"},
+		{append(u, "--header", "novalue"), "is not K:V"},
+		{append(u, "--service", "s", "--port", "8000"), "exclude each other"},
+		{append(u, "--rate", "1000/s", "--after", "1h"), "exceed the probe's limit"},
+		{[]string{"demo", "--target", "ftp://x"}, "not an http or https URL"},
+		{[]string{"demo", "--target", "http://x/a", "--path", "/b"}, "give the path once"},
+		{[]string{"demo"}, "say what to probe for RayCluster demo"},
+		{[]string{"demo", "--service", "s"}, "needs --port N"},
+		{[]string{"demo", "--service", "s", "--port", "70000"}, "--port must be from 1 to 65535"},
+		{[]string{"pod/x", "--target", "http://x"}, "name a RayCluster, or a RayService as rayservice/NAME"},
+	} {
+		k, r := hkObjects()
+		h := newHKHarness(t, k, r)
+		err := h.run(c.args...)
+		if exit.CodeOf(err) != exit.Usage || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: want usage error with %q, got %d: %v", c.args, c.want, exit.CodeOf(err), err)
+		}
+		if n := len(h.kube.Actions()) + len(h.ray.Actions()); n != 0 {
+			t.Errorf("%v: %d API calls before the flags were checked", c.args, n)
+		}
+	}
+}
+
+func TestParseRateAndTargetPath(t *testing.T) {
+	for in, want := range map[string]float64{"50": 50, "50/s": 50, "600/m": 10, " 2.5/s ": 2.5} {
+		if got, err := parseRate(in); err != nil || got != want {
+			t.Errorf("parseRate(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	k, r := hkObjects()
+	h := newHKHarness(t, k, r)
+	o := &HeadKillOptions{f: h.f}
+	cmd := NewHeadKillCmd(h.f)
+	_ = cmd.ParseFlags([]string{"--target", "http://serve.example:8000/healthz?x=1"})
+	o.target, o.rate, o.warmup, o.after, o.requestTimeout, o.output, o.mode, o.method, o.progressEvery =
+		"http://serve.example:8000/healthz?x=1", "10/s", time.Second, time.Second, time.Second, "text", "delete", "GET", time.Second
+	o.cluster = "demo"
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if o.targetBase != "http://serve.example:8000" || o.probeCfg.Path != "/healthz?x=1" {
+		t.Fatalf("base %q path %q", o.targetBase, o.probeCfg.Path)
+	}
+}

@@ -1,0 +1,167 @@
+package kube
+
+import (
+	"context"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+)
+
+// GetService reads one named Service (the probe's --service).
+func (c *Clients) GetService(ctx context.Context, namespace, name string) (*corev1.Service, error) {
+	s, err := c.Kube.CoreV1().Services(namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, Explain(err, Request{Verb: "get", Resource: "services", Namespace: namespace, Name: name, Host: c.Host()})
+	}
+	return s, nil
+}
+
+// ReadyEndpoint is one pod ready behind a Service port: the pod's name and the container port
+// the Service's port maps to there (what a port-forward to the pod must open).
+type ReadyEndpoint struct {
+	Pod  string
+	Port int
+}
+
+// ReadyEndpoints reduces a Service's EndpointSlices to the ready pods behind the Service port
+// named portName ("" for an unnamed port), sorted by pod name. An endpoint whose ready condition
+// is unset counts as ready, as kube-proxy counts it; endpoints that are not pods are skipped
+// (nothing to port-forward to).
+func ReadyEndpoints(slices []*discoveryv1.EndpointSlice, portName string) []ReadyEndpoint {
+	seen := map[string]bool{}
+	var out []ReadyEndpoint
+	for _, s := range slices {
+		port := -1
+		for _, p := range s.Ports {
+			if p.Port != nil && p.Name != nil && *p.Name == portName || p.Port != nil && p.Name == nil && portName == "" {
+				port = int(*p.Port)
+			}
+		}
+		if port < 0 {
+			continue
+		}
+		for _, e := range s.Endpoints {
+			if e.Conditions.Ready != nil && !*e.Conditions.Ready {
+				continue
+			}
+			if e.TargetRef == nil || e.TargetRef.Kind != "Pod" || seen[e.TargetRef.Name] {
+				continue
+			}
+			seen[e.TargetRef.Name] = true
+			out = append(out, ReadyEndpoint{Pod: e.TargetRef.Name, Port: port})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Pod < out[j].Pod })
+	return out
+}
+
+// WatchReadyEndpoints follows the EndpointSlices of Service service (label
+// kubernetes.io/service-name) with ONE list and a watch, and calls handle with the full ready
+// set behind portName after the first list and after every change, until ctx ends. synced is
+// closed after the first call. Calls come from one goroutine.
+func (c *Clients) WatchReadyEndpoints(ctx context.Context, namespace, service, portName string, synced chan<- struct{}, handle func([]ReadyEndpoint)) error {
+	selector := discoveryv1.LabelServiceName + "=" + service
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.LabelSelector = selector
+			return c.Kube.DiscoveryV1().EndpointSlices(namespace).List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.LabelSelector = selector
+			return c.Kube.DiscoveryV1().EndpointSlices(namespace).Watch(ctx, o)
+		},
+	}
+	inf := cache.NewSharedIndexInformer(lw, &discoveryv1.EndpointSlice{}, 0, cache.Indexers{})
+	_ = inf.SetTransform(stripManagedFields)
+	emit := func() {
+		var list []*discoveryv1.EndpointSlice
+		for _, o := range inf.GetStore().List() {
+			if s, ok := o.(*discoveryv1.EndpointSlice); ok {
+				list = append(list, s)
+			}
+		}
+		handle(ReadyEndpoints(list, portName))
+	}
+	return runInformer(ctx, inf, Request{Verb: "watch", Resource: "endpointslices.discovery.k8s.io", Namespace: namespace, Host: c.Host()}, synced, emit)
+}
+
+// runInformer runs inf until ctx ends, calling changed (from one goroutine) after the first
+// sync and after every add, update and delete. An error that retrying cannot fix (forbidden,
+// unauthorized) ends it, explained with req.
+func runInformer(ctx context.Context, inf cache.SharedIndexInformer, req Request, synced chan<- struct{}, changed func()) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	fatal := make(chan error, 1)
+	_ = inf.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *cache.Reflector, err error) {
+		if isFatalWatchError(err) {
+			select {
+			case fatal <- Explain(err, req):
+			default:
+			}
+			cancel()
+		}
+	})
+	// Handlers run on the informer's one notification goroutine; changed runs there too, after
+	// the initial list is in the store.
+	var isSynced bool
+	kick := make(chan struct{}, 1)
+	notify := func() {
+		select {
+		case kick <- struct{}{}:
+		default:
+		}
+	}
+	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(any) { notify() },
+		UpdateFunc: func(_, _ any) { notify() },
+		DeleteFunc: func(any) { notify() },
+	}); err != nil {
+		return err
+	}
+	go inf.RunWithContext(ctx)
+	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
+		select {
+		case err := <-fatal:
+			return err
+		default:
+			return ctx.Err()
+		}
+	}
+	for {
+		if !isSynced {
+			isSynced = true
+			changed()
+			if synced != nil {
+				close(synced)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			select {
+			case err := <-fatal:
+				return err
+			default:
+				return ctx.Err()
+			}
+		case <-kick:
+			changed()
+		}
+	}
+}
+
+// ListReadyEndpoints is one LIST of the Service's EndpointSlices, reduced by ReadyEndpoints.
+func (c *Clients) ListReadyEndpoints(ctx context.Context, namespace, service, portName string) ([]ReadyEndpoint, error) {
+	var slices []*discoveryv1.EndpointSlice
+	err := listEach(ctx, discoveryv1.LabelServiceName+"="+service, func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+		return c.Kube.DiscoveryV1().EndpointSlices(namespace).List(ctx, o)
+	}, func(obj runtime.Object) { s := *obj.(*discoveryv1.EndpointSlice); slices = append(slices, &s) })
+	if err != nil {
+		return nil, Explain(err, Request{Verb: "list", Resource: "endpointslices.discovery.k8s.io", Namespace: namespace, Host: c.Host()})
+	}
+	return ReadyEndpoints(slices, portName), nil
+}

@@ -1,0 +1,176 @@
+package kube
+
+import (
+	"context"
+	"sync"
+
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+)
+
+// HeadKillWatch says what a head kill follows while it runs. Each kind is one LIST and a WATCH
+// (an informer, so expired watches re-list by themselves).
+type HeadKillWatch struct {
+	Namespace string
+	// PodSelector selects the pods to follow (ray.io/cluster=NAME, or every Ray pod of the
+	// namespace for a RayService, whose new cluster has a new name).
+	PodSelector string
+	// RayService, when set, is followed by name; RayClusters are followed namespace-wide then
+	// (a RayService may switch to a new cluster), else only Cluster.
+	RayService string
+	Cluster    string
+
+	OnPod        func(p *corev1.Pod, deleted bool)
+	OnRayCluster func(rc *rayv1.RayCluster, deleted bool)
+	OnRayService func(rs *rayv1.RayService, deleted bool)
+}
+
+// Run starts the watches and returns once every one has listed (so what follows is a change),
+// or with the first error. The watches run until ctx ends; errs hears an error that ends one
+// (e.g. RBAC), explained.
+func (c *Clients) RunHeadKillWatch(ctx context.Context, w HeadKillWatch) (errs <-chan error, err error) {
+	ns := w.Namespace
+	out := make(chan error, 3)
+	var wg sync.WaitGroup
+	start := func(lw *cache.ListWatch, obj runtime.Object, req Request, handle func(any, bool)) chan struct{} {
+		synced := make(chan struct{})
+		inf := cache.NewSharedIndexInformer(lw, obj, 0, cache.Indexers{})
+		_ = inf.SetTransform(stripManagedFields)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := runObjectInformer(ctx, inf, req, synced, handle); err != nil && ctx.Err() == nil {
+				out <- err
+			}
+		}()
+		return synced
+	}
+	req := func(resource string) Request {
+		return Request{Verb: "watch", Resource: resource, Namespace: ns, Host: c.Host()}
+	}
+	var waits []chan struct{}
+	podSel := w.PodSelector
+	waits = append(waits, start(&cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.LabelSelector = podSel
+			return c.Kube.CoreV1().Pods(ns).List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.LabelSelector = podSel
+			return c.Kube.CoreV1().Pods(ns).Watch(ctx, o)
+		},
+	}, &corev1.Pod{}, req("pods"), func(obj any, deleted bool) {
+		if p, ok := obj.(*corev1.Pod); ok && w.OnPod != nil {
+			w.OnPod(p, deleted)
+		}
+	}))
+	clusterField := ""
+	if w.RayService == "" {
+		clusterField = fields.OneTermEqualSelector("metadata.name", w.Cluster).String()
+	}
+	waits = append(waits, start(&cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.FieldSelector = clusterField
+			return c.Ray.RayV1().RayClusters(ns).List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.FieldSelector = clusterField
+			return c.Ray.RayV1().RayClusters(ns).Watch(ctx, o)
+		},
+	}, &rayv1.RayCluster{}, req("rayclusters.ray.io"), func(obj any, deleted bool) {
+		if rc, ok := obj.(*rayv1.RayCluster); ok && w.OnRayCluster != nil {
+			w.OnRayCluster(rc, deleted)
+		}
+	}))
+	if w.RayService != "" {
+		svcField := fields.OneTermEqualSelector("metadata.name", w.RayService).String()
+		waits = append(waits, start(&cache.ListWatch{
+			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+				o.FieldSelector = svcField
+				return c.Ray.RayV1().RayServices(ns).List(ctx, o)
+			},
+			WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+				o.FieldSelector = svcField
+				return c.Ray.RayV1().RayServices(ns).Watch(ctx, o)
+			},
+		}, &rayv1.RayService{}, req("rayservices.ray.io"), func(obj any, deleted bool) {
+			if rs, ok := obj.(*rayv1.RayService); ok && w.OnRayService != nil {
+				w.OnRayService(rs, deleted)
+			}
+		}))
+	}
+	for _, s := range waits {
+		select {
+		case <-s:
+		case err := <-out:
+			return nil, err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return out, nil
+}
+
+// runObjectInformer runs inf until ctx ends, handing every added, changed and deleted object to
+// handle, in order, from the informer's one notification goroutine.
+func runObjectInformer(ctx context.Context, inf cache.SharedIndexInformer, req Request, synced chan struct{}, handle func(any, bool)) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	fatal := make(chan error, 1)
+	_ = inf.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *cache.Reflector, err error) {
+		if isFatalWatchError(err) {
+			select {
+			case fatal <- Explain(err, req):
+			default:
+			}
+			cancel()
+		}
+	})
+	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { handle(obj, false) },
+		UpdateFunc: func(_, obj any) { handle(obj, false) },
+		DeleteFunc: func(obj any) {
+			if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = t.Obj
+			}
+			handle(obj, true)
+		},
+	}); err != nil {
+		return err
+	}
+	go inf.RunWithContext(ctx)
+	ok := cache.WaitForCacheSync(ctx.Done(), inf.HasSynced)
+	if ok {
+		close(synced)
+		<-ctx.Done()
+	}
+	select {
+	case err := <-fatal:
+		return err
+	default:
+		return nil
+	}
+}
+
+// GetRayCluster reads one named RayCluster (the head kill's target).
+func (c *Clients) GetRayCluster(ctx context.Context, namespace, name string) (*rayv1.RayCluster, error) {
+	rc, err := c.Ray.RayV1().RayClusters(namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, Explain(err, Request{Verb: "get", Resource: "rayclusters.ray.io", Namespace: namespace, Name: name, Host: c.Host()})
+	}
+	return rc, nil
+}
+
+// GetRayService reads one named RayService (a rayservice/NAME target).
+func (c *Clients) GetRayService(ctx context.Context, namespace, name string) (*rayv1.RayService, error) {
+	rs, err := c.Ray.RayV1().RayServices(namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, Explain(err, Request{Verb: "get", Resource: "rayservices.ray.io", Namespace: namespace, Name: name, Host: c.Host()})
+	}
+	return rs, nil
+}

@@ -1,0 +1,86 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+)
+
+// KillMode is how a pod is killed.
+type KillMode string
+
+const (
+	// KillDelete deletes with the pod's own grace period, as `kubectl delete pod` does.
+	KillDelete KillMode = "delete"
+	// KillForce deletes with grace period 0: the API object goes at once (the kubelet still
+	// stops the containers).
+	KillForce KillMode = "force"
+	// KillEvict asks the Eviction API, which respects PodDisruptionBudgets.
+	KillEvict KillMode = "evict"
+)
+
+// KillModes lists the modes in the order the help shows them.
+var KillModes = []KillMode{KillDelete, KillForce, KillEvict}
+
+// Refused is a kill the API would not do for a reason other than RBAC: an eviction blocked by
+// a PodDisruptionBudget (429 TooManyRequests). Nothing was killed.
+type Refused struct {
+	Pod     string
+	Code    int32
+	Message string
+}
+
+func (r *Refused) Error() string {
+	return fmt.Sprintf("the API refused to evict pod %s (%d): %s", r.Pod, r.Code, r.Message)
+}
+
+// KillPod kills pod by mode, only while it is the pod that was seen (a uid precondition, so a
+// replacement with the same name is never touched). dryRun asks the API server for a server-side
+// dry run: RBAC, admission and PodDisruptionBudgets are checked and nothing is deleted.
+//
+// Errors: *Refused for a 429 from an eviction; NotFound passes through as the API's error (the
+// pod is already gone); everything else is explained in one line naming the RBAC verb and
+// resource (delete pods, or create pods/eviction).
+func (c *Clients) KillPod(ctx context.Context, pod *corev1.Pod, mode KillMode, dryRun bool) error {
+	uid := pod.UID
+	opts := metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}
+	if dryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	switch mode {
+	case KillDelete, KillForce:
+		if mode == KillForce {
+			zero := int64(0)
+			opts.GracePeriodSeconds = &zero
+		}
+		err := c.Kube.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, opts)
+		if err == nil || apierrors.IsNotFound(err) {
+			return err
+		}
+		return Explain(err, Request{Verb: "delete", Resource: "pods", Namespace: pod.Namespace, Name: pod.Name, Host: c.Host()})
+	case KillEvict:
+		ev := &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace}, DeleteOptions: &opts}
+		err := c.Kube.PolicyV1().Evictions(pod.Namespace).Evict(ctx, ev)
+		if err == nil || apierrors.IsNotFound(err) {
+			return err
+		}
+		if apierrors.IsTooManyRequests(err) {
+			var st apierrors.APIStatus
+			msg := err.Error()
+			code := int32(429)
+			if s, ok := err.(apierrors.APIStatus); ok {
+				st = s
+				msg, code = st.Status().Message, st.Status().Code
+			}
+			return &Refused{Pod: pod.Name, Code: code, Message: msg}
+		}
+		return Explain(err, Request{Verb: "create", Resource: "pods/eviction", Namespace: pod.Namespace, Name: pod.Name, Host: c.Host()})
+	}
+	return exit.Usagef("unknown kill mode %q: use delete, force or evict", mode)
+}

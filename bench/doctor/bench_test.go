@@ -1,0 +1,236 @@
+//go:build bench
+
+package doctor
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	rayclient "github.com/ray-project/kuberay/ray-operator/pkg/client/clientset/versioned"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/pager"
+
+	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
+)
+
+const (
+	runs = 3 // each measurement is repeated; the median is reported
+	// Targets from issue 3.
+	maxRatio    = 1.3
+	maxRequests = 30
+	maxRSSBytes = 150 << 20
+)
+
+// TestDoctorAtScale fills its own sandbox (no operator, so nothing reconciles) and measures, in
+// one run: (a) a bare paged client-go LIST of the Ray pods and RayClusters, both lists at once as
+// doctor runs them; (b) `kubectl-ray doctor -A -o json`, the real binary. Both go through a
+// counting proxy on loopback, which gives doctor's API request count.
+func TestDoctorAtScale(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 35*time.Minute)
+	defer cancel()
+	work := t.TempDir()
+	bin := filepath.Join(work, "kubectl-ray")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/kubectl-ray/kubectl-ray/cmd/kubectl-ray").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	if err := sandbox.Build(ctx, sandbox.Config{}, os.Stderr); err != nil {
+		t.Fatal(err)
+	}
+	sb, err := sandbox.Up(ctx, sandbox.Config{Dir: filepath.Join(work, "sandbox"), Operator: sandbox.OperatorNone, Nodes: nodes, DieWithParent: true}, os.Stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Down()
+	ray, err := rayclient.NewForConfig(sb.Admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fill(ctx, t, sb, ray)
+	want := breakHeads(ctx, t, sb.Kube, ray)
+
+	proxy, err := newCountingProxy(sb.Admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proxy.Close()
+	kubeconfig := filepath.Join(work, "proxy.kubeconfig")
+	if err := os.WriteFile(kubeconfig, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: proxy, cluster: {server: "`+proxy.URL+`"}}]
+users: [{name: proxied, user: {}}]
+contexts: [{name: proxy, context: {cluster: proxy, user: proxied, namespace: default}}]
+current-context: proxy
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The bare LIST uses doctor's client settings (QPS 50, burst 100, 500 a page).
+	cfg := &rest.Config{Host: proxy.URL, QPS: 50, Burst: 100}
+	kube := kubernetes.NewForConfigOrDie(cfg)
+	rc := rayclient.NewForConfigOrDie(cfg)
+
+	var bare, doc []time.Duration
+	var bareReqs, docReqs int64
+	var docRSS int64
+	var docPaths []string
+	var report []byte
+	for i := 0; i < runs; i++ {
+		runtime.GC()
+		proxy.reset()
+		start := time.Now()
+		np, nc := bareList(ctx, t, kube, rc)
+		bare = append(bare, time.Since(start))
+		bareReqs, _ = proxy.reset()
+		if np != clusters*(1+workersPerCluster) || nc != clusters {
+			t.Fatalf("bare LIST read %d pods, %d RayClusters", np, nc)
+		}
+
+		cmd := exec.CommandContext(ctx, bin, "doctor", "-A", "-o", "json", "--fail-on", "never", "--kubeconfig", kubeconfig)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		start = time.Now()
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("doctor: %v\n%s", err, errb.String())
+		}
+		doc = append(doc, time.Since(start))
+		docRSS = max(docRSS, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss*1024)
+		docReqs, docPaths = proxy.reset()
+		report = out.Bytes()
+	}
+
+	found := brokenIn(t, report)
+	a, b := median(bare), median(doc)
+	t.Logf("machine: %d CPUs (GOMAXPROCS %d), %s %s/%s", runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	t.Logf("(a) bare paged LIST of pods + RayClusters: median %s of %v, %d requests", a.Round(time.Millisecond), rounded(bare), bareReqs)
+	t.Logf("(b) kubectl-ray doctor -A -o json:          median %s of %v, %d requests, peak RSS %.1f MiB, report %d kB",
+		b.Round(time.Millisecond), rounded(doc), docReqs, float64(docRSS)/(1<<20), len(report)/1024)
+	t.Logf("b/a = %.2f (target ≤ %.1f); requests %d (≤ %d); RSS %.1f MiB (≤ %d MiB)",
+		float64(b)/float64(a), maxRatio, docReqs, maxRequests, float64(docRSS)/(1<<20), maxRSSBytes>>20)
+	t.Logf("doctor's requests:\n  %s", strings.Join(docPaths, "\n  "))
+
+	if float64(b) > maxRatio*float64(a) {
+		t.Errorf("doctor took %.2f× the bare LIST (target ≤ %.1f×)", float64(b)/float64(a), maxRatio)
+	}
+	if docReqs > maxRequests {
+		t.Errorf("doctor made %d API requests (target ≤ %d)", docReqs, maxRequests)
+	}
+	if docRSS > maxRSSBytes {
+		t.Errorf("doctor's peak RSS %.1f MiB (target ≤ %d MiB)", float64(docRSS)/(1<<20), maxRSSBytes>>20)
+	}
+	var missed, extra []string
+	for k, r := range want {
+		if !slices.Contains(found[k], r) {
+			missed = append(missed, k+" ("+r+")")
+		}
+	}
+	for k, rules := range found {
+		if _, ok := want[k]; !ok {
+			extra = append(extra, k+" "+strings.Join(rules, ","))
+		}
+	}
+	sort.Strings(missed)
+	sort.Strings(extra)
+	t.Logf("broken clusters: %d made, %d found by doctor", len(want), len(found))
+	if len(missed) > 0 || len(extra) > 0 {
+		t.Errorf("doctor did not find exactly the broken clusters: missed %v, extra %v", missed, extra)
+	}
+}
+
+// bareList is (a): one paged LIST of the Ray pods and one of the RayClusters, concurrently.
+func bareList(ctx context.Context, t *testing.T, kube kubernetes.Interface, ray rayclient.Interface) (pods, clusters int) {
+	var wg sync.WaitGroup
+	var errPods, errClusters error
+	var podList []corev1.Pod
+	var rcList []rayv1.RayCluster
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		p := pager.New(func(ctx context.Context, o metav1.ListOptions) (kruntime.Object, error) {
+			return kube.CoreV1().Pods("").List(ctx, o)
+		})
+		p.PageSize = 500
+		errPods = p.EachListItem(ctx, metav1.ListOptions{LabelSelector: "ray.io/is-ray-node=yes"}, func(o kruntime.Object) error {
+			podList = append(podList, *o.(*corev1.Pod))
+			return nil
+		})
+	}()
+	go func() {
+		defer wg.Done()
+		p := pager.New(func(ctx context.Context, o metav1.ListOptions) (kruntime.Object, error) {
+			return ray.RayV1().RayClusters("").List(ctx, o)
+		})
+		p.PageSize = 500
+		errClusters = p.EachListItem(ctx, metav1.ListOptions{}, func(o kruntime.Object) error {
+			rcList = append(rcList, *o.(*rayv1.RayCluster))
+			return nil
+		})
+	}()
+	wg.Wait()
+	if errPods != nil || errClusters != nil {
+		t.Fatalf("bare LIST: %v %v", errPods, errClusters)
+	}
+	return len(podList), len(rcList)
+}
+
+// brokenIn reads the DoctorReport: cluster "ns/name" → the rules of its error and warning findings,
+// for every cluster whose health is not healthy.
+func brokenIn(t *testing.T, report []byte) map[string][]string {
+	var d struct {
+		Kind     string
+		Clusters []struct{ Namespace, Name, Health string }
+		Findings []struct {
+			Rule, Severity string
+			Cluster        *struct{ Namespace, Name string }
+		}
+	}
+	if err := json.Unmarshal(report, &d); err != nil || d.Kind != "DoctorReport" {
+		t.Fatalf("doctor's report: %v", err)
+	}
+	if len(d.Clusters) != clusters {
+		t.Fatalf("doctor checked %d RayClusters, want %d", len(d.Clusters), clusters)
+	}
+	out := map[string][]string{}
+	for _, c := range d.Clusters {
+		if c.Health != "healthy" {
+			out[c.Namespace+"/"+c.Name] = nil
+		}
+	}
+	for _, f := range d.Findings {
+		if f.Cluster == nil || f.Severity == "info" {
+			continue
+		}
+		k := f.Cluster.Namespace + "/" + f.Cluster.Name
+		out[k] = append(out[k], f.Rule)
+	}
+	return out
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func rounded(ds []time.Duration) []time.Duration {
+	out := make([]time.Duration, len(ds))
+	for i, d := range ds {
+		out[i] = d.Round(time.Millisecond)
+	}
+	return out
+}

@@ -135,6 +135,11 @@ func runInformer(ctx context.Context, inf cache.SharedIndexInformer, req Request
 	for {
 		if !isSynced {
 			isSynced = true
+			// The initial list's adds are in the store now: one call covers them.
+			select {
+			case <-kick:
+			default:
+			}
 			changed()
 			if synced != nil {
 				close(synced)

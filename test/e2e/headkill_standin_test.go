@@ -302,8 +302,9 @@ func (sc *serveScene) seen(m map[string]apiSeen, pod string) apiSeen {
 type headKillReport struct {
 	Kind  string `json:"kind"`
 	Probe struct {
-		Start    time.Time `json:"start"`
-		KillAtMs *float64  `json:"killAtMs"`
+		Start       time.Time `json:"start"`
+		KillAtMs    *float64  `json:"killAtMs"`
+		Interrupted bool      `json:"interrupted"`
 	} `json:"probe"`
 	Totals struct {
 		Requests         int            `json:"requests"`

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -41,6 +42,7 @@ func TestHeadKillServiceReport(t *testing.T) {
 	if res.Code != 0 {
 		t.Fatalf("dry run: %s", res)
 	}
+	save("dry-run.txt", res.Stdout)
 	for _, want := range []string{
 		"Would kill:   pod " + head.Name + " (head of RayCluster hk) by delete",
 		"Would probe:  GET service/hk-serve-svc:8000/ at 50/s through a port-forward to each of 2 ready endpoints",
@@ -75,6 +77,7 @@ func TestHeadKillServiceReport(t *testing.T) {
 		!strings.Contains(res.Stderr, "nothing was killed") {
 		t.Fatalf("evict against a blocking PDB: want exit 3 naming the 429, got %s", res)
 	}
+	save("evict-pdb.txt", res.Stderr)
 	headUnchanged(h, head)
 	if _, total, _ := sc.tally(before); len(total) != 0 {
 		t.Fatalf("a refused eviction sent traffic: %v", total)
@@ -105,9 +108,7 @@ func TestHeadKillServiceReport(t *testing.T) {
 	res = h.Run(append(svcArgs, "--rate", "50/s", "--warmup", "2s", "--until-recovered", "--timeout", "60s",
 		"--min-availability", "50", "--yes")...)
 	t.Logf("text report:\n%s\nstderr:\n%s", res.Stdout, res.Stderr)
-	if out := os.Getenv("HEADKILL_SAVE"); out != "" {
-		_ = os.WriteFile(out, []byte(res.Stdout), 0o644)
-	}
+	save("until-recovered.txt", res.Stdout)
 	if res.Code != 0 || !strings.Contains(res.Stdout, "Verdict: PASS") || !strings.Contains(res.Stdout, "Stopped early once recovered") {
 		t.Fatalf("SLO held: want exit 0 and PASS after recovery, got %s", res)
 	}
@@ -124,6 +125,43 @@ func TestHeadKillServiceReport(t *testing.T) {
 	}
 	if !strings.Contains(res.Stdout, "KillRequested "+newHead.Name+" (delete)") {
 		t.Errorf("text report does not show the kill of %s", newHead.Name)
+	}
+
+	// Ctrl-C after the kill: the report of what was seen, exit 130.
+	h.WaitClusterRunning("hk", 60*time.Second)
+	sc.waitServing(2)
+	before = time.Now()
+	cmd := exec.Command(env.bin, append(svcArgs, "--kubeconfig", h.SB.Kubeconfig(), "-n", h.NS, "--rate", "50/s",
+		"--warmup", "2s", "--after", "60s", "--mode", "force", "-o", "json", "--yes")...)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(4 * time.Second)
+	_ = cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	res = Result{Stdout: stdout.String(), Stderr: stderr.String()}
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 || !strings.Contains(res.Stderr, "interrupted: the report above covers what was seen") {
+		t.Fatalf("Ctrl-C: want exit 130 after the report, got %v: %s", err, res)
+	}
+	r = parseHeadKillReport(t, res)
+	_, total, _ = sc.tally(before)
+	sum = 0
+	for _, n := range total {
+		sum += n
+	}
+	if !r.Probe.Interrupted || r.Probe.KillAtMs == nil || r.Totals.Requests > sum || sum > r.Totals.Requests+r.Totals.Aborted ||
+		r.Totals.Requests < 150 {
+		t.Errorf("Ctrl-C report: interrupted %v kill %v requests %d aborted %d; the stand-ins answered %d",
+			r.Probe.Interrupted, r.Probe.KillAtMs, r.Totals.Requests, r.Totals.Aborted, sum)
+	}
+}
+
+// save keeps an output in $HEADKILL_SAVE_DIR, for docs/chaos-head-kill.md's sandbox output.
+func save(name, out string) {
+	if dir := os.Getenv("HEADKILL_SAVE_DIR"); dir != "" {
+		_ = os.WriteFile(filepath.Join(dir, name), []byte(out), 0o644)
 	}
 }
 

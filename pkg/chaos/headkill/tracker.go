@@ -151,8 +151,7 @@ func (t *Tracker) Endpoints(names []string, at time.Time) {
 	t.endpoints = slices.Clone(names)
 }
 
-// RayCluster records .status.state changes of the clusters followed; the first sight of each is
-// the starting point, not an event.
+// RayCluster records the .status.state of the clusters followed when first seen and every change.
 func (t *Tracker) RayCluster(rc *rayv1.RayCluster, deleted bool, at time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -165,7 +164,11 @@ func (t *Tracker) RayCluster(rc *rayv1.RayCluster, deleted bool, at time.Time) {
 	}
 	prev, seen := t.rcState[rc.Name]
 	t.rcState[rc.Name] = st
-	if seen && prev != st {
+	switch {
+	case !seen:
+		// The state at the start, so the report can tell "stayed ready" from "never ready".
+		t.add(timeline.Event{Kind: timeline.RayClusterState, At: at, Object: rc.Name, To: string(st), Detail: "first seen"})
+	case prev != st:
 		t.add(timeline.Event{Kind: timeline.RayClusterState, At: at, Object: rc.Name, From: string(prev), To: string(st)})
 	}
 }

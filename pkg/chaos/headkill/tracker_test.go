@@ -81,6 +81,7 @@ func TestTrackerHeadKill(t *testing.T) {
 	}
 	want := `0 EndpointAdded demo-head-a > 
 0 EndpointAdded demo-worker-1 > 
+0 RayClusterState demo >ready first seen
 1000 KillRequested demo-head-a > delete
 1010 EndpointRemoved demo-head-a > 
 1020 OldHeadGone demo-head-a > 

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
@@ -45,10 +46,12 @@ func observedAdvice(r *Report, kill timeline.Event, killed bool, res *probe.Resu
 		}
 	}
 	if killed && r.ErrorWindow != nil {
-		if g := r.Recovery.OldHeadGoneMs; g != nil && r.ErrorWindow.LastMs > *g {
-			add(AdviceErrorsAfterGone, "Errors went on %s after the old head was gone: something still routed to it "+
-				"(stale Service endpoints, kept-alive connections, or a client's DNS cache). Retry idempotent requests on the client.",
-				seconds3(r.ErrorWindow.LastMs-*g))
+		if g := r.Recovery.OldHeadGoneMs; g != nil {
+			if last, ok := lastErrorOfOldHead(r, kill.Object); ok && last > *g {
+				add(AdviceErrorsAfterGone, "Errors went on %s after the old head was gone: something still routed to it "+
+					"(stale Service endpoints, kept-alive connections, or a client's DNS cache). Retry idempotent requests on the client.",
+					seconds3(last-*g))
+			}
 		}
 		if rd := r.Recovery.NewHeadReadyMs; rd != nil && r.ErrorWindow.LastMs > *rd {
 			add(AdviceErrorsAfterReady, "Errors went on %s after the new head was Ready: the Serve applications were not serving yet. "+
@@ -75,6 +78,22 @@ func observedAdvice(r *Report, kill timeline.Event, killed bool, res *probe.Resu
 			"Run more than one worker with a Serve proxy.", n)
 	}
 	return out
+}
+
+// lastErrorOfOldHead is when the last error that can be blamed on routing to the killed head
+// happened. With a Service target every request is attributed to its pod, so only the old head's
+// own errors count (errors from other pods' proxies after it was gone are not "routed to it");
+// with a URL target nothing is attributed, so every error counts.
+func lastErrorOfOldHead(r *Report, oldHead string) (float64, bool) {
+	if !strings.HasPrefix(r.Settings.Target, "service/") {
+		return r.ErrorWindow.LastMs, true
+	}
+	for _, e := range r.Endpoints {
+		if e.Name == oldHead && e.LastErrorMs != nil {
+			return *e.LastErrorMs, true
+		}
+	}
+	return 0, false
 }
 
 func seconds3(msv float64) string { return fmt.Sprintf("%.3fs", msv/1000) }

@@ -218,9 +218,16 @@ func recovery(tl *timeline.Timeline, kill timeline.Event, killed bool, relAt fun
 	r.NewHeadScheduledMs, _ = at(timeline.NewHeadScheduled)
 	r.NewHeadRunningMs, _ = at(timeline.NewHeadRunning)
 	r.NewHeadReadyMs, _ = at(timeline.NewHeadReady)
+	readyAtKill, changed := false, false
 	for _, e := range tl.Events() {
 		if e.At.Before(kill.At) {
+			if e.Kind == timeline.RayClusterState {
+				readyAtKill = e.To == "ready"
+			}
 			continue
+		}
+		if e.Kind == timeline.RayClusterState {
+			changed = true
 		}
 		if e.Kind == timeline.RayClusterState && e.To == "ready" && r.RayClusterReadyMs == nil {
 			r.RayClusterReadyMs = ptr(relAt(e.At))
@@ -233,6 +240,7 @@ func recovery(tl *timeline.Timeline, kill timeline.Event, killed bool, relAt fun
 			r.ActiveClusterTo = e.To
 		}
 	}
+	r.RayClusterStayedReady = readyAtKill && !changed
 	if t, ok := tl.EndpointsBack(kill.At); ok {
 		r.EndpointsBackMs = ptr(relAt(t))
 	}

@@ -99,7 +99,11 @@ func WriteHTML(w io.Writer, r *Report) error {
 	}{{"old head gone", rc.OldHeadGoneMs}, {"new head created", rc.NewHeadCreatedMs}, {"new head scheduled", rc.NewHeadScheduledMs},
 		{"new head Running", rc.NewHeadRunningMs}, {"new head Ready", rc.NewHeadReadyMs}, {"RayCluster ready", rc.RayClusterReadyMs},
 		{"endpoints back", rc.EndpointsBackMs}} {
-		d.Recovery = append(d.Recovery, kvRow{s.k, optSecs(s.v)})
+		v := optSecs(s.v)
+		if s.k == "RayCluster ready" && rc.RayClusterStayedReady {
+			v = "stayed ready"
+		}
+		d.Recovery = append(d.Recovery, kvRow{s.k, v})
 	}
 	return htmlPage.Execute(w, d)
 }

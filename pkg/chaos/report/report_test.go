@@ -223,3 +223,62 @@ func TestHTMLIsSelfContained(t *testing.T) {
 		t.Errorf("expected an inline SVG with 13 event marks")
 	}
 }
+
+// TestRayClusterStayedReady: KubeRay v1.1.1 keeps .status.state "ready" through a head restart;
+// the report says so instead of "not seen".
+func TestRayClusterStayedReady(t *testing.T) {
+	in := headKillInput()
+	var kept []timeline.Event
+	for _, e := range in.Timeline.Events() {
+		if e.Kind != timeline.RayClusterState {
+			kept = append(kept, e)
+		}
+	}
+	kept = append(kept, timeline.Event{Kind: timeline.RayClusterState, At: at(0), Object: "demo", To: "ready", Detail: "at start"})
+	in.Timeline = timeline.New(kept...)
+	r := Build(in)
+	if !r.Recovery.RayClusterStayedReady || r.Recovery.RayClusterReadyMs != nil {
+		t.Fatalf("recovery %+v", r.Recovery)
+	}
+	var b bytes.Buffer
+	if err := WriteText(&b, r, false); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "  RayCluster ready    stayed ready\n") {
+		t.Fatalf("text lacks the stayed-ready line:\n%s", b.String())
+	}
+	if Build(headKillInput()).Recovery.RayClusterStayedReady {
+		t.Fatal("a cluster that left ready after the kill did not stay ready")
+	}
+}
+
+// TestErrorsAfterGoneOnlyFromTheOldHead: with a Service target, errors from other pods after the
+// old head was gone are not "something still routed to it".
+func TestErrorsAfterGoneOnlyFromTheOldHead(t *testing.T) {
+	in := headKillInput()
+	// Move the old head's errors to after it was gone (+2.2s from the kill, 5.2s into the probe).
+	for i := range in.Probe.Records {
+		if in.Probe.Records[i].Endpoint == 0 && !in.Probe.Records[i].OK() {
+			in.Probe.Records[i].Scheduled += 2500 * time.Millisecond
+		}
+	}
+	rules := func(r *Report) string {
+		var s []string
+		for _, a := range r.Advice {
+			s = append(s, a.Rule)
+		}
+		return strings.Join(s, " ")
+	}
+	if got := rules(Build(in)); !strings.Contains(got, AdviceErrorsAfterGone) {
+		t.Fatalf("old head's own errors after it was gone: advice %q", got)
+	}
+	in = headKillInput()
+	in.Probe.Records[99].Endpoint, in.Probe.Records[99].Status = 1, 502 // a worker's 502 at +6.9s
+	if got := rules(Build(in)); strings.Contains(got, AdviceErrorsAfterGone) {
+		t.Fatalf("a worker's late 502 blamed on routing to the old head: %q", got)
+	}
+	in.Settings.Target = "http://serve.example:8000" // no attribution: any late error counts
+	if got := rules(Build(in)); !strings.Contains(got, AdviceErrorsAfterGone) {
+		t.Fatalf("URL target: advice %q", got)
+	}
+}

@@ -107,7 +107,11 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 		step("new head scheduled", rc.NewHeadScheduledMs, "")
 		step("new head Running", rc.NewHeadRunningMs, "")
 		step("new head Ready", rc.NewHeadReadyMs, "")
-		step("RayCluster ready", rc.RayClusterReadyMs, "")
+		if rc.RayClusterStayedReady {
+			fmt.Fprintf(tw, "  RayCluster ready\tstayed ready\n")
+		} else {
+			step("RayCluster ready", rc.RayClusterReadyMs, "")
+		}
 		step("endpoints back", rc.EndpointsBackMs, "")
 		p.err(tw.Flush())
 		if rc.ActiveClusterChanged {

@@ -130,6 +130,9 @@ type Recovery struct {
 	NewHeadRunningMs   *float64 `json:"newHeadRunningMs"`
 	NewHeadReadyMs     *float64 `json:"newHeadReadyMs"`
 	RayClusterReadyMs  *float64 `json:"rayClusterReadyMs"`
+	// RayClusterStayedReady: the RayCluster was ready at the kill and its state never changed
+	// after it (KubeRay v1.1.1 keeps "ready" through a head restart), so there is no time to show.
+	RayClusterStayedReady bool `json:"rayClusterStayedReady"`
 	EndpointsBackMs    *float64 `json:"endpointsBackMs"`
 	OldHead            string   `json:"oldHead,omitempty"`
 	NewHead            string   `json:"newHead,omitempty"`

@@ -59,11 +59,14 @@ func (o *HeadKillOptions) run(parent context.Context, c *kube.Clients, t *headKi
 		first := make(chan error, 1)
 		synced := make(chan struct{})
 		go func() {
-			firstCall := true
+			firstCall, failed := true, false
 			err := c.WatchReadyEndpoints(watchCtx, o.namespace, t.service, t.portName, synced, func(ready []kube.ReadyEndpoint) {
+				if failed || watchCtx.Err() != nil {
+					return // the run already ended on the first error
+				}
 				err := feeder.Update(ready)
 				if firstCall {
-					firstCall = false
+					firstCall, failed = false, err != nil
 					first <- err
 				} else if err != nil {
 					fmt.Fprintf(errOut, "warning: %v\n", err)

@@ -136,7 +136,8 @@ func noReadyEndpoints(ns, svc string) error {
 func (o *HeadKillOptions) killError(err error, t *headKillTarget) error {
 	var refused *kube.Refused
 	if errors.As(err, &refused) {
-		return exit.Errorf(exit.API, "%s: a PodDisruptionBudget blocks the eviction; nothing was killed (use --mode delete to ignore PodDisruptionBudgets)", refused.Error())
+		return exit.Errorf(exit.API, "%s: a PodDisruptionBudget blocks the eviction; nothing was killed (use --mode delete to ignore PodDisruptionBudgets)",
+			strings.TrimSuffix(refused.Error(), "."))
 	}
 	if exit.Has(err) {
 		return err

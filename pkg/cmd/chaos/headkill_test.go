@@ -151,7 +151,7 @@ func TestHeadKillRefusals(t *testing.T) {
 			h.kube.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
 				return a.GetSubresource() == "eviction", nil, apierrors.NewTooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", 0)
 			})
-		}, exit.API, "the API refused to evict pod demo-head-x7k2p (429): Cannot evict pod as it would violate the pod's disruption budget.: a PodDisruptionBudget blocks the eviction; nothing was killed"},
+		}, exit.API, "the API refused to evict pod demo-head-x7k2p (429): Cannot evict pod as it would violate the pod's disruption budget: a PodDisruptionBudget blocks the eviction; nothing was killed"},
 		{"unknown cluster", []string{"nope", "--target", "http://127.0.0.1:1", "--yes"}, nil, exit.NotFound, `raycluster "nope" not found`},
 		{"unknown service", []string{"demo", "--service", "nope", "--port", "8000", "--yes"}, nil, exit.NotFound, `service "nope" not found`},
 		{"no ready endpoints", append(svc, "--yes"), func(h *hkHarness) {

@@ -132,10 +132,10 @@ type Recovery struct {
 	RayClusterReadyMs  *float64 `json:"rayClusterReadyMs"`
 	// RayClusterStayedReady: the RayCluster was ready at the kill and its state never changed
 	// after it (KubeRay v1.1.1 keeps "ready" through a head restart), so there is no time to show.
-	RayClusterStayedReady bool `json:"rayClusterStayedReady"`
-	EndpointsBackMs    *float64 `json:"endpointsBackMs"`
-	OldHead            string   `json:"oldHead,omitempty"`
-	NewHead            string   `json:"newHead,omitempty"`
+	RayClusterStayedReady bool     `json:"rayClusterStayedReady"`
+	EndpointsBackMs       *float64 `json:"endpointsBackMs"`
+	OldHead               string   `json:"oldHead,omitempty"`
+	NewHead               string   `json:"newHead,omitempty"`
 	// ActiveClusterChanged: the RayService moved traffic to another RayCluster after the kill.
 	ActiveClusterChanged bool   `json:"activeClusterChanged"`
 	ActiveClusterFrom    string `json:"activeClusterFrom,omitempty"`

@@ -42,3 +42,26 @@ sandbox-down:
 
 clean:
 	rm -rf bin dist .sandbox
+
+# --- Shipping (docs/index.md: install, releasing) ---
+PREFIX ?= $(HOME)/.local/bin
+
+.PHONY: install release-snapshot release-check docs
+
+# Installs beside KubeRay's plugin: `kubectl ray doctor|heal|chaos` reach this binary, and a
+# kubectl-ray that is not ours is never overwritten (hack/release/install.sh says how).
+install: build
+	hack/release/install.sh $(BIN) $(PREFIX)
+
+# All six binaries, archives and checksums in dist/, nothing published.
+release-snapshot:
+	"$$(hack/tools/install.sh goreleaser)" release --snapshot --clean
+
+# goreleaser check, the snapshot, ldflags and CGO checks, the krew manifest through krew's validator
+# and a krew install from the local archive.
+release-check:
+	hack/release/check.sh
+
+# docs/reference from the cobra tree; pkg/cmd/docs's test fails when it is stale.
+docs:
+	go run ./hack/docgen docs/reference

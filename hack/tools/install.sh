@@ -5,16 +5,19 @@
 #
 #   hack/tools/install.sh goreleaser              # -> .../goreleaser-v2.12.7/goreleaser
 #   hack/tools/install.sh validate-krew-manifest  # -> .../validate-krew-manifest-v0.4.3/validate-krew-manifest
+#   hack/tools/install.sh krew                    # -> .../krew-v0.4.3/krew
 #
 # KUBECTL_RAY_TOOLS overrides the cache directory.
 set -euo pipefail
 
-name=${1:?usage: $0 goreleaser|validate-krew-manifest}
+name=${1:?usage: $0 goreleaser|validate-krew-manifest|krew}
 case "$name" in
   # v2.12.7 is the last GoReleaser that builds with Go 1.26; newer ones ask for Go 1.27.
   goreleaser)             version=v2.12.7; module=github.com/goreleaser/goreleaser/v2 ;;
   validate-krew-manifest) version=v0.4.3;  module=sigs.k8s.io/krew/cmd/validate-krew-manifest ;;
-  *) echo "unknown tool $name: use goreleaser or validate-krew-manifest" >&2; exit 2 ;;
+  # krew itself: release-check installs the manifest from the local archive, which checks its sha256.
+  krew)                   version=v0.4.3;  module=sigs.k8s.io/krew/cmd/krew ;;
+  *) echo "unknown tool $name: use goreleaser, validate-krew-manifest or krew" >&2; exit 2 ;;
 esac
 
 root=${KUBECTL_RAY_TOOLS:-$HOME/.cache/kubectl-ray/tools}

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# make release-check: everything a release needs, without publishing anything.
+#  1. goreleaser check (the config is valid for the pinned GoReleaser v2.12.7)
+#  2. a snapshot release: all six binaries (CGO off), their archives and the checksums file
+#  3. each binary is built for its platform with CGO off (go version -m), and the host's binary
+#     reports the version and commit injected by ldflags
+#  4. the krew manifest generated from those checksums passes krew's own validator, and krew
+#     installs it from the local archive (which checks the archive's sha256 against the manifest)
+#  5. the checked-in krew-manifest.yaml passes krew's validator
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+goreleaser=$(hack/tools/install.sh goreleaser)
+validator=$(hack/tools/install.sh validate-krew-manifest)
+krew=$(hack/tools/install.sh krew)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "release-check: $*" >&2; exit 1; }
+
+"$goreleaser" check
+# --snapshot publishes nothing; --clean starts from an empty dist/.
+"$goreleaser" release --snapshot --clean
+
+version=$(sed -n 's/.*"version":"\([^"]*\)".*/\1/p' dist/metadata.json)
+[[ -n $version ]] || fail "no version in dist/metadata.json"
+sums=dist/kubectl-ray_${version}_checksums.txt
+(cd dist && sha256sum --quiet -c "$(basename "$sums")") || fail "$sums does not match the archives"
+
+commit=$(git rev-parse --short HEAD)
+n=0
+for b in dist/kubectl-ray_*/kubectl-ray dist/kubectl-ray_*/kubectl-ray.exe; do
+  [[ -f $b ]] || continue
+  dir=$(basename "$(dirname "$b")")               # kubectl-ray_linux_arm64_v8.0
+  read -r os arch <<<"$(echo "$dir" | awk -F_ '{print $2, $3}')"
+  info=$(go version -m "$b")
+  grep -q "GOOS=$os\$" <<<"$info" && grep -q "GOARCH=$arch\$" <<<"$info" && grep -q "CGO_ENABLED=0\$" <<<"$info" \
+    || fail "$b is not a CGO-off $os/$arch build: $info"
+  grep -q "pkg/version.Version=v$version " <<<"$info" || fail "$b lacks the version ldflag"
+  ext=tar.gz; [[ $os == windows ]] && ext=zip
+  grep -q "  kubectl-ray_${version}_${os}_${arch}.$ext\$" "$sums" || fail "no archive for $os/$arch in $sums"
+  n=$((n + 1))
+done
+[[ $n == 6 ]] || fail "want 6 binaries (linux, darwin, windows x amd64, arm64), found $n"
+
+host_os=$(go env GOOS) host_arch=$(go env GOARCH)
+host_dir=$(ls -d dist/kubectl-ray_"${host_os}"_"${host_arch}"_* | head -1)
+got=$("$host_dir/kubectl-ray" version --client)
+want="Client Version: v$version"
+[[ $got == "$want" ]] || fail "the $host_os/$host_arch binary says '$got', want '$want'"
+got=$("$host_dir/kubectl-ray" version --client -o json)
+grep -q "\"commit\": *\"$commit\"" <<<"$got" || fail "the binary does not carry commit $commit: $got"
+echo "release-check: 6 binaries, archives and checksums for $version ($commit)"
+
+# The manifest from this snapshot's checksums; krew's validator wants the file named after the plugin.
+mkdir -p "$work/gen" "$work/checked-in"
+go run ./hack/release/krewmanifest -version "v$version" -checksums "$sums" >"$work/gen/ray-ops.yaml"
+validate() { # validate FILE: krew's validator, its stack trace left out when it fails
+  local out
+  out=$("$validator" -manifest "$1" -skip-install 2>&1) || { grep -v '^\s' <<<"$out" >&2; return 1; }
+}
+validate "$work/gen/ray-ops.yaml" || fail "krew rejects the generated manifest"
+# The validator's own install step downloads each uri; here the release is not published, so krew
+# installs from the local archive instead, which checks the sha256 just the same.
+ext=tar.gz; [[ $host_os == windows ]] && ext=zip
+KREW_ROOT=$work/krew KREW_NO_UPGRADE_CHECK=1 KREW_OS=$host_os KREW_ARCH=$host_arch \
+  "$krew" install --manifest="$work/gen/ray-ops.yaml" --archive="dist/kubectl-ray_${version}_${host_os}_${host_arch}.$ext" \
+  || fail "krew could not install the generated manifest from the local archive"
+got=$("$work/krew/bin/kubectl-ray_ops" version --client)
+[[ $got == "$want" ]] || fail "krew's kubectl-ray_ops says '$got', want '$want'"
+echo "release-check: krew validates the generated manifest and installs it from the archive as kubectl-ray_ops"
+
+cp krew-manifest.yaml "$work/checked-in/ray-ops.yaml"
+validate "$work/checked-in/ray-ops.yaml" || fail "krew rejects krew-manifest.yaml"
+echo "release-check: krew-manifest.yaml is valid by krew's validator"

@@ -1,0 +1,123 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/test/play"
+	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
+)
+
+// The roles in docs/rbac.md, applied as written, are enough for doctor and heal, and a missing
+// verb is exit 4 naming it. Users are impersonated (--as) by the sandbox's admin; the sandbox's
+// own read-only context (sandbox-reader) is checked too. The kubelet's eviction is played through
+// the API (test/play).
+func TestShipRBACLeastPrivilege(t *testing.T) {
+	t.Parallel()
+	h := NewH(t)
+	applier, err := sandbox.NewApplier(h.SB.Admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shipApplyDocRoles(h, applier)
+	reader, healer := "ship-reader-"+h.NS, "ship-healer-"+h.NS
+	bindings := `apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: READER}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "kubectl-ray:doctor"}
+subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: READER}, {apiGroup: rbac.authorization.k8s.io, kind: User, name: HEALER}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: heal}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "kubectl-ray:heal"}
+subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: HEALER}]
+`
+	bindings = strings.NewReplacer("READER", reader, "HEALER", healer).Replace(bindings)
+	if _, err := applier.Create(h.Ctx, []byte(bindings), h.NS); err != nil {
+		t.Fatal(err)
+	}
+
+	h.CreateRayCluster("rbac", nil)
+	head := h.WaitClusterRunning("rbac", 90*time.Second)
+	if _, err := play.KubeletEvict(h.Ctx, h.Kube, h.NS, head.Name, "ephemeral-storage"); err != nil {
+		t.Fatal(err)
+	}
+
+	// doctor: read-only is enough, and it sees everything (no "could not see" warning).
+	for _, who := range [][]string{{"--as", reader}, {"--context", "sandbox-reader"}} {
+		res := h.Run(append(who, "doctor", "--fail-on", "never", "-o", "json")...)
+		var doc struct {
+			Findings []struct{ Rule string }
+			Blind    []struct{ Resource string }
+		}
+		if res.Code != 0 || res.Stderr != "" || json.Unmarshal([]byte(res.Stdout), &doc) != nil {
+			t.Fatalf("doctor %v: %s", who, res)
+		}
+		if len(doc.Blind) != 0 || !shipHasRule(doc.Findings, "head-evicted") {
+			t.Errorf("doctor %v: blind %v, findings %v; want head-evicted and nothing blind", who, doc.Blind, doc.Findings)
+		}
+	}
+	// Nobody: exit 4 naming the verb and resource.
+	if res := h.Run("--as", "ship-nobody", "doctor"); res.Code != 4 || !strings.Contains(res.Stderr, `RBAC verb "list" on "rayclusters.ray.io"`) {
+		t.Errorf("doctor as a user with no role: want exit 4 naming list rayclusters.ray.io: %s", res)
+	}
+
+	// heal without delete: exit 4 naming the verb, and the head is still there.
+	for _, who := range [][]string{{"--as", reader}, {"--context", "sandbox-reader"}} {
+		res := h.Run(append(who, "heal", "rbac", "--yes")...)
+		if res.Code != 4 || !strings.Contains(res.Stdout+res.Stderr, `RBAC verb "delete" on "pods"`) {
+			t.Errorf("heal %v without delete: want exit 4 naming delete pods: %s", who, res)
+		}
+		if _, err := h.Kube.CoreV1().Pods(h.NS).Get(h.Ctx, head.Name, metav1.GetOptions{}); err != nil {
+			t.Fatalf("head %s gone after a refused heal: %v", head.Name, err)
+		}
+	}
+
+	// heal with doctor's role and heal's: the head is replaced.
+	if res := h.Run("--as", healer, "heal", "rbac", "--yes", "--timeout", "2m"); res.Code != 0 {
+		t.Fatalf("heal as %s: %s", healer, res)
+	}
+	if newHead := h.WaitClusterRunning("rbac", 60*time.Second); newHead.Name == head.Name {
+		t.Fatalf("head %s was not replaced", head.Name)
+	}
+}
+
+// shipApplyDocRoles creates every ClusterRole in docs/rbac.md's yaml blocks, as written.
+func shipApplyDocRoles(h *H, applier *sandbox.Applier) {
+	h.T.Helper()
+	md, err := os.ReadFile(filepath.Join("..", "..", "docs", "rbac.md"))
+	if err != nil {
+		h.T.Fatal(err)
+	}
+	n := 0
+	for _, block := range bytes.Split(md, []byte("```yaml\n"))[1:] {
+		doc, _, ok := bytes.Cut(block, []byte("```"))
+		if !ok {
+			h.T.Fatal("docs/rbac.md: unterminated yaml block")
+		}
+		if _, err := applier.Create(h.Ctx, doc, ""); err != nil && !strings.Contains(err.Error(), "already exists") {
+			h.T.Fatalf("docs/rbac.md block %d: %v", n, err)
+		}
+		n++
+	}
+	if n < 2 {
+		h.T.Fatalf("docs/rbac.md has %d yaml blocks; want the doctor and heal roles at least", n)
+	}
+}
+
+func shipHasRule(findings []struct{ Rule string }, rule string) bool {
+	for _, f := range findings {
+		if f.Rule == rule {
+			return true
+		}
+	}
+	return false
+}

@@ -161,4 +161,16 @@ func TestShipCompletionListsSandboxNames(t *testing.T) {
 			t.Errorf("completion %s: no %q: exit %d, stderr %s", shell, marker, res.Code, res.Stderr)
 		}
 	}
+	// bash runs the script for real: the completion function calls the binary, which lists the
+	// sandbox's clusters. bash-completion's _get_comp_words_by_ref (a distro package, absent here)
+	// is played by four assignments from bash's own COMP_WORDS.
+	script := `_get_comp_words_by_ref() { cur="${COMP_WORDS[COMP_CWORD]}"; prev="${COMP_WORDS[COMP_CWORD-1]}"; words=("${COMP_WORDS[@]}"); cword=$COMP_CWORD; }
+source <(kubectl-ray completion bash)
+COMP_WORDS=(kubectl-ray doctor -n "$NS" b); COMP_CWORD=4
+__start_kubectl-ray 2>/dev/null
+printf '%s\n' "${COMPREPLY[@]}"`
+	res := h.exec("bash", []string{"-c", script}, []string{"PATH=" + env.binDir + ":/usr/bin:/bin", "NS=" + h.NS, "KUBECONFIG=" + h.SB.Kubeconfig()})
+	if res.Code != 0 || res.Stdout != "beta\n" {
+		t.Errorf("bash completion of kubectl-ray doctor -n NS b: %s", res)
+	}
 }

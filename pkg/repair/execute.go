@@ -84,7 +84,7 @@ type Executor struct {
 	// Watcher is needed only with Wait.
 	Watcher PodWatcher
 	// Replan re-reads the cluster and plans again; called at most once per Run, after a pod
-	// changed or vanished since it was seen. nil: no retry.
+	// changed since it was seen. nil: no retry.
 	Replan func(ctx context.Context) (HealPlan, error)
 	DryRun bool
 	// Wait for each healed cluster's replacement head to be Running and Ready, up to Timeout.
@@ -119,7 +119,9 @@ func (e *Executor) Run(ctx context.Context, plan HealPlan) (Report, error) {
 		}
 		o := e.apply(ctx, a, false)
 		e.record(&rep, o, w)
-		if o.Result == Changed || o.Result == Gone {
+		// Only a changed pod is looked at again. A pod already gone (404) cannot come back:
+		// a pod of the same name would have another UID, which the person did not confirm.
+		if o.Result == Changed {
 			retry = append(retry, a)
 		}
 	}

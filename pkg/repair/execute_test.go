@@ -225,6 +225,30 @@ func TestExecutorLeavesAReplacedPodAlone(t *testing.T) {
 	}
 }
 
+// A pod already gone (someone else deleted it, the operator replaced it under another name) is
+// reported once and not looked at again: no pod of that UID can come back.
+func TestExecutorGonePodIsNotReplanned(t *testing.T) {
+	c, p, s := seed000()
+	api := newAPIServer(p.DeepCopy())
+	api.beforeDelete = func() { _ = api.kc.Tracker().Delete(podsGVR, p.Namespace, p.Name) }
+	plan := Plan(s, []diagnose.Finding{finding(diagnose.RuleHeadEvicted, c, &p)}, Options{})
+	ex := api.executor(false)
+	replans := 0
+	ex.Replan = func(context.Context) (HealPlan, error) { replans++; return HealPlan{}, nil }
+	ex.Wait = true
+	rep, err := ex.Run(context.Background(), plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if replans != 0 || len(rep.Outcomes) != 1 || rep.Outcomes[0].Result != Gone ||
+		rep.Outcomes[0].Message != "pod default/raycluster-kuberay-head-ldg9f is already gone; not deleted" {
+		t.Fatalf("replans %d, outcomes %+v", replans, rep.Outcomes)
+	}
+	if rep.Problems() != 0 || rep.TimedOut || len(rep.Replacements) != 0 || len(api.events(t)) != 0 {
+		t.Errorf("problems %d, timed out %v, replacements %+v, events %d", rep.Problems(), rep.TimedOut, rep.Replacements, len(api.events(t)))
+	}
+}
+
 func TestExecutorWaitsForTheReplacement(t *testing.T) {
 	c, p, s := seed000()
 	api := newAPIServer(p.DeepCopy())

@@ -32,6 +32,7 @@ func (o *Options) runWatch(ctx context.Context) error {
 		format = "json"
 	}
 	log := repair.NewLogger(o.f.IOStreams.Out, format, o.f.Now)
+	kube.RouteClientLogs(log.Line)
 	if !o.leaderElect {
 		return o.watchdog(ctx, c, log)
 	}
@@ -51,7 +52,13 @@ func (o *Options) runWatch(ctx context.Context) error {
 			leading.Store(true)
 			log.Line("info", "became leader; acting", "lease", o.leaseNamespace+"/"+kube.LeaseName, "identity", who)
 		case "stopped":
-			if leading.Swap(false) {
+			switch {
+			case !leading.Swap(false):
+			case ctx.Err() != nil:
+				// Shutting down (SIGTERM): the Lease was given up, so another replica takes
+				// over at once.
+				log.Line("info", "shutting down; stopped acting and gave up the Lease", "lease", o.leaseNamespace+"/"+kube.LeaseName, "identity", who)
+			default:
 				log.Line("warn", "lost leadership; stopped acting", "lease", o.leaseNamespace+"/"+kube.LeaseName, "identity", who)
 			}
 		case "following":

@@ -1,0 +1,144 @@
+package e2e
+
+import (
+	"syscall"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
+)
+
+// wantDeletedRecord fails unless rec is the watchdog's line for deleting the evicted head old of
+// cluster.
+func wantDeletedRecord(t *testing.T, rec map[string]string, ns, cluster string, old corev1.Pod) {
+	t.Helper()
+	want := map[string]string{
+		"level": "info", "msg": "deleted pod " + ns + "/" + old.Name + " (rule head-evicted)",
+		"action": "delete", "result": "deleted", "rule": "head-evicted", "raycluster": ns + "/" + cluster,
+		"pod": old.Name, "uid": string(old.UID), "resourceVersion": old.ResourceVersion, "node": old.Spec.NodeName,
+	}
+	for k, v := range want {
+		if rec[k] != v {
+			t.Errorf("watchdog line: %s=%q, want %q (line %v)", k, rec[k], v, rec)
+		}
+	}
+	if _, err := time.Parse(time.RFC3339Nano, rec["time"]); err != nil {
+		t.Errorf("watchdog line: time %q: %v", rec["time"], err)
+	}
+}
+
+// heal --watch heals an evicted head with no other command, survives a 10 s API server outage
+// (in a sandbox of the test's own: the shared one is never stopped) and heals the next eviction.
+// Evictions are the kubelet's part, played by play.KubeletEvict; the real KubeRay v1.1.1 creates
+// the new heads.
+func TestHealWatchSurvivesAPIServerRestart(t *testing.T) {
+	t.Parallel()
+	sb := ownSandbox(t, "watch", sandbox.OperatorV111)
+	h := newHOn(t, sb)
+	h.CreateRayCluster("wc", nil)
+	h.WaitClusterRunning("wc", 90*time.Second)
+	wd := h.startWatchdog("heal", sb.Kubeconfig(), "heal", "--watch", "--min-age", "0s", "-n", h.NS, "-o", "json")
+	start := wd.WaitRecord("the watching line", 60*time.Second, "msg", "watching")
+	if start["scope"] != h.NS || start["rayclusters"] != "1" || start["minAge"] != "0s" || start["dryRun"] != "false" {
+		t.Errorf("watching line: %v", start)
+	}
+
+	first := h.healEvict("wc")
+	rec := wd.WaitRecord("the delete of "+first.Name, 60*time.Second, "result", "deleted", "pod", first.Name)
+	wantDeletedRecord(t, rec, h.NS, "wc", first)
+	second := h.waitNewHead("wc", first.Name, 60*time.Second)
+
+	if err := sb.Stop("kube-apiserver"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * time.Second)
+	if err := sb.Start(h.Ctx, "kube-apiserver"); err != nil {
+		t.Fatal(err)
+	}
+	if !wd.Running() {
+		t.Fatalf("the watchdog exited during the outage (code %d): %s", wd.code, wd.Stderr())
+	}
+
+	// After the outage client-go's reflectors reconnect with their backoff (up to 30 s).
+	evicted := h.healEvict("wc")
+	if evicted.Name != second.Name {
+		t.Fatalf("evicted %s, want the new head %s", evicted.Name, second.Name)
+	}
+	rec = wd.WaitRecord("the delete of "+second.Name+" after the outage", 90*time.Second, "result", "deleted", "pod", second.Name)
+	wantDeletedRecord(t, rec, h.NS, "wc", evicted)
+	h.waitNewHead("wc", second.Name, 60*time.Second)
+
+	if n := len(wd.Matching("result", "deleted")); n != 2 || len(wd.Matching("level", "error")) != 0 {
+		t.Errorf("want exactly 2 deletes and no error line, got:\n%v", wd.Lines())
+	}
+	if n := len(h.healEvents()); n != 4 {
+		t.Errorf("want 4 RayHeadHealed Events (2 per heal), got %d", n)
+	}
+	if code := wd.Stop(syscall.SIGTERM); code != 0 {
+		t.Errorf("watchdog exit code on SIGTERM: %d; stderr: %s", code, wd.Stderr())
+	}
+}
+
+// Two watchdogs with --leader-elect: exactly one leads and deletes; when the leader dies
+// (SIGKILL: no chance to release the Lease) the other takes over once the Lease expires and heals
+// the next eviction. Evictions are the kubelet's part, played by play.KubeletEvict.
+func TestHealWatchLeaderElection(t *testing.T) {
+	t.Parallel()
+	h := NewH(t)
+	h.CreateRayCluster("le", nil)
+	h.WaitClusterRunning("le", 90*time.Second)
+	args := []string{"heal", "--watch", "--min-age", "0s", "-n", h.NS, "--leader-elect", "--lease-namespace", h.NS, "-o", "json"}
+	a := h.startWatchdog("a", h.SB.Kubeconfig(), args...)
+	b := h.startWatchdog("b", h.SB.Kubeconfig(), args...)
+
+	var leader, follower *watchdog
+	h.WaitFor("one leader and one follower", 60*time.Second, func() (bool, error) {
+		la, lb := len(a.Matching("msg", "became leader; acting")), len(b.Matching("msg", "became leader; acting"))
+		fa, fb := len(a.Matching("msg", "following the leader; not acting")), len(b.Matching("msg", "following the leader; not acting"))
+		switch {
+		case la == 1 && lb == 0 && fb > 0:
+			leader, follower = a, b
+		case lb == 1 && la == 0 && fa > 0:
+			leader, follower = b, a
+		}
+		return leader != nil, nil
+	})
+	leaderID := leader.Matching("msg", "became leader; acting")[0]["identity"]
+	if f := follower.Matching("msg", "following the leader; not acting")[0]; f["leader"] != leaderID {
+		t.Errorf("the follower follows %q, the leader is %q", f["leader"], leaderID)
+	}
+	lease, err := h.Kube.CoordinationV1().Leases(h.NS).Get(h.Ctx, "kubectl-ray-heal", metav1.GetOptions{})
+	if err != nil || lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity != leaderID {
+		t.Fatalf("Lease kubectl-ray-heal: %+v, err %v; want holder %s", lease, err, leaderID)
+	}
+	leader.WaitRecord("the leader's watching line", 60*time.Second, "msg", "watching")
+
+	first := h.healEvict("le")
+	rec := leader.WaitRecord("the leader's delete of "+first.Name, 60*time.Second, "result", "deleted", "pod", first.Name)
+	wantDeletedRecord(t, rec, h.NS, "le", first)
+	second := h.waitNewHead("le", first.Name, 60*time.Second)
+	if got := follower.Matching("action", "delete"); len(got) != 0 {
+		t.Errorf("the follower acted: %v", got)
+	}
+	if n := len(h.healEvents()); n != 2 {
+		t.Errorf("want 2 RayHeadHealed Events after one heal, got %d", n)
+	}
+
+	leader.Stop(syscall.SIGKILL)
+	follower.WaitRecord("the follower to take over", 60*time.Second, "msg", "became leader; acting")
+	follower.WaitRecord("the new leader's watching line", 60*time.Second, "msg", "watching")
+	evicted := h.healEvict("le")
+	rec = follower.WaitRecord("the new leader's delete of "+second.Name, 60*time.Second, "result", "deleted", "pod", second.Name)
+	wantDeletedRecord(t, rec, h.NS, "le", evicted)
+	h.waitNewHead("le", second.Name, 60*time.Second)
+
+	if got := append(leader.Matching("action", "delete"), follower.Matching("action", "delete")...); len(got) != 2 {
+		t.Errorf("want exactly 2 deletes across both watchdogs, got %v", got)
+	}
+	if n := len(h.healEvents()); n != 4 {
+		t.Errorf("want 4 RayHeadHealed Events after two heals, got %d", n)
+	}
+}

@@ -29,7 +29,7 @@ type headKillTarget struct {
 	service  string // probed Service, "" for a URL
 	port     int    // Service port
 	portName string
-	ready    []kube.ReadyEndpoint // at resolution time
+	ready    []kube.ReadyEndpoint // read for a dry run only
 }
 
 // Run resolves the target, confirms, and runs the kill under the probe.
@@ -118,6 +118,11 @@ func (o *HeadKillOptions) resolve(ctx context.Context, c *kube.Clients) (*headKi
 		return nil, exit.Usagef("Service %s/%s has no TCP port %d (its ports: %s): pass --port", o.namespace, o.service, o.port, strings.Join(ports, ", "))
 	}
 	t.service = o.service
+	if !o.dryRun {
+		// A run reads the endpoints with its watch (one LIST, then changes), and refuses there
+		// if none is ready, before any request or kill.
+		return t, nil
+	}
 	if t.ready, err = c.ListReadyEndpoints(ctx, o.namespace, t.service, t.portName); err != nil {
 		return nil, err
 	}

@@ -22,6 +22,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
+	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 )
@@ -249,5 +250,44 @@ func TestParseRateAndTargetPath(t *testing.T) {
 	}
 	if o.targetBase != "http://serve.example:8000" || o.probeCfg.Path != "/healthz?x=1" {
 		t.Fatalf("base %q path %q", o.targetBase, o.probeCfg.Path)
+	}
+}
+
+// TestHeadKillRayServiceDefaults: rayservice/NAME kills the head of its active cluster and probes
+// NAME-serve-svc on port 8000 unless told otherwise.
+func TestHeadKillRayServiceDefaults(t *testing.T) {
+	k, r := hkObjects()
+	rs := &rayv1.RayService{ObjectMeta: metav1.ObjectMeta{Name: "demo", Namespace: "ml"}}
+	rs.Status.ActiveServiceStatus.RayClusterName = "demo"
+	h := newHKHarness(t, k, append(r, rs))
+	if err := h.run("rayservice/demo", "--dry-run"); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"Dry run of a head kill of rayservice/demo in namespace ml",
+		"Would kill:   pod demo-head-x7k2p (head of RayCluster demo)",
+		"Would probe:  GET service/demo-serve-svc:8000/ at 50/s through a port-forward to each of 2 ready endpoints",
+	} {
+		if !strings.Contains(h.out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, h.out.String())
+		}
+	}
+	rs.Status.ActiveServiceStatus.RayClusterName = ""
+	h = newHKHarness(t, k, append(r, rs))
+	if err := h.run("rayservice/demo", "--dry-run"); exit.CodeOf(err) != exit.NotFound || !strings.Contains(err.Error(), "has no active RayCluster yet") {
+		t.Fatalf("no active cluster: %v", err)
+	}
+}
+
+func TestAdviceFromDoctorKeepsServeRules(t *testing.T) {
+	fs := []diagnose.Finding{
+		{Rule: diagnose.RuleServeHeadInService, Message: "serve Service demo-serve-svc sends traffic to head pod h", Remedy: "set spec.excludeHeadPodFromServeSvc: true"},
+		{Rule: "head-evicted", Message: "not about 502s", Remedy: "x"},
+		{Rule: diagnose.RuleGCSFTOff, Message: "no GCS FT", Remedy: "enable it"},
+	}
+	got := adviceFrom(fs)
+	if len(got) != 2 || got[0].Source != "doctor" || got[0].Rule != diagnose.RuleServeHeadInService ||
+		got[0].Text != "serve Service demo-serve-svc sends traffic to head pod h; fix: set spec.excludeHeadPodFromServeSvc: true" || got[1].Rule != diagnose.RuleGCSFTOff {
+		t.Fatalf("advice %+v", got)
 	}
 }

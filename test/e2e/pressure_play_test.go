@@ -22,8 +22,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/util/retry"
 
+	"github.com/kubectl-ray/kubectl-ray/test/play"
 	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
 )
 
@@ -199,36 +199,14 @@ func pressureNode(h *H) string {
 // kubeletDiskPressure plays the kubelet's eviction manager setting the node's DiskPressure
 // condition (True once the disk fills, False once the evicted pod's disk is reclaimed), and waits
 // for the real node lifecycle controller to add or remove the node.kubernetes.io/disk-pressure
-// NoSchedule taint in answer. It retries on conflict: kwok renews the node's status and the
-// controller edits its taints meanwhile. (test/play.KubeletNodePressure writes the taint itself
-// and does not retry; beside the controller and kwok it fails with a conflict now and then.)
+// NoSchedule taint in answer.
 func kubeletDiskPressure(h *H, node string, on bool) {
 	h.T.Helper()
-	status, reason, msg := corev1.ConditionFalse, "KubeletHasNoDiskPressure", "kubelet has no disk pressure"
+	set, status := play.KubeletNodePressureRelieved, corev1.ConditionFalse
 	if on {
-		status, reason, msg = corev1.ConditionTrue, "KubeletHasDiskPressure", "kubelet has disk pressure"
+		set, status = play.KubeletNodePressure, corev1.ConditionTrue
 	}
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		n, err := h.Kube.CoreV1().Nodes().Get(h.Ctx, node, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		now := metav1.Now()
-		cond := corev1.NodeCondition{Type: corev1.NodeDiskPressure, Status: status, Reason: reason, Message: msg,
-			LastHeartbeatTime: now, LastTransitionTime: now}
-		replaced := false
-		for i := range n.Status.Conditions {
-			if n.Status.Conditions[i].Type == corev1.NodeDiskPressure {
-				n.Status.Conditions[i], replaced = cond, true
-			}
-		}
-		if !replaced {
-			n.Status.Conditions = append(n.Status.Conditions, cond)
-		}
-		_, err = h.Kube.CoreV1().Nodes().UpdateStatus(h.Ctx, n, metav1.UpdateOptions{})
-		return err
-	})
-	if err != nil {
+	if err := set(h.Ctx, h.Kube, node, play.DiskPressure); err != nil {
 		h.T.Fatalf("setting DiskPressure=%s on node %s: %v", status, node, err)
 	}
 	h.WaitFor(fmt.Sprintf("the node lifecycle controller to answer DiskPressure=%s on %s", status, node), 30*time.Second, func() (bool, error) {

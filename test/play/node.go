@@ -2,11 +2,11 @@ package play
 
 import (
 	"context"
-	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
 )
@@ -20,33 +20,43 @@ const (
 	PIDPressure    = Pressure(corev1.NodePIDPressure)
 )
 
-var pressureTaint = map[Pressure]string{
-	DiskPressure:   "node.kubernetes.io/disk-pressure",
-	MemoryPressure: "node.kubernetes.io/memory-pressure",
-	PIDPressure:    "node.kubernetes.io/pid-pressure",
+// KubeletNodePressure writes what the kubelet's eviction manager reports for a node under
+// pressure: the condition True. The real node lifecycle controller then adds the matching
+// NoSchedule taint (node.kubernetes.io/disk-pressure, ...), as in a cluster. kwok's heartbeat
+// rewrites node conditions only every ~10 minutes, so the condition holds for a test's length.
+// Retries on conflict: kwok and the node controller write the same node.
+func KubeletNodePressure(ctx context.Context, c kubernetes.Interface, node string, p Pressure) error {
+	w := kubeletWords[p]
+	return setNodeConditionStatus(ctx, c, node, corev1.NodeConditionType(p), corev1.ConditionTrue, w[0], w[1])
 }
 
-// KubeletNodePressure writes what the kubelet and the node lifecycle controller show for a node
-// under pressure: the condition True and its NoSchedule taint. kwok's heartbeat stage only renews
-// the Ready condition's timestamps, so the pressure condition stays until the test lifts it.
-func KubeletNodePressure(ctx context.Context, c kubernetes.Interface, node string, p Pressure) error {
-	n, err := c.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
-	if err != nil {
+// KubeletNodePressureRelieved writes the condition False again, as the kubelet does once usage
+// falls under the threshold.
+func KubeletNodePressureRelieved(ctx context.Context, c kubernetes.Interface, node string, p Pressure) error {
+	w := kubeletWords[p]
+	return setNodeConditionStatus(ctx, c, node, corev1.NodeConditionType(p), corev1.ConditionFalse, w[2], w[3])
+}
+
+// kubeletWords are the kubelet's own reason and message for each pressure condition:
+// {reason when True, message when True, reason when False, message when False}.
+var kubeletWords = map[Pressure][4]string{
+	DiskPressure:   {"KubeletHasDiskPressure", "kubelet has disk pressure", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"},
+	MemoryPressure: {"KubeletHasInsufficientMemory", "kubelet has insufficient memory available", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"},
+	PIDPressure:    {"KubeletHasInsufficientPID", "kubelet has insufficient PID available", "KubeletHasSufficientPID", "kubelet has sufficient PID available"},
+}
+
+func setNodeConditionStatus(ctx context.Context, c kubernetes.Interface, node string, t corev1.NodeConditionType, status corev1.ConditionStatus, reason, message string) error {
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		n, err := c.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		now := metav1.Now()
+		setNodeCondition(n, corev1.NodeCondition{Type: t, Status: status, Reason: reason,
+			Message: message, LastHeartbeatTime: now, LastTransitionTime: now})
+		_, err = c.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{})
 		return err
-	}
-	now := metav1.Now()
-	setNodeCondition(n, corev1.NodeCondition{Type: corev1.NodeConditionType(p), Status: corev1.ConditionTrue,
-		Reason: "KubeletHas" + string(p), Message: fmt.Sprintf("kubelet has %s", p), LastHeartbeatTime: now, LastTransitionTime: now})
-	if _, err := c.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
-		return err
-	}
-	n, err = c.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
-	if err != nil {
-		return err
-	}
-	n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: pressureTaint[p], Effect: corev1.TaintEffectNoSchedule, TimeAdded: &now})
-	_, err = c.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
-	return err
+	})
 }
 
 // NodeLost creates a node no kwok manages (nothing heartbeats it) whose Ready condition reads

@@ -145,6 +145,9 @@ func (sb *Sandbox) startControlPlane(ctx context.Context) error {
 		"--service-account-private-key-file", filepath.Join(pki, "sa.key"),
 		"--root-ca-file", filepath.Join(pki, "apiserver.crt"),
 		"--leader-elect=false", "--bind-address=127.0.0.1", "--secure-port", strconv.Itoa(p["controller-manager"]),
+		// On 2 busy cores kwok's Lease renewals can lag; a longer grace keeps nodes from flapping
+		// NotReady (which turns every pod's Ready condition False) while tests run.
+		"--node-monitor-grace-period=2m",
 		// Evicted pods are what this project is about: keep podgc from collecting them.
 		"--terminated-pod-gc-threshold=100000")
 	if err != nil {
@@ -303,6 +306,10 @@ func (sb *Sandbox) startKwok(ctx context.Context) error {
 		"--manage-nodes-with-annotation-selector", KwokNodeAnnotation+"=fake",
 		"--server-address", "127.0.0.1:"+strconv.Itoa(p["kwok"]),
 		"--node-ip", "127.0.0.1", "--node-port", strconv.Itoa(p["kwok-kubelet"]),
+		// Renew node Leases: the node lifecycle controller takes them as heartbeats. Without them
+		// the fast stages post node status only every ~10 minutes, nodes go NotReady ~50 s after
+		// creation and every pod's Ready condition turns False.
+		"--node-lease-duration-seconds", "40",
 		"--enable-crds", "Stage,PortForward,ClusterPortForward,Logs,ClusterLogs,Exec,ClusterExec",
 		// Pod IPs are never dialled; traffic stays on loopback through port-forward.
 		"--cidr", "10.0.0.0/16")

@@ -7,8 +7,13 @@
 #  4. the krew manifest generated from those checksums passes krew's own validator, and krew
 #     installs it from the local archive (which checks the archive's sha256 against the manifest)
 #  5. the checked-in krew-manifest.yaml passes krew's validator
+#
+# It builds a clone of HEAD, as a release would: what is committed, not the working tree (others'
+# half-saved edits must not break it, nor hide that a file was never committed). The generated
+# manifest and the checksums are copied to dist/ here.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+repo=$PWD
 
 goreleaser=$(hack/tools/install.sh goreleaser)
 validator=$(hack/tools/install.sh validate-krew-manifest)
@@ -16,6 +21,10 @@ krew=$(hack/tools/install.sh krew)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "release-check: $*" >&2; exit 1; }
+
+git clone -q --shared "$repo" "$work/src"
+cd "$work/src"
+echo "release-check: building $(git log -1 --format='%h %s')"
 
 "$goreleaser" check
 # --snapshot publishes nothing; --clean starts from an empty dist/.
@@ -68,6 +77,8 @@ KREW_ROOT=$work/krew KREW_NO_UPGRADE_CHECK=1 KREW_OS=$host_os KREW_ARCH=$host_ar
 got=$("$work/krew/bin/kubectl-ray_ops" version --client)
 [[ $got == "$want" ]] || fail "krew's kubectl-ray_ops says '$got', want '$want'"
 echo "release-check: krew validates the generated manifest and installs it from the archive as kubectl-ray_ops"
+mkdir -p "$repo/dist"
+cp "$work/gen/ray-ops.yaml" "$sums" "$repo/dist/"
 
 cp krew-manifest.yaml "$work/checked-in/ray-ops.yaml"
 validate "$work/checked-in/ray-ops.yaml" || fail "krew rejects krew-manifest.yaml"

@@ -44,7 +44,9 @@ for b in dist/kubectl-ray_*/kubectl-ray dist/kubectl-ray_*/kubectl-ray.exe; do
   info=$(go version -m "$b")
   grep -q "GOOS=$os\$" <<<"$info" && grep -q "GOARCH=$arch\$" <<<"$info" && grep -q "CGO_ENABLED=0\$" <<<"$info" \
     || fail "$b is not a CGO-off $os/$arch build: $info"
-  grep -q "pkg/version.Version=v$version " <<<"$info" || fail "$b lacks the version ldflag"
+  # -trimpath keeps -ldflags out of the build info, so look for the injected string itself; the
+  # host's binary below is also run.
+  grep -aqF "v$version" "$b" || fail "$b does not carry version v$version (ldflags)"
   ext=tar.gz; [[ $os == windows ]] && ext=zip
   grep -q "  kubectl-ray_${version}_${os}_${arch}.$ext\$" "$sums" || fail "no archive for $os/$arch in $sums"
   n=$((n + 1))

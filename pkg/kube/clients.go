@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	rayclient "github.com/ray-project/kuberay/ray-operator/pkg/client/clientset/versioned"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -34,7 +35,7 @@ func NewClients(flags *genericclioptions.ConfigFlags) (*Clients, error) {
 
 // ClientsFor builds clients for an existing rest.Config.
 func ClientsFor(cfg *rest.Config) (*Clients, error) {
-	k, err := kubernetes.NewForConfig(cfg)
+	k, err := kubernetes.NewForConfig(Protobuf(cfg))
 	if err != nil {
 		return nil, exit.Errorf(exit.API, "cannot build a Kubernetes client: %v", err)
 	}
@@ -51,6 +52,16 @@ func (c *Clients) Host() string {
 		return ""
 	}
 	return c.Config.Host
+}
+
+// Protobuf returns a copy of cfg that talks protobuf to built-in APIs: decoding thousands of pods
+// from protobuf takes a fraction of the time and garbage of JSON. Custom resources (ray.io) have
+// no protobuf encoding, so the KubeRay client keeps JSON.
+func Protobuf(cfg *rest.Config) *rest.Config {
+	c := rest.CopyConfig(cfg)
+	c.ContentType = runtime.ContentTypeProtobuf
+	c.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
+	return c
 }
 
 func oneLine(err error) string {

@@ -371,11 +371,8 @@ func within(t *testing.T, what string, got, want time.Time, tol time.Duration) {
 	}
 }
 
-// headKillNode creates a kwok node for one test and points its kubelet endpoint at the port kwok
-// really serves on. The sandbox starts kwok with --server-address (where it serves the kubelet
-// API: port-forward, logs, exec) and a different --node-port, which kwok writes into every
-// node's status.daemonEndpoints; the API server dials that port for pods/portforward and finds
-// nothing listening. Only this test's node is changed, so parallel tests are not disturbed.
+// headKillNode creates a kwok node for one test, so the head kill and its port-forwards touch
+// nothing other tests run on.
 func headKillNode(h *H, prefix string) string {
 	h.T.Helper()
 	name := prefix + "-" + h.NS
@@ -388,15 +385,6 @@ func headKillNode(h *H, prefix string) string {
 	h.WaitFor("node "+name+" Ready without taints", 60*time.Second, func() (bool, error) {
 		n, err := h.Kube.CoreV1().Nodes().Get(h.Ctx, name, metav1.GetOptions{})
 		return err == nil && sandbox.NodeReady(n) && len(n.Spec.Taints) == 0, err
-	})
-	port := h.SB.Ports()["kwok"]
-	patch := []byte(fmt.Sprintf(`{"status":{"daemonEndpoints":{"kubeletEndpoint":{"Port":%d}}}}`, port))
-	if _, err := h.Kube.CoreV1().Nodes().PatchStatus(h.Ctx, name, patch); err != nil {
-		h.T.Fatal(err)
-	}
-	h.WaitFor("node "+name+" kubelet port", 10*time.Second, func() (bool, error) {
-		n, err := h.Kube.CoreV1().Nodes().Get(h.Ctx, name, metav1.GetOptions{})
-		return err == nil && int(n.Status.DaemonEndpoints.KubeletEndpoint.Port) == port, err
 	})
 	return name
 }

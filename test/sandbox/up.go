@@ -85,11 +85,11 @@ func anyAlive(st *State) bool {
 
 func (sb *Sandbox) startControlPlane(ctx context.Context) error {
 	cfg := sb.cfg
-	ports, err := freePorts(9)
+	ports, err := freePorts(8)
 	if err != nil {
 		return err
 	}
-	names := []string{"etcd", "etcd-peer", "apiserver", "controller-manager", "scheduler", "kwok", "kwok-kubelet", "operator-metrics", "operator-health"}
+	names := []string{"etcd", "etcd-peer", "apiserver", "controller-manager", "scheduler", "kwok", "operator-metrics", "operator-health"}
 	for i, n := range names {
 		sb.state.Ports[n] = ports[i]
 	}
@@ -305,7 +305,9 @@ func (sb *Sandbox) startKwok(ctx context.Context) error {
 		// Only annotated nodes are kwok's: a test can create a node nobody heartbeats.
 		"--manage-nodes-with-annotation-selector", KwokNodeAnnotation+"=fake",
 		"--server-address", "127.0.0.1:"+strconv.Itoa(p["kwok"]),
-		"--node-ip", "127.0.0.1", "--node-port", strconv.Itoa(p["kwok-kubelet"]),
+		// kwok serves the kubelet API (port-forward, logs, exec) on --server-address; --node-port is
+		// what it writes into each node's kubelet endpoint, where the API server dials: the same port.
+		"--node-ip", "127.0.0.1", "--node-port", strconv.Itoa(p["kwok"]),
 		// Renew node Leases: the node lifecycle controller takes them as heartbeats. Without them
 		// the fast stages post node status only every ~10 minutes, nodes go NotReady ~50 s after
 		// creation and every pod's Ready condition turns False.

@@ -51,6 +51,11 @@ func (f *Factory) Clients() (*kube.Clients, error) {
 func (f *Factory) Namespace() (string, error) {
 	ns, _, err := f.ConfigFlags.ToRawKubeConfigLoader().Namespace()
 	if err != nil {
+		// The namespace comes from the kubeconfig, so this fails for any broken kubeconfig or
+		// unknown --context, where -n is not the fix: report the kubeconfig's own error.
+		if _, cerr := f.Clients(); cerr != nil {
+			return "", cerr
+		}
 		return "", exit.Errorf(exit.API, "cannot read the namespace from the kubeconfig: %v; pass -n NAMESPACE or fix --kubeconfig", err)
 	}
 	return ns, nil

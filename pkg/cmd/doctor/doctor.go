@@ -79,11 +79,6 @@ func (o *Options) Complete(_ *cobra.Command, args []string) error {
 	if !o.allNamespaces {
 		ns, err := o.f.Namespace()
 		if err != nil {
-			// The namespace comes from the kubeconfig, so this fails for any broken kubeconfig or
-			// unknown --context, where -n is not the fix: name the kubeconfig instead.
-			if _, cerr := o.f.Clients(); cerr != nil {
-				return cerr
-			}
 			return err
 		}
 		o.namespace = ns

@@ -7,6 +7,7 @@ import (
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -23,9 +24,7 @@ func TestHealForceStuckHead(t *testing.T) {
 	h := NewH(t)
 	proxy := newAPIProxy(t, h.SB)
 	lost := "lost-" + h.NS
-	if _, err := play.NodeLost(h.Ctx, h.Kube, lost); err != nil {
-		t.Fatal(err)
-	}
+	healNodeLost(h, lost)
 	t.Cleanup(func() { _ = h.Kube.CoreV1().Nodes().Delete(h.Ctx, lost, metav1.DeleteOptions{}) })
 	h.CreateRayCluster("stuck", func(rc *rayv1.RayCluster) { rc.Spec.HeadGroupSpec.Template.Spec.NodeName = lost })
 	var head corev1.Pod
@@ -99,5 +98,28 @@ func TestHealForceStuckHead(t *testing.T) {
 	evs := healEventsAbout(h.healEvents(), "Pod", head.Name)
 	if len(evs) != 1 || evs[0].Action != "ForceDeletePod" {
 		t.Errorf("want one ForceDeletePod Event on the stuck head, got %+v", evs)
+	}
+}
+
+// healNodeLost calls play.NodeLost until it succeeds. It creates the node and then writes the
+// status of the object it created; when the node lifecycle controller updates the new node in
+// between, that write conflicts. The node is then deleted and made again.
+func healNodeLost(h *H, name string) {
+	h.T.Helper()
+	for i := 0; ; i++ {
+		_, err := play.NodeLost(h.Ctx, h.Kube, name)
+		if err == nil {
+			return
+		}
+		if !apierrors.IsConflict(err) || i == 4 {
+			h.T.Fatalf("play.NodeLost: %v", err)
+		}
+		if err := h.Kube.CoreV1().Nodes().Delete(h.Ctx, name, metav1.DeleteOptions{}); err != nil {
+			h.T.Fatal(err)
+		}
+		h.WaitFor("node "+name+" gone", 30*time.Second, func() (bool, error) {
+			_, err := h.Kube.CoreV1().Nodes().Get(h.Ctx, name, metav1.GetOptions{})
+			return apierrors.IsNotFound(err), nil
+		})
 	}
 }

@@ -1,8 +1,8 @@
 package e2e
 
 // Helpers for the chaos disk-pressure / memory-pressure end-to-end tests: the kwok Stages that
-// play the kubelet for our ephemeral containers, a node of the test's own, the kubelet's node
-// DiskPressure, and running the binary in the background.
+// play the kubelet for our ephemeral containers (play.KubeletPressureStagesYAML), a node of the
+// test's own, the kubelet's node DiskPressure, and running the binary in the background.
 
 import (
 	"bytes"
@@ -18,159 +18,23 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
 
 	"github.com/kubectl-ray/kubectl-ray/test/play"
 	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
 )
 
-// pressureStagesYAML plays, for the pods of namespace ns only, what a real kubelet does once our
-// ephemeral container runs and fills the node's disk:
-//   - kubectl-ray-start: any ephemeral container without a status is started (a kwok node
-//     runs nothing; without this stage the container would never show as running);
-//   - kubectl-ray-evict: delayMS after a kubectl-ray-disk-pressure-* container runs, the pod is
-//     evicted for ephemeral-storage the way the kubelet's eviction manager writes it (phase
-//     Failed, reason Evicted, the "low on resource" message, a DisruptionTarget condition, every
-//     container terminated), matching test/play.KubeletEvict.
-//
-// The selectors name the namespace, so tests running beside this one are untouched.
-func pressureStagesYAML(ns string, delayMS int) string {
-	return fmt.Sprintf(`apiVersion: kwok.x-k8s.io/v1alpha1
-kind: Stage
-metadata:
-  name: kubectl-ray-start-%[1]s
-spec:
-  resourceRef:
-    apiGroup: v1
-    kind: Pod
-  selector:
-    matchExpressions:
-    - key: '.metadata.namespace'
-      operator: 'In'
-      values: ['%[1]s']
-    - key: '.metadata.deletionTimestamp'
-      operator: 'DoesNotExist'
-    - key: '.status.phase'
-      operator: 'In'
-      values: ['Running']
-    - key: '((.spec.ephemeralContainers // []) | length) > ((.status.ephemeralContainerStatuses // []) | length)'
-      operator: 'In'
-      values: ['true']
-  next:
-    statusTemplate: |
-      {{ $now := Now }}
-      ephemeralContainerStatuses:
-      {{ range .spec.ephemeralContainers }}
-      - image: {{ .image | Quote }}
-        name: {{ .name | Quote }}
-        ready: false
-        restartCount: 0
-        state:
-          running:
-            startedAt: {{ $now | Quote }}
-      {{ end }}
----
-apiVersion: kwok.x-k8s.io/v1alpha1
-kind: Stage
-metadata:
-  name: kubectl-ray-evict-%[1]s
-spec:
-  resourceRef:
-    apiGroup: v1
-    kind: Pod
-  selector:
-    matchExpressions:
-    - key: '.metadata.namespace'
-      operator: 'In'
-      values: ['%[1]s']
-    - key: '.metadata.deletionTimestamp'
-      operator: 'DoesNotExist'
-    - key: '.status.phase'
-      operator: 'In'
-      values: ['Running']
-    - key: '.status.ephemeralContainerStatuses.[] | select(.name | startswith("kubectl-ray-disk-pressure-")) | .state | has("running")'
-      operator: 'In'
-      values: ['true']
-  delay:
-    durationMilliseconds: %[2]d
-  next:
-    statusTemplate: |
-      {{ $now := Now }}
-      {{ $msg := "The node was low on resource: ephemeral-storage. Threshold quantity: 10%%, available: 2%%. " }}
-      phase: Failed
-      reason: Evicted
-      message: {{ $msg | Quote }}
-      conditions:
-      - type: DisruptionTarget
-        status: "True"
-        reason: TerminationByKubelet
-        message: {{ $msg | Quote }}
-        lastTransitionTime: {{ $now | Quote }}
-      - type: Ready
-        status: "False"
-        reason: PodFailed
-        lastTransitionTime: {{ $now | Quote }}
-      - type: ContainersReady
-        status: "False"
-        reason: PodFailed
-        lastTransitionTime: {{ $now | Quote }}
-      containerStatuses:
-      {{ range .spec.containers }}
-      - image: {{ .image | Quote }}
-        name: {{ .name | Quote }}
-        ready: false
-        started: false
-        restartCount: 0
-        state:
-          terminated:
-            exitCode: 137
-            reason: ContainerStatusUnknown
-            message: The container could not be located when the pod was terminated
-            startedAt: {{ $now | Quote }}
-            finishedAt: {{ $now | Quote }}
-      {{ end }}
-      ephemeralContainerStatuses:
-      {{ range .spec.ephemeralContainers }}
-      - image: {{ .image | Quote }}
-        name: {{ .name | Quote }}
-        ready: false
-        restartCount: 0
-        state:
-          terminated:
-            exitCode: 137
-            reason: ContainerStatusUnknown
-            message: The container could not be located when the pod was terminated
-            startedAt: {{ $now | Quote }}
-            finishedAt: {{ $now | Quote }}
-      {{ end }}
-`, ns, delayMS)
-}
-
-var stageGVR = schema.GroupVersionResource{Group: "kwok.x-k8s.io", Version: "v1alpha1", Resource: "stages"}
-
-// createPressureStages creates the Stages for h's namespace and deletes them when the test ends.
+// createPressureStages creates play.KubeletPressureStages for h's namespace and deletes them when
+// the test ends.
 func createPressureStages(h *H, delay time.Duration) {
 	h.T.Helper()
-	ap, err := sandbox.NewApplier(h.SB.Admin)
-	if err != nil {
-		h.T.Fatal(err)
-	}
-	created, err := ap.Create(h.Ctx, []byte(pressureStagesYAML(h.NS, int(delay.Milliseconds()))), "")
-	if err != nil {
-		h.T.Fatalf("creating the kwok Stages: %v", err)
-	}
-	dyn, err := dynamic.NewForConfig(h.SB.Admin)
+	remove, err := play.KubeletPressureStages(h.Ctx, h.SB.Admin, h.NS, delay)
 	if err != nil {
 		h.T.Fatal(err)
 	}
 	h.T.Cleanup(func() {
-		for _, s := range created {
-			if err := dyn.Resource(stageGVR).Delete(context.Background(), s.GetName(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-				h.T.Errorf("deleting Stage %s: %v", s.GetName(), err)
-			}
+		if err := remove(context.Background()); err != nil {
+			h.T.Error(err)
 		}
 	})
 }

@@ -1,0 +1,169 @@
+package play
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+
+	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
+)
+
+// KubeletPressureStagesYAML plays, for the pods of namespace ns only, what a real kubelet does
+// once our ephemeral container runs and fills the node's disk:
+//   - kubectl-ray-start: any ephemeral container without a status is started (a kwok node
+//     runs nothing; without this stage the container would never show as running);
+//   - kubectl-ray-evict: delay after a kubectl-ray-disk-pressure-* container runs, the pod is
+//     evicted for ephemeral-storage the way the kubelet's eviction manager writes it (phase
+//     Failed, reason Evicted, the "low on resource" message, a DisruptionTarget condition, every
+//     container terminated), matching KubeletEvict.
+//
+// The selectors name the namespace, so pods of other namespaces (tests running beside) are
+// untouched.
+func KubeletPressureStagesYAML(ns string, delay time.Duration) string {
+	return fmt.Sprintf(`apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: kubectl-ray-start-%[1]s
+spec:
+  resourceRef:
+    apiGroup: v1
+    kind: Pod
+  selector:
+    matchExpressions:
+    - key: '.metadata.namespace'
+      operator: 'In'
+      values: ['%[1]s']
+    - key: '.metadata.deletionTimestamp'
+      operator: 'DoesNotExist'
+    - key: '.status.phase'
+      operator: 'In'
+      values: ['Running']
+    - key: '((.spec.ephemeralContainers // []) | length) > ((.status.ephemeralContainerStatuses // []) | length)'
+      operator: 'In'
+      values: ['true']
+  next:
+    statusTemplate: |
+      {{ $now := Now }}
+      ephemeralContainerStatuses:
+      {{ range .spec.ephemeralContainers }}
+      - image: {{ .image | Quote }}
+        name: {{ .name | Quote }}
+        ready: false
+        restartCount: 0
+        state:
+          running:
+            startedAt: {{ $now | Quote }}
+      {{ end }}
+---
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: kubectl-ray-evict-%[1]s
+spec:
+  resourceRef:
+    apiGroup: v1
+    kind: Pod
+  selector:
+    matchExpressions:
+    - key: '.metadata.namespace'
+      operator: 'In'
+      values: ['%[1]s']
+    - key: '.metadata.deletionTimestamp'
+      operator: 'DoesNotExist'
+    - key: '.status.phase'
+      operator: 'In'
+      values: ['Running']
+    - key: '.status.ephemeralContainerStatuses.[] | select(.name | startswith("kubectl-ray-disk-pressure-")) | .state | has("running")'
+      operator: 'In'
+      values: ['true']
+  delay:
+    durationMilliseconds: %[2]d
+  next:
+    statusTemplate: |
+      {{ $now := Now }}
+      {{ $msg := "The node was low on resource: ephemeral-storage. Threshold quantity: 10%%, available: 2%%. " }}
+      phase: Failed
+      reason: Evicted
+      message: {{ $msg | Quote }}
+      conditions:
+      - type: DisruptionTarget
+        status: "True"
+        reason: TerminationByKubelet
+        message: {{ $msg | Quote }}
+        lastTransitionTime: {{ $now | Quote }}
+      - type: Ready
+        status: "False"
+        reason: PodFailed
+        lastTransitionTime: {{ $now | Quote }}
+      - type: ContainersReady
+        status: "False"
+        reason: PodFailed
+        lastTransitionTime: {{ $now | Quote }}
+      containerStatuses:
+      {{ range .spec.containers }}
+      - image: {{ .image | Quote }}
+        name: {{ .name | Quote }}
+        ready: false
+        started: false
+        restartCount: 0
+        state:
+          terminated:
+            exitCode: 137
+            reason: ContainerStatusUnknown
+            message: The container could not be located when the pod was terminated
+            startedAt: {{ $now | Quote }}
+            finishedAt: {{ $now | Quote }}
+      {{ end }}
+      ephemeralContainerStatuses:
+      {{ range .spec.ephemeralContainers }}
+      - image: {{ .image | Quote }}
+        name: {{ .name | Quote }}
+        ready: false
+        restartCount: 0
+        state:
+          terminated:
+            exitCode: 137
+            reason: ContainerStatusUnknown
+            message: The container could not be located when the pod was terminated
+            startedAt: {{ $now | Quote }}
+            finishedAt: {{ $now | Quote }}
+      {{ end }}
+`, ns, delay.Milliseconds())
+}
+
+var stageGVR = schema.GroupVersionResource{Group: "kwok.x-k8s.io", Version: "v1alpha1", Resource: "stages"}
+
+// KubeletPressureStages creates the Stages of KubeletPressureStagesYAML for namespace ns. It
+// returns a function that deletes them (the Stages are cluster-scoped: they outlive a namespace).
+func KubeletPressureStages(ctx context.Context, admin *rest.Config, ns string, delay time.Duration) (remove func(context.Context) error, err error) {
+	ap, err := sandbox.NewApplier(admin)
+	if err != nil {
+		return nil, err
+	}
+	dyn, err := dynamic.NewForConfig(admin)
+	if err != nil {
+		return nil, err
+	}
+	created, err := ap.Create(ctx, []byte(KubeletPressureStagesYAML(ns, delay)), "")
+	remove = func(ctx context.Context) error {
+		var errs []error
+		for _, s := range created {
+			if err := dyn.Resource(stageGVR).Delete(ctx, s.GetName(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				errs = append(errs, fmt.Errorf("deleting Stage %s: %v", s.GetName(), err))
+			}
+		}
+		return errors.Join(errs...)
+	}
+	if err != nil {
+		_ = remove(ctx)
+		return nil, fmt.Errorf("creating the kwok Stages: %v", err)
+	}
+	return remove, nil
+}

@@ -1,13 +1,16 @@
 // Command demo tells the story kubectl-ray exists for, on a local sandbox with the real KubeRay
 // v1.1.1 operator: a RayCluster's head is evicted by node pressure (the kubelet's part is played
-// through the API: no kubelet runs here) and KubeRay never replaces it. Then doctor explains it,
-// heal repairs it, and the sandbox is torn down. Every kubectl-ray call goes through kubectl's
-// plugin discovery, as a person would type it.
+// through the API: no kubelet runs here) and KubeRay never replaces it. Then doctor explains it
+// and heal repairs it. Then chaos head-kill kills the head under traffic (Ray Serve's proxies are
+// played, headkill.go) and chaos disk-pressure reproduces the eviction itself (the kubelet's
+// part played again, pressure.go), and the sandbox is torn down. Every kubectl-ray call goes
+// through kubectl's plugin discovery, as a person would type it.
 package main
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -27,13 +30,20 @@ import (
 func main() {
 	bin := flag.String("bin", "bin/kubectl-ray", "the kubectl-ray binary to demonstrate")
 	dir := flag.String("dir", "", "sandbox state directory (default .sandbox/demo)")
+	timeout := flag.Duration("timeout", 6*time.Minute, "give up after this long (the demo takes about 3 minutes)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
 	if err := run(ctx, *bin, *dir); err != nil {
-		fmt.Fprintln(os.Stderr, "demo:", err)
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			err = fmt.Errorf("gave up after %s (--timeout): %v", *timeout, err)
+		}
+		fmt.Fprintln(os.Stderr, "demo: FAILED:", err)
 		os.Exit(1)
 	}
+	fmt.Println("\ndemo: OK")
 }
 
 type demo struct {
@@ -58,7 +68,7 @@ func run(ctx context.Context, bin, dir string) error {
 		dir = filepath.Join(repo, ".sandbox", "demo")
 	}
 	// kubectl finds the plugin on PATH: put a kubectl-ray link first on it.
-	plugins := filepath.Join(dir+"-plugins")
+	plugins := dir + "-plugins"
 	if err := os.MkdirAll(plugins, 0o755); err != nil {
 		return err
 	}
@@ -113,17 +123,33 @@ func run(ctx context.Context, bin, dir string) error {
 			}
 		}
 	}
-	return d.afterEviction(head)
+	if err := d.afterEviction(true); err != nil {
+		return err
+	}
+	if err := d.headKill("raycluster-complete"); err != nil {
+		return fmt.Errorf("head-kill: %w", err)
+	}
+	if err := d.diskPressure("raycluster-complete"); err != nil {
+		return fmt.Errorf("disk-pressure: %w", err)
+	}
+	return nil
 }
 
-// afterEviction diagnoses and repairs the evicted head with the plugin, through kubectl.
-func (d *demo) afterEviction(head string) error {
+// afterEviction diagnoses and repairs the evicted head with the plugin, through kubectl; with
+// plan, it shows heal's plan first.
+func (d *demo) afterEviction(plan bool) error {
 	title("kubectl ray doctor: what is broken, why, and how to fix it")
 	// doctor exits 1 when it finds an error: that is the point here.
-	_ = d.sh("kubectl", "ray", "doctor")
-	title("kubectl ray heal: see the plan, then repair")
-	if err := d.sh("kubectl", "ray", "heal", "--dry-run"); err != nil {
+	if err := d.expect(1, "kubectl", "ray", "doctor"); err != nil {
 		return err
+	}
+	if plan {
+		title("kubectl ray heal: see the plan, then repair")
+		if err := d.sh("kubectl", "ray", "heal", "--dry-run"); err != nil {
+			return err
+		}
+	} else {
+		title("kubectl ray heal: repair")
 	}
 	if err := d.sh("kubectl", "ray", "heal", "--yes"); err != nil {
 		return err
@@ -148,17 +174,31 @@ func (d *demo) waitHead(cluster string, timeout time.Duration) (string, error) {
 	return "", fmt.Errorf("no Running head for %s after %s", cluster, timeout)
 }
 
-// sh shows a command and runs it with the sandbox's kubeconfig and the plugin on PATH.
-func (d *demo) sh(name string, args ...string) error {
-	fmt.Printf("\n$ %s %s\n", name, strings.Join(args, " "))
+// sh shows a command and runs it with the sandbox's kubeconfig and the plugin on PATH; any exit
+// code but 0 is an error.
+func (d *demo) sh(name string, args ...string) error { return d.expect(0, name, args...) }
+
+// expect runs a command like sh and fails unless it exits with code.
+func (d *demo) expect(code int, name string, args ...string) error {
+	line := strings.TrimSpace(name + " " + strings.Join(args, " "))
+	fmt.Printf("\n$ %s\n", line)
 	cmd := exec.CommandContext(d.ctx, name, args...)
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stdout
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+d.sb.Kubeconfig(), "PATH="+d.pathEnv)
 	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
 		fmt.Printf("(exit code %d)\n", ee.ExitCode())
+		if ee.ExitCode() != code {
+			return fmt.Errorf("`%s` exited with code %d, want %d", line, ee.ExitCode(), code)
+		}
+	case err != nil:
+		return fmt.Errorf("`%s`: %v", line, err)
+	case code != 0:
+		return fmt.Errorf("`%s` exited with code 0, want %d", line, code)
 	}
-	return err
+	return nil
 }
 
 func title(s string) { fmt.Printf("\n==> %s\n", s) }

@@ -80,6 +80,15 @@ current-context: proxy
 `), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	if d := os.Getenv("KUBECTL_RAY_BENCH_HOLD"); d != "" {
+		// For profiling by hand: keep the filled sandbox up, reachable through the proxy, for d.
+		hold, err := time.ParseDuration(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("holding the filled sandbox for %s: --kubeconfig %s", hold, kubeconfig)
+		time.Sleep(hold)
+	}
 	// The bare LIST uses doctor's client settings (QPS 50, burst 100, 500 a page).
 	cfg := &rest.Config{Host: proxy.URL, QPS: 50, Burst: 100}
 	kube := kubernetes.NewForConfigOrDie(cfg)

@@ -161,12 +161,19 @@ func runInformer(ctx context.Context, inf cache.SharedIndexInformer, req Request
 
 // ListReadyEndpoints is one LIST of the Service's EndpointSlices, reduced by ReadyEndpoints.
 func (c *Clients) ListReadyEndpoints(ctx context.Context, namespace, service, portName string) ([]ReadyEndpoint, error) {
-	var slices []*discoveryv1.EndpointSlice
-	err := listEach(ctx, discoveryv1.LabelServiceName+"="+service, func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-		return c.Kube.DiscoveryV1().EndpointSlices(namespace).List(ctx, o)
-	}, func(obj runtime.Object) { s := *obj.(*discoveryv1.EndpointSlice); slices = append(slices, &s) })
+	items, err := ListAll(ctx, discoveryv1.LabelServiceName+"="+service, func(ctx context.Context, o metav1.ListOptions) (Page[discoveryv1.EndpointSlice], error) {
+		l, err := c.Kube.DiscoveryV1().EndpointSlices(namespace).List(ctx, o)
+		if err != nil {
+			return Page[discoveryv1.EndpointSlice]{}, err
+		}
+		return Page[discoveryv1.EndpointSlice]{Items: l.Items, Continue: l.Continue}, nil
+	})
 	if err != nil {
 		return nil, Explain(err, Request{Verb: "list", Resource: "endpointslices.discovery.k8s.io", Namespace: namespace, Host: c.Host()})
+	}
+	slices := make([]*discoveryv1.EndpointSlice, len(items))
+	for i := range items {
+		slices[i] = &items[i]
 	}
 	return ReadyEndpoints(slices, portName), nil
 }

@@ -6,9 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/tools/pager"
 )
 
 // GetPodByName reads one named pod (a pod/NAME argument).
@@ -23,14 +21,12 @@ func (c *Clients) GetPodByName(ctx context.Context, namespace, name string) (*co
 // ListPodsMatching lists the pods in namespace that match a label selector, in pages: one LIST,
 // however many pods there are.
 func (c *Clients) ListPodsMatching(ctx context.Context, namespace, selector string) ([]corev1.Pod, error) {
-	var out []corev1.Pod
-	p := pager.New(func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-		return c.Kube.CoreV1().Pods(namespace).List(ctx, opts)
-	})
-	p.PageSize = PageSize
-	err := p.EachListItem(ctx, metav1.ListOptions{LabelSelector: selector}, func(obj runtime.Object) error {
-		out = append(out, *obj.(*corev1.Pod))
-		return nil
+	out, err := ListAll(ctx, selector, func(ctx context.Context, o metav1.ListOptions) (Page[corev1.Pod], error) {
+		l, err := c.Kube.CoreV1().Pods(namespace).List(ctx, o)
+		if err != nil {
+			return Page[corev1.Pod]{}, err
+		}
+		return Page[corev1.Pod]{Items: l.Items, Continue: l.Continue}, nil
 	})
 	if err != nil {
 		return nil, Explain(err, Request{Verb: "list", Resource: "pods", Namespace: namespace, Host: c.Host()})

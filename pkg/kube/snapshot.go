@@ -10,8 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/tools/pager"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
@@ -55,34 +53,58 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 		go func() { defer wg.Done(); f() }()
 	}
 	run(func() {
-		errClusters = listEach(ctx, q.Selector, func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			return c.Ray.RayV1().RayClusters(ns).List(ctx, o)
-		}, func(obj runtime.Object) { clusters = append(clusters, *obj.(*rayv1.RayCluster)) })
+		clusters, errClusters = ListAll(ctx, q.Selector, func(ctx context.Context, o metav1.ListOptions) (Page[rayv1.RayCluster], error) {
+			l, err := c.Ray.RayV1().RayClusters(ns).List(ctx, o)
+			if err != nil {
+				return Page[rayv1.RayCluster]{}, err
+			}
+			return Page[rayv1.RayCluster]{Items: l.Items, Continue: l.Continue}, nil
+		})
 	})
 	run(func() {
-		errSvcs = listEach(ctx, "", func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			return c.Ray.RayV1().RayServices(ns).List(ctx, o)
-		}, func(obj runtime.Object) { services = append(services, *obj.(*rayv1.RayService)) })
+		services, errSvcs = ListAll(ctx, "", func(ctx context.Context, o metav1.ListOptions) (Page[rayv1.RayService], error) {
+			l, err := c.Ray.RayV1().RayServices(ns).List(ctx, o)
+			if err != nil {
+				return Page[rayv1.RayService]{}, err
+			}
+			return Page[rayv1.RayService]{Items: l.Items, Continue: l.Continue}, nil
+		})
 	})
 	run(func() {
-		errJobs = listEach(ctx, "", func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			return c.Ray.RayV1().RayJobs(ns).List(ctx, o)
-		}, func(obj runtime.Object) { jobs = append(jobs, *obj.(*rayv1.RayJob)) })
+		jobs, errJobs = ListAll(ctx, "", func(ctx context.Context, o metav1.ListOptions) (Page[rayv1.RayJob], error) {
+			l, err := c.Ray.RayV1().RayJobs(ns).List(ctx, o)
+			if err != nil {
+				return Page[rayv1.RayJob]{}, err
+			}
+			return Page[rayv1.RayJob]{Items: l.Items, Continue: l.Continue}, nil
+		})
 	})
 	run(func() {
-		errPods = listEach(ctx, diagnose.RayPodSelector, func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			return c.Kube.CoreV1().Pods(ns).List(ctx, o)
-		}, func(obj runtime.Object) { pods = append(pods, *obj.(*corev1.Pod)) })
+		pods, errPods = ListAll(ctx, diagnose.RayPodSelector, func(ctx context.Context, o metav1.ListOptions) (Page[corev1.Pod], error) {
+			l, err := c.Kube.CoreV1().Pods(ns).List(ctx, o)
+			if err != nil {
+				return Page[corev1.Pod]{}, err
+			}
+			return Page[corev1.Pod]{Items: l.Items, Continue: l.Continue}, nil
+		})
 	})
 	run(func() {
-		errNodes = listEach(ctx, "", func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			return c.Kube.CoreV1().Nodes().List(ctx, o)
-		}, func(obj runtime.Object) { nodes = append(nodes, *obj.(*corev1.Node)) })
+		nodes, errNodes = ListAll(ctx, "", func(ctx context.Context, o metav1.ListOptions) (Page[corev1.Node], error) {
+			l, err := c.Kube.CoreV1().Nodes().List(ctx, o)
+			if err != nil {
+				return Page[corev1.Node]{}, err
+			}
+			return Page[corev1.Node]{Items: l.Items, Continue: l.Continue}, nil
+		})
 	})
 	run(func() {
-		errServe = listEach(ctx, serveServiceSelector, func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			return c.Kube.CoreV1().Services(ns).List(ctx, o)
-		}, func(obj runtime.Object) { serve = append(serve, *obj.(*corev1.Service)) })
+		serve, errServe = ListAll(ctx, serveServiceSelector, func(ctx context.Context, o metav1.ListOptions) (Page[corev1.Service], error) {
+			l, err := c.Kube.CoreV1().Services(ns).List(ctx, o)
+			if err != nil {
+				return Page[corev1.Service]{}, err
+			}
+			return Page[corev1.Service]{Items: l.Items, Continue: l.Continue}, nil
+		})
 	})
 	run(func() { deploys, errDeploys = c.ListDeployments(ctx, "") })
 	wg.Wait()
@@ -152,14 +174,6 @@ func blindOr(err error, req Request) (diagnose.Gap, error) {
 }
 
 // listEach runs one paged LIST (PageSize per page) and calls each for every item.
-func listEach(ctx context.Context, selector string, list pager.ListPageFunc, each func(runtime.Object)) error {
-	p := pager.New(list)
-	p.PageSize = PageSize
-	return p.EachListItem(ctx, metav1.ListOptions{LabelSelector: selector}, func(obj runtime.Object) error {
-		each(obj)
-		return nil
-	})
-}
 
 // RayNames lists the names of RayClusters and RayServices in namespace ("" for all), for shell
 // completion of doctor's NAME argument. One LIST each; an error yields what was read.

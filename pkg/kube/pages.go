@@ -1,0 +1,60 @@
+package kube
+
+import (
+	"context"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Page is one page of a LIST: its items and the token for the next page ("" after the last).
+type Page[T any] struct {
+	Items    []T
+	Continue string
+}
+
+// ListPageFunc fetches one page of a LIST.
+type ListPageFunc[T any] func(ctx context.Context, opts metav1.ListOptions) (Page[T], error)
+
+// ListAll reads every item of a LIST in pages of PageSize, one request per page, and returns them
+// in one slice allocated once at its final size: appending thousands of pods one by one copies
+// them on every growth, which showed up as doctor's largest allocation at 5,000 pods.
+// Field-manager bookkeeping is dropped as each page arrives: no rule reads it, and it is the
+// bulk of a listed object. A continue token that expired mid-way (410) restarts the list
+// unpaginated, as client-go's pager does.
+func ListAll[T any, PT interface {
+	*T
+	metav1.Object
+}](ctx context.Context, selector string, list ListPageFunc[T]) ([]T, error) {
+	var pages [][]T
+	n := 0
+	opts := metav1.ListOptions{LabelSelector: selector, Limit: PageSize}
+	for {
+		page, err := list(ctx, opts)
+		if apierrors.IsResourceExpired(err) && opts.Continue != "" {
+			pages, n = nil, 0
+			opts.Continue, opts.Limit = "", 0
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		for i := range page.Items {
+			PT(&page.Items[i]).SetManagedFields(nil)
+		}
+		pages = append(pages, page.Items)
+		n += len(page.Items)
+		if page.Continue == "" {
+			break
+		}
+		opts.Continue = page.Continue
+	}
+	if len(pages) == 1 {
+		return pages[0], nil
+	}
+	out := make([]T, 0, n)
+	for _, p := range pages {
+		out = append(out, p...)
+	}
+	return out, nil
+}

@@ -67,8 +67,9 @@ type HeadKillOptions struct {
 func NewHeadKillCmd(f *cmdutil.Factory) *cobra.Command {
 	o := &HeadKillOptions{f: f}
 	cmd := &cobra.Command{
-		Use:   "head-kill (RAYCLUSTER | rayservice/NAME)",
-		Short: "Kill a Ray head under a live availability probe and report every failed request",
+		ValidArgsFunction: f.CompleteRayNames(cmdutil.CompleteClusters | cmdutil.CompleteServices),
+		Use:               "head-kill (RAYCLUSTER | rayservice/NAME)",
+		Short:             "Kill a Ray head under a live availability probe and report every failed request",
 		Long: `Probes the cluster's serving endpoint at a constant rate (open loop: a slow answer never delays
 the next request), kills the head pod once the warm-up is healthy, and keeps probing while it
 watches the pods, the RayCluster and the RayService. The report counts every request by status and

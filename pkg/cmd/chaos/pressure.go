@@ -95,6 +95,8 @@ func (o *PressureOptions) command(use, short, long, example string) *cobra.Comma
 		Example: example,
 		Args:    cobra.ExactArgs(1),
 		RunE:    func(cmd *cobra.Command, args []string) error { return cmdutil.RunOptions(o, cmd, args) },
+		// pod/NAME targets are typed by hand; RayCluster names come from the cluster.
+		ValidArgsFunction: o.f.CompleteRayNames(cmdutil.CompleteClusters),
 	}
 	fl := cmd.Flags()
 	fl.IntVar(&o.p.Percent, "percent", 0, "How much, in percent (1-100) of the container's limit, else of what is free")

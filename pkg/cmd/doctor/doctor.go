@@ -54,7 +54,7 @@ Exit codes: 0 no finding at or above --fail-on; 1 one is; 2 usage; 3 API error o
 installed; 4 forbidden; 5 the named object does not exist.`,
 		Example:           example,
 		Args:              cobra.MaximumNArgs(1),
-		ValidArgsFunction: o.complete,
+		ValidArgsFunction: f.CompleteRayNames(cmdutil.CompleteClusters | cmdutil.CompleteServices),
 		RunE:              func(cmd *cobra.Command, args []string) error { return cmdutil.RunOptions(o, cmd, args) },
 	}
 	o.output = cmdutil.AddOutputFlag(cmd, "table", "wide", "json", "yaml", "junit")
@@ -170,34 +170,3 @@ func (o *Options) notFound() error {
 	return exit.Errorf(exit.NotFound, "%s %q not found %s; list them with: kubectl get %s%s", what, o.target.Name, where, list, flag)
 }
 
-// complete offers RayCluster names and rayservice/NAME for the NAME argument.
-func (o *Options) complete(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	if len(args) > 0 {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	c, err := o.f.Clients()
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	ns := ""
-	if !o.allNamespaces {
-		if ns, err = o.f.Namespace(); err != nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-	}
-	clusters, services := c.RayNames(cmd.Context(), ns)
-	var out []string
-	for _, n := range clusters {
-		out = append(out, n, "raycluster/"+n)
-	}
-	for _, n := range services {
-		out = append(out, "rayservice/"+n)
-	}
-	var matched []string
-	for _, n := range out {
-		if strings.HasPrefix(n, toComplete) {
-			matched = append(matched, n)
-		}
-	}
-	return matched, cobra.ShellCompDirectiveNoFileComp
-}

@@ -96,8 +96,11 @@ func (d *demo) playNodeDiskPressure(ctx context.Context, cluster string) error {
 			}
 		}
 		if node != "" && p.Status.Phase == corev1.PodFailed {
+			if err := play.KubeletNodePressureRelieved(ctx, d.sb.Kube, node, play.DiskPressure); err != nil {
+				return err
+			}
 			fmt.Printf("(played) kubelet on %s: evicted %s's disk reclaimed, DiskPressure=False\n", node, p.Name)
-			return play.KubeletNodePressureRelieved(ctx, d.sb.Kube, node, play.DiskPressure)
+			return nil
 		}
 	}
 	if err := ctx.Err(); err != nil {

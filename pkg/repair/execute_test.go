@@ -86,7 +86,9 @@ func (a *apiServer) events(t *testing.T) []corev1.Event {
 }
 
 func (a *apiServer) executor(dryRun bool) *Executor {
-	return &Executor{Deleter: a.clients, Events: a.clients, Watcher: a.clients, DryRun: dryRun, Timeout: 5 * time.Second}
+	// The timeout only bounds waits that end in milliseconds; it is generous because a loaded
+	// machine (the e2e sandboxes compile and run beside the unit tests) can stall them for seconds.
+	return &Executor{Deleter: a.clients, Events: a.clients, Watcher: a.clients, DryRun: dryRun, Timeout: 30 * time.Second}
 }
 
 func seed000() (rayv1.RayCluster, corev1.Pod, *diagnose.Snapshot) {

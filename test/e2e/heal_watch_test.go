@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -80,6 +81,11 @@ func TestHealWatchSurvivesAPIServerRestart(t *testing.T) {
 	if code := wd.Stop(syscall.SIGTERM); code != 0 {
 		t.Errorf("watchdog exit code on SIGTERM: %d; stderr: %s", code, wd.Stderr())
 	}
+	// Everything, client-go's own messages included, is one JSON object per line on stdout.
+	if wd.Stderr() != "" {
+		t.Errorf("the watchdog wrote to stderr: %s", wd.Stderr())
+	}
+	t.Logf("watchdog output:\n%s", strings.Join(wd.Lines(), "\n"))
 }
 
 // Two watchdogs with --leader-elect: exactly one leads and deletes; when the leader dies
@@ -141,4 +147,10 @@ func TestHealWatchLeaderElection(t *testing.T) {
 	if n := len(h.healEvents()); n != 4 {
 		t.Errorf("want 4 RayHeadHealed Events after two heals, got %d", n)
 	}
+	for _, w := range []*watchdog{leader, follower} {
+		if w.Stderr() != "" {
+			t.Errorf("watchdog %s wrote to stderr: %s", w.name, w.Stderr())
+		}
+	}
+	t.Logf("first leader:\n%s\nsecond leader:\n%s", strings.Join(leader.Lines(), "\n"), strings.Join(follower.Lines(), "\n"))
 }

@@ -133,6 +133,23 @@ func TestShipCompletionListsSandboxNames(t *testing.T) {
 			t.Errorf("__complete doctor '': no %q in %s", want, all)
 		}
 	}
+	// The other commands that take a cluster complete it the same way: head-kill also takes
+	// rayservice/NAME; heal and the pressure commands take RayClusters only.
+	for _, c := range []struct {
+		cmd  []string
+		want string
+	}{
+		{[]string{"chaos", "head-kill"}, "rayservice/svc\n"},
+		{[]string{"chaos", "disk-pressure"}, "alpha\n"},
+		{[]string{"chaos", "memory-pressure"}, "beta\n"},
+		{[]string{"heal"}, "alpha\n"},
+	} {
+		prefix := strings.TrimSuffix(c.want, "\n")
+		args := append(append([]string{"__complete"}, c.cmd...), "-n", h.NS, prefix)
+		if res := h.RunRaw(args...); res.Code != 0 || res.Stdout != c.want+noFiles {
+			t.Errorf("__complete %v %q: %s", c.cmd, prefix, res)
+		}
+	}
 
 	dir := t.TempDir()
 	prefix := filepath.Join(dir, "prefix")

@@ -2,6 +2,7 @@ package play
 
 import (
 	"context"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -64,14 +65,26 @@ func setNodeConditionStatus(ctx context.Context, c kubernetes.Interface, node st
 // it unreachable. Pods can be bound to it with NodeName.
 func NodeLost(ctx context.Context, c kubernetes.Interface, name string) (*corev1.Node, error) {
 	n := sandbox.FakeNode(name, false)
-	created, err := c.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{})
-	if err != nil {
+	// Only pods bound to it by name land here: the scheduler must not place other tests' pods on
+	// a node nobody runs.
+	n.Spec.Taints = []corev1.Taint{{Key: "node.kubernetes.io/unreachable", Effect: corev1.TaintEffectNoSchedule}}
+	if _, err := c.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{}); err != nil {
 		return nil, err
 	}
-	old := metav1.NewTime(metav1.Now().Add(-10 * 60 * 1e9))
-	setNodeCondition(created, corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionUnknown,
-		Reason: "NodeStatusUnknown", Message: "Kubelet stopped posting node status.", LastHeartbeatTime: old, LastTransitionTime: old})
-	return c.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{})
+	// The node lifecycle controller writes the new node too: re-read and retry on conflict.
+	var lost *corev1.Node
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		n, err := c.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		old := metav1.NewTime(metav1.Now().Add(-10 * time.Minute))
+		setNodeCondition(n, corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionUnknown,
+			Reason: "NodeStatusUnknown", Message: "Kubelet stopped posting node status.", LastHeartbeatTime: old, LastTransitionTime: old})
+		lost, err = c.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{})
+		return err
+	})
+	return lost, err
 }
 
 func setNodeCondition(n *corev1.Node, cond corev1.NodeCondition) {

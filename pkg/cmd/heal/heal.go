@@ -3,6 +3,8 @@
 package heal
 
 import (
+	"strings"
+
 	"time"
 
 	"github.com/spf13/cobra"
@@ -40,8 +42,10 @@ type Options struct {
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	o := &Options{f: f, rules: diagnose.DefaultOptions()}
 	cmd := &cobra.Command{
-		Use:   "heal [NAME | -n NAMESPACE | -A]",
-		Short: "Replace Ray heads that are evicted, terminated or stuck, by deleting them so KubeRay creates new ones",
+		Use: "heal [NAME | -n NAMESPACE | -A]",
+		// NAME is a RayCluster, bare or as raycluster/NAME.
+		ValidArgsFunction: f.CompleteRayNames(cmdutil.CompleteClusters),
+		Short:             "Replace Ray heads that are evicted, terminated or stuck, by deleting them so KubeRay creates new ones",
 		Long: `heal acts on doctor's findings where deleting the head pod is the repair and the KubeRay operator
 will create the replacement: head-evicted, head-terminated, the terminal extra head of head-duplicate,
 and, with --force, head-terminating-stuck on a node that is NotReady, unreachable or gone.
@@ -82,6 +86,14 @@ the RayCluster and the pod.`,
 func (o *Options) Complete(cmd *cobra.Command, args []string) error {
 	if len(args) == 1 {
 		o.name = args[0]
+		if kind, name, ok := strings.Cut(args[0], "/"); ok {
+			switch strings.ToLower(kind) {
+			case "raycluster", "rayclusters", "rayclusters.ray.io":
+				o.name = name
+			default:
+				return exit.Usagef("cannot heal %q: name a RayCluster (NAME or raycluster/NAME)", args[0])
+			}
+		}
 	}
 	if o.allNamespaces {
 		return nil

@@ -70,6 +70,13 @@ func (o *Options) runOnce(ctx context.Context) error {
 		return kube.Explain(runErr, kube.Request{Verb: "watch", Resource: "pods", Namespace: o.namespace})
 	}
 	if n := rep.Problems(); n > 0 {
+		// RBAC refusing the delete is a permission problem, not a failed check: exit 4 with the
+		// line that names the verb and resource.
+		for _, oc := range rep.Outcomes {
+			if oc.Result == repair.Failed && exit.CodeOf(oc.Err) == exit.Forbidden {
+				return oc.Err
+			}
+		}
 		return exit.Errorf(exit.CheckFailed, "%d of %d deletes failed; see the lines above", n, len(plan.Actions))
 	}
 	if rep.TimedOut {

@@ -169,4 +169,3 @@ func (o *Options) notFound() error {
 	}
 	return exit.Errorf(exit.NotFound, "%s %q not found %s; list them with: kubectl get %s%s", what, o.target.Name, where, list, flag)
 }
-

@@ -87,76 +87,7 @@ func (c *Clients) WatchReadyEndpoints(ctx context.Context, namespace, service, p
 		}
 		handle(ReadyEndpoints(list, portName))
 	}
-	return runInformer(ctx, inf, Request{Verb: "watch", Resource: "endpointslices.discovery.k8s.io", Namespace: namespace, Host: c.Host()}, synced, emit)
-}
-
-// runInformer runs inf until ctx ends, calling changed (from one goroutine) after the first
-// sync and after every add, update and delete. An error that retrying cannot fix (forbidden,
-// unauthorized) ends it, explained with req.
-func runInformer(ctx context.Context, inf cache.SharedIndexInformer, req Request, synced chan<- struct{}, changed func()) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	fatal := make(chan error, 1)
-	_ = inf.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *cache.Reflector, err error) {
-		if isFatalWatchError(err) {
-			select {
-			case fatal <- Explain(err, req):
-			default:
-			}
-			cancel()
-		}
-	})
-	// Handlers run on the informer's one notification goroutine; changed runs there too, after
-	// the initial list is in the store.
-	var isSynced bool
-	kick := make(chan struct{}, 1)
-	notify := func() {
-		select {
-		case kick <- struct{}{}:
-		default:
-		}
-	}
-	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(any) { notify() },
-		UpdateFunc: func(_, _ any) { notify() },
-		DeleteFunc: func(any) { notify() },
-	}); err != nil {
-		return err
-	}
-	go inf.RunWithContext(ctx)
-	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
-		select {
-		case err := <-fatal:
-			return err
-		default:
-			return ctx.Err()
-		}
-	}
-	for {
-		if !isSynced {
-			isSynced = true
-			// The initial list's adds are in the store now: one call covers them.
-			select {
-			case <-kick:
-			default:
-			}
-			changed()
-			if synced != nil {
-				close(synced)
-			}
-		}
-		select {
-		case <-ctx.Done():
-			select {
-			case err := <-fatal:
-				return err
-			default:
-				return ctx.Err()
-			}
-		case <-kick:
-			changed()
-		}
-	}
+	return runCoalesced(ctx, inf, Request{Verb: "watch", Resource: "endpointslices.discovery.k8s.io", Namespace: namespace, Host: c.Host()}, synced, emit)
 }
 
 // ListReadyEndpoints is one LIST of the Service's EndpointSlices, reduced by ReadyEndpoints.

@@ -44,7 +44,7 @@ func (c *Clients) RunHeadKillWatch(ctx context.Context, w HeadKillWatch) (errs <
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := runObjectInformer(ctx, inf, req, synced, handle); err != nil && ctx.Err() == nil {
+			if err := runInformer(ctx, inf, req, synced, handle); err != nil && ctx.Err() == nil {
 				out <- err
 			}
 		}()
@@ -114,47 +114,6 @@ func (c *Clients) RunHeadKillWatch(ctx context.Context, w HeadKillWatch) (errs <
 		}
 	}
 	return out, nil
-}
-
-// runObjectInformer runs inf until ctx ends, handing every added, changed and deleted object to
-// handle, in order, from the informer's one notification goroutine.
-func runObjectInformer(ctx context.Context, inf cache.SharedIndexInformer, req Request, synced chan struct{}, handle func(any, bool)) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	fatal := make(chan error, 1)
-	_ = inf.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *cache.Reflector, err error) {
-		if isFatalWatchError(err) {
-			select {
-			case fatal <- Explain(err, req):
-			default:
-			}
-			cancel()
-		}
-	})
-	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { handle(obj, false) },
-		UpdateFunc: func(_, obj any) { handle(obj, false) },
-		DeleteFunc: func(obj any) {
-			if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-				obj = t.Obj
-			}
-			handle(obj, true)
-		},
-	}); err != nil {
-		return err
-	}
-	go inf.RunWithContext(ctx)
-	ok := cache.WaitForCacheSync(ctx.Done(), inf.HasSynced)
-	if ok {
-		close(synced)
-		<-ctx.Done()
-	}
-	select {
-	case err := <-fatal:
-		return err
-	default:
-		return nil
-	}
 }
 
 // GetRayCluster reads one named RayCluster (the head kill's target).

@@ -31,36 +31,12 @@ func (c *Clients) WatchPods(ctx context.Context, namespace, selector string, han
 	}
 	inf := cache.NewSharedIndexInformer(lw, &corev1.Pod{}, 0, cache.Indexers{})
 	_ = inf.SetTransform(stripManagedFields)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	fatal := make(chan error, 1)
-	_ = inf.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *cache.Reflector, err error) {
-		if isFatalWatchError(err) {
-			select {
-			case fatal <- Explain(err, Request{Verb: "watch", Resource: "pods", Namespace: namespace, Host: c.Host()}):
-			default:
-			}
-			cancel()
-		}
-	})
-	onPod := func(obj any) {
-		if p, ok := obj.(*corev1.Pod); ok {
+	req := Request{Verb: "watch", Resource: "pods", Namespace: namespace, Host: c.Host()}
+	return runInformer(ctx, inf, req, nil, func(obj any, deleted bool) {
+		if p, ok := obj.(*corev1.Pod); ok && !deleted {
 			handle(p)
 		}
-	}
-	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    onPod,
-		UpdateFunc: func(_, obj any) { onPod(obj) },
-	}); err != nil {
-		return err
-	}
-	inf.RunWithContext(ctx)
-	select {
-	case err := <-fatal:
-		return err
-	default:
-		return ctx.Err()
-	}
+	})
 }
 
 // isFatalWatchError: errors an informer would retry forever, where retrying cannot help.

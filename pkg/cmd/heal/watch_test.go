@@ -136,7 +136,9 @@ func TestWatchWaitsMinAge(t *testing.T) {
 // TestLeaderElection: two watchdogs share a cluster; exactly one deletes; when it stops, the
 // other takes over and heals the next eviction.
 func TestLeaderElection(t *testing.T) {
-	election = kube.Election{LeaseDuration: time.Second, RenewDeadline: 500 * time.Millisecond, RetryPeriod: 100 * time.Millisecond}
+	// Short enough for a unit test, long enough that a loaded machine does not make the leader
+	// miss its renewals (which would hand the lease over mid-test).
+	election = kube.Election{LeaseDuration: 3 * time.Second, RenewDeadline: 2 * time.Second, RetryPeriod: 100 * time.Millisecond}
 	defer func() { election = kube.DefaultElection }()
 	a, b := rayCluster("a"), rayCluster("b")
 	e1 := newEnv(a, headPod(a, "a-head"), headPod(b, "b-head"))
@@ -181,7 +183,17 @@ func TestLeaderElection(t *testing.T) {
 	if err := e1.kc.Tracker().Update(podsGVR, evictA, "default"); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the leader's delete", func() bool { return strings.Contains(outs[leader].String(), "result=deleted") })
+	// Whoever holds the Lease when the eviction lands deletes; that is the leader from here on.
+	eventually(t, "the leader's delete", func() bool {
+		for i, o := range outs {
+			if strings.Contains(o.String(), "result=deleted") {
+				leader = i
+				return true
+			}
+		}
+		return false
+	})
+	follower = 1 - leader
 	time.Sleep(200 * time.Millisecond)
 	if n := e1.podDeletes(); n != 1 {
 		t.Fatalf("%d deletes, want exactly 1", n)

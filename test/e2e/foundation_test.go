@@ -155,8 +155,8 @@ func TestSandboxUpDownLeavesNothingBehind(t *testing.T) {
 			t.Errorf("port %d (%s) still listens after down", p, name)
 		}
 	}
-	// Idempotent: down with nothing up succeeds and says so.
-	if _, stderr, code := run("down", "--dir", dir); code != 0 || !strings.Contains(stderr, "nothing is up") {
+	// Nothing up: one line naming the directory, a non-zero exit, nothing changed.
+	if _, stderr, code := run("down", "--dir", dir); code == 0 || !strings.Contains(stderr, "nothing is up in "+dir) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
 		t.Errorf("second down: exit %d, stderr %q", code, stderr)
 	}
 	// Bad input: one line, non-zero exit, nothing started.

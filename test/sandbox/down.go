@@ -1,23 +1,27 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"time"
 )
 
+// ErrNothingUp is Down's answer when no sandbox is recorded in the directory: nothing was
+// stopped, and nothing is left running there.
+var ErrNothingUp = errors.New("nothing is up")
+
 // Down stops the sandbox in cfg.Dir: processes in reverse start order (an API server whose etcd is
-// gone hangs on SIGTERM), each SIGTERM then SIGKILL after a grace. Idempotent: with nothing up it
-// says so and succeeds.
+// gone hangs on SIGTERM), each SIGTERM then SIGKILL after a grace. Idempotent: a second Down
+// changes nothing and returns an error wrapping ErrNothingUp, which names the directory.
 func Down(cfg Config, out io.Writer) error {
 	if err := cfg.defaults(); err != nil {
 		return err
 	}
 	st, err := loadState(cfg.Dir)
 	if os.IsNotExist(err) {
-		fmt.Fprintf(out, "sandbox: nothing is up in %s\n", cfg.Dir)
-		return nil
+		return fmt.Errorf("%w in %s: no state.json there (wrong --dir, or already down)", ErrNothingUp, cfg.Dir)
 	}
 	if err != nil {
 		return err

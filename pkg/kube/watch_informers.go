@@ -6,12 +6,12 @@ import (
 	"time"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
-	rayinformers "github.com/ray-project/kuberay/ray-operator/pkg/client/informers/externalversions"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/informers"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
@@ -31,9 +31,6 @@ const byNode = "node"
 type HealInformers struct {
 	c         *Clients
 	namespace string
-	kube      informers.SharedInformerFactory
-	nodesF    informers.SharedInformerFactory
-	ray       rayinformers.SharedInformerFactory
 	pods      cache.SharedIndexInformer
 	clusters  cache.SharedIndexInformer
 	nodes     cache.SharedIndexInformer
@@ -49,18 +46,38 @@ type HealInformers struct {
 // each change concerns. withNodes adds a node cache (cluster-wide list and watch of nodes).
 func (c *Clients) NewHealInformers(namespace string, withNodes bool, onChange func(types.NamespacedName)) (*HealInformers, error) {
 	h := &HealInformers{c: c, namespace: namespace, fatal: make(chan error, 1)}
-	h.kube = informers.NewSharedInformerFactoryWithOptions(c.Kube, 0,
-		informers.WithNamespace(namespace),
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = diagnose.RayPodSelector }))
-	h.ray = rayinformers.NewSharedInformerFactoryWithOptions(c.Ray, 0, rayinformers.WithNamespace(namespace))
-	h.pods = h.kube.Core().V1().Pods().Informer()
-	h.clusters = h.ray.Ray().V1().RayClusters().Informer()
+	// Plain informers over list/watch functions rather than client-go's informer factories: the
+	// factories pull every API group's informers and listers into the binary.
+	h.pods = cache.NewSharedIndexInformer(&cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.LabelSelector = diagnose.RayPodSelector
+			return c.Kube.CoreV1().Pods(namespace).List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.LabelSelector = diagnose.RayPodSelector
+			return c.Kube.CoreV1().Pods(namespace).Watch(ctx, o)
+		},
+	}, &corev1.Pod{}, 0, cache.Indexers{})
+	h.clusters = cache.NewSharedIndexInformer(&cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return c.Ray.RayV1().RayClusters(namespace).List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			return c.Ray.RayV1().RayClusters(namespace).Watch(ctx, o)
+		},
+	}, &rayv1.RayCluster{}, 0, cache.Indexers{})
 	if err := h.pods.AddIndexers(cache.Indexers{byCluster: podClusterIndex, byNode: podNodeIndex}); err != nil {
 		return nil, err
 	}
 	if withNodes {
-		h.nodesF = informers.NewSharedInformerFactory(c.Kube, 0)
-		h.nodes = h.nodesF.Core().V1().Nodes().Informer()
+		h.nodes = cache.NewSharedIndexInformer(&cache.ListWatch{
+			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+				return c.Kube.CoreV1().Nodes().List(ctx, o)
+			},
+			WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+				return c.Kube.CoreV1().Nodes().Watch(ctx, o)
+			},
+		}, &corev1.Node{}, 0, cache.Indexers{})
 	}
 
 	podKey := func(obj any) {
@@ -122,11 +139,11 @@ func (c *Clients) NewHealInformers(namespace string, withNodes bool, onChange fu
 // Start runs the informers until ctx ends and waits for their first LIST. A LIST refused by RBAC
 // is returned as one line naming the permission.
 func (h *HealInformers) Start(ctx context.Context) error {
-	h.kube.Start(ctx.Done())
-	h.ray.Start(ctx.Done())
+	go h.pods.RunWithContext(ctx)
+	go h.clusters.RunWithContext(ctx)
 	synced := []cache.InformerSynced{h.pods.HasSynced, h.clusters.HasSynced}
-	if h.nodesF != nil {
-		h.nodesF.Start(ctx.Done())
+	if h.nodes != nil {
+		go h.nodes.RunWithContext(ctx)
 		synced = append(synced, h.nodes.HasSynced)
 	}
 	syncCtx, cancel := context.WithCancel(ctx)

@@ -20,10 +20,27 @@ type redactor struct {
 	secrets []string
 }
 
+// secretWords mark a name (env variable, start parameter) whose value is a secret, matched
+// case-insensitively anywhere in the name ("api_key" and "apikey" both).
+var secretWords = []string{"pass", "secret", "token", "credential", "auth", "private", "apikey", "api_key", "accesskey", "access_key"}
+
+func isSecretName(name string) bool {
+	lower := strings.ToLower(name)
+	for _, w := range secretWords {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func containsFold(s, sub string) bool {
+	return strings.Contains(strings.ToLower(s), sub)
+}
+
 var (
-	secretEnvName = regexp.MustCompile(`(?i)pass|secret|token|credential|auth|private|api_?key|access_?key`)
-	uriPassword   = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://[^:/@\s]*:)([^@\s]+)@`)
-	flagPassword  = regexp.MustCompile(`(?i)(--redis-password[= ]+|--password[= ]+)("[^"]*"|'[^']*'|\S+)`)
+	uriPassword  = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://[^:/@\s]*:)([^@\s]+)@`)
+	flagPassword = regexp.MustCompile(`(?i)(--redis-password[= ]+|--password[= ]+)("[^"]*"|'[^']*'|\S+)`)
 )
 
 // minSecret: shorter values would blank out common words; passwords that short are not secret.
@@ -37,18 +54,24 @@ func newRedactor(s *Snapshot) *redactor {
 			set[v] = true
 		}
 	}
+	// Every pod's env and command line is scanned, thousands of them: cheap substring tests that
+	// every match must pass keep the regular expressions for the few strings that can match.
 	fromText := func(v string) {
-		for _, m := range uriPassword.FindAllStringSubmatch(v, -1) {
-			add(m[2])
+		if strings.Contains(v, "://") && strings.Contains(v, "@") {
+			for _, m := range uriPassword.FindAllStringSubmatch(v, -1) {
+				add(m[2])
+			}
 		}
-		for _, m := range flagPassword.FindAllStringSubmatch(v, -1) {
-			add(m[2])
+		if containsFold(v, "password") {
+			for _, m := range flagPassword.FindAllStringSubmatch(v, -1) {
+				add(m[2])
+			}
 		}
 	}
 	fromContainers := func(cs []corev1.Container) {
 		for _, c := range cs {
 			for _, e := range c.Env {
-				if secretEnvName.MatchString(e.Name) {
+				if isSecretName(e.Name) {
 					add(e.Value)
 				}
 				fromText(e.Value)
@@ -68,7 +91,7 @@ func newRedactor(s *Snapshot) *redactor {
 		}
 		fromPodSpec(&spec.HeadGroupSpec.Template.Spec)
 		for k, v := range spec.HeadGroupSpec.RayStartParams {
-			if secretEnvName.MatchString(k) {
+			if isSecretName(k) {
 				add(v)
 			}
 			fromText(v)
@@ -76,7 +99,7 @@ func newRedactor(s *Snapshot) *redactor {
 		for i := range spec.WorkerGroupSpecs {
 			fromPodSpec(&spec.WorkerGroupSpecs[i].Template.Spec)
 			for k, v := range spec.WorkerGroupSpecs[i].RayStartParams {
-				if secretEnvName.MatchString(k) {
+				if isSecretName(k) {
 					add(v)
 				}
 			}

@@ -182,7 +182,7 @@ func TestJSON(t *testing.T) {
 	if err := e.run(context.Background(), "-o", "json"); err != nil {
 		t.Fatal(err)
 	}
-	if got := e.out.String(); got != "{\n  \"plan\": {\n    \"actions\": [],\n    \"notHealable\": []\n  }\n}\n" {
+	if got := e.out.String(); got != "{\n  \"apiVersion\": \"kubectl-ray.io/v1alpha1\",\n  \"kind\": \"HealReport\",\n  \"plan\": {\n    \"actions\": [],\n    \"notHealable\": []\n  }\n}\n" {
 		t.Errorf("stdout: %q", got)
 	}
 }

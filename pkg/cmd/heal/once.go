@@ -12,10 +12,12 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/repair"
 )
 
-// Document is the -o json output.
+// Document is the -o json output, versioned like doctor's DoctorReport (docs/heal.md).
 type Document struct {
-	Plan   repair.HealPlan `json:"plan"`
-	Result *repair.Report  `json:"result,omitempty"`
+	APIVersion string          `json:"apiVersion"`
+	Kind       string          `json:"kind"`
+	Plan       repair.HealPlan `json:"plan"`
+	Result     *repair.Report  `json:"result,omitempty"`
 }
 
 // runOnce: read, diagnose, plan, print the plan, confirm, delete, wait.
@@ -31,7 +33,7 @@ func (o *Options) runOnce(ctx context.Context) error {
 	if o.force && plan.Stuck == 0 {
 		return exit.Usagef("--force only force-deletes heads stuck Terminating on a down node, and doctor finds none%s; run without --force", o.where())
 	}
-	doc := Document{Plan: plan}
+	doc := Document{APIVersion: "kubectl-ray.io/v1alpha1", Kind: "HealReport", Plan: plan}
 	text := o.output.Value == "text"
 	out := o.f.IOStreams.Out
 	if text {

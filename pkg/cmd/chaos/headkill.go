@@ -112,7 +112,7 @@ printed first).`,
 	fl.DurationVar(&o.after, "after", 60*time.Second, "Probe this long after the kill (or use --until-recovered)")
 	fl.BoolVar(&o.untilRecovered, "until-recovered", false, "Probe after the kill until the new head is Ready, the endpoints are back and no request failed for 1s, at most --timeout")
 	fl.DurationVar(&o.timeout, "timeout", 5*time.Minute, "With --until-recovered: the longest the probe runs after the kill")
-	fl.DurationVar(&o.requestTimeout, "request-timeout", probe.DefaultTimeout, "Per-request timeout")
+	fl.DurationVar(&o.requestTimeout, "request-timeout", probe.DefaultTimeout, "Per-request timeout of the probe (on this command it replaces kubectl's --request-timeout for API calls, which then use client-go's defaults)")
 	fl.Int64Var(&o.maxErrors, "max-errors", 0, "SLO: at most this many failed requests")
 	fl.Float64Var(&o.minAvailability, "min-availability", 0, "SLO: at least this percentage of requests succeed, e.g. 99.9")
 	fl.StringVarP(&o.output, "output", "o", "text", "Report format: text, json or junit")

@@ -6,12 +6,12 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"sync"
 	"testing"
 	"time"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	rayclient "github.com/ray-project/kuberay/ray-operator/pkg/client/clientset/versioned"
+	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -33,29 +33,14 @@ const (
 func nsName(i int) string      { return fmt.Sprintf("bench-%02d", i%namespaces) }
 func clusterName(i int) string { return fmt.Sprintf("rc-%04d", i) }
 
-// parallel runs f(0..n-1) on width goroutines and returns the first error.
+// parallel runs f(0..n-1) on at most width goroutines and returns the first error.
 func parallel(n, width int, f func(i int) error) error {
-	var wg sync.WaitGroup
-	var once sync.Once
-	var first error
-	next := make(chan int)
-	for w := 0; w < width; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				if err := f(i); err != nil {
-					once.Do(func() { first = err })
-				}
-			}
-		}()
-	}
+	g := new(errgroup.Group)
+	g.SetLimit(width)
 	for i := 0; i < n; i++ {
-		next <- i
+		g.Go(func() error { return f(i) })
 	}
-	close(next)
-	wg.Wait()
-	return first
+	return g.Wait()
 }
 
 // rayPod is a pod as KubeRay v1.1.1 builds it for the sample cluster (labels, ports, env, /dev/shm,

@@ -19,6 +19,7 @@ import (
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	rayclient "github.com/ray-project/kuberay/ray-operator/pkg/client/clientset/versioned"
+	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -416,29 +417,14 @@ func poll(ctx context.Context, t *testing.T, what string, timeout time.Duration,
 	}
 }
 
-// parallel runs f(0..n-1) on k goroutines and returns the first error.
+// parallel runs f(0..n-1) on at most k goroutines and returns the first error.
 func parallel(k, n int, f func(int) error) error {
-	var wg sync.WaitGroup
-	var once sync.Once
-	var first error
-	next := make(chan int)
-	for g := 0; g < k; g++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				if err := f(i); err != nil {
-					once.Do(func() { first = err })
-				}
-			}
-		}()
-	}
+	g := new(errgroup.Group)
+	g.SetLimit(k)
 	for i := 0; i < n; i++ {
-		next <- i
+		g.Go(func() error { return f(i) })
 	}
-	close(next)
-	wg.Wait()
-	return first
+	return g.Wait()
 }
 
 // summary is p50, p99 (nearest rank) and max.

@@ -40,16 +40,17 @@ func (r *Refused) Error() string {
 	return fmt.Sprintf("the API refused to evict pod %s (%d): %s", r.Pod, r.Code, r.Message)
 }
 
-// KillPod kills pod by mode, only while it is the pod that was seen (a uid precondition, so a
-// replacement with the same name is never touched). dryRun asks the API server for a server-side
+// KillPod kills pod by mode, only while it is the pod that was seen: uid and resourceVersion
+// preconditions, so a replacement with the same name, or a pod that changed since it was read, is
+// never touched (the API answers 409 and nothing is killed). Callers read the pod just before. dryRun asks the API server for a server-side
 // dry run: RBAC, admission and PodDisruptionBudgets are checked and nothing is deleted.
 //
 // Errors: *Refused for a 429 from an eviction; NotFound passes through as the API's error (the
 // pod is already gone); everything else is explained in one line naming the RBAC verb and
 // resource (delete pods, or create pods/eviction).
 func (c *Clients) KillPod(ctx context.Context, pod *corev1.Pod, mode KillMode, dryRun bool) error {
-	uid := pod.UID
-	opts := metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}
+	uid, rv := pod.UID, pod.ResourceVersion
+	opts := metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid, ResourceVersion: &rv}}
 	if dryRun {
 		opts.DryRun = []string{metav1.DryRunAll}
 	}

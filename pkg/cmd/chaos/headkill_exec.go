@@ -103,7 +103,7 @@ func (o *HeadKillOptions) run(parent context.Context, c *kube.Clients, t *headKi
 	plan := headkill.Plan{
 		Probe: o.probeCfg, Endpoints: eps, Warmup: o.warmup, After: o.after,
 		UntilRecovered: o.untilRecovered, Timeout: o.timeout, Mode: o.mode, Tracker: tr,
-		Kill:     func(ctx context.Context) error { return c.KillPod(ctx, t.head, o.killMode, false) },
+		Kill:     func(ctx context.Context) error { return o.killHead(ctx, c, t) },
 		Progress: prog.update, ProgressEvery: prog.every,
 		Now: now,
 	}
@@ -215,4 +215,17 @@ func (p *progress) done() {
 	if p.tty && p.last != "" {
 		fmt.Fprintln(p.w)
 	}
+}
+
+// killHead reads the head again right before the kill, so the delete's uid and resourceVersion
+// preconditions are current after the warm-up; a head replaced meanwhile is not killed.
+func (o *HeadKillOptions) killHead(ctx context.Context, c *kube.Clients, t *headKillTarget) error {
+	now, err := c.GetPodByName(ctx, t.head.Namespace, t.head.Name)
+	if err != nil {
+		return err
+	}
+	if now.UID != t.head.UID {
+		return exit.Errorf(exit.CheckFailed, "head pod %s/%s was replaced during the warm-up (uid %s, was %s); nothing was killed", now.Namespace, now.Name, now.UID, t.head.UID)
+	}
+	return c.KillPod(ctx, now, o.killMode, false)
 }

@@ -226,10 +226,11 @@ func (o *HeadKillOptions) Validate() error {
 		}
 	}
 	header := http.Header{}
-	for _, h := range o.headers {
+	for i, h := range o.headers {
 		k, v, ok := strings.Cut(h, ":")
 		if !ok || strings.TrimSpace(k) == "" {
-			return exit.Usagef("--header %q is not K:V, e.g. --header 'Content-Type: application/json'", h)
+			// The value is not echoed: a header is where tokens go.
+			return exit.Usagef("--header number %d is not K:V, e.g. --header 'Content-Type: application/json'", i+1)
 		}
 		header.Add(strings.TrimSpace(k), strings.TrimSpace(v))
 	}

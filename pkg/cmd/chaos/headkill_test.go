@@ -209,7 +209,7 @@ func TestHeadKillBadFlags(t *testing.T) {
 		{append(u, "--min-availability", "100.5"), "percentage from 0 to 100"},
 		{append(u, "--mode", "kill"), "--mode must be delete, force or evict"},
 		{append(u, "-o", "yaml"), "--output must be text, json or junit"},
-		{append(u, "--header", "novalue"), "is not K:V"},
+		{append(u, "--header", "A: b", "--header", "Authorization Bearer s3cr3t"), "--header number 2 is not K:V"},
 		{append(u, "--service", "s", "--port", "8000"), "exclude each other"},
 		{append(u, "--rate", "1000/s", "--after", "1h"), "exceed the probe's limit"},
 		{[]string{"demo", "--target", "ftp://x"}, "not an http or https URL"},
@@ -224,6 +224,9 @@ func TestHeadKillBadFlags(t *testing.T) {
 		err := h.run(c.args...)
 		if exit.CodeOf(err) != exit.Usage || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: want usage error with %q, got %d: %v", c.args, c.want, exit.CodeOf(err), err)
+		}
+		if err != nil && strings.Contains(err.Error(), "s3cr3t") {
+			t.Errorf("%v: the error echoes a header value: %v", c.args, err)
 		}
 		if n := len(h.kube.Actions()) + len(h.ray.Actions()); n != 0 {
 			t.Errorf("%v: %d API calls before the flags were checked", c.args, n)

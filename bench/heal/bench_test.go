@@ -120,7 +120,7 @@ func reaction(ctx context.Context, t *testing.T, work, bin string) (toDelete, to
 	})
 	t.Logf("reaction: 1,000 RayClusters and Running heads in %s", time.Since(start).Round(time.Second))
 
-	wd := startWatchdog(ctx, t, bin, sb.Kubeconfig(), "heal", "--watch", "--min-age", "0s", "-n", ns, "-o", "json")
+	wd := startWatchdog(ctx, t, bin, sb.Kubeconfig(), "heal", "--watch", "--yes", "--min-age", "0s", "-n", ns, "-o", "json")
 	defer wd.stop()
 	w := wd.wait(t, "the watching line", 2*time.Minute, func(r map[string]string) bool { return r["msg"] == "watching" })
 	if w["rayclusters"] != fmt.Sprint(clusters) {
@@ -202,7 +202,7 @@ func replacement(ctx context.Context, t *testing.T, work, bin, operator string, 
 		return true
 	})
 	if heal {
-		wd := startWatchdog(ctx, t, bin, sb.Kubeconfig(), "heal", "--watch", "--min-age", "0s", "-n", ns, "-o", "json")
+		wd := startWatchdog(ctx, t, bin, sb.Kubeconfig(), "heal", "--watch", "--yes", "--min-age", "0s", "-n", ns, "-o", "json")
 		defer wd.stop()
 		wd.wait(t, "the watching line", time.Minute, func(r map[string]string) bool { return r["msg"] == "watching" })
 	}

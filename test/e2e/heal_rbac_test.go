@@ -79,7 +79,7 @@ func TestHealRBACFromManifest(t *testing.T) {
 	second := h.waitNewHead("rbac", old.Name, 10*time.Second)
 
 	// The watchdog as the Deployment runs it: leader election with the Lease in its namespace.
-	wd := h.startWatchdog("sa", h.SB.Kubeconfig(), "heal", "--watch", "--min-age", "0s", "-n", h.NS,
+	wd := h.startWatchdog("sa", h.SB.Kubeconfig(), "heal", "--watch", "--yes", "--min-age", "0s", "-n", h.NS,
 		"--leader-elect", "--lease-namespace", "kubectl-ray", "--as", healSA, "-o", "json")
 	wd.WaitRecord("leadership", 60*time.Second, "msg", "became leader; acting")
 	wd.WaitRecord("the watching line", 60*time.Second, "msg", "watching")
@@ -115,7 +115,7 @@ func TestHealRBACFromManifest(t *testing.T) {
 	if err != nil || p.UID != stuck.UID || p.DeletionTimestamp != nil {
 		t.Errorf("the evicted head %s was touched: %v", stuck.Name, err)
 	}
-	wd = h.startWatchdog("sa-unbound", h.SB.Kubeconfig(), "heal", "--watch", "--min-age", "0s", "-n", h.NS, "--as", healSA, "-o", "json")
+	wd = h.startWatchdog("sa-unbound", h.SB.Kubeconfig(), "heal", "--watch", "--yes", "--min-age", "0s", "-n", h.NS, "--as", healSA, "-o", "json")
 	select {
 	case <-wd.done:
 	case <-time.After(60 * time.Second):
@@ -143,7 +143,11 @@ func TestHealBadInputOnSandbox(t *testing.T) {
 	h.CreateRayCluster("bad", nil)
 	head := h.WaitClusterRunning("bad", 90*time.Second)
 
-	res := h.Run("heal", "--watch", "--leader-elect", "--lease-namespace", "no-such-namespace-"+h.NS)
+	// A watchdog has nobody to ask: without --yes (or --dry-run) it refuses before it starts.
+	res := h.Run("heal", "--watch")
+	wantHealError(t, res, 6, "error: --watch deletes heads without asking: pass --yes, or --dry-run to only log what it would do")
+
+	res = h.Run("heal", "--watch", "--yes", "--leader-elect", "--lease-namespace", "no-such-namespace-"+h.NS)
 	wantHealError(t, res, 2, `error: lease namespace "no-such-namespace-`+h.NS+`" does not exist; pass --lease-namespace with an existing namespace (the one the watchdog runs in)`)
 
 	res = h.Run("heal", "--force", "--yes")

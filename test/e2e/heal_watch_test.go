@@ -41,7 +41,7 @@ func TestHealWatchSurvivesAPIServerRestart(t *testing.T) {
 	h := newHOn(t, sb)
 	h.CreateRayCluster("wc", nil)
 	h.WaitClusterRunning("wc", 90*time.Second)
-	wd := h.startWatchdog("heal", sb.Kubeconfig(), "heal", "--watch", "--min-age", "0s", "-n", h.NS, "-o", "json")
+	wd := h.startWatchdog("heal", sb.Kubeconfig(), "heal", "--watch", "--yes", "--min-age", "0s", "-n", h.NS, "-o", "json")
 	start := wd.WaitRecord("the watching line", 60*time.Second, "msg", "watching")
 	if start["scope"] != h.NS || start["rayclusters"] != "1" || start["minAge"] != "0s" || start["dryRun"] != "false" {
 		t.Errorf("watching line: %v", start)
@@ -96,7 +96,7 @@ func TestHealWatchLeaderElection(t *testing.T) {
 	h := NewH(t)
 	h.CreateRayCluster("le", nil)
 	h.WaitClusterRunning("le", 90*time.Second)
-	args := []string{"heal", "--watch", "--min-age", "0s", "-n", h.NS, "--leader-elect", "--lease-namespace", h.NS, "-o", "json"}
+	args := []string{"heal", "--watch", "--yes", "--min-age", "0s", "-n", h.NS, "--leader-elect", "--lease-namespace", h.NS, "-o", "json"}
 	a := h.startWatchdog("a", h.SB.Kubeconfig(), args...)
 	b := h.startWatchdog("b", h.SB.Kubeconfig(), args...)
 

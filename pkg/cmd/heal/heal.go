@@ -62,7 +62,7 @@ the RayCluster and the pod.`,
   kubectl ray heal raycluster-kuberay -n default --yes
 
   # Run as a watchdog (see docs/deploy/watchdog.yaml to run it in-cluster)
-  kubectl ray heal --watch -A --leader-elect --lease-namespace ray-system`,
+  kubectl ray heal --watch -A --yes --leader-elect --lease-namespace ray-system`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return cmdutil.RunOptions(o, cmd, args) },
 	}
@@ -135,6 +135,9 @@ func (o *Options) Validate() error {
 		return exit.Usagef("--min-age cannot be negative, e.g. --min-age 10s")
 	case o.leaderElect && o.leaseNamespace == "":
 		return exit.Usagef("--leader-elect needs --lease-namespace NAMESPACE: the namespace the watchdog replicas run in")
+	case !o.yes && !o.dryRun:
+		// A watchdog has nobody to ask: it deletes only when told up front, like a one-shot heal.
+		return exit.Errorf(exit.NotConfirmed, "--watch deletes heads without asking: pass --yes, or --dry-run to only log what it would do")
 	}
 	return nil
 }

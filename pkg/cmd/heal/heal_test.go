@@ -206,6 +206,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"--leader-elect"}, exit.Usage, "--leader-elect applies only to --watch; a one-shot heal needs no leader"},
 		{[]string{"--watch", "--leader-elect"}, exit.Usage, "--leader-elect needs --lease-namespace NAMESPACE: the namespace the watchdog replicas run in"},
 		{[]string{"--watch", "--lease-namespace", "x"}, exit.Usage, "--lease-namespace applies only with --leader-elect"},
+		{[]string{"--watch"}, exit.NotConfirmed, "--watch deletes heads without asking: pass --yes, or --dry-run to only log what it would do"},
 		{[]string{"--timeout", "0s"}, exit.Usage, "--timeout must be positive, e.g. --timeout 5m"},
 		{[]string{"-o", "yaml"}, exit.Usage, `unknown output format "yaml": use -o text|json`},
 	}
@@ -227,7 +228,7 @@ func TestUnknownLeaseNamespace(t *testing.T) {
 	e.kc.PrependReactor("create", "leases", func(a k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, a.GetNamespace())
 	})
-	err := e.run(context.Background(), "--watch", "--leader-elect", "--lease-namespace", "nope")
+	err := e.run(context.Background(), "--watch", "--yes", "--leader-elect", "--lease-namespace", "nope")
 	if exit.CodeOf(err) != exit.Usage ||
 		err.Error() != `lease namespace "nope" does not exist; pass --lease-namespace with an existing namespace (the one the watchdog runs in)` {
 		t.Fatalf("err = %v", err)

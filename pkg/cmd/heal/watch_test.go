@@ -83,7 +83,7 @@ func TestWatchSurvivesAnExpiredWatch(t *testing.T) {
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- e.run(ctx, "--watch", "--min-age", "0s") }()
+	go func() { done <- e.run(ctx, "--watch", "--yes", "--min-age", "0s") }()
 	eventually(t, "the watchdog to start", func() bool { return strings.Contains(out.String(), "msg=watching") })
 
 	first.Error(&metav1.Status{Status: metav1.StatusFailure, Code: http.StatusGone, Reason: metav1.StatusReasonExpired,
@@ -124,7 +124,7 @@ func TestWatchWaitsMinAge(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	start := time.Now()
-	go func() { done <- e.run(ctx, "--watch", "--min-age", "300ms") }()
+	go func() { done <- e.run(ctx, "--watch", "--yes", "--min-age", "300ms") }()
 	eventually(t, "the delete", func() bool { return e.podDeletes() == 1 })
 	if waited := time.Since(start); waited < 300*time.Millisecond {
 		t.Errorf("deleted after %s, before --min-age", waited)
@@ -158,7 +158,7 @@ func TestLeaderElection(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancels[i], dones[i] = cancel, make(chan error, 1)
 		go func(e *env, done chan error) {
-			done <- e.run(ctx, "--watch", "--min-age", "0s", "--leader-elect", "--lease-namespace", "default")
+			done <- e.run(ctx, "--watch", "--yes", "--min-age", "0s", "--leader-elect", "--lease-namespace", "default")
 		}(e, dones[i])
 	}
 	defer func() {
@@ -227,7 +227,7 @@ func TestWatchForbidden(t *testing.T) {
 	e.rc.PrependReactor("list", "rayclusters", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "ray.io", Resource: "rayclusters"}, "", errors.New("no"))
 	})
-	err := e.run(context.Background(), "--watch")
+	err := e.run(context.Background(), "--watch", "--yes")
 	want := `forbidden: you cannot list rayclusters.ray.io in namespace "default"; ask for RBAC verb "list" on "rayclusters.ray.io" (check with: kubectl auth can-i list rayclusters.ray.io -n default)`
 	if exit.CodeOf(err) != exit.Forbidden || err.Error() != want {
 		t.Fatalf("err = %v (code %d)", err, exit.CodeOf(err))

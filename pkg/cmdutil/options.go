@@ -1,6 +1,8 @@
 package cmdutil
 
 import (
+	"context"
+
 	"github.com/spf13/cobra"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
@@ -30,4 +32,13 @@ func asCode(err error, code int) error {
 		return err
 	}
 	return &exit.Error{Code: code, Err: err}
+}
+
+// Context is the command's context, or Background when the command runs outside Execute (as in
+// tests that call RunE directly).
+func Context(cmd *cobra.Command) context.Context {
+	if ctx := cmd.Context(); ctx != nil {
+		return ctx
+	}
+	return context.Background()
 }

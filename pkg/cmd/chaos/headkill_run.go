@@ -17,6 +17,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/headkill"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
+	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
@@ -34,10 +35,7 @@ type headKillTarget struct {
 
 // Run resolves the target, confirms, and runs the kill under the probe.
 func (o *HeadKillOptions) Run(cmd *cobra.Command) error {
-	ctx := cmd.Context()
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	ctx := cmdutil.Context(cmd)
 	c, err := o.f.Clients()
 	if err != nil {
 		return err

@@ -166,10 +166,7 @@ func (o *PressureOptions) Validate() error {
 
 // Run resolves the pod, plans the container, confirms and injects it.
 func (o *PressureOptions) Run(cmd *cobra.Command) error {
-	ctx := cmd.Context()
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	ctx := cmdutil.Context(cmd)
 	c, err := o.f.Clients()
 	if err != nil {
 		return err

@@ -46,85 +46,113 @@ var (
 // minSecret: shorter values would blank out common words; passwords that short are not secret.
 const minSecret = 4
 
-func newRedactor(s *Snapshot) *redactor {
-	set := map[string]bool{}
-	add := func(v string) {
-		v = strings.Trim(strings.TrimSpace(v), `"'`)
-		if len(v) >= minSecret {
-			set[v] = true
+// Secrets is a set of secret values found in specs: env values under secret-sounding names,
+// passwords in URIs and --password flags, the Redis password of GCS fault tolerance. The loader
+// collects them while it trims listed objects (TrimPod, TrimCluster), so that the specs can be
+// dropped and the values still redacted.
+type Secrets map[string]struct{}
+
+func (set Secrets) add(v string) {
+	v = strings.Trim(strings.TrimSpace(v), `"'`)
+	if len(v) >= minSecret {
+		set[v] = struct{}{}
+	}
+}
+
+// fromText picks the secrets out of free text. Every pod's env and command line is scanned,
+// thousands of them: cheap substring tests that every match must pass keep the regular
+// expressions for the few strings that can match.
+func (set Secrets) fromText(v string) {
+	if strings.Contains(v, "://") && strings.Contains(v, "@") {
+		for _, m := range uriPassword.FindAllStringSubmatch(v, -1) {
+			set.add(m[2])
 		}
 	}
-	// Every pod's env and command line is scanned, thousands of them: cheap substring tests that
-	// every match must pass keep the regular expressions for the few strings that can match.
-	fromText := func(v string) {
-		if strings.Contains(v, "://") && strings.Contains(v, "@") {
-			for _, m := range uriPassword.FindAllStringSubmatch(v, -1) {
-				add(m[2])
-			}
-		}
-		if containsFold(v, "password") {
-			for _, m := range flagPassword.FindAllStringSubmatch(v, -1) {
-				add(m[2])
-			}
+	if containsFold(v, "password") {
+		for _, m := range flagPassword.FindAllStringSubmatch(v, -1) {
+			set.add(m[2])
 		}
 	}
-	fromContainers := func(cs []corev1.Container) {
-		for _, c := range cs {
-			for _, e := range c.Env {
-				if isSecretName(e.Name) {
-					add(e.Value)
-				}
-				fromText(e.Value)
+}
+
+func (set Secrets) fromContainers(cs []corev1.Container) {
+	for _, c := range cs {
+		for _, e := range c.Env {
+			if isSecretName(e.Name) {
+				set.add(e.Value)
 			}
-			for _, a := range append(append([]string{}, c.Command...), c.Args...) {
-				fromText(a)
-			}
+			set.fromText(e.Value)
+		}
+		for _, a := range c.Command {
+			set.fromText(a)
+		}
+		for _, a := range c.Args {
+			set.fromText(a)
 		}
 	}
-	fromPodSpec := func(p *corev1.PodSpec) {
-		fromContainers(p.InitContainers)
-		fromContainers(p.Containers)
+}
+
+// AddPodSpec adds the secrets of a pod spec's containers.
+func (set Secrets) AddPodSpec(p *corev1.PodSpec) {
+	set.fromContainers(p.InitContainers)
+	set.fromContainers(p.Containers)
+}
+
+// AddClusterSpec adds the secrets of a RayCluster spec: its pod templates, start parameters and
+// GCS fault tolerance options.
+func (set Secrets) AddClusterSpec(spec *rayv1.RayClusterSpec) {
+	if spec == nil {
+		return
 	}
-	fromCluster := func(spec *rayv1.RayClusterSpec) {
-		if spec == nil {
-			return
+	set.AddPodSpec(&spec.HeadGroupSpec.Template.Spec)
+	for k, v := range spec.HeadGroupSpec.RayStartParams {
+		if isSecretName(k) {
+			set.add(v)
 		}
-		fromPodSpec(&spec.HeadGroupSpec.Template.Spec)
-		for k, v := range spec.HeadGroupSpec.RayStartParams {
+		set.fromText(v)
+	}
+	for i := range spec.WorkerGroupSpecs {
+		set.AddPodSpec(&spec.WorkerGroupSpecs[i].Template.Spec)
+		for k, v := range spec.WorkerGroupSpecs[i].RayStartParams {
 			if isSecretName(k) {
-				add(v)
-			}
-			fromText(v)
-		}
-		for i := range spec.WorkerGroupSpecs {
-			fromPodSpec(&spec.WorkerGroupSpecs[i].Template.Spec)
-			for k, v := range spec.WorkerGroupSpecs[i].RayStartParams {
-				if isSecretName(k) {
-					add(v)
-				}
-			}
-		}
-		if ft := spec.GcsFaultToleranceOptions; ft != nil {
-			fromText(ft.RedisAddress)
-			if ft.RedisPassword != nil {
-				add(ft.RedisPassword.Value)
-			}
-			if ft.RedisUsername != nil {
-				add(ft.RedisUsername.Value)
+				set.add(v)
 			}
 		}
 	}
+	if ft := spec.GcsFaultToleranceOptions; ft != nil {
+		set.fromText(ft.RedisAddress)
+		if ft.RedisPassword != nil {
+			set.add(ft.RedisPassword.Value)
+		}
+		if ft.RedisUsername != nil {
+			set.add(ft.RedisUsername.Value)
+		}
+	}
+}
+
+// Merge adds every value of other.
+func (set Secrets) Merge(other Secrets) {
+	for v := range other {
+		set[v] = struct{}{}
+	}
+}
+
+// newRedactor knows the secrets the loader collected (s.Secrets) and those of every spec the
+// snapshot still holds.
+func newRedactor(s *Snapshot) *redactor {
+	set := Secrets{}
+	set.Merge(s.Secrets)
 	for i := range s.Pods {
-		fromPodSpec(&s.Pods[i].Spec)
+		set.AddPodSpec(&s.Pods[i].Spec)
 	}
 	for i := range s.Clusters {
-		fromCluster(&s.Clusters[i].Spec)
+		set.AddClusterSpec(&s.Clusters[i].Spec)
 	}
 	for i := range s.Services {
-		fromCluster(&s.Services[i].Spec.RayClusterSpec)
+		set.AddClusterSpec(&s.Services[i].Spec.RayClusterSpec)
 	}
 	for i := range s.Jobs {
-		fromCluster(s.Jobs[i].Spec.RayClusterSpec)
+		set.AddClusterSpec(s.Jobs[i].Spec.RayClusterSpec)
 	}
 	r := &redactor{}
 	for v := range set {

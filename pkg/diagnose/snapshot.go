@@ -23,6 +23,10 @@ type Snapshot struct {
 	Serve       []corev1.Service // Services of RayServices (the serve and head services)
 	Deployments []appsv1.Deployment
 
+	// Secrets holds the secret values of specs the loader trimmed away (TrimPod, TrimCluster),
+	// so that the redactor still knows them.
+	Secrets Secrets
+
 	// Blind lists what could not be read (RBAC or errors), so a report can say what it did not see
 	// instead of claiming health it never checked.
 	Blind []Gap

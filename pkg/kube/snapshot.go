@@ -47,6 +47,9 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 		nodes                                  []corev1.Node
 		serve                                  []corev1.Service
 		deploys                                []appsv1.Deployment
+		// Pods and RayClusters are trimmed page by page (see diagnose.TrimPod); each goroutine
+		// keeps the secrets of what it dropped in a set of its own.
+		podSecrets, clusterSecrets = diagnose.Secrets{}, diagnose.Secrets{}
 	)
 	run := func(f func()) {
 		wg.Add(1)
@@ -57,6 +60,9 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 			l, err := c.Ray.RayV1().RayClusters(ns).List(ctx, o)
 			if err != nil {
 				return Page[rayv1.RayCluster]{}, err
+			}
+			for i := range l.Items {
+				diagnose.TrimCluster(&l.Items[i], clusterSecrets)
 			}
 			return Page[rayv1.RayCluster]{Items: l.Items, Continue: l.Continue}, nil
 		})
@@ -85,6 +91,9 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 			if err != nil {
 				return Page[corev1.Pod]{}, err
 			}
+			for i := range l.Items {
+				diagnose.TrimPod(&l.Items[i], podSecrets)
+			}
 			return Page[corev1.Pod]{Items: l.Items, Continue: l.Continue}, nil
 		})
 	})
@@ -93,6 +102,9 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 			l, err := c.Kube.CoreV1().Nodes().List(ctx, o)
 			if err != nil {
 				return Page[corev1.Node]{}, err
+			}
+			for i := range l.Items {
+				diagnose.TrimNode(&l.Items[i])
 			}
 			return Page[corev1.Node]{Items: l.Items, Continue: l.Continue}, nil
 		})
@@ -117,6 +129,8 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 		return nil, Explain(errPods, Request{Verb: "list", Resource: "pods", Namespace: ns, Host: c.Host()})
 	}
 	s.Clusters, s.Pods = clusters, pods
+	s.Secrets = podSecrets
+	s.Secrets.Merge(clusterSecrets)
 	optional := []struct {
 		err  error
 		req  Request
@@ -172,8 +186,6 @@ func blindOr(err error, req Request) (diagnose.Gap, error) {
 	}
 	return diagnose.Gap{}, Explain(err, req)
 }
-
-// listEach runs one paged LIST (PageSize per page) and calls each for every item.
 
 // RayNames lists the names of RayClusters and RayServices in namespace ("" for all), for shell
 // completion of doctor's NAME argument. One LIST each; an error yields what was read.

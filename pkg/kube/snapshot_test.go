@@ -165,3 +165,45 @@ func TestLoadSnapshotOperatorInNamespace(t *testing.T) {
 		t.Errorf("blind = %v, deployments = %v", s.Blind, s.Deployments)
 	}
 }
+
+// The loader trims pods, RayClusters and nodes as their pages arrive and keeps the secret values
+// of what it drops, so the redactor still knows them.
+func TestLoadSnapshotTrimsAndKeepsSecrets(t *testing.T) {
+	env := []corev1.EnvVar{{Name: "REDIS_PASSWORD", Value: "podPassw0rd"}}
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "a-head", Namespace: "ml", UID: "u1", ResourceVersion: "7",
+			Annotations: map[string]string{"big": "x"},
+			Labels:      map[string]string{diagnose.LabelIsRayNode: "yes", diagnose.LabelCluster: "a", diagnose.LabelNodeType: "head"}},
+		Spec:   corev1.PodSpec{NodeName: "node-1", Containers: []corev1.Container{{Name: "ray-head", Env: env}}},
+		Status: corev1.PodStatus{Phase: corev1.PodFailed, Reason: "Evicted"},
+	}
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1"},
+		Status: corev1.NodeStatus{Images: []corev1.ContainerImage{{Names: []string{"rayproject/ray:2.9.0"}}},
+			Conditions: []corev1.NodeCondition{{Type: corev1.NodeDiskPressure, Status: corev1.ConditionTrue}}}}
+	rc := &rayv1.RayCluster{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "ml"},
+		Spec: rayv1.RayClusterSpec{HeadGroupSpec: rayv1.HeadGroupSpec{
+			RayStartParams: map[string]string{"num-cpus": "0"},
+			Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "ray-head",
+				Env: []corev1.EnvVar{{Name: "API_TOKEN", Value: "clusterT0ken"}}}}}}}}}
+	c := &Clients{Kube: kfake.NewClientset(pod, node), Ray: rayfake.NewSimpleClientset(rc)}
+	s, err := c.LoadSnapshot(context.Background(), SnapshotQuery{Namespace: "ml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := s.Pods[0]
+	if len(p.Spec.Containers) != 0 || len(p.Annotations) != 0 || p.UID != "u1" || p.ResourceVersion != "7" ||
+		p.Spec.NodeName != "node-1" || p.Status.Reason != "Evicted" || p.Labels[diagnose.LabelCluster] != "a" {
+		t.Errorf("pod not trimmed as TrimPod says: %+v", p)
+	}
+	if n := s.Nodes[0]; len(n.Status.Images) != 0 || len(n.Status.Conditions) != 1 {
+		t.Errorf("node not trimmed as TrimNode says: %+v", n)
+	}
+	if h := s.Clusters[0].Spec.HeadGroupSpec; len(h.Template.Spec.Containers) != 0 || h.RayStartParams["num-cpus"] != "0" {
+		t.Errorf("cluster not trimmed as TrimCluster says: %+v", h)
+	}
+	for _, secret := range []string{"podPassw0rd", "clusterT0ken"} {
+		if _, ok := s.Secrets[secret]; !ok {
+			t.Errorf("Secrets = %v, want %q from the dropped spec", s.Secrets, secret)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package repair
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
@@ -29,6 +30,11 @@ func TestPlanProperty(t *testing.T) {
 			t.Fatalf("seed %d: %v\nplan: %+v", seed, err, p)
 		}
 		actions += len(p.Actions)
+		// doctor's and heal's loader trims what it lists (diagnose.TrimPod and friends): the plan
+		// must not depend on anything trimming drops.
+		if slim := Plan(diagnose.Trimmed(s), findings, opts); !reflect.DeepEqual(slim, p) {
+			t.Fatalf("seed %d: the plan of the trimmed snapshot differs\ntrimmed: %+v\nfull:    %+v", seed, slim, p)
+		}
 	}
 	// The generator must reach the interesting cases, or the property proves nothing.
 	if actions < runs/10 {

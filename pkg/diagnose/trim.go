@@ -1,0 +1,92 @@
+package diagnose
+
+import (
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// A listed pod is ~8 KiB in memory and a RayCluster with its pod templates another ~8 KiB; at
+// 5,000 pods and 1,000 clusters that was most of doctor's heap. The rules and repair plans read
+// little of either, so the loader trims each object as its page arrives, after collecting the
+// secret values of what it drops (the redactor must still know them). TestTrimChangesNothing
+// runs every rule fixture and repair plan on trimmed and untrimmed snapshots and requires the
+// same output: a rule that starts reading a dropped field fails it.
+
+// TrimPod keeps of a pod its identity, labels, owners, deletion and creation times, node,
+// restart policy and whole status; the secret values of its spec go into secrets.
+func TrimPod(p *corev1.Pod, secrets Secrets) {
+	secrets.AddPodSpec(&p.Spec)
+	p.ObjectMeta = trimMeta(&p.ObjectMeta)
+	p.Spec = corev1.PodSpec{
+		NodeName:                      p.Spec.NodeName,
+		RestartPolicy:                 p.Spec.RestartPolicy,
+		TerminationGracePeriodSeconds: p.Spec.TerminationGracePeriodSeconds,
+	}
+}
+
+// TrimCluster drops a RayCluster's pod templates (rules read the head group's start parameters
+// and resources, never a template) and its annotations but the ones rules read; the secret
+// values of what goes go into secrets.
+func TrimCluster(rc *rayv1.RayCluster, secrets Secrets) {
+	secrets.AddClusterSpec(&rc.Spec)
+	meta := trimMeta(&rc.ObjectMeta)
+	if v, ok := rc.Annotations[AnnotationFTEnabled]; ok {
+		meta.Annotations = map[string]string{AnnotationFTEnabled: v}
+	}
+	rc.ObjectMeta = meta
+	rc.Spec.HeadGroupSpec.Template = corev1.PodTemplateSpec{}
+	for i := range rc.Spec.WorkerGroupSpecs {
+		rc.Spec.WorkerGroupSpecs[i].Template = corev1.PodTemplateSpec{}
+	}
+}
+
+// trimMeta keeps what findings quote and plans need: names, uid, resourceVersion (delete
+// preconditions), labels (cluster and node type), owners, creation and deletion times.
+// Annotations go: kubectl's last-applied-configuration alone can be larger than the object.
+func trimMeta(m *metav1.ObjectMeta) metav1.ObjectMeta {
+	return metav1.ObjectMeta{
+		Name:                       m.Name,
+		Namespace:                  m.Namespace,
+		UID:                        m.UID,
+		ResourceVersion:            m.ResourceVersion,
+		Generation:                 m.Generation,
+		CreationTimestamp:          m.CreationTimestamp,
+		DeletionTimestamp:          m.DeletionTimestamp,
+		DeletionGracePeriodSeconds: m.DeletionGracePeriodSeconds,
+		Labels:                     m.Labels,
+		OwnerReferences:            m.OwnerReferences,
+	}
+}
+
+// TrimNode keeps a node's name, taints, cordon and conditions. A node's status lists every image
+// it holds; across a large cluster's nodes that outweighs everything doctor reads of them.
+func TrimNode(n *corev1.Node) {
+	n.ObjectMeta = trimMeta(&n.ObjectMeta)
+	n.Spec = corev1.NodeSpec{Taints: n.Spec.Taints, Unschedulable: n.Spec.Unschedulable}
+	n.Status = corev1.NodeStatus{Conditions: n.Status.Conditions}
+}
+
+// Trimmed is a copy of s trimmed as the loader trims each page, s left as it is. Tests use it to
+// prove that no rule or plan reads what trimming drops.
+func Trimmed(s *Snapshot) *Snapshot {
+	t := *s
+	t.Secrets = Secrets{}
+	t.Secrets.Merge(s.Secrets)
+	t.Pods = make([]corev1.Pod, len(s.Pods))
+	for i := range s.Pods {
+		s.Pods[i].DeepCopyInto(&t.Pods[i])
+		TrimPod(&t.Pods[i], t.Secrets)
+	}
+	t.Clusters = make([]rayv1.RayCluster, len(s.Clusters))
+	for i := range s.Clusters {
+		s.Clusters[i].DeepCopyInto(&t.Clusters[i])
+		TrimCluster(&t.Clusters[i], t.Secrets)
+	}
+	t.Nodes = make([]corev1.Node, len(s.Nodes))
+	for i := range s.Nodes {
+		s.Nodes[i].DeepCopyInto(&t.Nodes[i])
+		TrimNode(&t.Nodes[i])
+	}
+	return &t
+}

@@ -35,6 +35,10 @@ type HealInformers struct {
 	clusters  cache.SharedIndexInformer
 	nodes     cache.SharedIndexInformer
 
+	// secrets holds the secret values of what trim dropped, for the redactor (see Snapshot).
+	secretsMu sync.Mutex
+	secrets   diagnose.Secrets
+
 	fatalOnce sync.Once
 	fatal     chan error
 	// Warn hears the errors informers retry after (connection refused while the API server
@@ -45,7 +49,7 @@ type HealInformers struct {
 // NewHealInformers builds the caches for namespace ("" for all); onChange hears the RayCluster
 // each change concerns. withNodes adds a node cache (cluster-wide list and watch of nodes).
 func (c *Clients) NewHealInformers(namespace string, withNodes bool, onChange func(types.NamespacedName)) (*HealInformers, error) {
-	h := &HealInformers{c: c, namespace: namespace, fatal: make(chan error, 1)}
+	h := &HealInformers{c: c, namespace: namespace, fatal: make(chan error, 1), secrets: diagnose.Secrets{}}
 	// Plain informers over list/watch functions rather than client-go's informer factories: the
 	// factories pull every API group's informers and listers into the binary.
 	h.pods = cache.NewSharedIndexInformer(&cache.ListWatch{
@@ -113,7 +117,7 @@ func (c *Clients) NewHealInformers(namespace string, withNodes bool, onChange fu
 		if reg.inf == nil {
 			continue
 		}
-		_ = reg.inf.SetTransform(stripManagedFields)
+		_ = reg.inf.SetTransform(h.trim)
 		handle := reg.handle
 		if _, err := reg.inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 			AddFunc:    handle,
@@ -161,6 +165,27 @@ func (h *HealInformers) Start(ctx context.Context) error {
 	}
 }
 
+// trim keeps in the caches only what rules and plans read, as doctor's loader does (see
+// diagnose.TrimPod): a watchdog holds every Ray pod of the cluster for as long as it runs. The
+// informers call it from their own goroutines, on objects just decoded and not yet shared.
+func (h *HealInformers) trim(obj any) (any, error) {
+	switch o := obj.(type) {
+	case *corev1.Pod:
+		h.secretsMu.Lock()
+		diagnose.TrimPod(o, h.secrets)
+		h.secretsMu.Unlock()
+	case *rayv1.RayCluster:
+		h.secretsMu.Lock()
+		diagnose.TrimCluster(o, h.secrets)
+		h.secretsMu.Unlock()
+	case *corev1.Node:
+		diagnose.TrimNode(o)
+	default:
+		return stripManagedFields(obj)
+	}
+	return obj, nil
+}
+
 // Fatal delivers an error the informers cannot retry past (RBAC revoked while running).
 func (h *HealInformers) Fatal() <-chan error { return h.fatal }
 
@@ -175,7 +200,10 @@ func (h *HealInformers) Snapshot(key types.NamespacedName, now time.Time) (*diag
 	if !ok {
 		return nil, false
 	}
-	s := &diagnose.Snapshot{Now: now, Clusters: []rayv1.RayCluster{*rc}}
+	s := &diagnose.Snapshot{Now: now, Clusters: []rayv1.RayCluster{*rc}, Secrets: diagnose.Secrets{}}
+	h.secretsMu.Lock()
+	s.Secrets.Merge(h.secrets)
+	h.secretsMu.Unlock()
 	pods, _ := h.pods.GetIndexer().ByIndex(byCluster, key.Namespace+"/"+key.Name)
 	nodes := map[string]bool{}
 	for _, o := range pods {

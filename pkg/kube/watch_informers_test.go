@@ -1,0 +1,58 @@
+package kube
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	rayfake "github.com/ray-project/kuberay/ray-operator/pkg/client/clientset/versioned/fake"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	kfake "k8s.io/client-go/kubernetes/fake"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+)
+
+// heal --watch's caches hold trimmed objects, as doctor's loader does, and its snapshots still
+// carry the secrets of what was trimmed.
+func TestHealInformersTrimAndKeepSecrets(t *testing.T) {
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "a-head", Namespace: "ml", UID: "u1", ResourceVersion: "7",
+			Annotations: map[string]string{"big": "x"},
+			Labels:      map[string]string{diagnose.LabelIsRayNode: "yes", diagnose.LabelCluster: "a", diagnose.LabelNodeType: "head"}},
+		Spec: corev1.PodSpec{NodeName: "node-1", Containers: []corev1.Container{{Name: "ray-head",
+			Env: []corev1.EnvVar{{Name: "REDIS_PASSWORD", Value: "podPassw0rd"}}}}},
+	}
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1"},
+		Status: corev1.NodeStatus{Images: []corev1.ContainerImage{{Names: []string{"rayproject/ray:2.9.0"}}}}}
+	rc := &rayv1.RayCluster{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "ml"},
+		Spec: rayv1.RayClusterSpec{HeadGroupSpec: rayv1.HeadGroupSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+			Containers: []corev1.Container{{Name: "ray-head", Env: []corev1.EnvVar{{Name: "API_TOKEN", Value: "clusterT0ken"}}}}}}}}}
+	c := &Clients{Kube: kfake.NewClientset(pod, node), Ray: rayfake.NewSimpleClientset(rc)}
+	h, err := c.NewHealInformers("ml", true, func(types.NamespacedName) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := h.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s, ok := h.Snapshot(types.NamespacedName{Namespace: "ml", Name: "a"}, time.Now())
+	if !ok || len(s.Pods) != 1 || len(s.Nodes) != 1 {
+		t.Fatalf("snapshot = %+v", s)
+	}
+	if p := s.Pods[0]; len(p.Spec.Containers) != 0 || len(p.Annotations) != 0 || p.UID != "u1" || p.Spec.NodeName != "node-1" {
+		t.Errorf("cached pod not trimmed: %+v", p)
+	}
+	if len(s.Nodes[0].Status.Images) != 0 || len(s.Clusters[0].Spec.HeadGroupSpec.Template.Spec.Containers) != 0 {
+		t.Errorf("cached node or cluster not trimmed: %+v %+v", s.Nodes[0], s.Clusters[0])
+	}
+	for _, secret := range []string{"podPassw0rd", "clusterT0ken"} {
+		if _, ok := s.Secrets[secret]; !ok {
+			t.Errorf("snapshot secrets = %v, want %q", s.Secrets, secret)
+		}
+	}
+}

@@ -41,22 +41,13 @@ func TrimCluster(rc *rayv1.RayCluster, secrets Secrets) {
 	}
 }
 
-// trimMeta keeps what findings quote and plans need: names, uid, resourceVersion (delete
-// preconditions), labels (cluster and node type), owners, creation and deletion times.
-// Annotations go: kubectl's last-applied-configuration alone can be larger than the object.
+// trimMeta drops annotations (kubectl's last-applied-configuration alone can be larger than the
+// object, and no rule reads a pod's) and field-manager bookkeeping; the rest of the metadata is
+// small and rules quote it (finalizers of a pod stuck terminating, owners, times).
 func trimMeta(m *metav1.ObjectMeta) metav1.ObjectMeta {
-	return metav1.ObjectMeta{
-		Name:                       m.Name,
-		Namespace:                  m.Namespace,
-		UID:                        m.UID,
-		ResourceVersion:            m.ResourceVersion,
-		Generation:                 m.Generation,
-		CreationTimestamp:          m.CreationTimestamp,
-		DeletionTimestamp:          m.DeletionTimestamp,
-		DeletionGracePeriodSeconds: m.DeletionGracePeriodSeconds,
-		Labels:                     m.Labels,
-		OwnerReferences:            m.OwnerReferences,
-	}
+	out := *m
+	out.Annotations, out.ManagedFields = nil, nil
+	return out
 }
 
 // TrimNode keeps a node's name, taints, cordon and conditions. A node's status lists every image

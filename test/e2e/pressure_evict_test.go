@@ -1,16 +1,17 @@
 package e2e
 
-// Seed 000 reproduced with `kubectl ray chaos disk-pressure --watch-eviction`, end to end.
+// Seed 000 reproduced with `kubectl ray chaos disk-pressure --watch-eviction` (and
+// memory-pressure), end to end.
 //
 // Who plays what (no container runs in the sandbox):
 //   - the kubelet starting our ephemeral container and, after a delay, evicting the pod for
-//     ephemeral-storage: kwok Stages created by this test, scoped to its namespace
-//     (pressureStagesYAML);
-//   - the kubelet's eviction manager setting DiskPressure on the node once the container runs,
-//     and clearing it once the evicted pod's disk is reclaimed: kubeletDiskPressure, on a node of
-//     this test's own.
+//     ephemeral-storage (memory): kwok Stages created by the test, scoped to its namespace
+//     (play.KubeletPressureStagesYAML);
+//   - the kubelet's eviction manager setting DiskPressure (MemoryPressure) on the node once the
+//     container runs, and clearing it once the evicted pod's disk (memory) is reclaimed:
+//     kubeletPressure, on a node of the test's own.
 // The KubeRay operator, the scheduler and the controllers are real: the node lifecycle
-// controller adds and removes the disk-pressure taint.
+// controller adds and removes the disk-pressure (memory-pressure) taint.
 
 import (
 	"context"
@@ -23,17 +24,33 @@ import (
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/test/play"
 )
 
 // evictionDelay is how long after our container starts the Stage evicts the pod; the node's
 // DiskPressure is played well within it, so the timeline's order is fixed.
 const evictionDelay = 6 * time.Second
 
+// pressureKind is what a pressure run fills, and how the kubelet answers it.
+type pressureKind struct {
+	command   string   // disk-pressure, memory-pressure
+	args      []string // how much
+	container string   // prefix of our ephemeral container's name
+	condition play.Pressure
+	resource  string // in the eviction message
+}
+
+var (
+	diskPressure = pressureKind{"disk-pressure", []string{"--percent", "95"}, "kubectl-ray-disk-pressure-", play.DiskPressure, "ephemeral-storage"}
+	memPressure  = pressureKind{"memory-pressure", []string{"--bytes", "64Mi"}, "kubectl-ray-memory-pressure-", play.MemoryPressure, "memory"}
+)
+
 // pressureRun sets up a RayCluster pinned to the test's own node with the Stages in place, runs
-// disk-pressure --watch-eviction against its head, plays the node's DiskPressure once the
-// container runs and lifts it after the eviction. It returns the command's result, the evicted
-// head, the node and the container's name.
-func pressureRun(t *testing.T, h *H, cluster, timeout string) (Result, corev1.Pod, string, string) {
+// disk-pressure (memory-pressure) --watch-eviction against its head, plays the node's
+// DiskPressure (MemoryPressure) once the container runs and lifts it after the eviction. It
+// returns the command's result, the evicted head, the node and the container's name.
+func pressureRun(t *testing.T, h *H, kind pressureKind, cluster, timeout string) (Result, corev1.Pod, string, string) {
 	t.Helper()
 	node := pressureNode(h)
 	createPressureStages(h, evictionDelay)
@@ -48,9 +65,10 @@ func pressureRun(t *testing.T, h *H, cluster, timeout string) (Result, corev1.Po
 		t.Fatalf("head %s runs on %s, not on the test's node %s", head.Name, head.Spec.NodeName, node)
 	}
 
-	done := h.start("chaos", "disk-pressure", cluster, "--percent", "95", "--watch-eviction", "--timeout", timeout, "--yes")
+	args := append(append([]string{"chaos", kind.command, cluster}, kind.args...), "--watch-eviction", "--timeout", timeout, "--yes")
+	done := h.start(args...)
 
-	// The kubelet's part: the container runs (Stage), the node's disk fills, DiskPressure.
+	// The kubelet's part: the container runs (Stage), the node's disk (memory) fills: pressure.
 	var ecName string
 	h.WaitFor("our ephemeral container running in "+head.Name, 60*time.Second, func() (bool, error) {
 		p, err := h.Kube.CoreV1().Pods(h.NS).Get(h.Ctx, head.Name, metav1.GetOptions{})
@@ -58,27 +76,27 @@ func pressureRun(t *testing.T, h *H, cluster, timeout string) (Result, corev1.Po
 			return false, err
 		}
 		for _, s := range p.Status.EphemeralContainerStatuses {
-			if strings.HasPrefix(s.Name, "kubectl-ray-disk-pressure-") && s.State.Running != nil {
+			if strings.HasPrefix(s.Name, kind.container) && s.State.Running != nil {
 				ecName = s.Name
 				return true, nil
 			}
 		}
 		return false, nil
 	})
-	kubeletDiskPressure(h, node, true)
+	kubeletPressure(h, node, kind.condition, true)
 
-	// The Stage evicts the head; the kubelet reclaims its disk and lifts the pressure.
+	// The Stage evicts the head; the kubelet reclaims its disk (memory) and lifts the pressure.
 	// A watch, not polling: KubeRay v1.5.0 deletes the evicted head within milliseconds.
 	evicted := waitPodFailed(t, h, head)
-	kubeletDiskPressure(h, node, false)
+	kubeletPressure(h, node, kind.condition, false)
 
 	var res Result
 	select {
 	case res = <-done:
 	case <-h.Ctx.Done():
-		t.Fatal("disk-pressure --watch-eviction did not end")
+		t.Fatalf("%s --watch-eviction did not end", kind.command)
 	}
-	t.Logf("disk-pressure --watch-eviction: %s", res)
+	t.Logf("%s --watch-eviction: %s", kind.command, res)
 	return res, evicted, node, ecName
 }
 
@@ -103,11 +121,11 @@ func waitPodFailed(t *testing.T, h *H, pod corev1.Pod) corev1.Pod {
 }
 
 // assertEvicted checks what the Stage wrote is the kubelet's node-pressure eviction.
-func assertEvicted(t *testing.T, p corev1.Pod) {
+func assertEvicted(t *testing.T, kind pressureKind, p corev1.Pod) {
 	t.Helper()
 	if p.Status.Phase != corev1.PodFailed || p.Status.Reason != "Evicted" ||
-		!strings.HasPrefix(p.Status.Message, "The node was low on resource: ephemeral-storage.") {
-		t.Errorf("head %s: phase %s reason %q message %q, want Failed/Evicted for ephemeral-storage", p.Name, p.Status.Phase, p.Status.Reason, p.Status.Message)
+		!strings.HasPrefix(p.Status.Message, "The node was low on resource: "+kind.resource+".") {
+		t.Errorf("head %s: phase %s reason %q message %q, want Failed/Evicted for %s", p.Name, p.Status.Phase, p.Status.Reason, p.Status.Message, kind.resource)
 	}
 	found := false
 	for _, c := range p.Status.Conditions {
@@ -146,8 +164,8 @@ func assertLines(t *testing.T, what string, got, want []string) {
 func TestPressureEvictionKubeRayV111(t *testing.T) {
 	t.Parallel()
 	h := NewH(t)
-	res, head, node, ec := pressureRun(t, h, "evict", "20s")
-	assertEvicted(t, head)
+	res, head, node, ec := pressureRun(t, h, diskPressure, "evict", "20s")
+	assertEvicted(t, diskPressure, head)
 	want := append(timelineHead(h, head, node, ec),
 		fmt.Sprintf("the cluster did not come back within 20s: evicted head %s was not replaced (KubeRay before v1.2.0 never replaces it; see kubectl ray doctor and kubectl ray heal)", head.Name))
 	if res.Code != 1 || res.Stderr != "" {
@@ -204,8 +222,8 @@ func TestPressureEvictionKubeRayV111(t *testing.T) {
 func TestPressureEvictionKubeRayV150(t *testing.T) {
 	t.Parallel()
 	h := newHOn(t, sandboxV150(t))
-	res, head, node, ec := pressureRun(t, h, "evict", "90s")
-	assertEvicted(t, head)
+	res, head, node, ec := pressureRun(t, h, diskPressure, "evict", "90s")
+	assertEvicted(t, diskPressure, head)
 	if res.Code != 0 || res.Stderr != "" {
 		t.Errorf("want exit 0 and no stderr, got %s", res)
 	}
@@ -234,4 +252,38 @@ func TestPressureEvictionKubeRayV150(t *testing.T) {
 		fmt.Sprintf("+T  replacement head %s Running on node %s", newHead, node),
 		fmt.Sprintf("the cluster came back: head %s Running T after the eviction", newHead))
 	assertLines(t, "--watch-eviction timeline", rest, want)
+}
+
+// memory-pressure --watch-eviction on KubeRay v1.1.1: the kubelet's memory eviction (played by
+// the memory Stage) leaves the head Failed/Evicted for good, as seed 000 describes; the timeline
+// says so and exits 1, and heal brings the cluster back.
+func TestMemoryPressureEvictionKubeRayV111(t *testing.T) {
+	t.Parallel()
+	h := NewH(t)
+	res, head, node, ec := pressureRun(t, h, memPressure, "evictmem", "20s")
+	assertEvicted(t, memPressure, head)
+	want := []string{
+		fmt.Sprintf("injected %s into pod %s/%s (target container ray-head, memory: 64Mi, for 2m0s); its log: kubectl logs -n %s %s -c %s",
+			ec, h.NS, head.Name, h.NS, head.Name, ec),
+		fmt.Sprintf("+T  injected %s into pod %s on node %s", ec, head.Name, node),
+		fmt.Sprintf("+T  %s started", ec),
+		fmt.Sprintf("+T  pressure seen on node %s: MemoryPressure=True (kubelet has insufficient memory available)", node),
+		fmt.Sprintf("+T  node %s tainted node.kubernetes.io/memory-pressure:NoSchedule", node),
+		fmt.Sprintf("+T  %s exited with code 137 (ContainerStatusUnknown)", ec),
+		fmt.Sprintf("+T  pod %s evicted: %s", head.Name, strings.TrimSpace(head.Status.Message)),
+		fmt.Sprintf("the cluster did not come back within 20s: evicted head %s was not replaced (KubeRay before v1.2.0 never replaces it; see kubectl ray doctor and kubectl ray heal)", head.Name),
+	}
+	if res.Code != 1 || res.Stderr != "" {
+		t.Errorf("want exit 1 and no stderr, got %s", res)
+	}
+	assertLines(t, "--watch-eviction timeline", timelineLines(res.Stdout), want)
+	if heads := h.Pods("evictmem", "head"); len(heads) != 1 || heads[0].Name != head.Name {
+		t.Fatalf("KubeRay v1.1.1 should leave the evicted head %s alone, heads now: %v", head.Name, podNames(heads))
+	}
+	if heal := h.Run("heal", "evictmem", "--yes", "--timeout", "90s"); heal.Code != 0 {
+		t.Fatalf("heal: %s", heal)
+	}
+	if newHead := h.WaitClusterRunning("evictmem", 90*time.Second); newHead.Name == head.Name {
+		t.Fatalf("after heal the head is still %s", head.Name)
+	}
 }

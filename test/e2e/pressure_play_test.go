@@ -60,27 +60,28 @@ func pressureNode(h *H) string {
 	return name
 }
 
-// kubeletDiskPressure plays the kubelet's eviction manager setting the node's DiskPressure
-// condition (True once the disk fills, False once the evicted pod's disk is reclaimed), and waits
-// for the real node lifecycle controller to add or remove the node.kubernetes.io/disk-pressure
-// NoSchedule taint in answer.
-func kubeletDiskPressure(h *H, node string, on bool) {
+// kubeletPressure plays the kubelet's eviction manager setting the node's DiskPressure or
+// MemoryPressure condition (True once the disk or memory fills, False once the evicted pod's is
+// reclaimed), and waits for the real node lifecycle controller to add or remove the matching
+// node.kubernetes.io/disk-pressure or memory-pressure NoSchedule taint in answer.
+func kubeletPressure(h *H, node string, p play.Pressure, on bool) {
 	h.T.Helper()
 	set, status := play.KubeletNodePressureRelieved, corev1.ConditionFalse
 	if on {
 		set, status = play.KubeletNodePressure, corev1.ConditionTrue
 	}
-	if err := set(h.Ctx, h.Kube, node, play.DiskPressure); err != nil {
-		h.T.Fatalf("setting DiskPressure=%s on node %s: %v", status, node, err)
+	if err := set(h.Ctx, h.Kube, node, p); err != nil {
+		h.T.Fatalf("setting %s=%s on node %s: %v", p, status, node, err)
 	}
-	h.WaitFor(fmt.Sprintf("the node lifecycle controller to answer DiskPressure=%s on %s", status, node), 30*time.Second, func() (bool, error) {
+	taint := map[play.Pressure]string{play.DiskPressure: corev1.TaintNodeDiskPressure, play.MemoryPressure: corev1.TaintNodeMemoryPressure}[p]
+	h.WaitFor(fmt.Sprintf("the node lifecycle controller to answer %s=%s on %s", p, status, node), 30*time.Second, func() (bool, error) {
 		n, err := h.Kube.CoreV1().Nodes().Get(h.Ctx, node, metav1.GetOptions{})
 		if err != nil {
 			return false, err
 		}
 		tainted := false
 		for _, t := range n.Spec.Taints {
-			tainted = tainted || (t.Key == "node.kubernetes.io/disk-pressure" && t.Effect == corev1.TaintEffectNoSchedule)
+			tainted = tainted || (t.Key == taint && t.Effect == corev1.TaintEffectNoSchedule)
 		}
 		return tainted == on, nil
 	})

@@ -16,12 +16,13 @@ import (
 )
 
 // KubeletPressureStagesYAML plays, for the pods of namespace ns only, what a real kubelet does
-// once our ephemeral container runs and fills the node's disk:
+// once our ephemeral container runs and fills the node's disk or memory:
 //   - kubectl-ray-start: any ephemeral container without a status is started (a kwok node
 //     runs nothing; without this stage the container would never show as running);
-//   - kubectl-ray-evict: delay after a kubectl-ray-disk-pressure-* container runs, the pod is
-//     evicted for ephemeral-storage the way the kubelet's eviction manager writes it (phase
-//     Failed, reason Evicted, the "low on resource" message, a DisruptionTarget condition, every
+//   - kubectl-ray-evict-disk, kubectl-ray-evict-memory: delay after a
+//     kubectl-ray-disk-pressure-* (memory-pressure-*) container runs, the pod is evicted for
+//     ephemeral-storage (memory) the way the kubelet's eviction manager writes it (phase Failed,
+//     reason Evicted, the "low on resource" message, a DisruptionTarget condition, every
 //     container terminated), matching KubeletEvict.
 //
 // The selectors name the namespace, so pods of other namespaces (tests running beside) are
@@ -61,11 +62,26 @@ spec:
           running:
             startedAt: {{ $now | Quote }}
       {{ end }}
----
-apiVersion: kwok.x-k8s.io/v1alpha1
+`, ns) +
+		"---\n" + evictStageYAML(ns, delay, "disk", EvictionMessage("ephemeral-storage")) +
+		"---\n" + evictStageYAML(ns, delay, "memory", EvictionMessage("memory"))
+}
+
+// EvictionMessage is what the kubelet's eviction manager writes on a pod it evicts for resource
+// (its threshold and availability figures are the sandbox's, not measured).
+func EvictionMessage(resource string) string {
+	if resource == "memory" {
+		return "The node was low on resource: memory. Threshold quantity: 100Mi, available: 51200Ki. "
+	}
+	return "The node was low on resource: " + resource + ". Threshold quantity: 10%, available: 2%. "
+}
+
+// evictStageYAML is the Stage that evicts a pod delay after our kind-pressure container runs.
+func evictStageYAML(ns string, delay time.Duration, kind, message string) string {
+	return fmt.Sprintf(`apiVersion: kwok.x-k8s.io/v1alpha1
 kind: Stage
 metadata:
-  name: kubectl-ray-evict-%[1]s
+  name: kubectl-ray-evict-%[3]s-%[1]s
 spec:
   resourceRef:
     apiGroup: v1
@@ -80,7 +96,7 @@ spec:
     - key: '.status.phase'
       operator: 'In'
       values: ['Running']
-    - key: '.status.ephemeralContainerStatuses.[] | select(.name | startswith("kubectl-ray-disk-pressure-")) | .state | has("running")'
+    - key: '.status.ephemeralContainerStatuses.[] | select(.name | startswith("kubectl-ray-%[3]s-pressure-")) | .state | has("running")'
       operator: 'In'
       values: ['true']
   delay:
@@ -88,7 +104,7 @@ spec:
   next:
     statusTemplate: |
       {{ $now := Now }}
-      {{ $msg := "The node was low on resource: ephemeral-storage. Threshold quantity: 10%%, available: 2%%. " }}
+      {{ $msg := %[4]q }}
       phase: Failed
       reason: Evicted
       message: {{ $msg | Quote }}
@@ -135,7 +151,7 @@ spec:
             startedAt: {{ $now | Quote }}
             finishedAt: {{ $now | Quote }}
       {{ end }}
-`, ns, delay.Milliseconds())
+`, ns, delay.Milliseconds(), kind, message)
 }
 
 var stageGVR = schema.GroupVersionResource{Group: "kwok.x-k8s.io", Version: "v1alpha1", Resource: "stages"}

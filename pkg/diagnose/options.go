@@ -51,3 +51,21 @@ func (o Options) withDefaults() Options {
 	}
 	return o
 }
+
+// TerminatingDeadline is the earliest time after s.Now at which a terminating Ray pod of s passes
+// o.TerminatingMargin: then head-terminating-stuck can fire, and head-duplicate stops counting the
+// pod as leaving, with no object changing. A watchdog examines the cluster again at that time;
+// ok is false when no pod is on its way there.
+func TerminatingDeadline(s *Snapshot, o Options) (at time.Time, ok bool) {
+	o = o.withDefaults()
+	for i := range s.Pods {
+		dt := s.Pods[i].DeletionTimestamp
+		if dt == nil {
+			continue
+		}
+		if t := dt.Add(o.TerminatingMargin); t.After(s.Now) && (at.IsZero() || t.Before(at)) {
+			at = t
+		}
+	}
+	return at, !at.IsZero()
+}

@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/clock"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 )
@@ -43,12 +44,23 @@ type WatchdogConfig struct {
 	Now      func() time.Time
 	Log      *Logger
 	Workers  int
+	// Recheck says when a cluster's findings can change with time alone, no object changing (a
+	// terminating head passing its margin becomes stuck: diagnose.TerminatingDeadline); the
+	// cluster is examined again just after. Without it, only informer events re-examine.
+	Recheck func(*diagnose.Snapshot) (time.Time, bool)
+	// Clock times the queue's delays (MinAge, Recheck, retries); nil is the real clock.
+	Clock clock.WithTicker
 }
+
+// recheckSlack: rules compare with "past the deadline", so re-examine a little after it.
+const recheckSlack = time.Second
 
 // NewWatchdog is a Watchdog with its queue.
 func NewWatchdog(cfg WatchdogConfig) *Watchdog {
 	w := &Watchdog{WatchdogConfig: cfg}
-	w.queue = workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[types.NamespacedName]())
+	// A failed delete is retried with the controller backoff (5 ms doubling to 1000 s per cluster).
+	w.queue = workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[types.NamespacedName](),
+		workqueue.TypedRateLimitingQueueConfig[types.NamespacedName]{Clock: cfg.Clock})
 	w.since = map[types.NamespacedName]map[types.UID]time.Time{}
 	w.acted = map[types.UID]time.Time{}
 	w.told = map[string]bool{}
@@ -103,8 +115,13 @@ func (w *Watchdog) sync(ctx context.Context, key types.NamespacedName) {
 	for _, sk := range plan.NotHealable {
 		w.tellOnce(sk)
 	}
-	due := w.due(key, plan, now)
-	for _, a := range due {
+	if w.Recheck != nil {
+		if at, ok := w.Recheck(s); ok && at.After(now) {
+			w.queue.AddAfter(key, at.Sub(now)+recheckSlack)
+		}
+	}
+	failed := false
+	for _, a := range w.due(key, plan, now) {
 		if ctx.Err() != nil {
 			return
 		}
@@ -114,11 +131,21 @@ func (w *Watchdog) sync(ctx context.Context, key types.NamespacedName) {
 			return
 		}
 		w.logOutcome(o)
-		if o.Result == Deleted || o.Result == DryRun || o.Result == Gone {
+		switch o.Result {
+		case Deleted, DryRun, Gone:
 			w.mu.Lock()
 			w.acted[types.UID(a.Pod.UID)] = o.At
 			w.mu.Unlock()
+		case Failed:
+			failed = true
 		}
+	}
+	// A failed delete (timeout, 5xx, 429) changes no object, so no event would bring the
+	// cluster back: retry it with backoff. A clean pass resets the backoff.
+	if failed {
+		w.queue.AddRateLimited(key)
+	} else {
+		w.queue.Forget(key)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
@@ -81,6 +82,7 @@ func (o *Options) watchdog(ctx context.Context, c *kube.Clients, log *repair.Log
 	rules := o.rules
 	wd := repair.NewWatchdog(repair.WatchdogConfig{
 		Diagnose: func(s *diagnose.Snapshot) []diagnose.Finding { return diagnose.Diagnose(s, rules).Findings },
+		Recheck:  func(s *diagnose.Snapshot) (time.Time, bool) { return diagnose.TerminatingDeadline(s, rules) },
 		Exec:     &repair.Executor{Deleter: c, Events: c, DryRun: o.dryRun, Now: o.f.Now},
 		Opts:     repair.Options{Force: o.force},
 		MinAge:   o.minAge,

@@ -168,6 +168,11 @@ func newRedactor(s *Snapshot) *redactor {
 	return r
 }
 
+// Redactor is the function doctor's reports go through, for other commands that quote text from
+// the API: every secret value found in s, and the password of any URI or --password flag,
+// replaced by Redacted.
+func Redactor(s *Snapshot) func(string) string { return newRedactor(s).text }
+
 func (r *redactor) text(s string) string {
 	for _, v := range r.secrets {
 		if strings.Contains(s, v) {

@@ -149,6 +149,15 @@ func Plan(s *diagnose.Snapshot, findings []diagnose.Finding, opts Options) HealP
 		kept = append(kept, sk)
 	}
 	p.NotHealable = kept
+	// Reasons quote pod status messages, which can echo a command line or a Redis URI; they are
+	// printed, logged and written into Events, so they go through doctor's redactor.
+	redact := diagnose.Redactor(s)
+	for i := range p.Actions {
+		p.Actions[i].Why = redact(p.Actions[i].Why)
+	}
+	for i := range p.NotHealable {
+		p.NotHealable[i].Why = redact(p.NotHealable[i].Why)
+	}
 	sort.SliceStable(p.Actions, func(i, j int) bool { return refLess(p.Actions[i].Pod, p.Actions[j].Pod) })
 	sort.SliceStable(p.NotHealable, func(i, j int) bool {
 		a, b := p.NotHealable[i], p.NotHealable[j]
@@ -269,8 +278,11 @@ func (ix *index) stuckWhy(pod *corev1.Pod, opts Options) string {
 		return fmt.Sprintf("stuck Terminating on node %s, but nodes could not be read, so heal cannot tell whether the node is down", pod.Spec.NodeName)
 	}
 	state := ix.nodeState(pod.Spec.NodeName)
-	if state == "Ready" {
+	switch state {
+	case "Ready":
 		return fmt.Sprintf("being deleted on node %s, which is Ready: the kubelet will finish the deletion; heal force-deletes only on a NotReady, unreachable or gone node", pod.Spec.NodeName)
+	case "unknown":
+		return fmt.Sprintf("being deleted on node %s, which reports no Ready condition yet, so nothing shows it is down; heal force-deletes only on a NotReady, unreachable or gone node", pod.Spec.NodeName)
 	}
 	if !opts.Force {
 		return fmt.Sprintf("stuck Terminating on node %s, which is %s; pass --force to force-delete it (grace period 0) once you know the node is down", pod.Spec.NodeName, state)
@@ -278,7 +290,8 @@ func (ix *index) stuckWhy(pod *corev1.Pod, opts Options) string {
 	return ""
 }
 
-// nodeState is "Ready", "NotReady", "unreachable" or "gone".
+// nodeState is "Ready", "NotReady", "unreachable", "gone", or "unknown" for a node without a
+// Ready condition (its kubelet never reported): not evidence that it is down.
 func (ix *index) nodeState(name string) string {
 	if name == "" {
 		return "gone"
@@ -303,7 +316,7 @@ func (ix *index) nodeState(name string) string {
 			return "NotReady"
 		}
 	}
-	return "NotReady"
+	return "unknown"
 }
 
 func terminalWhy(pod *corev1.Pod) string {

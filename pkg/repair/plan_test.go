@@ -2,10 +2,12 @@ package repair
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 )
@@ -140,6 +142,8 @@ func TestPlanStuckTerminating(t *testing.T) {
 			"stuck Terminating since 2024-05-08T06:55:30Z on node n1, which is NotReady; the operator counts it as the head until it is gone"},
 		{"force, node unknown", []corev1.Node{node("n1", corev1.ConditionUnknown)}, false, true, true,
 			"stuck Terminating since 2024-05-08T06:55:30Z on node n1, which is unreachable; the operator counts it as the head until it is gone"},
+		{"force, node without a Ready condition", []corev1.Node{{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}}, false, true, false,
+			"being deleted on node n1, which reports no Ready condition yet, so nothing shows it is down; heal force-deletes only on a NotReady, unreachable or gone node"},
 		{"force, node gone", []corev1.Node{node("n2", corev1.ConditionTrue)}, false, true, true,
 			"stuck Terminating since 2024-05-08T06:55:30Z on node n1, which is gone; the operator counts it as the head until it is gone"},
 	}
@@ -202,5 +206,27 @@ func assertJSON(t *testing.T, v any, want string) {
 	}
 	if string(b) != want {
 		t.Errorf("got\n%s\nwant\n%s", b, want)
+	}
+}
+
+// A terminal head's status message can quote a password (a command line, a Redis URI): the plan's
+// reasons are printed, logged and stored in Events, so they are redacted as doctor's are.
+func TestPlanRedactsSecretsInReasons(t *testing.T) {
+	c := cluster("ml", "rc")
+	p := evicted(head(c, "rc-head"))
+	p.Spec.Containers = []corev1.Container{{Name: "ray-head", Env: []corev1.EnvVar{{Name: "REDIS_PASSWORD", Value: "hunter2secret"}}}}
+	p.Status.Message = "ray start exited: redis://:hunter2secret@redis:6379 and redis://u:0therPass@x:1 refused"
+	for _, s := range []*diagnose.Snapshot{
+		{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{p}},
+		diagnose.Trimmed(&diagnose.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{p}}),
+	} {
+		plan := Plan(s, []diagnose.Finding{finding(diagnose.RuleHeadEvicted, c, &p)}, Options{})
+		if len(plan.Actions) != 1 {
+			t.Fatalf("plan = %+v", plan)
+		}
+		why := plan.Actions[0].Why
+		if strings.Contains(why, "hunter2secret") || strings.Contains(why, "0therPass") || !strings.Contains(why, diagnose.Redacted) {
+			t.Errorf("why = %q, want both passwords redacted", why)
+		}
 	}
 }

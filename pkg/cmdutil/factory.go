@@ -24,6 +24,9 @@ type Factory struct {
 	// Now is the clock; tests pin it.
 	Now func() time.Time
 
+	// StdinTerminal, when set, answers StdinIsTerminal: tests play a person at a terminal.
+	StdinTerminal func() bool
+
 	// NewClients builds clients; tests replace it with fakes.
 	NewClients func(*genericclioptions.ConfigFlags) (*kube.Clients, error)
 	clients    *kube.Clients
@@ -69,6 +72,9 @@ func IsTerminal(w io.Writer) bool {
 
 // StdinIsTerminal reports whether a person can answer a confirmation prompt.
 func (f *Factory) StdinIsTerminal() bool {
+	if f.StdinTerminal != nil {
+		return f.StdinTerminal()
+	}
 	r, ok := f.IOStreams.In.(*os.File)
 	return ok && term.IsTerminal(int(r.Fd()))
 }

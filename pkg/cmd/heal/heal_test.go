@@ -129,6 +129,50 @@ func TestRefusesWithoutATerminal(t *testing.T) {
 	}
 }
 
+// atTerminal plays a person at a terminal who answers answer to the prompt.
+func (e *env) atTerminal(answer string) {
+	e.f.StdinTerminal = func() bool { return true }
+	e.f.IOStreams.In = strings.NewReader(answer)
+}
+
+// At a terminal the plan is shown before the question, and "n" deletes nothing.
+func TestTerminalConfirmation(t *testing.T) {
+	for _, tc := range []struct {
+		answer  string
+		deletes int
+	}{{"n\n", 0}, {"\n", 0}, {"y\n", 1}, {"yes\n", 1}} {
+		e, _ := seedEnv()
+		e.atTerminal(tc.answer)
+		err := e.run(context.Background(), "--wait=false")
+		if got := len(e.deletes()); got != tc.deletes {
+			t.Errorf("answer %q: %d deletes, want %d", tc.answer, got, tc.deletes)
+		}
+		if tc.deletes == 0 && (exit.CodeOf(err) != exit.NotConfirmed || err.Error() != "not confirmed; nothing was deleted") {
+			t.Errorf("answer %q: err = %v", tc.answer, err)
+		}
+		if !strings.HasPrefix(e.out.String(), seedPlan) || e.errOut.String() != "Delete 1 head pod? [y/N]: " {
+			t.Errorf("answer %q: stdout %q, stderr %q: the plan must come before the question", tc.answer, e.out, e.errOut)
+		}
+	}
+}
+
+// With -o json the document comes after the deletes, so at a terminal the plan is shown on stderr
+// before the question: nobody is asked to confirm deletes they cannot see.
+func TestTerminalConfirmationWithJSONShowsThePlanFirst(t *testing.T) {
+	e, _ := seedEnv()
+	e.atTerminal("n\n")
+	err := e.run(context.Background(), "-o", "json")
+	if exit.CodeOf(err) != exit.NotConfirmed || len(e.deletes()) != 0 {
+		t.Fatalf("err = %v, deletes %d", err, len(e.deletes()))
+	}
+	if want := seedPlan + "Delete 1 head pod? [y/N]: "; e.errOut.String() != want {
+		t.Errorf("stderr:\n%q\nwant:\n%q", e.errOut, want)
+	}
+	if !strings.HasPrefix(e.out.String(), "{") {
+		t.Errorf("stdout is not the JSON document: %q", e.out)
+	}
+}
+
 func TestYesDeletesAndRecordsEvents(t *testing.T) {
 	e, p := seedEnv()
 	if err := e.run(context.Background(), "--yes", "--wait=false"); err != nil {

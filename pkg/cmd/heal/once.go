@@ -46,6 +46,10 @@ func (o *Options) runOnce(ctx context.Context) error {
 		return nil
 	}
 	if !o.yes && !o.dryRun {
+		if !text && o.f.StdinIsTerminal() {
+			// The document comes after the deletes: whoever answers sees the plan first.
+			printPlan(o.f.IOStreams.ErrOut, plan, o.where())
+		}
 		if err := o.confirm(len(plan.Actions)); err != nil {
 			if !text {
 				_ = o.printJSON(doc)

@@ -31,20 +31,27 @@ func (ix *index) operatorVerdict() (operatorState, string) {
 	if len(ready) == 0 {
 		return opAbsent, "no running KubeRay operator"
 	}
+	// Worst first: a known-buggy operator, then one of unknown version, then the oldest fixed one.
 	var oldest *version.Version
-	var oldestName string
+	var oldestName, unknown string
 	for _, op := range ready {
 		buggy, known := op.HasEvictedHeadBug()
-		if !known {
-			return opUnknown, fmt.Sprintf("KubeRay %s/%s (version unknown, image %s)", op.Namespace, op.Name, op.Image)
-		}
-		if buggy {
+		switch {
+		case !known:
+			if unknown == "" {
+				unknown = fmt.Sprintf("KubeRay %s/%s (version unknown, image %s)", op.Namespace, op.Name, op.Image)
+			}
+		case buggy:
 			return opBuggy, "KubeRay " + op.Version
+		default:
+			v := version.MustParseSemantic(op.Version)
+			if oldest == nil || v.LessThan(oldest) {
+				oldest, oldestName = v, op.Version
+			}
 		}
-		v := version.MustParseSemantic(op.Version)
-		if oldest == nil || v.LessThan(oldest) {
-			oldest, oldestName = v, op.Version
-		}
+	}
+	if unknown != "" {
+		return opUnknown, unknown
 	}
 	return opFixed, "KubeRay " + oldestName
 }

@@ -75,6 +75,8 @@ func TestFindingDetails(t *testing.T) {
 			[]string{"KubeRay v1.5.0 should replace it within 2m"}, map[string]string{"age": "30s"}},
 		{"head-evicted-unknown-operator", RuleHeadEvicted, "Pod ml/raycluster-a-head-abcde",
 			[]string{"version unknown", "may not replace it", "kubectl ray heal"}, nil},
+		{"head-evicted-unknown-and-old-operators", RuleHeadEvicted, "Pod ml/raycluster-a-head-abcde",
+			[]string{"KubeRay v1.1.1 will not replace it", "kuberay #2125"}, map[string]string{"operator": "KubeRay v1.1.1"}},
 		{"head-evicted-no-operator", RuleHeadEvicted, "Pod ml/raycluster-a-head-abcde",
 			[]string{"nothing will replace it: no running KubeRay operator"}, nil},
 		{"head-terminated", RuleHeadTerminated, "Pod ml/raycluster-a-head-abcde",

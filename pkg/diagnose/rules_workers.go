@@ -25,7 +25,9 @@ func workersNotReady(ix *index, c *clusterView) []Finding {
 	var longest time.Duration
 	live := 0
 	for _, w := range c.workers {
-		if w.DeletionTimestamp != nil || isTerminal(w) {
+		// Leaving, finished, or not started yet: a Pending worker waits for a node or an image (a
+		// capacity matter, often an autoscaler at work), not for the head.
+		if w.DeletionTimestamp != nil || isTerminal(w) || w.Status.Phase == corev1.PodPending {
 			continue
 		}
 		live++

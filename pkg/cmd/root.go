@@ -77,14 +77,30 @@ func Main(args []string, streams genericiooptions.IOStreams) int {
 	if err == nil {
 		return exit.OK
 	}
+	code := exit.CodeOf(err)
+	if !exit.Has(err) {
+		// Errors cobra makes itself (unknown command, wrong argument count) are usage errors.
+		code, err = exit.Usage, cobraUsageError(root, cobraArgs, err)
+	}
 	if _, silent := err.(exit.Silent); !silent {
 		fmt.Fprintf(streams.ErrOut, "error: %s\n", strings.TrimSpace(err.Error()))
 	}
-	if !exit.Has(err) {
-		// Errors cobra makes itself (unknown command, wrong argument count) are usage errors.
-		return exit.Usage
+	return code
+}
+
+// cobraUsageError makes one line of an error cobra wrote, with where to look: its suggestions
+// ("Did you mean this?" on lines of their own) are folded in, and the help of the command that
+// was meant is named.
+func cobraUsageError(root *cobra.Command, args []string, err error) error {
+	msg, suggestions, _ := strings.Cut(err.Error(), "\n\nDid you mean this?\n")
+	if s := strings.Fields(suggestions); len(s) > 0 {
+		msg += ` (did you mean "` + strings.Join(s, `" or "`) + `"?)`
 	}
-	return exit.CodeOf(err)
+	path := root.CommandPath()
+	if c, _, ferr := root.Find(args); ferr == nil && c != nil {
+		path = c.CommandPath()
+	}
+	return fmt.Errorf("%s; see '%s --help'", strings.TrimSpace(msg), path)
 }
 
 // dispatch turns the invocation into cobra arguments and the name usage lines show. Run as

@@ -17,6 +17,10 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "chaos",
 		Short: "Break a Ray cluster on purpose (head kill, disk or memory pressure) and watch it recover",
+		// Without a Run, cobra prints help and exits 0 for a mistyped subcommand: a CI step with
+		// a typo would pass. NoArgs makes it an unknown-command error (exit 2).
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	for _, add := range subcommands {
 		cmd.AddCommand(add(f))

@@ -1,9 +1,12 @@
 package chaos
 
 import (
+	"errors"
 	"math"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -193,6 +196,9 @@ func (o *HeadKillOptions) Validate() error {
 	if o.progressEvery <= 0 {
 		return exit.Usagef("--progress-interval must be positive")
 	}
+	if err := checkWritable(o.reportHTML); err != nil {
+		return exit.Usagef("--report-html %s: %v; give a file in a directory you can write", o.reportHTML, err)
+	}
 	if o.maxErrorsSet && o.maxErrors < 0 {
 		return exit.Usagef("--max-errors must be 0 or more, not %d", o.maxErrors)
 	}
@@ -268,4 +274,26 @@ func parseRate(s string) (float64, error) {
 		return 0, exit.Usagef("--rate %q is above the probe's limit of %d/s: lower --rate", s, probe.MaxRate)
 	}
 	return r, nil
+}
+
+// checkWritable makes sure a report file can be written before anything is killed: a bad path
+// found after the kill would turn a finished run into an error. It creates and removes a
+// temporary file next to path, so it leaves nothing behind. "" is fine (no file asked).
+func checkWritable(path string) error {
+	if path == "" {
+		return nil
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return errors.New("is a directory")
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".kubectl-ray-check-*")
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return pe.Err // the path is in the message already
+		}
+		return err
+	}
+	tmp.Close()
+	return os.Remove(tmp.Name())
 }

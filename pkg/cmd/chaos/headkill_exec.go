@@ -114,7 +114,16 @@ func (o *HeadKillOptions) run(parent context.Context, c *kube.Clients, t *headKi
 	if err := o.write(r); err != nil {
 		return err
 	}
-	return o.exitFor(res, r, t)
+	verdict := o.exitFor(res, r, t)
+	if err := o.writeHTML(r); err != nil {
+		// Validate checked the path, so this is rare (the directory went away, the disk is
+		// full). The run happened: its verdict keeps precedence, and a passing run still fails.
+		fmt.Fprintf(o.f.IOStreams.ErrOut, "error: cannot write --report-html %s: %v; the report above is complete\n", o.reportHTML, err)
+		if verdict == nil {
+			verdict = exit.Silent{Code: exit.API}
+		}
+	}
+	return verdict
 }
 
 func (o *HeadKillOptions) buildReport(t *headKillTarget, res *headkill.Outcome, tr *headkill.Tracker, advice []report.Advice) *report.Report {
@@ -148,15 +157,17 @@ func (o *HeadKillOptions) write(r *report.Report) error {
 	default:
 		err = report.WriteText(out, r, o.f.Color())
 	}
-	if err != nil {
-		return err
-	}
+	return err
+}
+
+// writeHTML writes the --report-html page, if asked.
+func (o *HeadKillOptions) writeHTML(r *report.Report) error {
 	if o.reportHTML == "" {
 		return nil
 	}
 	f, err := os.Create(o.reportHTML)
 	if err != nil {
-		return exit.Errorf(exit.Usage, "cannot write --report-html %s: %v", o.reportHTML, err)
+		return err
 	}
 	if err := report.WriteHTML(f, r); err != nil {
 		f.Close()

@@ -3,6 +3,7 @@ package chaos
 import (
 	"bytes"
 	"context"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -218,6 +219,9 @@ func TestHeadKillBadFlags(t *testing.T) {
 		{[]string{"demo", "--service", "s"}, "needs --port N"},
 		{[]string{"demo", "--service", "s", "--port", "70000"}, "--port must be from 1 to 65535"},
 		{[]string{"pod/x", "--target", "http://x"}, "name a RayCluster, or a RayService as rayservice/NAME"},
+		// A report file that cannot be written is found before anything is killed.
+		{append(u, "--report-html", "/no/such/dir/r.html"), "--report-html /no/such/dir/r.html: no such file or directory; give a file in a directory you can write"},
+		{append(u, "--report-html", os.TempDir()), "is a directory"},
 	} {
 		k, r := hkObjects()
 		h := newHKHarness(t, k, r)

@@ -140,12 +140,20 @@ func totals(res *probe.Result, rel func(time.Duration) float64) (Totals, []Endpo
 	return t, rows
 }
 
-// availability is a percentage rounded to 3 decimals (99.999%).
+// availability is the percentage of ok requests, for display: cut (not rounded) to 3 decimals,
+// so one failure in a million reads 99.999%, never 100%.
 func availability(ok, n int) float64 {
 	if n == 0 {
 		return 0
 	}
-	return math.Round(float64(ok)/float64(n)*100*1000) / 1000
+	return float64(int64(ok)*100_000/int64(n)) / 1000
+}
+
+// meetsAvailability compares the exact ratio with min (a percentage), not the displayed figure:
+// 201 errors in 200,000 requests (99.8995%) does not meet 99.9. The tolerance is far below one
+// request, only there to absorb min's binary rounding (99.9 is not exact in a float).
+func meetsAvailability(ok, n int, min float64) bool {
+	return n > 0 && float64(ok)*100 >= min*float64(n)-1e-9*float64(n)
 }
 
 func errorWindow(recs []probe.Record, rel func(time.Duration) float64) *Window {
@@ -291,7 +299,7 @@ func verdict(t Totals, slo SLO) Verdict {
 	}
 	if slo.MinAvailability != nil {
 		c := Check{Name: "min-availability", Limit: *slo.MinAvailability, Actual: t.Availability}
-		c.Passed = t.Requests > 0 && t.Availability >= *slo.MinAvailability
+		c.Passed = meetsAvailability(t.Requests-t.Errors, t.Requests, *slo.MinAvailability)
 		if t.Requests == 0 {
 			c.Message = "no request finished, so availability is unknown"
 		} else {

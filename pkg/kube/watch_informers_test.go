@@ -31,6 +31,8 @@ func TestHealInformersTrimAndKeepSecrets(t *testing.T) {
 		Spec: rayv1.RayClusterSpec{HeadGroupSpec: rayv1.HeadGroupSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
 			Containers: []corev1.Container{{Name: "ray-head", Env: []corev1.EnvVar{{Name: "API_TOKEN", Value: "clusterT0ken"}}}}}}}}}
 	c := &Clients{Kube: kfake.NewClientset(pod, node), Ray: rayfake.NewSimpleClientset(rc)}
+	// As heal --watch does: client-go's logs are routed before any informer runs.
+	RouteClientLogs(func(string, string, ...any) {})
 	h, err := c.NewHealInformers("ml", true, func(types.NamespacedName) {})
 	if err != nil {
 		t.Fatal(err)

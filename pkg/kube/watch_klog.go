@@ -2,6 +2,8 @@ package kube
 
 import (
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/go-logr/logr"
 	"k8s.io/klog/v2"
@@ -11,17 +13,30 @@ import (
 // the Lease, reflectors retrying while the API server is away) to line, as the watchdog's own
 // structured lines with source=client-go. Without it klog writes its own plain-text format to
 // stderr, and a log pipeline reading the watchdog's JSON lines gets lines it cannot parse.
-// It changes process-wide state: only a long-running command that owns its output calls it.
+// It changes process-wide state: only a long-running command that owns its output calls it, before
+// it starts informers. klog's logger is set once per process (klog.SetLogger is not safe while
+// other goroutines log); later calls only change where the lines go.
 func RouteClientLogs(line func(level, msg string, kv ...any)) {
-	klog.SetLogger(logr.New(&klogSink{line: line}))
+	routedLine.Store(&line)
+	routeOnce.Do(func() { klog.SetLogger(logr.New(&klogSink{})) })
 }
 
-// klogSink is a logr.LogSink over a line function. klog's verbosity (-v, 0 by default) has
-// already filtered what arrives; Enabled keeps only what klog logs unconditionally.
+var (
+	routeOnce  sync.Once
+	routedLine atomic.Pointer[func(level, msg string, kv ...any)]
+)
+
+// klogSink is a logr.LogSink over the routed line function. klog's verbosity (-v, 0 by default)
+// has already filtered what arrives; Enabled keeps only what klog logs unconditionally.
 type klogSink struct {
-	line   func(level, msg string, kv ...any)
 	name   string
 	values []any
+}
+
+func (s *klogSink) line(level, msg string, kv ...any) {
+	if l := routedLine.Load(); l != nil && *l != nil {
+		(*l)(level, msg, kv...)
+	}
 }
 
 func (s *klogSink) Init(logr.RuntimeInfo) {}

@@ -20,7 +20,7 @@ func TestRouteClientLogs(t *testing.T) {
 		defer mu.Unlock()
 		got = append(got, fmt.Sprintf("%s|%s|%v", level, msg, kv))
 	})
-	defer klog.ClearLogger()
+	defer RouteClientLogs(nil) // later tests' client-go logs go nowhere
 	klog.Infof("attempting to acquire leader lease %s...", "ns/kubectl-ray-heal")
 	klog.ErrorS(errors.New("connection refused"), "Failed to watch", "reflector", "pods")
 	klog.V(4).Infof("not shown at the default verbosity")

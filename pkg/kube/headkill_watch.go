@@ -31,9 +31,10 @@ type HeadKillWatch struct {
 }
 
 // Run starts the watches and returns once every one has listed (so what follows is a change),
-// or with the first error. The watches run until ctx ends; errs hears an error that ends one
-// (e.g. RBAC), explained.
-func (c *Clients) RunHeadKillWatch(ctx context.Context, w HeadKillWatch) (errs <-chan error, err error) {
+// or with the first error, or with startup's error when startup ends first (Ctrl-C, or a start-up
+// deadline: informers retry a failing LIST forever). The watches run until ctx ends; errs hears
+// an error that ends one (e.g. RBAC), explained.
+func (c *Clients) RunHeadKillWatch(ctx, startup context.Context, w HeadKillWatch) (errs <-chan error, err error) {
 	ns := w.Namespace
 	out := make(chan error, 3)
 	var wg sync.WaitGroup
@@ -111,6 +112,8 @@ func (c *Clients) RunHeadKillWatch(ctx context.Context, w HeadKillWatch) (errs <
 			return nil, err
 		case <-ctx.Done():
 			return nil, ctx.Err()
+		case <-startup.Done():
+			return nil, startup.Err()
 		}
 	}
 	return out, nil

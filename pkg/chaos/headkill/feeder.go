@@ -2,6 +2,7 @@ package headkill
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -36,6 +37,7 @@ type Feeder struct {
 	ctx      context.Context
 	wanted   map[string]int // pod -> port
 	forwards map[string]Forward
+	opening  map[string]bool // an Open (or its retries) in flight
 	all      []Forward
 	closed   bool
 }
@@ -43,12 +45,14 @@ type Feeder struct {
 // NewFeeder returns a Feeder whose forwards live until ctx ends or Close.
 func NewFeeder(ctx context.Context, set *probe.Set, open OpenFunc, tr *Tracker, warn io.Writer) *Feeder {
 	return &Feeder{Set: set, Open: open, Tracker: tr, Warn: warn, Now: time.Now, ctx: ctx,
-		wanted: map[string]int{}, forwards: map[string]Forward{}}
+		wanted: map[string]int{}, forwards: map[string]Forward{}, opening: map[string]bool{}}
 }
 
-// Update takes the full ready set. The first call's forwards must all open (the error is
-// returned, e.g. no RBAC for pods/portforward); later failures are warned about and the pod is
-// left out of the set.
+// Update takes the full ready set. Every pod new to it gets a forward; a pod whose forward cannot
+// be opened is left out of the probe's set and retried in the background while it stays ready
+// (the error, e.g. no RBAC for pods/portforward, is returned too: the first call's caller stops
+// the run on it, later callers warn). Forwards are opened without holding the lock, so Close
+// never waits on a slow Open.
 func (f *Feeder) Update(eps []kube.ReadyEndpoint) error {
 	at := f.Now()
 	names := make([]string, len(eps))
@@ -59,8 +63,8 @@ func (f *Feeder) Update(eps []kube.ReadyEndpoint) error {
 		f.Tracker.Endpoints(names, at)
 	}
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	if f.closed {
+		f.mu.Unlock()
 		return nil
 	}
 	now := map[string]int{}
@@ -74,59 +78,107 @@ func (f *Feeder) Update(eps []kube.ReadyEndpoint) error {
 		}
 	}
 	f.wanted = now
+	var toOpen []kube.ReadyEndpoint
 	for _, e := range eps {
-		if _, ok := f.forwards[e.Pod]; ok {
+		if _, ok := f.forwards[e.Pod]; ok || f.opening[e.Pod] {
 			continue
 		}
+		f.opening[e.Pod] = true
+		toOpen = append(toOpen, e)
+	}
+	f.mu.Unlock()
+
+	var errs []error
+	for _, e := range toOpen {
 		fw, err := f.Open(f.ctx, e.Pod, e.Port)
 		if err != nil {
-			return err
+			errs = append(errs, err)
+			go f.retry(e.Pod)
+			continue
 		}
-		f.forwards[e.Pod] = fw
-		f.all = append(f.all, fw)
-		f.Set.AddEndpoint(probe.Target{Name: e.Pod, BaseURL: "http://" + fw.Addr()})
-		go f.reopenOnLoss(e.Pod, fw)
+		f.install(e.Pod, fw)
 	}
-	return nil
+	return errors.Join(errs...)
+}
+
+// install puts an opened forward into the set, unless the pod stopped being wanted meanwhile or
+// the feeder closed (then the forward is closed at once).
+func (f *Feeder) install(pod string, fw Forward) {
+	f.mu.Lock()
+	delete(f.opening, pod)
+	if _, want := f.wanted[pod]; !want || f.closed {
+		f.mu.Unlock()
+		fw.Close()
+		return
+	}
+	f.forwards[pod] = fw
+	f.all = append(f.all, fw)
+	f.Set.AddEndpoint(probe.Target{Name: pod, BaseURL: "http://" + fw.Addr()})
+	f.mu.Unlock()
+	go f.reopenOnLoss(pod, fw)
 }
 
 // reopenOnLoss replaces a forward whose connection to the pod was lost while the pod is still
-// ready. Requests in between are recorded as refused: the report shows the gap, it is not hidden.
+// ready. The pod stays in the set meanwhile, so requests in between are recorded as refused:
+// the report shows the gap, it is not hidden.
 func (f *Feeder) reopenOnLoss(pod string, fw Forward) {
 	select {
 	case <-fw.Done():
 	case <-f.ctx.Done():
 		return
 	}
-	for attempt := 0; attempt < 3; attempt++ {
-		f.mu.Lock()
-		port, want := f.wanted[pod]
-		still := f.forwards[pod] == fw
-		closed := f.closed
-		f.mu.Unlock()
-		if !want || !still || closed || f.ctx.Err() != nil {
-			return
-		}
-		fmt.Fprintf(f.Warn, "warning: the port-forward to pod %s was lost; reopening it\n", pod)
-		nfw, err := f.Open(f.ctx, pod, port)
-		if err != nil {
-			time.Sleep(200 * time.Millisecond)
-			continue
-		}
-		f.mu.Lock()
-		if f.closed || f.forwards[pod] != fw {
-			f.mu.Unlock()
-			nfw.Close()
-			return
-		}
-		f.forwards[pod] = nfw
-		f.all = append(f.all, nfw)
-		f.Set.AddEndpoint(probe.Target{Name: pod, BaseURL: "http://" + nfw.Addr()})
-		f.mu.Unlock()
-		go f.reopenOnLoss(pod, nfw)
+	f.mu.Lock()
+	_, want := f.wanted[pod]
+	lost := want && !f.closed && f.forwards[pod] == fw && !f.opening[pod]
+	if lost {
+		f.opening[pod] = true
+	}
+	f.mu.Unlock()
+	if !lost || f.ctx.Err() != nil {
 		return
 	}
-	fmt.Fprintf(f.Warn, "warning: cannot reopen the port-forward to pod %s; its requests now fail\n", pod)
+	fmt.Fprintf(f.Warn, "warning: the port-forward to pod %s was lost; reopening it\n", pod)
+	f.retry(pod)
+}
+
+// Backoff of retried opens: a lost connection (an API server restart, a reset stream) usually
+// comes back within seconds, and a healthy pod must not be blamed for the rest of the run.
+const (
+	retryFirst = 200 * time.Millisecond
+	retryMax   = 2 * time.Second
+)
+
+// retry opens a forward to pod, with backoff, for as long as the pod is ready and the feeder
+// open. The caller has marked pod as opening.
+func (f *Feeder) retry(pod string) {
+	wait, warned := retryFirst, false
+	for {
+		select {
+		case <-time.After(wait):
+		case <-f.ctx.Done():
+			return
+		}
+		f.mu.Lock()
+		port, want := f.wanted[pod]
+		closed := f.closed
+		if !want || closed {
+			delete(f.opening, pod)
+		}
+		f.mu.Unlock()
+		if !want || closed {
+			return
+		}
+		fw, err := f.Open(f.ctx, pod, port)
+		if err == nil {
+			f.install(pod, fw)
+			return
+		}
+		if !warned {
+			fmt.Fprintf(f.Warn, "warning: cannot open a port-forward to pod %s yet (%v); retrying while it is ready\n", pod, err)
+			warned = true
+		}
+		wait = min(wait*2, retryMax)
+	}
 }
 
 // Close closes every forward ever opened.

@@ -36,14 +36,17 @@ func (o *HeadKillOptions) run(parent context.Context, c *kube.Clients, t *headKi
 		// A RayService may replace the whole cluster: follow every Ray pod of the namespace.
 		podSelector = headkill.LabelCluster
 	}
-	watchErrs, err := c.RunHeadKillWatch(watchCtx, kube.HeadKillWatch{
+	// Until the probe starts, Ctrl-C or a slow API server ends the run with nothing killed.
+	startCtx, endStart := context.WithTimeout(ctx, watchStartTimeout)
+	defer endStart()
+	watchErrs, err := c.RunHeadKillWatch(watchCtx, startCtx, kube.HeadKillWatch{
 		Namespace: o.namespace, PodSelector: podSelector, RayService: o.rayService, Cluster: t.cluster,
 		OnPod:        func(p *corev1.Pod, deleted bool) { tr.Pod(p, deleted, now()) },
 		OnRayCluster: func(rc *rayv1.RayCluster, deleted bool) { tr.RayCluster(rc, deleted, now()) },
 		OnRayService: func(rs *rayv1.RayService, _ bool) { tr.RayService(rs, now()) },
 	})
 	if err != nil {
-		return err
+		return startError(ctx, startCtx, err)
 	}
 
 	var eps probe.Endpoints
@@ -85,8 +88,8 @@ func (o *HeadKillOptions) run(parent context.Context, c *kube.Clients, t *headKi
 			if err != nil {
 				return err
 			}
-		case <-ctx.Done():
-			return exit.Errorf(exit.Interrupted, "interrupted before the probe started: nothing was killed")
+		case <-startCtx.Done():
+			return startError(ctx, startCtx, startCtx.Err())
 		}
 		if len(set.Names()) == 0 {
 			return noReadyEndpoints(o.namespace, t.service)
@@ -124,6 +127,20 @@ func (o *HeadKillOptions) run(parent context.Context, c *kube.Clients, t *headKi
 		}
 	}
 	return verdict
+}
+
+// watchStartTimeout bounds the start-up: the watches' first LISTs and the first port-forwards.
+const watchStartTimeout = 60 * time.Second
+
+// startError explains why the run ended before the probe started; nothing was killed.
+func startError(signal, start context.Context, err error) error {
+	switch {
+	case signal.Err() != nil:
+		return exit.Errorf(exit.Interrupted, "interrupted before the probe started: nothing was killed")
+	case start.Err() != nil:
+		return exit.Errorf(exit.API, "the watches and port-forwards did not start within %s (the API server is slow or failing): nothing was killed; check the cluster and run again", watchStartTimeout)
+	}
+	return err
 }
 
 func (o *HeadKillOptions) buildReport(t *headKillTarget, res *headkill.Outcome, tr *headkill.Tracker, advice []report.Advice) *report.Report {

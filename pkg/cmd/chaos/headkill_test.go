@@ -3,6 +3,7 @@ package chaos
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"strings"
 	"sync"
@@ -296,5 +297,38 @@ func TestAdviceFromDoctorKeepsServeRules(t *testing.T) {
 	if len(got) != 2 || got[0].Source != "doctor" || got[0].Rule != diagnose.RuleServeHeadInService ||
 		got[0].Text != "serve Service demo-serve-svc sends traffic to head pod h; fix: set spec.excludeHeadPodFromServeSvc: true" || got[1].Rule != diagnose.RuleGCSFTOff {
 		t.Fatalf("advice %+v", got)
+	}
+}
+
+// Until the probe starts, a Ctrl-C ends the run at once with nothing killed, even while the
+// watches cannot list (client-go's informers retry a failing LIST forever).
+func TestHeadKillCtrlCWhileWatchesCannotStart(t *testing.T) {
+	k, r := hkObjects()
+	h := newHKHarness(t, k, r)
+	h.ray.PrependReactor("list", "rayclusters", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewInternalError(errors.New("etcdserver: request timed out"))
+	})
+	saved := signalContext
+	defer func() { signalContext = saved }()
+	signalContext = func(ctx context.Context) (context.Context, context.CancelFunc) {
+		ctx, cancel := context.WithCancel(ctx)
+		time.AfterFunc(300*time.Millisecond, cancel) // the person presses Ctrl-C
+		return ctx, cancel
+	}
+	done := make(chan error, 1)
+	go func() { done <- h.run("demo", "--target", "http://127.0.0.1:1", "--yes") }()
+	select {
+	case err := <-done:
+		if exit.CodeOf(err) != exit.Interrupted || !strings.Contains(err.Error(), "nothing was killed") {
+			t.Fatalf("err = %v (exit %d), want exit 130 'nothing was killed'", err, exit.CodeOf(err))
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Ctrl-C did not end the run while the watches were starting")
+	}
+	for _, w := range h.writeActions() {
+		// The server-side dry-run delete is the permission check made before the watches start.
+		if (strings.HasPrefix(w, "delete") || strings.HasPrefix(w, "create pods/eviction")) && !strings.HasSuffix(w, "(dry run)") {
+			t.Fatalf("killed after Ctrl-C: %v", h.writeActions())
+		}
 	}
 }

@@ -25,6 +25,8 @@ type Timeline struct {
 	replacement string
 	cameBack    time.Time
 	ended       bool // our container terminated while the pod was not evicted
+	exitCode    int32
+	exitReason  string
 }
 
 func (t *Timeline) note(now time.Time, key, format string, a ...any) {
@@ -73,7 +75,7 @@ func (t *Timeline) ObservePod(p *corev1.Pod, deleted bool, now time.Time) {
 		if term := cs.State.Terminated; term != nil {
 			t.note(now, "exited", "%s exited with code %d%s", cs.Name, term.ExitCode, suffix(term.Reason))
 			if p.Status.Phase == corev1.PodRunning {
-				t.ended = true
+				t.ended, t.exitCode, t.exitReason = true, term.ExitCode, term.Reason
 			}
 		}
 	}
@@ -124,8 +126,15 @@ func (t *Timeline) Verdict(timeout time.Duration) (string, bool) {
 		return fmt.Sprintf("the cluster did not come back within %s: evicted head %s was not replaced (KubeRay before v1.2.0 never replaces it; see kubectl ray doctor and kubectl ray heal)", timeout, t.Pod), false
 	case !t.evictedAt.IsZero():
 		return fmt.Sprintf("pod %s was evicted", t.Pod), true
+	case t.ended && t.exitCode != 0:
+		// The script refused (not enough free space, no shared process namespace) or failed
+		// (dd, the fill deadline): the pressure asked for never happened, which is no result.
+		return fmt.Sprintf("the pressure did not run as asked: %s exited with code %d%s and pod %s is still Running; its log says why: kubectl logs %s -c %s",
+			t.Container, t.exitCode, suffix(t.exitReason), t.Pod, t.Pod, t.Container), false
 	case t.ended:
 		return fmt.Sprintf("no eviction: %s ended and pod %s is still Running", t.Container, t.Pod), true
+	case !t.seen["started"]:
+		return fmt.Sprintf("the pressure never started: %s did not run within %s (an image that cannot be pulled? see kubectl describe pod %s)", t.Container, timeout, t.Pod), false
 	}
 	return fmt.Sprintf("no eviction within %s", timeout), true
 }

@@ -72,3 +72,32 @@ func TestTimelineContainerEndedWithoutEviction(t *testing.T) {
 		t.Errorf("got %q ok=%v", verdict, ok)
 	}
 }
+
+// A script that refused or failed (not enough free space, no shared process namespace, dd
+// failing) applied no pressure: that is no result, and the run fails instead of reading
+// "no eviction".
+func TestTimelineContainerFailedIsNoResult(t *testing.T) {
+	t0 := time.Now()
+	tl := &Timeline{Start: t0, Pod: "raycluster-demo-head-x7k2p", Container: "c", Head: true}
+	pod := headPod()
+	pod.Status.EphemeralContainerStatuses = []corev1.ContainerStatus{{Name: "c", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 2, Reason: "Error"}}}}
+	tl.ObservePod(pod, false, t0.Add(3*time.Second))
+	verdict, ok := tl.Verdict(time.Minute)
+	want := "the pressure did not run as asked: c exited with code 2 (Error) and pod raycluster-demo-head-x7k2p is still Running; its log says why: kubectl logs raycluster-demo-head-x7k2p -c c"
+	if !tl.Done() || ok || verdict != want {
+		t.Errorf("got %q ok=%v done=%v, want %q", verdict, ok, tl.Done(), want)
+	}
+}
+
+// A container that never started (its image cannot be pulled) applied no pressure either.
+func TestTimelineContainerNeverStartedIsNoResult(t *testing.T) {
+	t0 := time.Now()
+	tl := &Timeline{Start: t0, Pod: "raycluster-demo-head-x7k2p", Container: "c", Head: true}
+	pod := headPod()
+	pod.Status.EphemeralContainerStatuses = []corev1.ContainerStatus{{Name: "c", State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ImagePullBackOff"}}}}
+	tl.ObservePod(pod, false, t0.Add(3*time.Second))
+	verdict, ok := tl.Verdict(time.Minute)
+	if ok || !strings.HasPrefix(verdict, "the pressure never started: c did not run within 1m0s") {
+		t.Errorf("got %q ok=%v", verdict, ok)
+	}
+}

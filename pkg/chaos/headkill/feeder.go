@@ -2,7 +2,6 @@ package headkill
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -38,6 +37,7 @@ type Feeder struct {
 	wanted   map[string]int // pod -> port
 	forwards map[string]Forward
 	opening  map[string]bool // an Open (or its retries) in flight
+	started  bool            // Update was called before
 	all      []Forward
 	closed   bool
 }
@@ -88,17 +88,40 @@ func (f *Feeder) Update(eps []kube.ReadyEndpoint) error {
 	}
 	f.mu.Unlock()
 
+	first := !f.started
+	f.started = true
 	var errs []error
 	for _, e := range toOpen {
 		fw, err := f.Open(f.ctx, e.Pod, e.Port)
 		if err != nil {
 			errs = append(errs, err)
-			go f.retry(e.Pod)
+			if first {
+				// The run stops on the first update's error: nothing to retry for.
+				f.mu.Lock()
+				delete(f.opening, e.Pod)
+				f.mu.Unlock()
+			} else {
+				go f.retry(e.Pod)
+			}
 			continue
 		}
 		f.install(e.Pod, fw)
 	}
-	return errors.Join(errs...)
+	return oneError(errs)
+}
+
+// oneError keeps the error one line: the first, and how many pods failed the same way or not.
+func oneError(errs []error) error {
+	switch len(errs) {
+	case 0:
+		return nil
+	case 1:
+		return errs[0]
+	}
+	if len(errs) == 2 {
+		return fmt.Errorf("%w (and 1 more pod)", errs[0])
+	}
+	return fmt.Errorf("%w (and %d more pods)", errs[0], len(errs)-1)
 }
 
 // install puts an opened forward into the set, unless the pod stopped being wanted meanwhile or

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -67,6 +68,9 @@ func eventuallyNames(t *testing.T, set *probe.Set, want ...string) {
 
 // One pod whose forward fails to open does not keep the pods after it out of the probe; it is
 // retried while it stays ready, and joins once it opens.
+//
+// (The first update is different: its error stops the run, so nothing is retried; see
+// TestFeederFirstUpdateErrorIsOneLine.)
 func TestFeederOpensEveryPodAndRetriesAFailedOne(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -74,6 +78,11 @@ func TestFeederOpensEveryPodAndRetriesAFailedOne(t *testing.T) {
 	set := probe.NewSet(probe.RoundRobin, 1)
 	f := NewFeeder(ctx, set, op.open, nil, io.Discard)
 	defer f.Close()
+	// The first update's forwards must all open (the run stops on its error); later ones are
+	// best effort.
+	if err := f.Update([]kube.ReadyEndpoint{{Pod: "a", Port: 8000}}); err != nil {
+		t.Fatal(err)
+	}
 	err := f.Update([]kube.ReadyEndpoint{{Pod: "a", Port: 8000}, {Pod: "b", Port: 8000}, {Pod: "c", Port: 8000}})
 	if err == nil {
 		t.Fatal("the failed open was not reported")
@@ -138,5 +147,26 @@ func TestFeederCloseDoesNotWaitForAHangingOpen(t *testing.T) {
 	case <-updated:
 	case <-time.After(5 * time.Second):
 		t.Fatal("Update did not return once the context ended")
+	}
+}
+
+// The first update's error ends the run as one line, however many pods failed, and starts no
+// retry that could print after it.
+func TestFeederFirstUpdateErrorIsOneLine(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	op := newFlakyOpener(map[string]int{"a": 100, "b": 100})
+	var warn strings.Builder
+	f := NewFeeder(ctx, probe.NewSet(probe.RoundRobin, 1), op.open, nil, &warn)
+	defer f.Close()
+	err := f.Update([]kube.ReadyEndpoint{{Pod: "a", Port: 8000}, {Pod: "b", Port: 8000}})
+	if err == nil || strings.Contains(err.Error(), "\n") || err.Error() != "connection reset (and 1 more pod)" {
+		t.Fatalf("err = %q, want one line", err)
+	}
+	time.Sleep(500 * time.Millisecond) // longer than the first retry's wait
+	op.mu.Lock()
+	defer op.mu.Unlock()
+	if op.opens["a"] != 1 || op.opens["b"] != 1 || warn.Len() != 0 {
+		t.Fatalf("opens %v, warnings %q: the first update's failures must not be retried", op.opens, warn.String())
 	}
 }

@@ -253,7 +253,9 @@ func (o *HeadKillOptions) killHead(ctx context.Context, c *kube.Clients, t *head
 		return err
 	}
 	if now.UID != t.head.UID {
-		return exit.Errorf(exit.CheckFailed, "head pod %s/%s was replaced during the warm-up (uid %s, was %s); nothing was killed", now.Namespace, now.Name, now.UID, t.head.UID)
+		// Not exit 1: no SLO was measured. The head that was the target no longer exists.
+		return exit.Errorf(exit.NotFound, "head pod %s/%s was replaced during the warm-up (uid %s, was %s); nothing was killed; run again to target the new head",
+			now.Namespace, now.Name, now.UID, t.head.UID)
 	}
 	return c.KillPod(ctx, now, o.killMode, false)
 }

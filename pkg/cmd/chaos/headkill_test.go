@@ -332,3 +332,24 @@ func TestHeadKillCtrlCWhileWatchesCannotStart(t *testing.T) {
 		}
 	}
 }
+
+// A head replaced under the same name during the warm-up is not killed, and the run says so with
+// exit 5 (the target no longer exists), not 1 (an SLO missed): no SLO was measured.
+func TestHeadKillSparesAHeadReplacedDuringTheWarmup(t *testing.T) {
+	k, r := hkObjects()
+	h := newHKHarness(t, k, r)
+	seen := head("demo-head-x7k2p")
+	seen.UID = "uid-seen-before-the-warmup"
+	c := &kube.Clients{Kube: h.kube, Ray: h.ray}
+	o := &HeadKillOptions{mode: "delete", killMode: kube.KillDelete}
+	err := o.killHead(context.Background(), c, &headKillTarget{cluster: "demo", head: seen})
+	if exit.CodeOf(err) != exit.NotFound || !strings.Contains(err.Error(), "was replaced during the warm-up") ||
+		!strings.Contains(err.Error(), "nothing was killed; run again to target the new head") {
+		t.Fatalf("err = %v (exit %d)", err, exit.CodeOf(err))
+	}
+	for _, w := range h.writeActions() {
+		if strings.HasPrefix(w, "delete") {
+			t.Fatalf("the replacement head was killed: %v", h.writeActions())
+		}
+	}
+}

@@ -24,7 +24,9 @@ type redactor struct {
 // case-insensitively anywhere in the name ("api_key" and "apikey" both).
 var secretWords = []string{"pass", "secret", "token", "credential", "auth", "private", "apikey", "api_key", "accesskey", "access_key"}
 
-func isSecretName(name string) bool {
+// IsSecretName reports whether a name (an env variable, a start parameter, a query parameter)
+// holds a secret by its look.
+func IsSecretName(name string) bool {
 	lower := strings.ToLower(name)
 	for _, w := range secretWords {
 		if strings.Contains(lower, w) {
@@ -78,7 +80,7 @@ func (set Secrets) fromText(v string) {
 func (set Secrets) fromContainers(cs []corev1.Container) {
 	for _, c := range cs {
 		for _, e := range c.Env {
-			if isSecretName(e.Name) {
+			if IsSecretName(e.Name) {
 				set.add(e.Value)
 			}
 			set.fromText(e.Value)
@@ -106,7 +108,7 @@ func (set Secrets) AddClusterSpec(spec *rayv1.RayClusterSpec) {
 	}
 	set.AddPodSpec(&spec.HeadGroupSpec.Template.Spec)
 	for k, v := range spec.HeadGroupSpec.RayStartParams {
-		if isSecretName(k) {
+		if IsSecretName(k) {
 			set.add(v)
 		}
 		set.fromText(v)
@@ -114,7 +116,7 @@ func (set Secrets) AddClusterSpec(spec *rayv1.RayClusterSpec) {
 	for i := range spec.WorkerGroupSpecs {
 		set.AddPodSpec(&spec.WorkerGroupSpecs[i].Template.Spec)
 		for k, v := range spec.WorkerGroupSpecs[i].RayStartParams {
-			if isSecretName(k) {
+			if IsSecretName(k) {
 				set.add(v)
 			}
 		}

@@ -334,6 +334,7 @@ func TestHeadKillBadInputAndURL(t *testing.T) {
 		{"bad mode", []string{"bad", "--target", unreachable, "--mode", "shoot", "--yes"}, 2, "--mode must be"},
 		{"bad availability", []string{"bad", "--target", unreachable, "--min-availability", "101", "--yes"}, 2, "percentage"},
 		{"not a URL", []string{"bad", "--target", "ftp://x", "--yes"}, 2, "not an http or https URL"},
+		{"credentials in the URL", []string{"bad", "--target", "http://u:hunter2secret@127.0.0.1:1/", "--yes"}, 2, "has credentials in it"},
 		{"no --yes without a terminal", []string{"bad", "--target", unreachable}, 6, "without --yes"},
 		{"no RBAC to delete", []string{"bad", "--service", "bad-all", "--port", "8000", "--context", "sandbox-reader", "--yes"}, 4, `you cannot delete pods`},
 		{"no RBAC to evict", []string{"bad", "--service", "bad-all", "--port", "8000", "--mode", "evict", "--context", "sandbox-reader", "--yes"}, 4, `you cannot create pods/eviction`},
@@ -351,6 +352,9 @@ func TestHeadKillBadInputAndURL(t *testing.T) {
 			// One clear line; only a run that got as far as the warm-up prints progress first.
 			if lines := strings.Split(strings.TrimSpace(res.Stderr), "\n"); len(lines) != 1 && c.name != "unreachable URL" {
 				t.Errorf("want one line on stderr, got %d:\n%s", len(lines), res.Stderr)
+			}
+			if strings.Contains(res.Stdout+res.Stderr, "hunter2secret") {
+				t.Errorf("a credential from the URL was printed: %s", res)
 			}
 			headUnchanged(h, head)
 		})

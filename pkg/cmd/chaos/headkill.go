@@ -219,14 +219,21 @@ func (o *HeadKillOptions) Validate() error {
 	}
 	path := o.path
 	if o.target != "" {
+		// Messages show the URL redacted: a target can carry credentials.
 		u, err := url.Parse(o.target)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return exit.Usagef("--target %q is not an http or https URL, e.g. http://serve.example:8000", o.target)
+		if err != nil {
+			return exit.Usagef("--target is not a URL (%v), e.g. http://serve.example:8000", errors.Unwrap(err))
+		}
+		if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return exit.Usagef("--target %q is not an http or https URL, e.g. http://serve.example:8000", u.Redacted())
+		}
+		if u.User != nil {
+			return exit.Usagef("--target %q has credentials in it, which the probe would not send and reports would show: pass them as --header 'Authorization: ...'", u.Redacted())
 		}
 		o.targetBase = u.Scheme + "://" + u.Host
 		if rest := u.RequestURI(); rest != "/" {
 			if o.path != "" {
-				return exit.Usagef("--target %q has a path and --path is %q: give the path once", o.target, o.path)
+				return exit.Usagef("--target %q has a path and --path is %q: give the path once", shownPath(rest), shownPath(o.path))
 			}
 			path = rest
 		}

@@ -145,7 +145,7 @@ func startError(signal, start context.Context, err error) error {
 
 func (o *HeadKillOptions) buildReport(t *headKillTarget, res *headkill.Outcome, tr *headkill.Tracker, advice []report.Advice) *report.Report {
 	s := report.Settings{Cluster: o.targetName(), Namespace: o.namespace, Mode: o.mode, Target: o.probeTarget(t),
-		Method: o.probeCfg.Method, Path: pathOrRoot(o.probeCfg.Path), Rate: o.probeCfg.Rate, WarmupMs: o.warmup.Milliseconds(),
+		Method: o.probeCfg.Method, Path: shownPath(o.probeCfg.Path), Rate: o.probeCfg.Rate, WarmupMs: o.warmup.Milliseconds(),
 		RequestTimeout: o.requestTimeout.Milliseconds()}
 	if o.untilRecovered {
 		s.UntilRecovered, s.TimeoutMs = true, o.timeout.Milliseconds()

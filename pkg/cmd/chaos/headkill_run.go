@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"os/signal"
 	"sort"
@@ -209,9 +210,9 @@ func (o *HeadKillOptions) printDryRun(ctx context.Context, c *kube.Clients, t *h
 			names[i] = fmt.Sprintf("%s:%d", e.Pod, e.Port)
 		}
 		fmt.Fprintf(out, "Would probe:  %s %s%s at %v/s through a port-forward to each of %d ready endpoints: %s\n",
-			o.probeCfg.Method, o.probeTarget(t), pathOrRoot(o.probeCfg.Path), o.probeCfg.Rate, len(t.ready), strings.Join(names, ", "))
+			o.probeCfg.Method, o.probeTarget(t), shownPath(o.probeCfg.Path), o.probeCfg.Rate, len(t.ready), strings.Join(names, ", "))
 	} else {
-		fmt.Fprintf(out, "Would probe:  %s %s%s at %v/s\n", o.probeCfg.Method, o.targetBase, pathOrRoot(o.probeCfg.Path), o.probeCfg.Rate)
+		fmt.Fprintf(out, "Would probe:  %s %s%s at %v/s\n", o.probeCfg.Method, o.targetBase, shownPath(o.probeCfg.Path), o.probeCfg.Rate)
 	}
 	fmt.Fprintf(out, "Schedule:     warm-up %s (the kill happens only if every warm-up request succeeds), then probe %s; request timeout %s; %d requests at most\n",
 		o.warmup, o.afterText(), o.requestTimeout, probe.Planned(o.probeCfg.Rate, o.warmup+o.durationAfter()))
@@ -230,12 +231,33 @@ func (o *HeadKillOptions) durationAfter() time.Duration {
 	return o.after
 }
 
-func pathOrRoot(p string) string {
+// shownPath is the probed path as plans and reports print it: "/" when empty, and the value of
+// any query parameter named like a secret (token, api_key, password, key, sig...) replaced,
+// since reports are kept as CI artifacts. The probe itself sends the path as given.
+func shownPath(p string) string {
 	if p == "" {
 		return "/"
 	}
-	return p
+	path, query, ok := strings.Cut(p, "?")
+	if !ok {
+		return p
+	}
+	params := strings.Split(query, "&")
+	for i, kv := range params {
+		k, _, hasValue := strings.Cut(kv, "=")
+		name, err := url.QueryUnescape(k)
+		if err != nil {
+			name = k
+		}
+		if hasValue && (diagnose.IsSecretName(name) || secretParams[strings.ToLower(name)]) {
+			params[i] = k + "=" + diagnose.Redacted
+		}
+	}
+	return path + "?" + strings.Join(params, "&")
 }
+
+// secretParams are query parameter names that carry credentials without saying so.
+var secretParams = map[string]bool{"key": true, "sig": true, "signature": true, "code": true}
 
 // confirmKill asks on a terminal and refuses without --yes anywhere else.
 func (o *HeadKillOptions) confirmKill(t *headKillTarget) error {

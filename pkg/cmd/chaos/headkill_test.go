@@ -215,6 +215,8 @@ func TestHeadKillBadFlags(t *testing.T) {
 		{append(u, "--service", "s", "--port", "8000"), "exclude each other"},
 		{append(u, "--rate", "1000/s", "--after", "1h"), "exceed the probe's limit"},
 		{[]string{"demo", "--target", "ftp://x"}, "not an http or https URL"},
+		{[]string{"demo", "--target", "http://user:s3cr3t@x:8000/"}, `--target "http://user:xxxxx@x:8000/" has credentials in it`},
+		{[]string{"demo", "--target", "http://user:s3cr3t@x:8000 /"}, "--target is not a URL"},
 		{[]string{"demo", "--target", "http://x/a", "--path", "/b"}, "give the path once"},
 		{[]string{"demo"}, "say what to probe for RayCluster demo"},
 		{[]string{"demo", "--service", "s"}, "needs --port N"},
@@ -350,6 +352,23 @@ func TestHeadKillSparesAHeadReplacedDuringTheWarmup(t *testing.T) {
 	for _, w := range h.writeActions() {
 		if strings.HasPrefix(w, "delete") {
 			t.Fatalf("the replacement head was killed: %v", h.writeActions())
+		}
+	}
+}
+
+// Reports are kept as CI artifacts: a query parameter named like a secret is shown redacted; the
+// rest of the path is shown as probed.
+func TestShownPathRedactsSecretQueryValues(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                                  "/",
+		"/predict":                          "/predict",
+		"/predict?model=v2":                 "/predict?model=v2",
+		"/predict?api_key=s3cr3t&model=v2":  "/predict?api_key=[redacted]&model=v2",
+		"/p?token=a&Sig=b&access_token=c&x": "/p?token=[redacted]&Sig=[redacted]&access_token=[redacted]&x",
+		"/p?pass%77ord=s3cr3t":              "/p?pass%77ord=[redacted]",
+	} {
+		if got := shownPath(in); got != want {
+			t.Errorf("shownPath(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

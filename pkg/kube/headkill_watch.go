@@ -105,10 +105,15 @@ func (c *Clients) RunHeadKillWatch(ctx, startup context.Context, w HeadKillWatch
 			}
 		}))
 	}
+	// errs ends when every watch has (with ctx), so a reader of it ends too.
+	go func() { wg.Wait(); close(out) }()
 	for _, s := range waits {
 		select {
 		case <-s:
-		case err := <-out:
+		case err, ok := <-out:
+			if !ok {
+				return nil, ctx.Err()
+			}
 			return nil, err
 		case <-ctx.Done():
 			return nil, ctx.Err()

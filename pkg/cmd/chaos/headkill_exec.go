@@ -62,25 +62,27 @@ func (o *HeadKillOptions) run(parent context.Context, c *kube.Clients, t *headKi
 		first := make(chan error, 1)
 		synced := make(chan struct{})
 		go func() {
-			firstCall, failed := true, false
+			// The callback and the error below run in this goroutine, one after the other.
+			delivered, failed := false, false
 			err := c.WatchReadyEndpoints(watchCtx, o.namespace, t.service, t.portName, synced, func(ready []kube.ReadyEndpoint) {
 				if failed || watchCtx.Err() != nil {
 					return // the run already ended on the first error
 				}
 				err := feeder.Update(ready)
-				if firstCall {
-					firstCall, failed = false, err != nil
+				if !delivered {
+					delivered, failed = true, err != nil
 					first <- err
 				} else if err != nil {
 					fmt.Fprintf(errOut, "warning: %v\n", err)
 				}
 			})
-			if err != nil && watchCtx.Err() == nil {
-				select {
-				case first <- err:
-				default:
-					fmt.Fprintf(errOut, "warning: the endpoint watch ended: %v\n", err)
-				}
+			switch {
+			case err == nil || watchCtx.Err() != nil:
+			case !delivered:
+				first <- err
+			default:
+				// Mid-run (a token expired, RBAC revoked): the endpoints freeze from here on.
+				fmt.Fprintf(errOut, "warning: the endpoint watch ended: %v; endpoint changes after this are not seen\n", err)
 			}
 		}()
 		select {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/pressure"
@@ -201,6 +202,15 @@ func (o *PressureOptions) Run(cmd *cobra.Command) error {
 		fmt.Fprintf(errOut, "dry run: the API server accepted %s for pod %s/%s; nothing was injected\n", ec.Name, pod.Namespace, pod.Name)
 		return nil
 	}
+	var pods watch.Interface
+	if o.watch {
+		// Open the watch before injecting, from the version read: a refusal (no RBAC to watch
+		// pods) then leaves nothing injected, as its exit code says, and no event is missed.
+		if pods, err = c.WatchTargetPods(ctx, pod.Namespace, podWatchSelector(pod), pod.Name, pod.ResourceVersion); err != nil {
+			return err
+		}
+		defer pods.Stop()
+	}
 	if err := o.confirm(pod, spec); err != nil {
 		return err
 	}
@@ -213,7 +223,7 @@ func (o *PressureOptions) Run(cmd *cobra.Command) error {
 	if !o.watch {
 		return nil
 	}
-	return o.watchEviction(ctx, c, injected, spec)
+	return o.watchEviction(ctx, c, injected, spec, pods)
 }
 
 // targetPod is the named pod, or the RayCluster's head or first Running worker found by ONE

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -264,6 +265,22 @@ func TestPatchErrors(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// --watch-eviction without the right to watch pods is refused before anything is injected: exit 4
+// promises nothing was.
+func TestWatchEvictionWithoutWatchRBACInjectsNothing(t *testing.T) {
+	h := newHarness(t, "ml", head("demo-head-x7k2p"))
+	h.client.PrependWatchReactor("pods", func(k8stesting.Action) (bool, watch.Interface, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "", nil)
+	})
+	err := h.run(t, NewDiskPressureCmd, "demo", "--size", "1Gi", "--watch-eviction", "--yes")
+	if exit.CodeOf(err) != exit.Forbidden || !strings.Contains(err.Error(), "you cannot watch pods") {
+		t.Fatalf("err = %v (exit %d), want exit 4 naming watch pods", err, exit.CodeOf(err))
+	}
+	if p := h.patches(); len(p) != 0 {
+		t.Fatalf("%d patches sent: injected although the watch was refused", len(p))
 	}
 }
 

@@ -17,7 +17,18 @@ import (
 // watchEviction follows the target pod (for a head: every head of its cluster, to see the
 // replacement) and its node, printing the timeline as it happens, until recovery or --timeout.
 // A head evicted and not replaced in time exits CheckFailed: it is the failure under test.
-func (o *PressureOptions) watchEviction(ctx context.Context, c *kube.Clients, pod *corev1.Pod, s pressure.Spec) error {
+// podWatchSelector is what --watch-eviction follows: for a head, every head of its cluster (the
+// replacement too); else the pod by name (a field selector).
+func podWatchSelector(pod *corev1.Pod) string {
+	if pod.Labels[pressure.LabelNodeType] != "head" {
+		return ""
+	}
+	return fmt.Sprintf("%s=%s,%s=head", pressure.LabelCluster, pod.Labels[pressure.LabelCluster], pressure.LabelNodeType)
+}
+
+// watchEviction follows the pod through pods, the watch opened before the injection (so a
+// refusal to watch left nothing injected), and the pod's node.
+func (o *PressureOptions) watchEviction(ctx context.Context, c *kube.Clients, pod *corev1.Pod, s pressure.Spec, pods watch.Interface) error {
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
 	out, errOut := o.f.IOStreams.Out, o.f.IOStreams.ErrOut
@@ -33,16 +44,10 @@ func (o *PressureOptions) watchEviction(ctx context.Context, c *kube.Clients, po
 	}
 	flush()
 
-	selector := ""
-	if tl.Head {
-		selector = fmt.Sprintf("%s=%s,%s=head", pressure.LabelCluster, pod.Labels[pressure.LabelCluster], pressure.LabelNodeType)
-	}
+	selector := podWatchSelector(pod)
 	podRV := pod.ResourceVersion
-	pods, err := c.WatchTargetPods(ctx, pod.Namespace, selector, pod.Name, podRV)
-	if err != nil {
-		return err
-	}
 	defer func() { pods.Stop() }()
+	var err error
 	var nodes watch.Interface
 	var nodeEvents <-chan watch.Event
 	if tl.Node != "" {

@@ -384,8 +384,10 @@ func TestHeadKillBadInputAndURL(t *testing.T) {
 	got := seen
 	mu.Unlock()
 	u, _ := url.Parse(srv.URL)
-	if r.Totals.Requests != got[200] || r.Totals.ByStatus["200"] != got[200] || len(got) != 1 || r.Totals.Requests != 120 {
-		t.Errorf("report requests %d byStatus %v; the server answered %v (want 120 200s)", r.Totals.Requests, r.Totals.ByStatus, got)
+	// 20 in the 1 s warm-up, 100 in the 5 s after the kill (counted from the kill), and the one
+	// or two due while the warm-up drained and the kill's API calls ran.
+	if r.Totals.Requests != got[200] || r.Totals.ByStatus["200"] != got[200] || len(got) != 1 || r.Totals.Requests < 120 || r.Totals.Requests > 130 {
+		t.Errorf("report requests %d byStatus %v; the server answered %v (want the same, 120 to 130 200s)", r.Totals.Requests, r.Totals.ByStatus, got)
 	}
 	if len(r.Endpoints) != 1 || r.Endpoints[0].Name != u.Host {
 		t.Errorf("endpoints %+v, want one named %s", r.Endpoints, u.Host)

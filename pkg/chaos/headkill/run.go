@@ -44,12 +44,34 @@ type Outcome struct {
 	Recovered bool
 }
 
-// Duration is how long the probe's schedule is: the warm-up plus the time after the kill.
-func (p Plan) Duration() time.Duration {
-	if p.UntilRecovered {
-		return p.Warmup + p.Timeout
+// KillSlack is room in the schedule for the kill's API calls (a GET and a DELETE or eviction).
+const KillSlack = 5 * time.Second
+
+// ScheduleLength is how long a head kill's probe schedule may run: the warm-up, the drain of its
+// last requests (up to the request timeout), the kill, and the time after it (--after, or
+// --timeout with --until-recovered). Run ends the schedule at kill + post once the kill is done,
+// so the time after the kill is what was asked, however long the drain and the kill took.
+func ScheduleLength(warmup, requestTimeout, post time.Duration) time.Duration {
+	if requestTimeout <= 0 {
+		requestTimeout = probe.DefaultTimeout
 	}
-	return p.Warmup + p.After
+	return warmup + requestTimeout + drainMargin + KillSlack + post
+}
+
+// drainMargin is added to the request timeout when waiting for the warm-up's last requests.
+const drainMargin = 100 * time.Millisecond
+
+// post is how long the probe runs after the kill.
+func (p Plan) post() time.Duration {
+	if p.UntilRecovered {
+		return p.Timeout
+	}
+	return p.After
+}
+
+// Duration is the probe's schedule length (ScheduleLength).
+func (p Plan) Duration() time.Duration {
+	return ScheduleLength(p.Warmup, p.Probe.Timeout, p.post())
 }
 
 // Run probes for the warm-up, kills the head if the warm-up was healthy, and probes on until
@@ -98,9 +120,9 @@ func Run(ctx context.Context, p Plan) *Outcome {
 		return finish()
 	}
 	warm := pr.Live().Scheduled
-	deadline := p.Now().Add(p.Probe.Timeout + 100*time.Millisecond)
+	deadline := p.Now().Add(p.Probe.Timeout + drainMargin)
 	if p.Probe.Timeout == 0 {
-		deadline = p.Now().Add(probe.DefaultTimeout + 100*time.Millisecond)
+		deadline = p.Now().Add(probe.DefaultTimeout + drainMargin)
 	}
 	for pr.Live().Done < warm && p.Now().Before(deadline) && ctx.Err() == nil {
 		time.Sleep(5 * time.Millisecond)
@@ -123,6 +145,8 @@ func Run(ctx context.Context, p Plan) *Outcome {
 		return finish()
 	}
 	out.Killed = true
+	// The time after the kill is counted from the kill, not from the schedule's start.
+	pr.EndAfter(time.Since(start) + p.post())
 	if !p.UntilRecovered {
 		return finish()
 	}

@@ -30,13 +30,27 @@ func TestRunKillsAfterHealthyWarmup(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { n.Add(1) }))
 	defer srv.Close()
 	var killedAt atomic.Int64 // requests answered when the kill came
-	p := testPlan(probe.NewURL("x", srv.URL), func(context.Context) error { killedAt.Store(n.Load()); return nil })
+	var killTime atomic.Pointer[time.Time]
+	p := testPlan(probe.NewURL("x", srv.URL), func(context.Context) error {
+		now := time.Now()
+		killTime.Store(&now)
+		killedAt.Store(n.Load())
+		return nil
+	})
 	out := Run(context.Background(), p)
-	if !out.Killed || out.WarmupFailed || out.KillErr != nil {
+	if !out.Killed || out.WarmupFailed || out.KillErr != nil || out.Result.Stopped {
 		t.Fatalf("outcome %+v", out)
 	}
-	if got := len(out.Result.Records); got != 50 || n.Load() != 50 {
-		t.Fatalf("records %d, server %d, want 50", got, n.Load())
+	// --after (300 ms) counts from the kill, not from the schedule's start: the warm-up's
+	// drain and the kill call do not eat into it.
+	recs := out.Result.Records
+	killAt := killTime.Load().Sub(out.Result.Start)
+	last := recs[len(recs)-1].Scheduled
+	if last < killAt+p.After-10*time.Millisecond || last >= killAt+p.After {
+		t.Fatalf("last request scheduled at %s, kill at %s: want the schedule to end %s after the kill", last, killAt, p.After)
+	}
+	if got := len(recs); got < 50 || got > 53 || int64(got) != n.Load() {
+		t.Fatalf("records %d, server %d, want 50-53 (20 warm-up + 30 after the kill + the drain)", got, n.Load())
 	}
 	if k := killedAt.Load(); k < 20 {
 		t.Fatalf("killed after %d answers: before the 20 warm-up requests finished", k)

@@ -27,6 +27,8 @@ type Prober struct {
 
 	stop     chan struct{}
 	stopOnce sync.Once
+	// endAt, when set (> 0), shortens the schedule to requests due before it (from the start).
+	endAt atomic.Int64
 
 	live    counters
 	start   atomic.Pointer[time.Time]
@@ -117,6 +119,17 @@ func NewTransport(cfg Config) *http.Transport {
 // Stop ends the schedule early (e.g. once recovery is seen); requests in flight finish normally.
 func (p *Prober) Stop() { p.stopOnce.Do(func() { close(p.stop) }) }
 
+// EndAfter ends the schedule at d after its start: requests due from then on are not sent. It
+// is the schedule's planned end, not an early stop (Result.Duration becomes d, Stopped stays
+// false); it only shortens, so a d past the asked duration changes nothing. A head kill sets it
+// once the kill is done, so the time after the kill is what was asked however long the warm-up
+// took to drain and the kill to land.
+func (p *Prober) EndAfter(d time.Duration) {
+	if d > 0 {
+		p.endAt.Store(int64(d))
+	}
+}
+
 // Live reads the counters; safe to call from any goroutine at any time.
 func (p *Prober) Live() Live {
 	l := Live{
@@ -190,6 +203,13 @@ schedule:
 				break schedule
 			default:
 			}
+		}
+		// Checked after the wait: EndAfter may have been called during it.
+		if end := time.Duration(p.endAt.Load()); end > 0 && due >= end {
+			if end < res.Duration {
+				res.Duration = end
+			}
+			break
 		}
 		rec := p.slot(count)
 		rec.Scheduled = due

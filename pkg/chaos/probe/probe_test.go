@@ -435,3 +435,21 @@ func TestValidate(t *testing.T) {
 		t.Errorf("Planned(50, 1.5s) = %d, want 75", got)
 	}
 }
+
+// EndAfter is the schedule's planned end, moved earlier: not an early stop.
+func TestEndAfterShortensTheSchedule(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	p := New(Config{Rate: 100}, NewURL("x", srv.URL))
+	go func() { time.Sleep(50 * time.Millisecond); p.EndAfter(300 * time.Millisecond) }()
+	res := p.Run(context.Background(), 10*time.Second)
+	if res.Stopped || res.Interrupted || res.Duration != 300*time.Millisecond || len(res.Records) != 30 {
+		t.Fatalf("stopped %v interrupted %v duration %s records %d, want a 300ms schedule of 30", res.Stopped, res.Interrupted, res.Duration, len(res.Records))
+	}
+	// Past the asked duration it changes nothing.
+	p = New(Config{Rate: 100}, NewURL("x", srv.URL))
+	p.EndAfter(time.Hour)
+	if res := p.Run(context.Background(), 200*time.Millisecond); res.Duration != 200*time.Millisecond || len(res.Records) != 20 {
+		t.Fatalf("duration %s records %d, want 200ms and 20", res.Duration, len(res.Records))
+	}
+}

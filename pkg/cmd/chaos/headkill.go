@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/headkill"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
@@ -251,11 +252,12 @@ func (o *HeadKillOptions) Validate() error {
 	if o.data != "" {
 		o.probeCfg.Body = []byte(o.data)
 	}
-	d := o.warmup + o.after
+	post := o.after
 	if o.untilRecovered {
-		d = o.warmup + o.timeout
+		post = o.timeout
 	}
-	return o.probeCfg.Validate(d)
+	// The schedule the run will plan, so the probe's caps (rate × duration) hold for it.
+	return o.probeCfg.Validate(headkill.ScheduleLength(o.warmup, o.requestTimeout, post))
 }
 
 // parseRate reads 50, 50/s, 3000/m.

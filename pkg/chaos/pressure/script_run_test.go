@@ -1,16 +1,16 @@
 package pressure
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/internal/testio"
 )
 
 // These tests run the generated scripts for real, with /bin/sh and with busybox's own sh and
@@ -44,28 +44,9 @@ func shells(t *testing.T, withoutApplet string) []shell {
 	return append(out, shell{name: "busybox", sh: filepath.Join(bin, "sh"), path: bin})
 }
 
-// lockedBuffer is the script's output: written by exec's copier, read by the test while the
-// script runs (a bare bytes.Buffer there is a data race).
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 type run struct {
 	cmd    *exec.Cmd
-	out    *lockedBuffer
+	out    *testio.Buffer
 	start  time.Time
 	done   chan struct{}
 	result error
@@ -77,7 +58,7 @@ func start(t *testing.T, sh shell, script string) *run {
 	if err := os.WriteFile(f, []byte(script), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := &run{cmd: exec.Command(sh.sh, f), out: &lockedBuffer{}, done: make(chan struct{})}
+	r := &run{cmd: exec.Command(sh.sh, f), out: &testio.Buffer{}, done: make(chan struct{})}
 	r.cmd.Env = []string{"PATH=" + sh.path}
 	r.cmd.Stdout, r.cmd.Stderr = r.out, r.out
 	r.start = time.Now()

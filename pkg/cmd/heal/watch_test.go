@@ -1,12 +1,10 @@
 package heal
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"net/http"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,26 +17,9 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/internal/testio"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 )
-
-// syncBuffer is written by the watchdog's goroutines and read by the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
@@ -67,7 +48,7 @@ func TestWatchSurvivesAnExpiredWatch(t *testing.T) {
 	c := rayCluster("rc")
 	e := newEnv(c, headPod(c, "rc-head-a"))
 	e.f.Now = time.Now
-	out := &syncBuffer{}
+	out := &testio.Buffer{}
 	e.f.IOStreams.Out = out
 	first := watch.NewFake()
 	var podWatches, podLists atomic.Int32
@@ -118,7 +99,7 @@ func TestWatchWaitsMinAge(t *testing.T) {
 	c := rayCluster("rc")
 	e := newEnv(c, evictedPod(c, "rc-head-a"))
 	e.f.Now = time.Now
-	out := &syncBuffer{}
+	out := &testio.Buffer{}
 	e.f.IOStreams.Out = out
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -149,7 +130,7 @@ func TestLeaderElection(t *testing.T) {
 	e2 := newEnv(a)
 	e2.f.NewClients = e1.f.NewClients
 	envs := []*env{e1, e2}
-	outs := []*syncBuffer{{}, {}}
+	outs := []*testio.Buffer{{}, {}}
 	cancels := make([]context.CancelFunc, 2)
 	dones := make([]chan error, 2)
 	for i, e := range envs {

@@ -77,6 +77,9 @@ func TestLauncherReportsTheChildNotTheParent(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := direct.ProcessState.SysUsage().(*syscall.Rusage).Maxrss * 1024
+	if got < fat/2 {
+		t.Skipf("this kernel does not fold the parent's RSS into a child's ru_maxrss (direct: %d MiB): the launcher is not needed here", got>>20)
+	}
 	t.Logf("child via launcher: %d MiB; same child measured from the %d MiB parent: %d MiB", r.MaxRSSBytes>>20, fat>>20, got>>20)
 	_ = ballast[len(ballast)-1]
 }

@@ -204,4 +204,11 @@ func TestProbeVsVegeta(t *testing.T) {
 	if o.schedErr(rate) > maxSchedErr {
 		t.Errorf("probe at 1000/s for 60s: schedule error %.3f%% > 1%%", o.schedErr(rate)*100)
 	}
+	if o.failures != 0 {
+		t.Errorf("probe at 1000/s for 60s: %d requests failed against a local server that always answers 200", o.failures)
+	}
+	// The target: the probe sustains at least 0.8 of what vegeta sustains on this machine.
+	if probeBest < 0.8*vegetaBest {
+		t.Errorf("probe sustained %.0f/s, vegeta %.0f/s: ratio %.2f < 0.8", probeBest, vegetaBest, probeBest/math.Max(vegetaBest, 1))
+	}
 }

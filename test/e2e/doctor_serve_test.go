@@ -162,8 +162,8 @@ func TestDoctorRayServiceRules(t *testing.T) {
 }
 
 // Secrets: a head with REDIS_PASSWORD in its env, a Redis address with a password and a
-// redis-password start parameter. Its eviction (kubelet played) makes doctor talk about it; no
-// output format carries any of the values, though the pod in the API does.
+// redis-password start parameter. Its eviction (kubelet played, with a message echoing all three)
+// makes doctor quote it; no output format carries any of the values, though the pod in the API does.
 func TestDoctorNeverPrintsSecrets(t *testing.T) {
 	t.Parallel()
 	h := NewH(t)
@@ -186,13 +186,21 @@ func TestDoctorNeverPrintsSecrets(t *testing.T) {
 			t.Fatalf("the head's spec lacks %q: the test would prove nothing", s)
 		}
 	}
-	if _, err := play.KubeletEvict(h.Ctx, h.Kube, h.NS, head.Name, "memory"); err != nil {
+	evicted, err := play.KubeletEvict(h.Ctx, h.Kube, h.NS, head.Name, "memory")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// doctor quotes the kubelet's message, which a real kubelet can fill with a command line: make
+	// it echo every secret (the kubelet's part, played), so the redactor is what keeps them out.
+	evicted.Status.Message = "The node was low on resource: memory. ray start --redis-password=" + startPw +
+		" --address=redis://default:" + uriPw + "@redis.example:6379 env " + pw + " "
+	if _, err := h.Kube.CoreV1().Pods(h.NS).UpdateStatus(h.Ctx, evicted, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, o := range []string{"table", "wide", "json", "yaml", "junit"} {
 		res := h.Run("doctor", "-o", o, "--fail-on", "never")
-		if res.Code != 0 || !strings.Contains(res.Stdout, "head-evicted") {
-			t.Fatalf("-o %s: %s", o, res)
+		if res.Code != 0 || !strings.Contains(res.Stdout, "head-evicted") || !strings.Contains(res.Stdout, "[redacted]") {
+			t.Fatalf("-o %s: want the head-evicted finding quoting the message with [redacted] in it: %s", o, res)
 		}
 		for _, s := range []string{pw, uriPw, startPw} {
 			if strings.Contains(res.Stdout, s) || strings.Contains(res.Stderr, s) {

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -334,6 +335,7 @@ func TestHeadKillBadInputAndURL(t *testing.T) {
 		{"bad mode", []string{"bad", "--target", unreachable, "--mode", "shoot", "--yes"}, 2, "--mode must be"},
 		{"bad availability", []string{"bad", "--target", unreachable, "--min-availability", "101", "--yes"}, 2, "percentage"},
 		{"not a URL", []string{"bad", "--target", "ftp://x", "--yes"}, 2, "not an http or https URL"},
+		{"report file in a missing directory", []string{"bad", "--target", unreachable, "--report-html", "/no/such/dir/r.html", "--yes"}, 2, "--report-html /no/such/dir/r.html: no such file or directory"},
 		{"credentials in the URL", []string{"bad", "--target", "http://u:hunter2secret@127.0.0.1:1/", "--yes"}, 2, "has credentials in it"},
 		{"no --yes without a terminal", []string{"bad", "--target", unreachable}, 6, "without --yes"},
 		{"no RBAC to delete", []string{"bad", "--service", "bad-all", "--port", "8000", "--context", "sandbox-reader", "--yes"}, 4, `you cannot delete pods`},
@@ -365,7 +367,8 @@ func TestHeadKillBadInputAndURL(t *testing.T) {
 	seen := map[int]int{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		code := http.StatusOK
-		if r.URL.Path != "/healthz" || r.Method != http.MethodPost || r.Header.Get("X-Probe") != "head-kill" {
+		body, _ := io.ReadAll(r.Body)
+		if r.URL.Path != "/healthz" || r.Method != http.MethodPost || r.Header.Get("X-Probe") != "head-kill" || string(body) != `{"ping":1}` {
 			code = http.StatusTeapot
 		}
 		mu.Lock()

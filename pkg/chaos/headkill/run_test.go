@@ -210,8 +210,8 @@ func TestFeederFollowsReadySet(t *testing.T) {
 			t.Fatalf("forward %s left open after Close", fw.addr)
 		}
 	}
-	want := "0 EndpointAdded head"
-	if got := render(tr.Timeline()); !strings.Contains(got, "EndpointRemoved head") || !strings.Contains(got, "EndpointAdded head-2") {
-		t.Fatalf("timeline %q lacks the endpoint changes (%s)", got, want)
+	if got := render(tr.Timeline()); !strings.Contains(got, "EndpointAdded head ") || !strings.Contains(got, "EndpointRemoved head ") ||
+		!strings.Contains(got, "EndpointAdded head-2") {
+		t.Fatalf("timeline %q lacks the endpoint changes (head added then removed, head-2 added)", got)
 	}
 }

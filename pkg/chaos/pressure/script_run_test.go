@@ -141,10 +141,17 @@ func TestDiskScriptFillsHoldsCleansUp(t *testing.T) {
 }
 
 func TestDiskScriptFallsBackToDD(t *testing.T) {
+	ran := false
+	defer func() {
+		if !ran {
+			t.Skip("busybox is not installed: the dd fallback (a PATH without fallocate) is not exercised")
+		}
+	}()
 	for _, sh := range shells(t, "fallocate") {
 		if sh.name != "busybox" {
 			continue // /bin/sh's PATH has fallocate; the busybox PATH here does not
 		}
+		ran = true
 		dir := t.TempDir()
 		s := diskSpec(dir, 3<<20+1, time.Second)
 		file := filepath.Join(dir, s.Name+".fill")

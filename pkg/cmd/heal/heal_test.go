@@ -150,6 +150,9 @@ func TestTerminalConfirmation(t *testing.T) {
 		if tc.deletes == 0 && (exit.CodeOf(err) != exit.NotConfirmed || err.Error() != "not confirmed; nothing was deleted") {
 			t.Errorf("answer %q: err = %v", tc.answer, err)
 		}
+		if tc.deletes == 1 && (err != nil || !strings.Contains(e.out.String(), "deleted pod default/raycluster-kuberay-head-ldg9f (rule head-evicted)")) {
+			t.Errorf("answer %q: err = %v, stdout %q: want the delete done and reported", tc.answer, err, e.out)
+		}
 		if !strings.HasPrefix(e.out.String(), seedPlan) || e.errOut.String() != "Delete 1 head pod? [y/N]: " {
 			t.Errorf("answer %q: stdout %q, stderr %q: the plan must come before the question", tc.answer, e.out, e.errOut)
 		}

@@ -7,8 +7,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -66,16 +64,8 @@ func ReadyEndpoints(slices []*discoveryv1.EndpointSlice, portName string) []Read
 // closed after the first call. Calls come from one goroutine.
 func (c *Clients) WatchReadyEndpoints(ctx context.Context, namespace, service, portName string, synced chan<- struct{}, handle func([]ReadyEndpoint)) error {
 	selector := discoveryv1.LabelServiceName + "=" + service
-	lw := &cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			o.LabelSelector = selector
-			return c.Kube.DiscoveryV1().EndpointSlices(namespace).List(ctx, o)
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			o.LabelSelector = selector
-			return c.Kube.DiscoveryV1().EndpointSlices(namespace).Watch(ctx, o)
-		},
-	}
+	slices := c.Kube.DiscoveryV1().EndpointSlices(namespace)
+	lw := listWatch(slices.List, slices.Watch, Selected{Label: selector})
 	inf := cache.NewSharedIndexInformer(lw, &discoveryv1.EndpointSlice{}, 0, cache.Indexers{})
 	_ = inf.SetTransform(stripManagedFields)
 	emit := func() {

@@ -9,7 +9,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -56,16 +55,8 @@ func (c *Clients) RunHeadKillWatch(ctx, startup context.Context, w HeadKillWatch
 	}
 	var waits []chan struct{}
 	podSel := w.PodSelector
-	waits = append(waits, start(&cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			o.LabelSelector = podSel
-			return c.Kube.CoreV1().Pods(ns).List(ctx, o)
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			o.LabelSelector = podSel
-			return c.Kube.CoreV1().Pods(ns).Watch(ctx, o)
-		},
-	}, &corev1.Pod{}, req("pods"), func(obj any, deleted bool) {
+	pods := c.Kube.CoreV1().Pods(ns)
+	waits = append(waits, start(listWatch(pods.List, pods.Watch, Selected{Label: podSel}), &corev1.Pod{}, req("pods"), func(obj any, deleted bool) {
 		if p, ok := obj.(*corev1.Pod); ok && w.OnPod != nil {
 			w.OnPod(p, deleted)
 		}
@@ -74,32 +65,16 @@ func (c *Clients) RunHeadKillWatch(ctx, startup context.Context, w HeadKillWatch
 	if w.RayService == "" {
 		clusterField = fields.OneTermEqualSelector("metadata.name", w.Cluster).String()
 	}
-	waits = append(waits, start(&cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			o.FieldSelector = clusterField
-			return c.Ray.RayV1().RayClusters(ns).List(ctx, o)
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			o.FieldSelector = clusterField
-			return c.Ray.RayV1().RayClusters(ns).Watch(ctx, o)
-		},
-	}, &rayv1.RayCluster{}, req("rayclusters.ray.io"), func(obj any, deleted bool) {
+	clusters := c.Ray.RayV1().RayClusters(ns)
+	waits = append(waits, start(listWatch(clusters.List, clusters.Watch, Selected{Field: clusterField}), &rayv1.RayCluster{}, req("rayclusters.ray.io"), func(obj any, deleted bool) {
 		if rc, ok := obj.(*rayv1.RayCluster); ok && w.OnRayCluster != nil {
 			w.OnRayCluster(rc, deleted)
 		}
 	}))
 	if w.RayService != "" {
 		svcField := fields.OneTermEqualSelector("metadata.name", w.RayService).String()
-		waits = append(waits, start(&cache.ListWatch{
-			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-				o.FieldSelector = svcField
-				return c.Ray.RayV1().RayServices(ns).List(ctx, o)
-			},
-			WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-				o.FieldSelector = svcField
-				return c.Ray.RayV1().RayServices(ns).Watch(ctx, o)
-			},
-		}, &rayv1.RayService{}, req("rayservices.ray.io"), func(obj any, deleted bool) {
+		services := c.Ray.RayV1().RayServices(ns)
+		waits = append(waits, start(listWatch(services.List, services.Watch, Selected{Field: svcField}), &rayv1.RayService{}, req("rayservices.ray.io"), func(obj any, deleted bool) {
 			if rs, ok := obj.(*rayv1.RayService); ok && w.OnRayService != nil {
 				w.OnRayService(rs, deleted)
 			}

@@ -8,9 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -19,16 +16,8 @@ import (
 // watch or an API server restart only makes it list again. An error it cannot recover from by
 // retrying (forbidden, unauthorized) ends it with that error, explained.
 func (c *Clients) WatchPods(ctx context.Context, namespace, selector string, handle func(*corev1.Pod)) error {
-	lw := &cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			o.LabelSelector = selector
-			return c.Kube.CoreV1().Pods(namespace).List(ctx, o)
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			o.LabelSelector = selector
-			return c.Kube.CoreV1().Pods(namespace).Watch(ctx, o)
-		},
-	}
+	pods := c.Kube.CoreV1().Pods(namespace)
+	lw := listWatch(pods.List, pods.Watch, Selected{Label: selector})
 	inf := cache.NewSharedIndexInformer(lw, &corev1.Pod{}, 0, cache.Indexers{})
 	_ = inf.SetTransform(stripManagedFields)
 	req := Request{Verb: "watch", Resource: "pods", Namespace: namespace, Host: c.Host()}

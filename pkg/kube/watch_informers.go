@@ -9,9 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
@@ -52,36 +50,15 @@ func (c *Clients) NewHealInformers(namespace string, withNodes bool, onChange fu
 	h := &HealInformers{c: c, namespace: namespace, fatal: make(chan error, 1), secrets: diagnose.Secrets{}}
 	// Plain informers over list/watch functions rather than client-go's informer factories: the
 	// factories pull every API group's informers and listers into the binary.
-	h.pods = cache.NewSharedIndexInformer(&cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			o.LabelSelector = diagnose.RayPodSelector
-			return c.Kube.CoreV1().Pods(namespace).List(ctx, o)
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			o.LabelSelector = diagnose.RayPodSelector
-			return c.Kube.CoreV1().Pods(namespace).Watch(ctx, o)
-		},
-	}, &corev1.Pod{}, 0, cache.Indexers{})
-	h.clusters = cache.NewSharedIndexInformer(&cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			return c.Ray.RayV1().RayClusters(namespace).List(ctx, o)
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			return c.Ray.RayV1().RayClusters(namespace).Watch(ctx, o)
-		},
-	}, &rayv1.RayCluster{}, 0, cache.Indexers{})
+	pods, clusters := c.Kube.CoreV1().Pods(namespace), c.Ray.RayV1().RayClusters(namespace)
+	h.pods = cache.NewSharedIndexInformer(listWatch(pods.List, pods.Watch, Selected{Label: diagnose.RayPodSelector}), &corev1.Pod{}, 0, cache.Indexers{})
+	h.clusters = cache.NewSharedIndexInformer(listWatch(clusters.List, clusters.Watch, Selected{}), &rayv1.RayCluster{}, 0, cache.Indexers{})
 	if err := h.pods.AddIndexers(cache.Indexers{byCluster: podClusterIndex, byNode: podNodeIndex}); err != nil {
 		return nil, err
 	}
 	if withNodes {
-		h.nodes = cache.NewSharedIndexInformer(&cache.ListWatch{
-			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-				return c.Kube.CoreV1().Nodes().List(ctx, o)
-			},
-			WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-				return c.Kube.CoreV1().Nodes().Watch(ctx, o)
-			},
-		}, &corev1.Node{}, 0, cache.Indexers{})
+		nodes := c.Kube.CoreV1().Nodes()
+		h.nodes = cache.NewSharedIndexInformer(listWatch(nodes.List, nodes.Watch, Selected{}), &corev1.Node{}, 0, cache.Indexers{})
 	}
 
 	podKey := func(obj any) {

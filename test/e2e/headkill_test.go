@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
 	"io"
 	"net"
 	"net/http"
@@ -377,7 +378,19 @@ func TestHeadKillBadInputAndURL(t *testing.T) {
 		w.WriteHeader(code)
 	}))
 	defer srv.Close()
-	res := h.Run("chaos", "head-kill", "bad", "--target", srv.URL+"/healthz", "--method", "POST", "--header", "X-Probe: head-kill",
+	// Run as a user holding only docs/rbac.md's chaos-head-kill role, as written there.
+	applier, err := sandbox.NewApplier(h.SB.Admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shipApplyDocRoles(h, applier)
+	docUser := "hk-docrole-" + h.NS
+	if _, err := h.Kube.RbacV1().RoleBindings(h.NS).Create(h.Ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "hk-docrole", Namespace: h.NS},
+		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "kubectl-ray:chaos-head-kill"},
+		Subjects: []rbacv1.Subject{{Kind: "User", APIGroup: "rbac.authorization.k8s.io", Name: docUser}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	res := h.Run("--as", docUser, "chaos", "head-kill", "bad", "--target", srv.URL+"/healthz", "--method", "POST", "--header", "X-Probe: head-kill",
 		"--data", `{"ping":1}`, "--rate", "20/s", "--warmup", "1s", "--after", "5s", "--max-errors", "0", "-o", "json", "--yes")
 	if res.Code != 0 {
 		t.Fatalf("--target URL: want exit 0, got %s", res)

@@ -214,8 +214,9 @@ func (o *HeadKillOptions) printDryRun(ctx context.Context, c *kube.Clients, t *h
 	} else {
 		fmt.Fprintf(out, "Would probe:  %s %s%s at %v/s\n", o.probeCfg.Method, o.targetBase, shownPath(o.probeCfg.Path), o.probeCfg.Rate)
 	}
-	fmt.Fprintf(out, "Schedule:     warm-up %s (the kill happens only if every warm-up request succeeds), then probe %s; request timeout %s; %d requests at most\n",
-		o.warmup, o.afterText(), o.requestTimeout, probe.Planned(o.probeCfg.Rate, o.warmup+o.durationAfter()))
+	fmt.Fprintf(out, "Schedule:     warm-up %s (the kill happens only if every warm-up request succeeds), then probe %s; request timeout %s; about %d requests (at most %d if the warm-up's last answers and the kill take their whole allowance)\n",
+		o.warmup, o.afterText(), o.requestTimeout, probe.Planned(o.probeCfg.Rate, o.warmup+o.durationAfter()),
+		probe.Planned(o.probeCfg.Rate, headkill.ScheduleLength(o.warmup, o.requestTimeout, o.durationAfter())))
 	fmt.Fprintf(out, "SLO:          %s\n", o.slo())
 	if err := c.KillPod(ctx, t.head, o.killMode, true); err != nil {
 		return o.killError(err, t)

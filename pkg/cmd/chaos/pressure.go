@@ -102,7 +102,7 @@ func (o *PressureOptions) command(use, short, long, example string) *cobra.Comma
 	fl := cmd.Flags()
 	fl.IntVar(&o.p.Percent, "percent", 0, "How much, in percent (1-100) of the container's limit, else of what is free")
 	fl.DurationVar(&o.p.Duration, "duration", 2*time.Minute, "How long the pressure lasts, fill included; the container ends itself after it")
-	fl.StringVar(&o.p.Image, "image", pressure.DefaultImage, "Image of the ephemeral container; needs sh, fallocate or dd, df, head, tail, mkfifo")
+	fl.StringVar(&o.p.Image, "image", pressure.DefaultImage, "Image of the ephemeral container; needs sh, fallocate or dd, df, head, tail, mkfifo, sleep, kill, rm")
 	fl.StringVar(&o.p.TargetContainer, "target-container", "", "Container whose namespaces to join (default: ray-head on a head, else the pod's first container)")
 	fl.StringVar(&o.role, "role", "head", "With a RAYCLUSTER: target its head or a worker")
 	_ = cmd.RegisterFlagCompletionFunc("role", fixed("head", "worker"))

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,8 +17,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
@@ -35,8 +32,7 @@ type hkHarness struct {
 	f      *cmdutil.Factory
 	out    *bytes.Buffer
 	errOut *bytes.Buffer
-	mu     sync.Mutex
-	writes []k8stesting.Action
+	writeRecorder
 }
 
 func ptrTo[T any](v T) *T { return &v }
@@ -71,24 +67,9 @@ func newHKHarness(t *testing.T, kubeObjs, rayObjs []runtime.Object) *hkHarness {
 		}
 		return false, nil, nil
 	})
-	h.kube.PrependReactor("*", "*", func(a k8stesting.Action) (bool, runtime.Object, error) {
-		if v := a.GetVerb(); v != "get" && v != "list" && v != "watch" {
-			h.mu.Lock()
-			h.writes = append(h.writes, a)
-			h.mu.Unlock()
-		}
-		return false, nil, nil
-	})
-	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
-	h.out, h.errOut = out, errOut
-	ns := "ml"
-	flags := genericclioptions.NewConfigFlags(false)
-	flags.Namespace = &ns
-	h.f = cmdutil.NewFactory(flags, streams)
+	h.record(h.kube)
+	h.f, h.out, h.errOut = testFactory("ml", &kube.Clients{Kube: h.kube, Ray: h.ray})
 	h.f.Now = func() time.Time { return time.Date(2025, 3, 4, 10, 0, 0, 0, time.UTC) }
-	h.f.NewClients = func(*genericclioptions.ConfigFlags) (*kube.Clients, error) {
-		return &kube.Clients{Kube: h.kube, Ray: h.ray}, nil
-	}
 	return h
 }
 

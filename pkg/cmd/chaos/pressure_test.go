@@ -20,8 +20,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
@@ -67,8 +65,7 @@ type harness struct {
 	out    *bytes.Buffer
 	errOut *bytes.Buffer
 	f      *cmdutil.Factory
-	mu     sync.Mutex
-	writes []k8stesting.Action // every action that is not a get, list or watch
+	writeRecorder
 }
 
 func newHarness(t *testing.T, namespace string, objs ...runtime.Object) *harness {
@@ -84,23 +81,8 @@ func newHarness(t *testing.T, namespace string, objs ...runtime.Object) *harness
 		obj, err := h.client.Tracker().Get(corev1.SchemeGroupVersion.WithResource("pods"), pa.Namespace, pa.Name)
 		return true, obj, err
 	})
-	// Prepended last, so it runs first and records every write.
-	h.client.PrependReactor("*", "*", func(a k8stesting.Action) (bool, runtime.Object, error) {
-		if v := a.GetVerb(); v != "get" && v != "list" && v != "watch" {
-			h.mu.Lock()
-			h.writes = append(h.writes, a)
-			h.mu.Unlock()
-		}
-		return false, nil, nil
-	})
-	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
-	h.out, h.errOut = out, errOut
-	flags := genericclioptions.NewConfigFlags(false)
-	flags.Namespace = &namespace
-	h.f = cmdutil.NewFactory(flags, streams)
-	h.f.NewClients = func(*genericclioptions.ConfigFlags) (*kube.Clients, error) {
-		return &kube.Clients{Kube: h.client}, nil
-	}
+	h.record(h.client)
+	h.f, h.out, h.errOut = testFactory(namespace, &kube.Clients{Kube: h.client})
 	return h
 }
 

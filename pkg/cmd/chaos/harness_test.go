@@ -1,0 +1,43 @@
+package chaos
+
+import (
+	"bytes"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
+	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+)
+
+// writeRecorder keeps every action on a fake clientset that is not a get, list or watch.
+type writeRecorder struct {
+	mu     sync.Mutex
+	writes []k8stesting.Action
+}
+
+// record prepends the recording reactor; prepended last, it runs first and sees every write.
+func (r *writeRecorder) record(c *fake.Clientset) {
+	c.PrependReactor("*", "*", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if v := a.GetVerb(); v != "get" && v != "list" && v != "watch" {
+			r.mu.Lock()
+			r.writes = append(r.writes, a)
+			r.mu.Unlock()
+		}
+		return false, nil, nil
+	})
+}
+
+// testFactory is a Factory on test streams, in namespace ns, handing out clients.
+func testFactory(ns string, clients *kube.Clients) (f *cmdutil.Factory, out, errOut *bytes.Buffer) {
+	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
+	flags := genericclioptions.NewConfigFlags(false)
+	flags.Namespace = &ns
+	f = cmdutil.NewFactory(flags, streams)
+	f.NewClients = func(*genericclioptions.ConfigFlags) (*kube.Clients, error) { return clients, nil }
+	return f, out, errOut
+}

@@ -28,25 +28,7 @@ import (
 // The selectors name the namespace, so pods of other namespaces (tests running beside) are
 // untouched.
 func KubeletPressureStagesYAML(ns string, delay time.Duration) string {
-	return fmt.Sprintf(`apiVersion: kwok.x-k8s.io/v1alpha1
-kind: Stage
-metadata:
-  name: kubectl-ray-start-%[1]s
-spec:
-  resourceRef:
-    apiGroup: v1
-    kind: Pod
-  selector:
-    matchExpressions:
-    - key: '.metadata.namespace'
-      operator: 'In'
-      values: ['%[1]s']
-    - key: '.metadata.deletionTimestamp'
-      operator: 'DoesNotExist'
-    - key: '.status.phase'
-      operator: 'In'
-      values: ['Running']
-    - key: '((.spec.ephemeralContainers // []) | length) > ((.status.ephemeralContainerStatuses // []) | length)'
+	return stageHead("kubectl-ray-start-"+ns, ns) + `    - key: '((.spec.ephemeralContainers // []) | length) > ((.status.ephemeralContainerStatuses // []) | length)'
       operator: 'In'
       values: ['true']
   next:
@@ -62,7 +44,7 @@ spec:
           running:
             startedAt: {{ $now | Quote }}
       {{ end }}
-`, ns) +
+` +
 		"---\n" + evictStageYAML(ns, delay, "disk", EvictionMessage("ephemeral-storage")) +
 		"---\n" + evictStageYAML(ns, delay, "memory", EvictionMessage("memory"))
 }
@@ -76,12 +58,13 @@ func EvictionMessage(resource string) string {
 	return "The node was low on resource: " + resource + ". Threshold quantity: 10%, available: 2%. "
 }
 
-// evictStageYAML is the Stage that evicts a pod delay after our kind-pressure container runs.
-func evictStageYAML(ns string, delay time.Duration, kind, message string) string {
+// stageHead is the start of a Stage named name over the Running, not deleted pods of namespace
+// ns; the caller appends its own match expressions and what the Stage does.
+func stageHead(name, ns string) string {
 	return fmt.Sprintf(`apiVersion: kwok.x-k8s.io/v1alpha1
 kind: Stage
 metadata:
-  name: kubectl-ray-evict-%[3]s-%[1]s
+  name: %s
 spec:
   resourceRef:
     apiGroup: v1
@@ -90,13 +73,18 @@ spec:
     matchExpressions:
     - key: '.metadata.namespace'
       operator: 'In'
-      values: ['%[1]s']
+      values: ['%s']
     - key: '.metadata.deletionTimestamp'
       operator: 'DoesNotExist'
     - key: '.status.phase'
       operator: 'In'
       values: ['Running']
-    - key: '.status.ephemeralContainerStatuses.[] | select(.name | startswith("kubectl-ray-%[3]s-pressure-")) | .state | has("running")'
+`, name, ns)
+}
+
+// evictStageYAML is the Stage that evicts a pod delay after our kind-pressure container runs.
+func evictStageYAML(ns string, delay time.Duration, kind, message string) string {
+	return stageHead("kubectl-ray-evict-"+kind+"-"+ns, ns) + fmt.Sprintf(`    - key: '.status.ephemeralContainerStatuses.[] | select(.name | startswith("kubectl-ray-%[3]s-pressure-")) | .state | has("running")'
       operator: 'In'
       values: ['true']
   delay:

@@ -10,6 +10,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/repair"
+	"github.com/kubectl-ray/kubectl-ray/pkg/schema"
 )
 
 // Document is the -o json output, versioned like doctor's DoctorReport (docs/heal.md).
@@ -33,7 +34,7 @@ func (o *Options) runOnce(ctx context.Context) error {
 	if o.force && plan.Stuck == 0 {
 		return exit.Usagef("--force only force-deletes heads stuck Terminating on a down node, and doctor finds none%s; run without --force", o.where())
 	}
-	doc := Document{APIVersion: "kubectl-ray.io/v1alpha1", Kind: "HealReport", Plan: plan}
+	doc := Document{APIVersion: schema.APIVersion, Kind: "HealReport", Plan: plan}
 	text := o.output.Value == "text"
 	out := o.f.IOStreams.Out
 	if text {

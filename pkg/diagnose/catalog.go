@@ -21,6 +21,7 @@ var Catalog = []RuleInfo{
 	{RuleHeadCrashLoop, SeverityError, "cluster", ""},
 	{RuleHeadMissing, SeverityError, "cluster", ""},
 	{RuleHeadDuplicate, SeverityError, "cluster", ""},
+	{RuleHeadRestartDisabled, SeverityWarning, "cluster", ""},
 	{RuleStatusStale, SeverityWarning, "cluster", ""},
 	{RuleNodePressure, SeverityWarning, "cluster", "nodes"},
 	{RuleWorkersNotReady, SeverityWarning, "cluster", ""},

@@ -12,8 +12,10 @@ import (
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/version"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 )
@@ -277,11 +279,29 @@ func (ix *index) notOwnedWhy(clusterRef diagnose.Ref, pod *corev1.Pod) string {
 	}
 	// Whatever a finding says, heal never acts on a cluster whose head restart is disabled: the
 	// operator would not replace what heal deletes (kuberay #4234).
-	if _, off := diagnose.HeadRestartDisabled(c, diagnose.FindOperators(ix.s.Deployments)); off ||
-		c.Annotations[diagnose.AnnotationDisableProvisionedHeadRestart] == "true" {
+	if ix.mayNotRestart(c) {
 		return restartDisabledWhy("")
 	}
 	return ""
+}
+
+// mayNotRestart: the operator may create no new head for c. Beyond doctor's HeadRestartDisabled:
+// the annotation whatever the version, and a provisioned RayJob cluster when no operator version
+// can be read (heal --watch does not read Deployments), since v1.5.x recreates none of those.
+// This costs no repair: only versions that write conditions can see a cluster provisioned, and
+// they delete terminal heads themselves.
+func (ix *index) mayNotRestart(c *rayv1.RayCluster) bool {
+	ops := diagnose.FindOperators(ix.s.Deployments)
+	if _, off := diagnose.HeadRestartDisabled(c, ops); off || c.Annotations[diagnose.AnnotationDisableProvisionedHeadRestart] == "true" {
+		return true
+	}
+	for _, op := range ops {
+		if _, err := version.ParseSemantic(op.Version); err == nil && op.ReadyReplicas > 0 {
+			return false
+		}
+	}
+	return c.Labels[diagnose.LabelOriginatedFromCRD] == "RayJob" &&
+		meta.IsStatusConditionTrue(c.Status.Conditions, string(rayv1.RayClusterProvisioned))
 }
 
 // restartDisabledWhy is heal's refusal on a cluster whose head restart is disabled by design.

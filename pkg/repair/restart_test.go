@@ -89,3 +89,27 @@ func TestPlanNeverActsOnRestartDisabledClusters(t *testing.T) {
 		t.Fatalf("plan %+v", got)
 	}
 }
+
+// heal --watch reads no Deployments: a provisioned RayJob cluster may be a v1.5.x one, whose head
+// nothing recreates, so heal leaves it alone; with a known v1.6.0 operator it is healable.
+func TestPlanRayJobClusterWithoutOperatorVersion(t *testing.T) {
+	c := cluster("default", "rc")
+	c.Labels = map[string]string{diagnose.LabelOriginatedFromCRD: "RayJob"}
+	c.Status.Conditions = []metav1.Condition{{Type: string(rayv1.RayClusterProvisioned), Status: metav1.ConditionTrue}}
+	p := evictedAt(c, "rc-head-a", t0.Add(-time.Hour))
+	fs := []diagnose.Finding{finding(diagnose.RuleHeadEvicted, c, &p)}
+	s := &diagnose.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{p},
+		Blind: []diagnose.Gap{{Resource: "deployments", Reason: "not watched by heal --watch"}}}
+	if got := Plan(s, fs, Options{}); !got.Empty() {
+		t.Fatalf("unknown operator: %+v", got)
+	}
+	s.Blind = nil
+	s.Deployments = []appsv1.Deployment{operatorDeployment("quay.io/kuberay/operator:v1.6.0")}
+	if got := Plan(s, fs, Options{}); len(got.Actions) != 1 {
+		t.Fatalf("KubeRay v1.6.0 recreates a K8sJobMode RayJob's head: %+v", got)
+	}
+	s.Deployments = []appsv1.Deployment{operatorDeployment("quay.io/kuberay/operator:v1.5.0")}
+	if got := Plan(s, fs, Options{}); !got.Empty() {
+		t.Fatalf("KubeRay v1.5.0 recreates no RayJob head: %+v", got)
+	}
+}

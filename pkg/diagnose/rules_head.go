@@ -13,6 +13,11 @@ func headPodRules(ix *index, c *clusterView) []Finding {
 	var out []Finding
 	for _, p := range c.heads {
 		if f, ok := headTerminatingStuck(ix, c, p); ok {
+			if _, off := ix.restartDisabled(c); off && strings.Contains(f.Remedy, "heal") {
+				// heal never acts here: no new head would follow (head-restart-disabled).
+				f.Remedy = "head restart is disabled on this cluster by design, so no new head follows; to clean up, force-delete it once you know the node is down: kubectl delete pod " +
+					p.Name + " -n " + p.Namespace + " --grace-period=0 --force"
+			}
 			out = append(out, f)
 			continue
 		}

@@ -129,3 +129,18 @@ func TestReplaceDeadline(t *testing.T) {
 		t.Fatal("a grace that has ended is no deadline")
 	}
 }
+
+// A head stuck Terminating on a restart-disabled cluster: heal would refuse, so doctor does not
+// send the user there.
+func TestHeadRestartDisabledStuckHeadHasNoHealAdvice(t *testing.T) {
+	f := loadFixture(t, "head-restart-disabled-stuck")
+	r := Diagnose(&f.snap, DefaultOptions())
+	for _, fd := range r.Findings {
+		if strings.Contains(fd.Remedy, "kubectl ray heal") {
+			t.Errorf("%s: %s", fd.Rule, fd.Remedy)
+		}
+		if fd.Rule == RuleHeadTerminatingStuck && !strings.Contains(fd.Remedy, "no new head follows") {
+			t.Errorf("remedy %q", fd.Remedy)
+		}
+	}
+}

@@ -20,7 +20,7 @@ vet:
 unit:
 	go test -short -count=1 ./...
 
-# Unit and end-to-end tests. The e2e package builds the sandbox on first use (about 7-10 minutes cold; see README).
+# Unit and end-to-end tests. The e2e package builds the sandbox, all three operators, on first use (over 10 minutes cold; see README).
 test: vet sandbox-build
 	go test -count=1 -timeout $(TEST_TIMEOUT) ./...
 

@@ -78,7 +78,7 @@ func Build(ctx context.Context, cfg Config, w io.Writer) error {
 		return nil
 	}
 	start := time.Now()
-	fmt.Fprintf(w, "sandbox build: %d of %d parts to build into %s (a cold build takes about 7-10 minutes on 2 cores)\n", len(todo), len(parts), cfg.Cache)
+	fmt.Fprintf(w, "sandbox build: %d of %d parts to build into %s (cold, everything: over 10 minutes on 2 cores; see README)\n", len(todo), len(parts), cfg.Cache)
 	for i, p := range todo {
 		t := time.Now()
 		fmt.Fprintf(w, "sandbox build: [%d/%d] %s ...\n", i+1, len(todo), p.name)

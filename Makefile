@@ -20,17 +20,20 @@ vet:
 unit:
 	go test -short -count=1 ./...
 
-# Unit and end-to-end tests. The e2e package builds the sandbox on first use (about 7-10 minutes cold; see README).
+# Unit and end-to-end tests. The e2e package builds the sandbox, all three operators, on first use (over 10 minutes cold; see README).
 test: vet sandbox-build
 	go test -count=1 -timeout $(TEST_TIMEOUT) ./...
 
 e2e: sandbox-build
 	go test -count=1 -timeout $(TEST_TIMEOUT) ./test/e2e/...
 
-# The demo: builds everything, starts a sandbox with KubeRay v1.1.1, reproduces seed 000, tears down.
-demo: build sandbox-build
+# The demo: builds the plugin and the sandbox with only the operator it runs (KubeRay v1.1.1),
+# starts it, reproduces seed 000, tears down.
+demo: build
+	go run ./hack/sandbox build --operator v1.1.1
 	go run ./hack/demo --bin $(BIN)
 
+# Every operator version the tests run (v1.1.1, v1.5.0, v1.6.0).
 sandbox-build:
 	go run ./hack/sandbox build
 

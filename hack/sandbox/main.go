@@ -1,7 +1,7 @@
 // Command sandbox builds, starts and stops kubectl-ray's local control plane (see test/sandbox):
 //
-//	go run ./hack/sandbox build
-//	go run ./hack/sandbox up [--operator v1.1.1|v1.5.0|none] [--nodes N] [--dir D]
+//	go run ./hack/sandbox build [--operator v1.1.1,v1.5.0,v1.6.0|none]
+//	go run ./hack/sandbox up [--operator v1.1.1|v1.5.0|v1.6.0|none] [--nodes N] [--dir D]
 //	go run ./hack/sandbox down [--dir D]
 package main
 
@@ -11,12 +11,13 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
 )
 
-const usage = `usage: sandbox build | up [--operator v1.1.1|v1.5.0|none] [--nodes N] [--dir D] | down [--dir D]`
+const usage = `usage: sandbox build [--operator v1.1.1,v1.5.0,v1.6.0|none] | up [--operator v1.1.1|v1.5.0|v1.6.0|none] [--nodes N] [--dir D] | down [--dir D]`
 
 func main() {
 	if len(os.Args) < 2 {
@@ -30,9 +31,18 @@ func main() {
 	fs.StringVar(&cfg.Dir, "dir", "", "state directory of this sandbox (default .sandbox/default in the checkout)")
 	switch os.Args[1] {
 	case "up":
-		fs.StringVar(&cfg.Operator, "operator", sandbox.DefaultOperator, "KubeRay operator: v1.1.1, v1.5.0 or none")
+		fs.StringVar(&cfg.Operator, "operator", sandbox.DefaultOperator, "KubeRay operator: "+strings.Join(sandbox.Operators, ", ")+" or none")
 		fs.IntVar(&cfg.Nodes, "nodes", 3, "fake nodes to create")
-	case "build", "down":
+	case "build":
+		fs.Func("operator", "KubeRay operators to build, comma-separated (default all: "+strings.Join(sandbox.Operators, ",")+"); none builds only the control plane", func(s string) error {
+			for _, v := range strings.Split(s, ",") {
+				if v = strings.TrimSpace(v); v != "" {
+					cfg.Build = append(cfg.Build, v)
+				}
+			}
+			return nil
+		})
+	case "down":
 	default:
 		fail(fmt.Sprintf("unknown command %q; %s", os.Args[1], usage))
 	}
@@ -47,6 +57,8 @@ func main() {
 	case "build":
 		err = sandbox.Build(ctx, cfg, os.Stderr)
 	case "up":
+		// Only what this sandbox runs: another operator version never makes `up` wait.
+		cfg.Build = []string{cfg.Operator}
 		if err = sandbox.Build(ctx, cfg, os.Stderr); err == nil {
 			var sb *sandbox.Sandbox
 			if sb, err = sandbox.Up(ctx, cfg, os.Stderr); err == nil {

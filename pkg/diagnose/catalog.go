@@ -27,6 +27,7 @@ var Catalog = []RuleInfo{
 	{RuleHeadCrashLoop, SeverityError, "cluster", "", "a head container keeps crashing or cannot start", "head-crashloop-error"},
 	{RuleHeadMissing, SeverityError, "cluster", "", "a RayCluster has no head pod", "head-missing-error"},
 	{RuleHeadDuplicate, SeverityError, "cluster", "", "a RayCluster has more than one head pod", "head-duplicate-error"},
+	{RuleHeadRestartDisabled, SeverityWarning, "cluster", "", "the operator will create no new head for a cluster, by design", "head-restart-disabled-warning"},
 	{RuleStatusStale, SeverityWarning, "cluster", "", "a RayCluster's status says ready while its head is not", "status-stale-warning"},
 	{RuleNodePressure, SeverityWarning, "cluster", "nodes", "a node running Ray pods is under pressure or not ready", "node-pressure-warning"},
 	{RuleWorkersNotReady, SeverityWarning, "cluster", "", "workers stay not Ready while the head is Ready", "workers-not-ready-warning"},

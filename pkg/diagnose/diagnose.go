@@ -48,7 +48,7 @@ type Target = ray.Target
 type clusterRule func(*index, *clusterView) []Finding
 
 // clusterRules run on every RayCluster, in this order.
-var clusterRules = []clusterRule{headPodRules, headCountRules, statusStale, nodePressure, workersNotReady, serveRules}
+var clusterRules = []clusterRule{headPodRules, headCountRules, statusStale, nodePressure, workersNotReady, serveRules, headRestartDisabled}
 
 // Diagnose runs every rule over s. It only reads s; the same snapshot always gives the same report.
 func Diagnose(s *Snapshot, opts Options) Report {

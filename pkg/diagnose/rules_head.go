@@ -15,6 +15,11 @@ func headPodRules(ix *index, c *clusterView) []Finding {
 	var out []Finding
 	for _, p := range c.heads {
 		if f, ok := headTerminatingStuck(ix, c, p); ok {
+			if _, off := ix.restartDisabled(c); off && strings.Contains(f.Remedy, "heal") {
+				// heal never acts here: no new head would follow (head-restart-disabled).
+				f.Remedy = "head restart is disabled on this cluster by design, so no new head follows; to clean up, force-delete it once you know the node is down: kubectl delete pod " +
+					p.Name + " -n " + p.Namespace + " --grace-period=0 --force"
+			}
 			out = append(out, f)
 			continue
 		}
@@ -24,7 +29,9 @@ func headPodRules(ix *index, c *clusterView) []Finding {
 		}
 		switch p.Status.Phase {
 		case corev1.PodFailed, corev1.PodSucceeded:
-			out = append(out, headTerminal(ix, c, p))
+			if _, off := ix.restartDisabled(c); !off { // else head-restart-disabled says it: heal must not
+				out = append(out, headTerminal(ix, c, p))
+			}
 			continue
 		}
 		if f, ok := headCrashLoop(ix, c, p); ok {
@@ -81,6 +88,7 @@ func headTerminal(ix *index, c *clusterView, p *corev1.Pod) Finding {
 	case restartPolicy(p) != corev1.RestartPolicyAlways && state != opAbsent && state != opUnknown:
 		// Every KubeRay release deletes and recreates a terminal head whose restartPolicy is not Always.
 		why, remedy = overdue(ix, since, op), "if it is still there after "+age(ix.opts.OperatorGrace)+", read "+ix.operatorLogs()+"; `"+heal+"` replaces the head"
+		remedy = withinGrace(ix, since, op, ev, remedy)
 	case state == opAbsent:
 		why = "nothing will replace it: " + op + " was found"
 		remedy = "start the KubeRay operator, or run `" + heal + "` and have it replace the head once the operator runs"
@@ -92,8 +100,43 @@ func headTerminal(ix *index, c *clusterView, p *corev1.Pod) Finding {
 		remedy = "run `" + heal + "` (or: kubectl delete pod " + p.Name + " -n " + p.Namespace + ")"
 	default:
 		why, remedy = overdue(ix, since, op), "read "+ix.operatorLogs()+"; `"+heal+"` replaces the head"
+		remedy = withinGrace(ix, since, op, ev, remedy)
 	}
 	return c.finding(rule, podRef(p), what+"; "+why, remedy, ev)
+}
+
+// withinGrace: while the operator still has its grace to replace the head it deletes it itself
+// (shouldDeletePod), so nobody should be told to heal it, and heal must not race the operator:
+// evidence operatorReplacesBy tells heal until when the head is the operator's to replace.
+func withinGrace(ix *index, since time.Time, op string, ev map[string]string, late string) string {
+	due := since.Add(ix.opts.OperatorGrace)
+	if !ix.s.Now.Before(due) {
+		return late
+	}
+	ev[EvidenceOperatorReplacesBy] = due.UTC().Format(time.RFC3339)
+	return "nothing to do yet: " + op + " deletes this head and creates a new one; if it is still there after " +
+		due.UTC().Format(time.RFC3339) + ", run kubectl ray doctor again"
+}
+
+// EvidenceOperatorReplacesBy is the evidence key (RFC 3339) until which a terminal head is the
+// operator's to replace: heal leaves it alone until then.
+const EvidenceOperatorReplacesBy = "operatorReplacesBy"
+
+// ReplaceDeadline is the earliest time after s.Now at which the operator's grace for a terminal
+// head of s ends: then head-evicted and head-terminated start advising heal, with no object
+// changing. A watchdog examines the cluster again at that time.
+func ReplaceDeadline(s *Snapshot, o Options) (at time.Time, ok bool) {
+	o = o.withDefaults()
+	for i := range s.Pods {
+		p := &s.Pods[i]
+		if !isRayPod(p) || !ray.IsHead(p) || !isTerminal(p) {
+			continue
+		}
+		if t := failedAt(p).Add(o.OperatorGrace); t.After(s.Now) && (at.IsZero() || t.Before(at)) {
+			at = t
+		}
+	}
+	return at, !at.IsZero()
 }
 
 // overdue says whether an operator that does replace terminal heads is late doing so.

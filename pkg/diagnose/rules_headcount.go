@@ -15,6 +15,9 @@ func headCountRules(ix *index, c *clusterView) []Finding {
 		return nil
 	}
 	if len(c.heads) == 0 {
+		if _, off := ix.restartDisabled(c); off {
+			return nil // by design: head-restart-disabled says so, without head-missing's remedy
+		}
 		created := ix.s.Now.Sub(c.rc.CreationTimestamp.Time)
 		if created <= ix.opts.OperatorGrace {
 			return nil // the operator has not had its chance yet

@@ -14,15 +14,20 @@ import (
 // same output: a rule that starts reading a dropped field fails it.
 
 // TrimPod keeps of a pod its identity, labels, owners, deletion and creation times, node,
-// restart policy and whole status; the secret values of its spec go into secrets.
+// restart policy, the name of its first container and whole status; the secret values of its spec go into secrets.
 func TrimPod(p *corev1.Pod, secrets Secrets) {
 	secrets.AddPodSpec(&p.Spec)
 	p.ObjectMeta = trimMeta(&p.ObjectMeta)
-	p.Spec = corev1.PodSpec{
+	spec := corev1.PodSpec{
 		NodeName:                      p.Spec.NodeName,
 		RestartPolicy:                 p.Spec.RestartPolicy,
 		TerminationGracePeriodSeconds: p.Spec.TerminationGracePeriodSeconds,
 	}
+	if len(p.Spec.Containers) > 0 {
+		// The first container's name only: KubeRay takes it as the Ray container.
+		spec.Containers = []corev1.Container{{Name: p.Spec.Containers[0].Name}}
+	}
+	p.Spec = spec
 }
 
 // TrimCluster drops a RayCluster's pod templates (rules read the head group's start parameters
@@ -31,8 +36,13 @@ func TrimPod(p *corev1.Pod, secrets Secrets) {
 func TrimCluster(rc *rayv1.RayCluster, secrets Secrets) {
 	secrets.AddClusterSpec(&rc.Spec)
 	meta := trimMeta(&rc.ObjectMeta)
-	if v, ok := rc.Annotations[AnnotationFTEnabled]; ok {
-		meta.Annotations = map[string]string{AnnotationFTEnabled: v}
+	for _, k := range []string{AnnotationFTEnabled, AnnotationDisableProvisionedHeadRestart} {
+		if v, ok := rc.Annotations[k]; ok {
+			if meta.Annotations == nil {
+				meta.Annotations = map[string]string{}
+			}
+			meta.Annotations[k] = v
+		}
 	}
 	rc.ObjectMeta = meta
 	rc.Spec.HeadGroupSpec.Template = corev1.PodTemplateSpec{}

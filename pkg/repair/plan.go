@@ -12,8 +12,10 @@ import (
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/version"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
@@ -128,6 +130,10 @@ func Plan(s *diagnose.Snapshot, findings []diagnose.Finding, opts Options) HealP
 				skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: f.Object, Why: why})
 				continue
 			}
+			if why := operatorReplacesWhy(s, f); why != "" {
+				skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: podRef(pod), Why: why})
+				continue
+			}
 			if a, why := ix.action(f.Rule, f.Cluster, pod, opts); why != "" {
 				skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: podRef(pod), Why: why})
 			} else {
@@ -135,6 +141,8 @@ func Plan(s *diagnose.Snapshot, findings []diagnose.Finding, opts Options) HealP
 			}
 		case diagnose.RuleHeadDuplicate:
 			ix.planDuplicate(f, opts, add, skip)
+		case diagnose.RuleHeadRestartDisabled:
+			skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: f.Object, Why: restartDisabledWhy(f.Evidence["operator"])})
 		case diagnose.RuleHeadPending, diagnose.RuleHeadCrashLoop, diagnose.RuleHeadMissing:
 			skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: f.Object, Why: notHealableWhy[f.Rule]})
 		}
@@ -270,7 +278,59 @@ func (ix *index) notOwnedWhy(clusterRef diagnose.Ref, pod *corev1.Pod) string {
 	if c.Spec.Suspend != nil && *c.Spec.Suspend {
 		return "its RayCluster is suspended; the operator would not create a new head"
 	}
+	// Whatever a finding says, heal never acts on a cluster whose head restart is disabled: the
+	// operator would not replace what heal deletes (kuberay #4234).
+	if ix.mayNotRestart(c) {
+		return restartDisabledWhy("")
+	}
 	return ""
+}
+
+// mayNotRestart: the operator may create no new head for c. Beyond doctor's HeadRestartDisabled:
+// the annotation whatever the version, and a provisioned RayJob cluster when no operator version
+// can be read (heal --watch does not read Deployments), since v1.5.x recreates none of those.
+// This costs no repair: only versions that write conditions can see a cluster provisioned, and
+// they delete terminal heads themselves.
+func (ix *index) mayNotRestart(c *rayv1.RayCluster) bool {
+	ops := diagnose.FindOperators(ix.s.Deployments)
+	if _, off := diagnose.HeadRestartDisabled(c, ops); off || c.Annotations[diagnose.AnnotationDisableProvisionedHeadRestart] == "true" {
+		return true
+	}
+	for _, op := range ops {
+		if _, err := version.ParseSemantic(op.Version); err == nil && op.ReadyReplicas > 0 {
+			return false
+		}
+	}
+	return c.Labels[diagnose.LabelOriginatedFromCRD] == "RayJob" &&
+		meta.IsStatusConditionTrue(c.Status.Conditions, string(rayv1.RayClusterProvisioned))
+}
+
+// restartDisabledWhy is heal's refusal on a cluster whose head restart is disabled by design.
+func restartDisabledWhy(op string) string {
+	if op == "" {
+		op = "the operator"
+	}
+	return "head restart is disabled on this RayCluster by design (" + diagnose.AnnotationDisableProvisionedHeadRestart +
+		", or a RayJob's cluster on KubeRay v1.5): " + op + " creates no new head, so heal never acts on it"
+}
+
+// operatorReplacesWhy: within the operator's grace a terminal head is the operator's to replace
+// (doctor's evidence operatorReplacesBy); heal deleting it would only race the operator.
+func operatorReplacesWhy(s *diagnose.Snapshot, f diagnose.Finding) string {
+	by, ok := f.Evidence[diagnose.EvidenceOperatorReplacesBy]
+	if !ok {
+		return ""
+	}
+	due, err := time.Parse(time.RFC3339, by)
+	if err != nil || !s.Now.Before(due) {
+		return ""
+	}
+	op := f.Evidence["operator"]
+	if op == "" {
+		op = "the operator"
+	}
+	return op + " deletes this head and creates a new one itself; heal leaves it to the operator until " + by +
+		" and acts only if it is still there then"
 }
 
 // stuckWhy says why a pod being deleted may not be force-deleted, or "".

@@ -266,4 +266,27 @@ func stopExtraSandboxes() {
 	if v150 != nil {
 		_ = v150.Down()
 	}
+	if v160 != nil {
+		_ = v160.Down()
+	}
+}
+
+var (
+	v160Once sync.Once
+	v160     *sandbox.Sandbox
+	v160Err  error
+)
+
+// sandboxV160 starts (once) and returns a sandbox running KubeRay v1.6.0 with its own CRDs.
+func sandboxV160(t *testing.T) *sandbox.Sandbox {
+	t.Helper()
+	v160Once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		v160, v160Err = sandbox.Up(ctx, sandbox.Config{Dir: filepath.Join(env.work, "sandbox-v1.6.0"), Operator: sandbox.OperatorV160, DieWithParent: true}, os.Stderr)
+	})
+	if v160Err != nil {
+		t.Fatalf("starting the KubeRay v1.6.0 sandbox: %v", v160Err)
+	}
+	return v160
 }

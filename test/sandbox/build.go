@@ -21,7 +21,8 @@ type part struct {
 	make    func(ctx context.Context) error
 }
 
-// Build makes every binary and manifest the sandbox needs, into the cache. Idempotent: a part
+// Build makes the binaries and manifests the sandbox needs, into the cache: the control plane,
+// kwok, and the KubeRay operators cfg.Build names (all when empty). Idempotent: a part
 // whose outputs exist is skipped, so a warm run does nothing. A cold run takes many minutes
 // (kube-apiserver alone compiles for about 7 minutes on 2 cores); progress goes to w.
 func Build(ctx context.Context, cfg Config, w io.Writer) error {
@@ -53,16 +54,18 @@ func Build(ctx context.Context, cfg Config, w io.Writer) error {
 		}},
 		{"kwok stages and CRDs " + KwokVersion, []string{cfg.kwokStages(), cfg.kwokCRDs()}, b.kwokManifests},
 	}
-	for _, v := range Operators {
+	bins, crds := cfg.builds()
+	for _, v := range bins {
 		v := v
-		parts = append(parts,
-			part{"KubeRay operator " + v, []string{cfg.operatorBin(v)}, func(ctx context.Context) error {
-				return b.goBuild(ctx, "kuberay-"+v, "github.com/ray-project/kuberay/ray-operator", cfg.operatorBin(v))
-			}},
-			part{"KubeRay CRDs and samples " + v, []string{cfg.operatorCRDs(v)}, func(ctx context.Context) error {
-				return b.kuberayManifests(ctx, v)
-			}},
-		)
+		parts = append(parts, part{"KubeRay operator " + v, []string{cfg.operatorBin(v)}, func(ctx context.Context) error {
+			return b.goBuild(ctx, "kuberay-"+v, "github.com/ray-project/kuberay/ray-operator", cfg.operatorBin(v))
+		}})
+	}
+	for _, v := range crds {
+		v := v
+		parts = append(parts, part{"KubeRay CRDs and samples " + v, []string{cfg.operatorCRDs(v)}, func(ctx context.Context) error {
+			return b.kuberayManifests(ctx, v)
+		}})
 	}
 	var todo []part
 	for _, p := range parts {
@@ -75,7 +78,7 @@ func Build(ctx context.Context, cfg Config, w io.Writer) error {
 		return nil
 	}
 	start := time.Now()
-	fmt.Fprintf(w, "sandbox build: %d of %d parts to build into %s (a cold build takes about 7-10 minutes on 2 cores)\n", len(todo), len(parts), cfg.Cache)
+	fmt.Fprintf(w, "sandbox build: %d of %d parts to build into %s (cold, everything: over 10 minutes on 2 cores; see README)\n", len(todo), len(parts), cfg.Cache)
 	for i, p := range todo {
 		t := time.Now()
 		fmt.Fprintf(w, "sandbox build: [%d/%d] %s ...\n", i+1, len(todo), p.name)

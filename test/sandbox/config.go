@@ -21,13 +21,14 @@ const (
 	KwokVersion       = "v0.8.0"
 	OperatorV111      = "v1.1.1" // has the evicted-head bug (kuberay #2125)
 	OperatorV150      = "v1.5.0" // fixed since v1.2.0 (kuberay PR #2217)
+	OperatorV160      = "v1.6.0" // honours ray.io/disable-provisioned-head-restart (kuberay #4234)
 	OperatorNone      = "none"
 	DefaultOperator   = OperatorV111
 	defaultCRDVersion = OperatorV150
 )
 
 // Operators are the operator versions the sandbox can run.
-var Operators = []string{OperatorV111, OperatorV150}
+var Operators = []string{OperatorV111, OperatorV150, OperatorV160}
 
 // Config says where the sandbox lives and what it runs.
 type Config struct {
@@ -36,8 +37,12 @@ type Config struct {
 	Dir string
 	// Cache holds the built binaries, keyed by version; shared by every sandbox.
 	Cache string
-	// Operator is OperatorV111, OperatorV150 or OperatorNone.
+	// Operator is OperatorV111, OperatorV150, OperatorV160 or OperatorNone.
 	Operator string
+	// Build lists the operator versions Build makes (OperatorNone: none, only the CRDs); empty
+	// means all of Operators. The demo builds only the version it runs, so an operator it does
+	// not use never makes it wait.
+	Build []string
 	// Nodes is how many kwok-managed fake nodes to create.
 	Nodes int
 	// Repo is the kubectl-ray checkout, where hack/sandbox/modules lives.
@@ -91,10 +96,13 @@ func (c *Config) defaults() error {
 	if c.Nodes < 0 || c.Nodes > 500 {
 		return fmt.Errorf("--nodes %d is out of range: use 0 to 500", c.Nodes)
 	}
-	switch c.Operator {
-	case OperatorV111, OperatorV150, OperatorNone:
-	default:
-		return fmt.Errorf("unknown operator version %q: use --operator %s|%s|%s", c.Operator, OperatorV111, OperatorV150, OperatorNone)
+	if err := checkOperator(c.Operator); err != nil {
+		return err
+	}
+	for _, v := range c.Build {
+		if err := checkOperator(v); err != nil {
+			return err
+		}
 	}
 	if c.Repo == "" {
 		wd, _ := os.Getwd()
@@ -113,6 +121,41 @@ func (c *Config) defaults() error {
 	}
 	c.Dir = abs
 	return nil
+}
+
+func checkOperator(v string) error {
+	if v == OperatorNone {
+		return nil
+	}
+	for _, known := range Operators {
+		if v == known {
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown operator version %q: use --operator %s|%s", v, strings.Join(Operators, "|"), OperatorNone)
+}
+
+// builds are the operator versions whose binaries Build makes, and crds those whose CRDs (and
+// samples) it writes: an operator-less sandbox still needs the ray.io CRDs.
+func (c Config) builds() (bins, crds []string) {
+	want := c.Build
+	if len(want) == 0 {
+		want = Operators
+	}
+	seen := map[string]bool{}
+	for _, v := range want {
+		if v == OperatorNone {
+			v = defaultCRDVersion
+		} else if !seen["bin"+v] {
+			seen["bin"+v] = true
+			bins = append(bins, v)
+		}
+		if !seen[v] {
+			seen[v] = true
+			crds = append(crds, v)
+		}
+	}
+	return bins, crds
 }
 
 // Paths of the built artefacts in the cache.

@@ -36,7 +36,7 @@ func Up(ctx context.Context, cfg Config, out io.Writer) (_ *Sandbox, err error) 
 	}
 	if cfg.Operator != OperatorNone {
 		if _, err := os.Stat(cfg.operatorBin(cfg.Operator)); err != nil {
-			return nil, fmt.Errorf("KubeRay operator %s is not built: run `make sandbox-build` first", cfg.Operator)
+			return nil, fmt.Errorf("KubeRay operator %s is not built: run `go run ./hack/sandbox build --operator %s` first", cfg.Operator, cfg.Operator)
 		}
 	}
 	// A fresh state each time: old data would resurrect old objects.

@@ -82,7 +82,7 @@ func (o *Options) watchdog(ctx context.Context, c *kube.Clients, log *repair.Log
 	rules := o.rules
 	wd := repair.NewWatchdog(repair.WatchdogConfig{
 		Diagnose: func(s *diagnose.Snapshot) []diagnose.Finding { return diagnose.Diagnose(s, rules).Findings },
-		Recheck:  func(s *diagnose.Snapshot) (time.Time, bool) { return diagnose.TerminatingDeadline(s, rules) },
+		Recheck:  func(s *diagnose.Snapshot) (time.Time, bool) { return recheckAt(s, rules) },
 		Exec:     &repair.Executor{Deleter: c, Events: c, DryRun: o.dryRun, Now: o.f.Now},
 		Opts:     repair.Options{Force: o.force},
 		MinAge:   o.minAge,
@@ -130,4 +130,16 @@ func identity() string {
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
 	return host + "_" + hex.EncodeToString(b)
+}
+
+// recheckAt is the earliest time a cluster's plan can change with no object changing: a
+// terminating head passing its margin, or the operator's grace for a terminal head ending.
+func recheckAt(s *diagnose.Snapshot, rules diagnose.Options) (time.Time, bool) {
+	a, okA := diagnose.TerminatingDeadline(s, rules)
+	b, okB := diagnose.ReplaceDeadline(s, rules)
+	switch {
+	case okA && okB && b.Before(a), !okA:
+		return b, okB
+	}
+	return a, okA
 }

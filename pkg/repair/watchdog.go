@@ -10,6 +10,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // ClusterCache is the watchdog's view of the cluster: one RayCluster's state as a Snapshot.
@@ -32,6 +33,15 @@ type Watchdog struct {
 	acted map[types.UID]time.Time
 	// told: not-healable findings already logged, so each is logged once.
 	told map[string]bool
+	// replacing: clusters whose head was deleted, waiting for a new head to be Ready.
+	replacing map[types.NamespacedName]replacing
+}
+
+// replacing is a deleted head whose replacement the watchdog has not yet seen Ready.
+type replacing struct {
+	rule string
+	at   time.Time
+	old  types.UID
 }
 
 // WatchdogConfig is what a Watchdog is built from.
@@ -48,9 +58,18 @@ type WatchdogConfig struct {
 	// terminating head passing its margin becomes stuck: diagnose.TerminatingDeadline); the
 	// cluster is examined again just after. Without it, only informer events re-examine.
 	Recheck func(*diagnose.Snapshot) (time.Time, bool)
-	// Clock times the queue's delays (MinAge, Recheck, retries); nil is the real clock.
+	// Clock times the queue's delays (MinAge, Recheck, retries) and the heartbeat; nil is the
+	// real clock.
 	Clock clock.WithTicker
+	// Observer hears outcomes, refusals, broken heads and timings (metrics); nil hears nothing.
+	Observer Observer
+	// Heartbeat: how often a heartbeat goes through the queue, so an Observer can tell a
+	// wedged watchdog (beats stop) from an idle one (beats go on). Zero sends none.
+	Heartbeat time.Duration
 }
+
+// heartbeatKey is the queue item of the heartbeat: no RayCluster has an empty name.
+var heartbeatKey = types.NamespacedName{}
 
 // recheckSlack: rules compare with "past the deadline", so re-examine a little after it.
 const recheckSlack = time.Second
@@ -64,6 +83,13 @@ func NewWatchdog(cfg WatchdogConfig) *Watchdog {
 	w.since = map[types.NamespacedName]map[types.UID]time.Time{}
 	w.acted = map[types.UID]time.Time{}
 	w.told = map[string]bool{}
+	w.replacing = map[types.NamespacedName]replacing{}
+	if w.Observer == nil {
+		w.Observer = NopObserver{}
+	}
+	if w.Clock == nil {
+		w.Clock = clock.RealClock{}
+	}
 	if w.Workers <= 0 {
 		w.Workers = 4
 	}
@@ -83,6 +109,10 @@ func (w *Watchdog) Run(ctx context.Context) {
 		<-ctx.Done()
 		w.queue.ShutDown()
 	}()
+	w.Observer.Beat(w.Now())
+	if w.Heartbeat > 0 {
+		go w.heartbeat(ctx)
+	}
 	var wg sync.WaitGroup
 	for i := 0; i < w.Workers; i++ {
 		wg.Add(1)
@@ -93,8 +123,11 @@ func (w *Watchdog) Run(ctx context.Context) {
 				if quit {
 					return
 				}
-				w.sync(ctx, key)
+				if key != heartbeatKey {
+					w.sync(ctx, key)
+				}
 				w.queue.Done(key)
+				w.Observer.Beat(w.Now())
 			}
 		}()
 	}
@@ -108,9 +141,12 @@ func (w *Watchdog) sync(ctx context.Context, key types.NamespacedName) {
 	if !ok {
 		w.mu.Lock()
 		delete(w.since, key)
+		delete(w.replacing, key)
 		w.mu.Unlock()
+		w.Observer.Broken(key, nil)
 		return
 	}
+	w.replacedYet(key, s, now)
 	plan := Plan(s, w.Diagnose(s), w.Opts)
 	for _, sk := range plan.NotHealable {
 		w.tellOnce(sk)
@@ -121,21 +157,31 @@ func (w *Watchdog) sync(ctx context.Context, key types.NamespacedName) {
 		}
 	}
 	failed := false
-	for _, a := range w.due(key, plan, now) {
+	due, broken := w.due(key, plan, now)
+	w.Observer.Broken(key, broken)
+	for _, d := range due {
 		if ctx.Err() != nil {
 			return
 		}
+		a := d.Action
 		o := w.Exec.apply(ctx, a, false)
 		if ctx.Err() != nil && o.Result == Failed {
 			w.Log.Line("warn", "stopped acting: leadership lost or shutting down", "pod", a.Pod.Namespace+"/"+a.Pod.Name)
 			return
 		}
 		w.logOutcome(o)
+		w.Observer.Outcome(o)
 		switch o.Result {
 		case Deleted, DryRun, Gone:
 			w.mu.Lock()
 			w.acted[types.UID(a.Pod.UID)] = o.At
+			if o.Result == Deleted {
+				w.replacing[key] = replacing{rule: a.Rule, at: o.At, old: types.UID(a.Pod.UID)}
+			}
 			w.mu.Unlock()
+			if o.Result == Deleted {
+				w.Observer.SeenToDelete(a.Rule, o.At.Sub(d.first))
+			}
 		case Failed:
 			failed = true
 		}
@@ -149,8 +195,15 @@ func (w *Watchdog) sync(ctx context.Context, key types.NamespacedName) {
 	}
 }
 
-// due returns the actions healable for MinAge, and re-queues the cluster for the others.
-func (w *Watchdog) due(key types.NamespacedName, plan HealPlan, now time.Time) []Action {
+// dueAction is an action whose head has needed healing for MinAge, since first.
+type dueAction struct {
+	Action
+	first time.Time
+}
+
+// due returns the actions healable for MinAge, and re-queues the cluster for the others. broken
+// counts, by rule, the heads still to act on (nil when none).
+func (w *Watchdog) due(key types.NamespacedName, plan HealPlan, now time.Time) (out []dueAction, broken map[string]int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for uid, at := range w.acted {
@@ -160,7 +213,6 @@ func (w *Watchdog) due(key types.NamespacedName, plan HealPlan, now time.Time) [
 	}
 	prev := w.since[key]
 	next := map[types.UID]time.Time{}
-	var out []Action
 	var wait time.Duration
 	for _, a := range plan.Actions {
 		uid := types.UID(a.Pod.UID)
@@ -172,13 +224,17 @@ func (w *Watchdog) due(key types.NamespacedName, plan HealPlan, now time.Time) [
 			first = now
 		}
 		next[uid] = first
+		if broken == nil {
+			broken = map[string]int{}
+		}
+		broken[a.Rule]++
 		if left := w.MinAge - now.Sub(first); left > 0 {
 			if wait == 0 || left < wait {
 				wait = left
 			}
 			continue
 		}
-		out = append(out, a)
+		out = append(out, dueAction{Action: a, first: first})
 	}
 	// Heads no longer in the plan (they recovered, or changed) start their grace again.
 	if len(next) == 0 {
@@ -189,7 +245,43 @@ func (w *Watchdog) due(key types.NamespacedName, plan HealPlan, now time.Time) [
 	if wait > 0 {
 		w.queue.AddAfter(key, wait)
 	}
-	return out
+	return out, broken
+}
+
+// heartbeat puts heartbeatKey through the queue every Heartbeat until ctx ends.
+func (w *Watchdog) heartbeat(ctx context.Context) {
+	t := w.Clock.NewTicker(w.Heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C():
+			w.queue.Add(heartbeatKey)
+		}
+	}
+}
+
+// replacedYet tells the Observer how long a head deleted by the watchdog took to be replaced,
+// once the cluster has a Running and Ready head other than the deleted one.
+func (w *Watchdog) replacedYet(key types.NamespacedName, s *diagnose.Snapshot, now time.Time) {
+	w.mu.Lock()
+	r, ok := w.replacing[key]
+	w.mu.Unlock()
+	if !ok {
+		return
+	}
+	for i := range s.Pods {
+		p := &s.Pods[i]
+		if p.UID == r.old || !ray.IsHead(p) || !runningReady(p) {
+			continue
+		}
+		w.mu.Lock()
+		delete(w.replacing, key)
+		w.mu.Unlock()
+		w.Observer.Replaced(r.rule, now.Sub(r.at))
+		return
+	}
 }
 
 func (w *Watchdog) tellOnce(sk Skip) {
@@ -199,6 +291,7 @@ func (w *Watchdog) tellOnce(sk Skip) {
 	w.told[k] = true
 	w.mu.Unlock()
 	if !seen {
+		w.Observer.Refused(sk)
 		w.Log.Line("info", "not healable", "rule", sk.Rule, "raycluster", sk.Cluster.Namespace+"/"+sk.Cluster.Name,
 			"object", sk.Object.Name, "why", sk.Why)
 	}

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -109,6 +111,17 @@ func TestDoctorHeadEvictedKubeRayV111(t *testing.T) {
 	if r := h.Run("doctor", "raycluster/evicted", "--fail-on", "never"); r.Code != 0 || !strings.Contains(r.Stdout, "head-evicted") {
 		t.Errorf("raycluster/evicted --fail-on never: %s", r)
 	}
+
+	// -o prometheus: the same findings as gauges, read back with Prometheus' exposition parser.
+	prom := h.Run("doctor", "-o", "prometheus")
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	mfs, err := parser.TextToMetricFamilies(strings.NewReader(prom.Stdout))
+	if prom.Code != 1 || err != nil {
+		t.Fatalf("-o prometheus: %v\n%s", err, prom)
+	}
+	wantSample(t, mfs, 1, "kubectl_ray_doctor_findings", "namespace", h.NS, "raycluster", "evicted", "rule", "head-evicted", "severity", "error")
+	wantSample(t, mfs, 1, "kubectl_ray_doctor_clusters", "health", "error")
+	wantSample(t, mfs, 0, "kubectl_ray_doctor_clusters", "health", "healthy")
 
 	// The read-only user sees everything doctor needs: same findings.
 	rd, rres := h.doctorJSON("--context", "sandbox-reader")

@@ -34,34 +34,61 @@ func wantDeletedRecord(t *testing.T, rec map[string]string, ns, cluster string, 
 // heal --watch heals an evicted head with no other command, survives a 10 s API server outage
 // (in a sandbox of the test's own: the shared one is never stopped) and heals the next eviction.
 // Evictions are the kubelet's part, played by play.KubeletEvict; the real KubeRay v1.1.1 creates
-// the new heads.
+// the new heads. Its /metrics are scraped before and after each heal and read with Prometheus'
+// exposition parser; /readyz turns 503 during the outage and 200 after it, while /healthz stays
+// 200 (an outage is no reason to restart the process).
 func TestHealWatchSurvivesAPIServerRestart(t *testing.T) {
 	t.Parallel()
 	sb := ownSandbox(t, "watch", sandbox.OperatorV111)
 	h := newHOn(t, sb)
 	h.CreateRayCluster("wc", nil)
 	h.WaitClusterRunning("wc", 90*time.Second)
-	wd := h.startWatchdog("heal", sb.Kubeconfig(), "heal", "--watch", "--yes", "--min-age", "0s", "-n", h.NS, "-o", "json")
+	wd := h.startWatchdog("heal", sb.Kubeconfig(), "heal", "--watch", "--yes", "--min-age", "0s", "-n", h.NS, "-o", "json",
+		"--metrics-bind-address", "127.0.0.1:0")
+	addr := wd.metricsAddr(60 * time.Second)
 	start := wd.WaitRecord("the watching line", 60*time.Second, "msg", "watching")
 	if start["scope"] != h.NS || start["rayclusters"] != "1" || start["minAge"] != "0s" || start["dryRun"] != "false" {
 		t.Errorf("watching line: %v", start)
 	}
+	waitProbe(t, addr, "/readyz", 200, 30*time.Second)
+	before := scrape(t, addr)
+	wantSample(t, before, 0, "kubectl_ray_heal_heals_total", "rule", "head-evicted", "result", "deleted")
+	wantSample(t, before, 1, "kubectl_ray_heal_leader")
+	wantSample(t, before, 1, "kubectl_ray_heal_ready")
 
 	first := h.healEvict("wc")
 	rec := wd.WaitRecord("the delete of "+first.Name, 60*time.Second, "result", "deleted", "pod", first.Name)
 	wantDeletedRecord(t, rec, h.NS, "wc", first)
 	second := h.waitNewHead("wc", first.Name, 60*time.Second)
+	// The watchdog sees the new head Ready through its informer a moment after the test does.
+	after := waitSample(t, addr, 15*time.Second, 1, "kubectl_ray_heal_delete_to_ready_seconds", "rule", "head-evicted")
+	wantSample(t, after, 1, "kubectl_ray_heal_heals_total", "rule", "head-evicted", "result", "deleted")
+	wantSample(t, after, 0, "kubectl_ray_heal_heads_needing_heal", "rule", "head-evicted")
+	wantSample(t, after, 1, "kubectl_ray_heal_seen_to_delete_seconds", "rule", "head-evicted")
+	wantSample(t, after, 1, "kubectl_ray_heal_delete_to_ready_seconds", "rule", "head-evicted")
+	wantSample(t, after, 0, "kubectl_ray_heal_api_errors_total", "operation", "delete")
+	if _, ok := sample(after, "process_resident_memory_bytes"); !ok {
+		t.Error("no process collector metrics")
+	}
 
 	if err := sb.Stop("kube-apiserver"); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(10 * time.Second)
+	body := waitProbe(t, addr, "/readyz", 503, 10*time.Second)
+	if !strings.Contains(body, "the API server does not answer") {
+		t.Errorf("/readyz during the outage: %q", body)
+	}
+	if code, body := probeStatus(addr, "/healthz"); code != 200 {
+		t.Errorf("/healthz during the outage: %d %q, want 200", code, body)
+	}
+	time.Sleep(5 * time.Second)
 	if err := sb.Start(h.Ctx, "kube-apiserver"); err != nil {
 		t.Fatal(err)
 	}
 	if !wd.Running() {
 		t.Fatalf("the watchdog exited during the outage (code %d): %s", wd.code, wd.Stderr())
 	}
+	waitProbe(t, addr, "/readyz", 200, 30*time.Second)
 
 	// After the outage client-go's reflectors reconnect with their backoff (up to 30 s).
 	evicted := h.healEvict("wc")
@@ -72,6 +99,11 @@ func TestHealWatchSurvivesAPIServerRestart(t *testing.T) {
 	wantDeletedRecord(t, rec, h.NS, "wc", evicted)
 	h.waitNewHead("wc", second.Name, 60*time.Second)
 
+	final := scrape(t, addr)
+	wantSample(t, final, 2, "kubectl_ray_heal_heals_total", "rule", "head-evicted", "result", "deleted")
+	if v, _ := sample(final, "kubectl_ray_heal_api_errors_total", "operation", "ping"); v < 1 {
+		t.Errorf("the outage's failed API checks were not counted: %v", v)
+	}
 	if n := len(wd.Matching("result", "deleted")); n != 2 || len(wd.Matching("level", "error")) != 0 {
 		t.Errorf("want exactly 2 deletes and no error line, got:\n%v", wd.Lines())
 	}

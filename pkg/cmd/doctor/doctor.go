@@ -13,6 +13,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+	"github.com/kubectl-ray/kubectl-ray/pkg/metrics"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
@@ -58,7 +59,7 @@ installed; 4 forbidden; 5 the named object does not exist.`,
 		ValidArgsFunction: f.CompleteRayNames(cmdutil.CompleteClusters | cmdutil.CompleteServices),
 		RunE:              func(cmd *cobra.Command, args []string) error { return cmdutil.RunOptions(o, cmd, args) },
 	}
-	o.output = cmdutil.AddOutputFlag(cmd, "table", "wide", "json", "yaml", "junit")
+	o.output = cmdutil.AddOutputFlag(cmd, "table", "wide", "json", "yaml", "junit", "prometheus")
 	cmd.Flags().BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "Check RayClusters in all namespaces")
 	cmd.Flags().StringVarP(&o.selector, "selector", "l", "", "Check only RayClusters with these labels (e.g. team=ml,env!=dev)")
 	cmd.Flags().StringVar(&o.failOn, "fail-on", "error", "Exit 1 when a finding has this severity or worse: error|warning|never")
@@ -131,6 +132,8 @@ func (o *Options) Run(cmd *cobra.Command) error {
 		err = cmdutil.PrintStructured(out, o.output.Value, newDocument(&r, o))
 	case "junit":
 		err = writeJUnit(out, &r, o.threshold)
+	case "prometheus":
+		err = metrics.WriteDoctor(out, &r)
 	default:
 		err = o.printTable(out, &r, o.output.Value == "wide")
 	}

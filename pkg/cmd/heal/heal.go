@@ -31,6 +31,7 @@ type Options struct {
 	minAge         time.Duration
 	leaderElect    bool
 	leaseNamespace string
+	metricsAddr    string
 
 	changed func(flag string) bool
 	// rules are doctor's thresholds; heal uses doctor's defaults so both agree.
@@ -77,6 +78,7 @@ the RayCluster and the pod.`,
 	fl.DurationVar(&o.minAge, "min-age", 10*time.Second, "With --watch: heal a head only after it has needed healing this long")
 	fl.BoolVar(&o.leaderElect, "leader-elect", false, "With --watch: act only while holding the Lease "+"kubectl-ray-heal, so several replicas can run")
 	fl.StringVar(&o.leaseNamespace, "lease-namespace", "", "With --leader-elect: the namespace of the Lease")
+	fl.StringVar(&o.metricsAddr, "metrics-bind-address", "", "With --watch: serve /metrics, /healthz and /readyz on this host:port (e.g. :8080); off when empty")
 	o.changed = func(name string) bool { return cmd.Flags().Changed(name) }
 	return cmd
 }
@@ -117,6 +119,8 @@ func (o *Options) Validate() error {
 		return exit.Usagef("--leader-elect applies only to --watch; a one-shot heal needs no leader")
 	case o.changed("lease-namespace") && !o.leaderElect:
 		return exit.Usagef("--lease-namespace applies only with --leader-elect")
+	case !o.watch && o.metricsAddr != "":
+		return exit.Usagef("--metrics-bind-address applies only to --watch; a one-shot heal has nothing to scrape")
 	}
 	if !o.watch {
 		return nil

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+	"github.com/kubectl-ray/kubectl-ray/pkg/metrics"
 	"github.com/kubectl-ray/kubectl-ray/pkg/repair"
 )
 
@@ -34,8 +35,13 @@ func (o *Options) runWatch(ctx context.Context) error {
 	}
 	log := repair.NewLogger(o.f.IOStreams.Out, format, o.f.Now)
 	kube.RouteClientLogs(log.Line)
+	wm, err := o.startMetrics(ctx, c, log)
+	if err != nil {
+		return err
+	}
 	if !o.leaderElect {
-		return o.watchdog(ctx, c, log)
+		wm.role(metrics.RoleLeader)
+		return o.watchdog(ctx, c, log, wm)
 	}
 	if err := c.CheckLeaseNamespace(ctx, o.leaseNamespace); err != nil {
 		return err
@@ -44,15 +50,17 @@ func (o *Options) runWatch(ctx context.Context) error {
 	ctx, fail := context.WithCancelCause(ctx)
 	var leading atomic.Bool
 	err = c.RunElected(ctx, o.leaseNamespace, id, election, func(lctx context.Context) {
-		if err := o.watchdog(lctx, c, log); err != nil && lctx.Err() == nil {
+		if err := o.watchdog(lctx, c, log, wm); err != nil && lctx.Err() == nil {
 			fail(err) // a fatal error (RBAC) ends the process, leader or not
 		}
 	}, func(event, who string) {
 		switch event {
 		case "leading":
 			leading.Store(true)
+			wm.role(metrics.RoleLeader)
 			log.Line("info", "became leader; acting", "lease", o.leaseNamespace+"/"+kube.LeaseName, "identity", who)
 		case "stopped":
+			wm.role(metrics.RoleStandby)
 			switch {
 			case !leading.Swap(false):
 			case ctx.Err() != nil:
@@ -63,6 +71,7 @@ func (o *Options) runWatch(ctx context.Context) error {
 				log.Line("warn", "lost leadership; stopped acting", "lease", o.leaseNamespace+"/"+kube.LeaseName, "identity", who)
 			}
 		case "following":
+			wm.role(metrics.RoleStandby)
 			log.Line("info", "following the leader; not acting", "lease", o.leaseNamespace+"/"+kube.LeaseName, "leader", who)
 		}
 	})
@@ -76,18 +85,20 @@ func (o *Options) runWatch(ctx context.Context) error {
 }
 
 // watchdog runs the informers and the Watchdog until ctx ends or an error no retry can fix.
-func (o *Options) watchdog(ctx context.Context, c *kube.Clients, log *repair.Logger) error {
+func (o *Options) watchdog(ctx context.Context, c *kube.Clients, log *repair.Logger, wm *watchMetrics) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	rules := o.rules
 	wd := repair.NewWatchdog(repair.WatchdogConfig{
-		Diagnose: func(s *diagnose.Snapshot) []diagnose.Finding { return diagnose.Diagnose(s, rules).Findings },
-		Recheck:  func(s *diagnose.Snapshot) (time.Time, bool) { return recheckAt(s, rules) },
-		Exec:     &repair.Executor{Deleter: c, Events: c, DryRun: o.dryRun, Now: o.f.Now},
-		Opts:     repair.Options{Force: o.force},
-		MinAge:   o.minAge,
-		Now:      o.f.Now,
-		Log:      log,
+		Diagnose:  func(s *diagnose.Snapshot) []diagnose.Finding { return diagnose.Diagnose(s, rules).Findings },
+		Recheck:   func(s *diagnose.Snapshot) (time.Time, bool) { return recheckAt(s, rules) },
+		Exec:      &repair.Executor{Deleter: c, Events: c, DryRun: o.dryRun, Now: o.f.Now},
+		Opts:      repair.Options{Force: o.force},
+		MinAge:    o.minAge,
+		Now:       o.f.Now,
+		Log:       log,
+		Observer:  wm.observer(),
+		Heartbeat: wm.heartbeat(),
 	})
 	// Nodes are cached only with --force: only force deletes need them, and without it the
 	// watchdog needs no cluster-wide read of nodes.
@@ -96,6 +107,7 @@ func (o *Options) watchdog(ctx context.Context, c *kube.Clients, log *repair.Log
 		return err
 	}
 	inf.Warn = func(resource string, err error) {
+		wm.watchError(resource)
 		log.Line("warn", "watch interrupted; the informer lists again", "resource", resource, "error", err.Error())
 	}
 	wd.Cache = inf
@@ -105,6 +117,7 @@ func (o *Options) watchdog(ctx context.Context, c *kube.Clients, log *repair.Log
 		}
 		return err
 	}
+	wm.synced()
 	scope := o.namespace
 	if scope == "" {
 		scope = "all namespaces"

@@ -49,6 +49,31 @@ func WriteJUnit(w io.Writer, r *Report) error {
 		}
 		suite.Cases = append(suite.Cases, tc)
 	}
+	return writeJUnit(w, suite)
+}
+
+// WritePressureJUnit writes one testcase: whether the cluster came back (with --watch-eviction),
+// else that the container was injected.
+func WritePressureJUnit(w io.Writer, r *PressureReport) error {
+	s := r.Settings
+	suite := junitSuite{Name: fmt.Sprintf("kubectl ray chaos %s %s/%s", s.Experiment, s.Namespace, s.Target), Tests: 1, Time: "0.000"}
+	if n := len(r.Events); n > 0 {
+		suite.Time = fmt.Sprintf("%.3f", r.Events[n-1].AtMs/1000)
+	}
+	name := "recovery"
+	if !s.WatchEviction {
+		name = "injected"
+	}
+	tc := junitCase{Name: name, ClassName: s.Experiment, SystemOut: r.Verdict.Message}
+	if !r.Verdict.Passed {
+		suite.Failures++
+		tc.Failure = &junitFailure{Message: r.Verdict.Message, Type: r.Verdict.Outcome, Text: r.Verdict.Message}
+	}
+	suite.Cases = []junitCase{tc}
+	return writeJUnit(w, suite)
+}
+
+func writeJUnit(w io.Writer, suite junitSuite) error {
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package chaos
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -324,4 +325,30 @@ func TestWatchEvictionTimeline(t *testing.T) {
 		t.Fatal("the watch did not end after the replacement ran")
 	}
 	golden(t, "watch-eviction.txt", h.out.String())
+}
+
+// With -o json the injection line goes to stderr and stdout holds the document only.
+func TestInjectJSONReport(t *testing.T) {
+	h := newHarness(t, "ml", head("demo-head-x7k2p"))
+	if err := h.run(t, NewDiskPressureCmd, "demo", "--size", "1Gi", "--yes", "-o", "json"); err != nil {
+		t.Fatalf("%v\n%s", err, h.errOut)
+	}
+	var doc struct {
+		Kind     string
+		Settings struct{ Pod, Container string }
+		Verdict  struct {
+			Passed  bool
+			Outcome string
+		}
+	}
+	if err := json.Unmarshal(h.out.Bytes(), &doc); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, h.out)
+	}
+	if doc.Kind != "PressureReport" || doc.Settings.Pod != "demo-head-x7k2p" || doc.Settings.Container != "kubectl-ray-disk-pressure-abcde" ||
+		!doc.Verdict.Passed || doc.Verdict.Outcome != "not-watched" {
+		t.Errorf("report: %+v", doc)
+	}
+	if !strings.HasPrefix(h.errOut.String(), "injected kubectl-ray-disk-pressure-abcde into pod ml/demo-head-x7k2p") {
+		t.Errorf("stderr: %q", h.errOut)
+	}
 }

@@ -79,6 +79,9 @@ func KindOf(err error) ErrorKind {
 type Outcome struct {
 	// Passed: the SLO held, or the cluster came back.
 	Passed bool
+	// Note, when set, says why it did not pass beyond what the report shows (e.g. not recovered
+	// in time); the command prints it after the report.
+	Note *Error
 }
 
 // Confirmation is what a runner asks about before its destructive step; the command asks the

@@ -1,9 +1,11 @@
 package chaos
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
@@ -37,4 +39,26 @@ func writeFile(path string, write func(io.Writer) error) error {
 		return err
 	}
 	return f.Close()
+}
+
+// checkWritable makes sure a report file can be written before anything is changed: a bad path
+// found after the run would turn a finished run into an error. It creates and removes a
+// temporary file next to path, so it leaves nothing behind. "" is fine (no file asked).
+func checkWritable(path string) error {
+	if path == "" {
+		return nil
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return errors.New("is a directory")
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".kubectl-ray-check-*")
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return pe.Err // the path is in the message already
+		}
+		return err
+	}
+	tmp.Close()
+	return os.Remove(tmp.Name())
 }

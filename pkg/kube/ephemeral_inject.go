@@ -5,7 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 )
 
 // InjectEphemeralContainer adds ec to pod with EphemeralContainerPatch (the pod's uid and
@@ -14,7 +14,7 @@ import (
 func (c *Clients) InjectEphemeralContainer(ctx context.Context, pod *corev1.Pod, ec corev1.EphemeralContainer, dryRun bool) (*corev1.Pod, error) {
 	patch, err := EphemeralContainerPatch(pod, ec)
 	if err != nil {
-		return nil, exit.Errorf(exit.API, "cannot build the patch for pod %s/%s: %v", pod.Namespace, pod.Name, err)
+		return nil, fault.Errorf(fault.API, "cannot build the patch for pod %s/%s: %v", pod.Namespace, pod.Name, err)
 	}
 	return c.AddEphemeralContainer(ctx, pod, patch, dryRun)
 }

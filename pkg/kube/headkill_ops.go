@@ -6,7 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 )
 
 // Tunnel is an open port-forward as the head-kill probe uses it.
@@ -31,8 +31,8 @@ func (c *Clients) OpenTunnel(ctx context.Context, namespace, pod string, port in
 func (c *Clients) KillHeadPod(ctx context.Context, pod *corev1.Pod, mode KillMode, dryRun bool) error {
 	err := c.KillPod(ctx, pod, mode, dryRun)
 	var refused *Refused
-	if err == nil || errors.As(err, &refused) || exit.Has(err) {
+	if err == nil || errors.As(err, &refused) || fault.KindOf(err) != 0 {
 		return err
 	}
-	return exit.Errorf(exit.API, "cannot %s head pod %s/%s: %v; nothing was killed", mode, pod.Namespace, pod.Name, err)
+	return fault.Errorf(fault.API, "cannot %s head pod %s/%s: %v; nothing was killed", mode, pod.Namespace, pod.Name, err)
 }

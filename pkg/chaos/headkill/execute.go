@@ -13,6 +13,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // WatchStartTimeout bounds the start-up: the watches' first LISTs and the first port-forwards.
@@ -32,10 +33,10 @@ func (s *Settings) run(ctx context.Context, c Cluster, t *target, advice []repor
 
 	tr := NewTracker(t.head, t.cluster)
 	now := s.Now
-	podSelector := LabelCluster + "=" + t.cluster
+	podSelector := ray.LabelCluster + "=" + t.cluster
 	if s.RayService != "" {
 		// A RayService may replace the whole cluster: follow every Ray pod of the namespace.
-		podSelector = LabelCluster
+		podSelector = ray.LabelCluster
 	}
 	// Until the probe starts, Ctrl-C or a slow API server ends the run with nothing killed.
 	startCtx, endStart := context.WithTimeout(ctx, WatchStartTimeout)

@@ -17,6 +17,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // fakeCluster is Cluster without a cluster: a RayCluster demo with one head, and a record of
@@ -31,7 +32,7 @@ type fakeCluster struct {
 
 func newFakeCluster() *fakeCluster {
 	h := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "demo-head-x7k2p", Namespace: "ml", UID: "uid-head",
-		Labels: map[string]string{LabelCluster: "demo", LabelNodeType: "head"}}, Status: corev1.PodStatus{Phase: corev1.PodRunning}}
+		Labels: map[string]string{ray.LabelCluster: "demo", ray.LabelNodeType: "head"}}, Status: corev1.PodStatus{Phase: corev1.PodRunning}}
 	return &fakeCluster{head: h, headNow: h}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // target is what the run resolved before anything is changed.
@@ -46,7 +47,7 @@ func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
 	} else if _, err := c.GetRayCluster(ctx, s.Namespace, s.Cluster); err != nil {
 		return nil, err
 	}
-	selector := fmt.Sprintf("%s=%s,%s=head", LabelCluster, t.cluster, LabelNodeType)
+	selector := ray.HeadSelector(t.cluster)
 	pods, err := c.ListPodsMatching(ctx, s.Namespace, selector)
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // Options is what the user asked for, before a pod is known.
@@ -30,14 +31,6 @@ type Options struct {
 	// Paths zero means DefaultPaths.
 	Paths Paths
 }
-
-// KubeRay's pod labels (the same as pkg/diagnose's; repeated so this pure package does not
-// depend on doctor's rules).
-const (
-	LabelCluster   = "ray.io/cluster"
-	LabelNodeType  = "ray.io/node-type"
-	LabelIsRayNode = "ray.io/is-ray-node"
-)
 
 // HeadContainer is the container name KubeRay's samples and docs give the Ray head.
 const HeadContainer = "ray-head"
@@ -123,8 +116,8 @@ func Plan(pod *corev1.Pod, o Options) (Spec, error) {
 	if pod.Namespace == "kube-system" {
 		return Spec{}, invalid("refusing to put pressure on pod %s: kube-system is never a chaos target", ref)
 	}
-	if pod.Labels[LabelIsRayNode] != "yes" {
-		return Spec{}, invalid("refusing pod %s: it is not a Ray pod (no label %s); chaos targets Ray pods only", ref, LabelIsRayNode+"=yes")
+	if !ray.IsRayPod(pod) {
+		return Spec{}, invalid("refusing pod %s: it is not a Ray pod (no label %s); chaos targets Ray pods only", ref, ray.RayPodSelector)
 	}
 	if pod.DeletionTimestamp != nil {
 		return Spec{}, invalid("pod %s is being deleted; pick a pod that is Running", ref)
@@ -205,7 +198,7 @@ func (s *Spec) amount(o Options, target *corev1.Container) error {
 // targetContainer is --target-container, else ray-head on a head pod that has it, else the first
 // container (the one KubeRay treats as the Ray container).
 func targetContainer(pod *corev1.Pod, name string) (*corev1.Container, error) {
-	if name == "" && pod.Labels[LabelNodeType] == "head" {
+	if name == "" && ray.IsHead(pod) {
 		for i := range pod.Spec.Containers {
 			if pod.Spec.Containers[i].Name == HeadContainer {
 				return &pod.Spec.Containers[i], nil

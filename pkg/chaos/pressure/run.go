@@ -12,6 +12,7 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // Cluster is every API operation a pressure run makes (pkg/kube's Clients in the command, a
@@ -79,7 +80,7 @@ func Run(ctx context.Context, c Cluster, s Settings) (*report.PressureReport, ch
 		ec.Name, pod.Namespace, pod.Name, spec.TargetContainer, What(spec), spec.Duration, pod.Namespace, pod.Name, ec.Name)
 
 	tl := &Timeline{Start: s.Now(), Pod: injected.Name, Node: injected.Spec.NodeName, Container: spec.Name,
-		Head: injected.Labels[LabelNodeType] == "head"}
+		Head: ray.IsHead(injected)}
 	tl.Injected()
 	verdict := report.PressureVerdict{Passed: true, Outcome: report.OutcomeNotWatched,
 		Message: fmt.Sprintf("injected %s into pod %s/%s; the eviction was not watched", ec.Name, pod.Namespace, pod.Name)}
@@ -116,7 +117,7 @@ func targetPod(ctx context.Context, c Cluster, s Settings) (*corev1.Pod, error) 
 	if s.Pod != "" {
 		return c.GetPodByName(ctx, s.Namespace, s.Pod)
 	}
-	selector := fmt.Sprintf("%s=%s,%s=%s", LabelCluster, s.Cluster, LabelNodeType, s.Role)
+	selector := fmt.Sprintf("%s=%s,%s=%s", ray.LabelCluster, s.Cluster, ray.LabelNodeType, s.Role)
 	pods, err := c.ListPodsMatching(ctx, s.Namespace, selector)
 	if err != nil {
 		return nil, err

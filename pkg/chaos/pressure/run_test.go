@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // fakeCluster is Cluster without a cluster: one pod, scripted watches, and a record of what
@@ -38,7 +39,7 @@ func (f *fakeCluster) GetPodByName(_ context.Context, _, name string) (*corev1.P
 
 func (f *fakeCluster) ListPodsMatching(_ context.Context, _, selector string) ([]corev1.Pod, error) {
 	f.selectors = append(f.selectors, selector)
-	if !strings.Contains(selector, "node-type="+f.pod.Labels[LabelNodeType]) {
+	if !strings.Contains(selector, "node-type="+f.pod.Labels[ray.LabelNodeType]) {
 		return nil, nil
 	}
 	return []corev1.Pod{*f.pod.DeepCopy()}, nil

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // The settings messages name; the command shows each as its flag.
@@ -48,7 +49,7 @@ type Settings struct {
 
 // Validate checks the settings alone, before any API request, so bad input injects nothing.
 func (s Settings) Validate() error {
-	if s.Role != "head" && s.Role != "worker" {
+	if s.Role != ray.NodeTypeHead && s.Role != ray.NodeTypeWorker {
 		return invalid("%s must be head or worker, not %q", SetRole, s.Role)
 	}
 	if s.Pod != "" && s.RoleSet {

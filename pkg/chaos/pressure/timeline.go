@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // Timeline turns what --watch-eviction sees (the target pod, its replacement, its node) into the
@@ -55,7 +56,7 @@ func (t *Timeline) Injected() {
 // ObservePod takes a pod from the watch (the target or, for a head, any head of its cluster).
 func (t *Timeline) ObservePod(p *corev1.Pod, deleted bool, now time.Time) {
 	if p.Name != t.Pod {
-		if !t.Head || p.Labels[LabelNodeType] != "head" || deleted {
+		if !t.Head || !ray.IsHead(p) || deleted {
 			return
 		}
 		t.replacement = p.Name

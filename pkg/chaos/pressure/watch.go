@@ -9,15 +9,17 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // watchSelector is what the eviction watch follows: for a head, every head of its cluster (the
 // replacement too); else the pod by name (a field selector).
 func watchSelector(pod *corev1.Pod) string {
-	if pod.Labels[LabelNodeType] != "head" {
+	if !ray.IsHead(pod) {
 		return ""
 	}
-	return fmt.Sprintf("%s=%s,%s=head", LabelCluster, pod.Labels[LabelCluster], LabelNodeType)
+	return ray.HeadSelector(pod.Labels[ray.LabelCluster])
 }
 
 // evictionWatch follows the pod through pods, the watch opened before the injection (so a

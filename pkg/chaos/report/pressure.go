@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
+	"github.com/kubectl-ray/kubectl-ray/pkg/schema"
 )
 
 // PressureKind identifies a disk-pressure or memory-pressure JSON document;
@@ -78,7 +79,7 @@ type PressureInput struct {
 
 // BuildPressure computes the report; it is pure.
 func BuildPressure(in PressureInput) *PressureReport {
-	r := &PressureReport{APIVersion: APIVersion, Kind: PressureKind, Settings: in.Settings,
+	r := &PressureReport{APIVersion: schema.APIVersion, Kind: PressureKind, Settings: in.Settings,
 		Injected: in.Injected, Events: []Event{}, Verdict: in.Verdict}
 	rel := func(t time.Time) float64 { return ms(t.Sub(in.Injected)) }
 	for _, e := range in.Timeline.Events() {

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
+	"github.com/kubectl-ray/kubectl-ray/pkg/internal/golden"
+	"github.com/kubectl-ray/kubectl-ray/pkg/schema"
 )
 
 // pressureInput is a disk-pressure run on a head that was evicted and replaced.
@@ -36,7 +38,7 @@ func pressureInput() PressureInput {
 
 func TestBuildPressure(t *testing.T) {
 	r := BuildPressure(pressureInput())
-	if r.Kind != PressureKind || r.APIVersion != APIVersion || len(r.Events) != 7 {
+	if r.Kind != PressureKind || r.APIVersion != schema.APIVersion || len(r.Events) != 7 {
 		t.Fatalf("kind %q apiVersion %q events %d", r.Kind, r.APIVersion, len(r.Events))
 	}
 	e := r.Eviction
@@ -72,7 +74,7 @@ func TestPressureGolden(t *testing.T) {
 			if err := write(&b, c.r); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, "testdata/"+c.name+"."+name, b.Bytes())
+			golden.Assert(t, "testdata/"+c.name+"."+name, b.Bytes())
 		}
 	}
 }

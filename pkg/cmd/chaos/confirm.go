@@ -1,17 +1,14 @@
 package chaos
 
 import (
-	"bufio"
 	"fmt"
-	"strings"
 
 	corechaos "github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
-	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 )
 
-// confirmation asks before a destructive step: on a terminal it asks, anywhere else it refuses
-// without --yes.
+// confirmation turns a runner's question into the shared prompter's (Factory.Confirm): on a
+// terminal it asks, anywhere else it refuses without --yes.
 type confirmation struct {
 	f   *cmdutil.Factory
 	yes bool
@@ -21,20 +18,10 @@ type confirmation struct {
 }
 
 func (c confirmation) ask(q corechaos.Confirmation) error {
-	if c.yes {
-		return nil
-	}
-	if !c.f.StdinIsTerminal() {
-		return exit.Errorf(exit.NotConfirmed, c.refusal, q.Action)
-	}
 	question := "This will " + q.Action
 	if q.While != "" {
 		question += " while " + q.While
 	}
-	fmt.Fprintf(c.f.IOStreams.ErrOut, "%s.\n%sContinue? [y/N] ", question, c.note)
-	answer, _ := bufio.NewReader(c.f.IOStreams.In).ReadString('\n')
-	if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
-		return exit.Errorf(exit.NotConfirmed, "%s", c.declined)
-	}
-	return nil
+	return c.f.Confirm(cmdutil.Confirmation{Yes: c.yes, Prompt: question + ".\n" + c.note + "Continue? [y/N] ",
+		Refusal: fmt.Sprintf(c.refusal, q.Action), Declined: c.declined})
 }

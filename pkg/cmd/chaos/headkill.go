@@ -2,7 +2,6 @@ package chaos
 
 import (
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -12,6 +11,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 func init() {
@@ -92,21 +92,14 @@ printed first).`,
 
 // Complete reads the argument, the namespace and which flags were given.
 func (o *HeadKillOptions) Complete(cmd *cobra.Command, args []string) error {
-	arg := args[0]
-	if kind, name, ok := strings.Cut(arg, "/"); ok {
-		switch strings.ToLower(kind) {
-		case "rayservice", "rayservices", "rayservice.ray.io":
-			o.s.RayService = name
-		case "raycluster", "rayclusters", "raycluster.ray.io":
-			o.s.Cluster = name
-		default:
-			return exit.Usagef("cannot target %q: name a RayCluster, or a RayService as rayservice/NAME", arg)
-		}
-	} else {
-		o.s.Cluster = arg
+	t, err := ray.ParseTarget(args[0], ray.KindRayCluster, ray.KindRayService)
+	if err != nil || t.Name == "" {
+		return exit.Usagef("cannot target %q: name a RayCluster, or a RayService as rayservice/NAME", args[0])
 	}
-	if o.s.Cluster == "" && o.s.RayService == "" {
-		return exit.Usagef("cannot target %q: name a RayCluster, or a RayService as rayservice/NAME", arg)
+	if t.Kind == ray.KindRayService {
+		o.s.RayService = t.Name
+	} else {
+		o.s.Cluster = t.Name
 	}
 	fl := cmd.Flags()
 	o.s.AfterSet = fl.Changed("after")

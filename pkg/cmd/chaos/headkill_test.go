@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/internal/golden"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 )
 
@@ -105,7 +107,7 @@ func TestHeadKillDryRun(t *testing.T) {
 		"--rate", "20/s", "--max-errors", "3"); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "headkill-dry-run.txt", h.out.String())
+	golden.Assert(t, filepath.Join("testdata", "headkill-dry-run.txt"), []byte(h.out.String()))
 	if got := strings.Join(h.writeActions(), "; "); got != "delete pods (dry run)" {
 		t.Fatalf("writes %q, want only the dry-run delete", got)
 	}

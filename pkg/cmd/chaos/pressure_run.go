@@ -3,7 +3,6 @@ package chaos
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
@@ -13,21 +12,19 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // Complete reads the target argument and the namespace.
 func (o *PressureOptions) Complete(cmd *cobra.Command, args []string) error {
-	arg := args[0]
-	if kind, name, ok := strings.Cut(arg, "/"); ok {
-		if kind != "pod" && kind != "pods" && kind != "po" {
-			return exit.Usagef("cannot target %q: name a RayCluster, or a pod as pod/NAME", arg)
-		}
-		o.s.Pod = name
-	} else {
-		o.s.Cluster = arg
+	t, err := ray.ParseTarget(args[0], ray.KindPod)
+	if err != nil || t.Name == "" {
+		return exit.Usagef("cannot target %q: name a RayCluster, or a pod as pod/NAME", args[0])
 	}
-	if o.s.Pod == "" && o.s.Cluster == "" {
-		return exit.Usagef("cannot target %q: name a RayCluster, or a pod as pod/NAME", arg)
+	if t.Kind == ray.KindPod {
+		o.s.Pod = t.Name
+	} else {
+		o.s.Cluster = t.Name
 	}
 	o.s.RoleSet = cmd.Flags().Changed("role")
 	if o.s.Kind == pressure.Disk {

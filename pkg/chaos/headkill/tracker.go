@@ -14,12 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
-)
-
-// Labels KubeRay puts on every Ray pod.
-const (
-	LabelCluster  = "ray.io/cluster"
-	LabelNodeType = "ray.io/node-type"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // Tracker records the head kill's timeline from watch callbacks. It is safe for concurrent use:
@@ -95,7 +90,7 @@ func (t *Tracker) Refused(detail string, at time.Time) {
 func (t *Tracker) Pod(p *corev1.Pod, deleted bool, at time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if p.Labels[LabelNodeType] != "head" || !t.clusters[p.Labels[LabelCluster]] {
+	if !ray.IsHead(p) || !t.clusters[p.Labels[ray.LabelCluster]] {
 		return
 	}
 	if p.UID == t.oldUID {

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 var t0 = time.Date(2025, 3, 4, 10, 0, 0, 0, time.UTC)
@@ -20,7 +21,7 @@ func ms(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
 
 func headPod(name, cluster string, phase corev1.PodPhase, node string, ready bool) *corev1.Pod {
 	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("uid-" + name),
-		Labels: map[string]string{LabelCluster: cluster, LabelNodeType: "head"}},
+		Labels: map[string]string{ray.LabelCluster: cluster, ray.LabelNodeType: "head"}},
 		Spec: corev1.PodSpec{NodeName: node}, Status: corev1.PodStatus{Phase: phase}}
 	st := corev1.ConditionFalse
 	if ready {

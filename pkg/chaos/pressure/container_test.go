@@ -1,34 +1,14 @@
 package pressure
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(got) != string(want) {
-		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
-}
 
 func TestContainerGolden(t *testing.T) {
 	cases := []struct {
@@ -55,7 +35,7 @@ func TestContainerGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, c.golden, []byte("# basis: "+s.Basis+"\n"+string(b)))
+			golden.Assert(t, filepath.Join("testdata", c.golden), []byte("# basis: "+s.Basis+"\n"+string(b)))
 		})
 	}
 }

@@ -9,7 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // Options is what the user asked for, before a pod is known.
@@ -31,14 +32,6 @@ type Options struct {
 	Paths Paths
 }
 
-// KubeRay's pod labels (the same as pkg/diagnose's; repeated so this pure package does not
-// depend on doctor's rules).
-const (
-	LabelCluster   = "ray.io/cluster"
-	LabelNodeType  = "ray.io/node-type"
-	LabelIsRayNode = "ray.io/is-ray-node"
-)
-
 // HeadContainer is the container name KubeRay's samples and docs give the Ray head.
 const HeadContainer = "ray-head"
 
@@ -47,27 +40,23 @@ var suffixRE = regexp.MustCompile(`^[a-z0-9]{1,10}$`)
 // Validate checks the options alone; it is called before any API request so bad input injects
 // nothing.
 func (o Options) Validate() error {
-	amountFlag := "--size"
-	if o.Kind == Memory {
-		amountFlag = "--bytes"
-	}
 	switch o.Kind {
 	case Disk:
 		if o.Fill != "" && o.Fill != FillNode && o.Fill != FillContainer {
-			return exit.Usagef("--fill must be node or container, not %q", o.Fill)
+			return invalid("%s must be node or container, not %q", SetFill, o.Fill)
 		}
 	case Memory:
 		if o.Fill != "" {
-			return exit.Usagef("--fill applies to disk-pressure only")
+			return invalid("%s applies to disk-pressure only", SetFill)
 		}
 	default:
-		return exit.Usagef("unknown pressure kind %q", o.Kind)
+		return invalid("unknown pressure kind %q", o.Kind)
 	}
 	if (o.Amount == "") == (o.Percent == 0) {
-		return exit.Usagef("say how much: pass %s (e.g. 10Gi) or --percent (1-100), not both", amountFlag)
+		return invalid("say how much: pass %s (e.g. 10Gi) or %s (1-100), not both", SetAmount, SetPercent)
 	}
 	if o.Amount != "" {
-		n, err := parseBytes(o.Amount, amountFlag)
+		n, err := parseBytes(o.Amount)
 		if err != nil {
 			return err
 		}
@@ -76,43 +65,43 @@ func (o Options) Validate() error {
 		}
 	}
 	if o.Percent != 0 && (o.Percent < 1 || o.Percent > 100) {
-		return exit.Usagef("--percent %d is out of range: use 1 to 100", o.Percent)
+		return invalid("%s %d is out of range: use 1 to 100", SetPercent, o.Percent)
 	}
 	if o.Duration < time.Second {
-		return exit.Usagef("--duration %s is too short: use at least 1s", o.Duration)
+		return invalid("%s %s is too short: use at least 1s", SetDuration, o.Duration)
 	}
 	if o.Duration%time.Second != 0 {
-		return exit.Usagef("--duration %s must be whole seconds (the container's sleep counts seconds)", o.Duration)
+		return invalid("%s %s must be whole seconds (the container's sleep counts seconds)", SetDuration, o.Duration)
 	}
 	if o.Duration > MaxDuration && !o.Force {
-		return exit.Usagef("--duration %s is longer than %s: pass --force to hold pressure that long", o.Duration, MaxDuration)
+		return invalid("%s %s is longer than %s: pass %s to hold pressure that long", SetDuration, o.Duration, MaxDuration, SetForce)
 	}
 	if !suffixRE.MatchString(o.Suffix) {
-		return exit.Usagef("internal: container name suffix %q is not 1-10 lowercase letters or digits", o.Suffix)
+		return invalid("internal: container name suffix %q is not 1-10 lowercase letters or digits", o.Suffix)
 	}
 	return nil
 }
 
-func parseBytes(s, flag string) (int64, error) {
+func parseBytes(s string) (int64, error) {
 	q, err := resource.ParseQuantity(s)
 	if err != nil {
-		return 0, exit.Usagef("%s %q is not a quantity: use e.g. 512Mi, 10Gi or 2G", flag, s)
+		return 0, invalid("%s %q is not a quantity: use e.g. 512Mi, 10Gi or 2G", SetAmount, s)
 	}
 	n, ok := q.AsInt64()
 	if !ok || n <= 0 {
-		return 0, exit.Usagef("%s %q must be a positive whole number of bytes, e.g. 10Gi", flag, s)
+		return 0, invalid("%s %q must be a positive whole number of bytes, e.g. 10Gi", SetAmount, s)
 	}
 	return n, nil
 }
 
 func (o Options) capBytes(n int64) error {
-	limit, flag := MaxDiskBytes, "--size"
+	limit := MaxDiskBytes
 	if o.Kind == Memory {
-		limit, flag = MaxMemoryBytes, "--bytes"
+		limit = MaxMemoryBytes
 	}
 	if n > limit && !o.Force {
-		return exit.Usagef("%s %s is above the %s cap: pass --force to go beyond it",
-			flag, resource.NewQuantity(n, resource.BinarySI), resource.NewQuantity(limit, resource.BinarySI))
+		return invalid("%s %s is above the %s cap: pass %s to go beyond it",
+			SetAmount, resource.NewQuantity(n, resource.BinarySI), resource.NewQuantity(limit, resource.BinarySI), SetForce)
 	}
 	return nil
 }
@@ -125,26 +114,26 @@ func Plan(pod *corev1.Pod, o Options) (Spec, error) {
 	}
 	ref := pod.Namespace + "/" + pod.Name
 	if pod.Namespace == "kube-system" {
-		return Spec{}, exit.Usagef("refusing to put pressure on pod %s: kube-system is never a chaos target", ref)
+		return Spec{}, invalid("refusing to put pressure on pod %s: kube-system is never a chaos target", ref)
 	}
-	if pod.Labels[LabelIsRayNode] != "yes" {
-		return Spec{}, exit.Usagef("refusing pod %s: it is not a Ray pod (no label %s); chaos targets Ray pods only", ref, LabelIsRayNode+"=yes")
+	if !ray.IsRayPod(pod) {
+		return Spec{}, invalid("refusing pod %s: it is not a Ray pod (no label %s); chaos targets Ray pods only", ref, ray.RayPodSelector)
 	}
 	if pod.DeletionTimestamp != nil {
-		return Spec{}, exit.Usagef("pod %s is being deleted; pick a pod that is Running", ref)
+		return Spec{}, invalid("pod %s is being deleted; pick a pod that is Running", ref)
 	}
 	if pod.Status.Phase != corev1.PodRunning {
-		return Spec{}, exit.Usagef("pod %s is %s, not Running; an ephemeral container can only join a running pod", ref, phaseOf(pod))
+		return Spec{}, invalid("pod %s is %s, not Running; an ephemeral container can only join a running pod", ref, phaseOf(pod))
 	}
 	target, err := targetContainer(pod, o.TargetContainer)
 	if err != nil {
 		return Spec{}, err
 	}
 	if !containerRunning(pod, target.Name) {
-		return Spec{}, exit.Usagef("container %s in pod %s is not running; the ephemeral container must join a running one (pick another with --target-container)", target.Name, ref)
+		return Spec{}, invalid("container %s in pod %s is not running; the ephemeral container must join a running one (pick another with %s)", target.Name, ref, SetTargetContainer)
 	}
 	if name, running := runningOurs(pod); running && !o.Force {
-		return Spec{}, exit.Usagef("pod %s already runs %s from an earlier chaos run; wait for it to end, or pass --force", ref, name)
+		return Spec{}, invalid("pod %s already runs %s from an earlier chaos run; wait for it to end, or pass %s", ref, name, SetForce)
 	}
 
 	s := Spec{
@@ -169,7 +158,7 @@ func Plan(pod *corev1.Pod, o Options) (Spec, error) {
 // amount fixes Bytes, or leaves Percent for the script to apply at run time.
 func (s *Spec) amount(o Options, target *corev1.Container) error {
 	if o.Amount != "" {
-		n, err := parseBytes(o.Amount, "")
+		n, err := parseBytes(o.Amount)
 		if err != nil {
 			return err
 		}
@@ -191,8 +180,8 @@ func (s *Spec) amount(o Options, target *corev1.Container) error {
 		return o.capBytes(s.Bytes)
 	}
 	if o.Percent > MaxRuntimePercent && !o.Force {
-		return exit.Usagef("--percent %d of the node's free %s leaves too little for other pods: use at most %d, or pass --force",
-			o.Percent, map[Kind]string{Disk: "disk", Memory: "memory"}[s.Kind], MaxRuntimePercent)
+		return invalid("%s %d of the node's free %s leaves too little for other pods: use at most %d, or pass %s",
+			SetPercent, o.Percent, map[Kind]string{Disk: "disk", Memory: "memory"}[s.Kind], MaxRuntimePercent, SetForce)
 	}
 	s.Percent = o.Percent
 	switch {
@@ -209,7 +198,7 @@ func (s *Spec) amount(o Options, target *corev1.Container) error {
 // targetContainer is --target-container, else ray-head on a head pod that has it, else the first
 // container (the one KubeRay treats as the Ray container).
 func targetContainer(pod *corev1.Pod, name string) (*corev1.Container, error) {
-	if name == "" && pod.Labels[LabelNodeType] == "head" {
+	if name == "" && ray.IsHead(pod) {
 		for i := range pod.Spec.Containers {
 			if pod.Spec.Containers[i].Name == HeadContainer {
 				return &pod.Spec.Containers[i], nil
@@ -226,8 +215,8 @@ func targetContainer(pod *corev1.Pod, name string) (*corev1.Container, error) {
 		}
 		names = append(names, pod.Spec.Containers[i].Name)
 	}
-	return nil, exit.Errorf(exit.NotFound, "container %q not found in pod %s/%s; it has: %s (pass one with --target-container)",
-		name, pod.Namespace, pod.Name, strings.Join(names, ", "))
+	return nil, chaos.Errorf(chaos.NotFound, "container %q not found in pod %s/%s; it has: %s (pass one with %s)",
+		name, pod.Namespace, pod.Name, strings.Join(names, ", "), SetTargetContainer)
 }
 
 func containerRunning(pod *corev1.Pod, name string) bool {

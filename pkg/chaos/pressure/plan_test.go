@@ -1,12 +1,14 @@
 package pressure
 
 import (
+	"errors"
+	"fmt"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 )
 
 func TestPlanRefuses(t *testing.T) {
@@ -15,34 +17,34 @@ func TestPlanRefuses(t *testing.T) {
 		name string
 		pod  func(*corev1.Pod)
 		opts func(*Options)
-		code int
+		code chaos.ErrorKind
 		want string
 	}{
-		{"kube-system", func(p *corev1.Pod) { p.Namespace = "kube-system" }, nil, exit.Usage,
+		{"kube-system", func(p *corev1.Pod) { p.Namespace = "kube-system" }, nil, chaos.Invalid,
 			"refusing to put pressure on pod kube-system/raycluster-demo-head-x7k2p: kube-system is never a chaos target"},
-		{"not a Ray pod", func(p *corev1.Pod) { delete(p.Labels, "ray.io/is-ray-node") }, nil, exit.Usage,
+		{"not a Ray pod", func(p *corev1.Pod) { delete(p.Labels, "ray.io/is-ray-node") }, nil, chaos.Invalid,
 			"refusing pod ml/raycluster-demo-head-x7k2p: it is not a Ray pod (no label ray.io/is-ray-node=yes); chaos targets Ray pods only"},
-		{"evicted", func(p *corev1.Pod) { p.Status.Phase, p.Status.Reason = corev1.PodFailed, "Evicted" }, nil, exit.Usage,
+		{"evicted", func(p *corev1.Pod) { p.Status.Phase, p.Status.Reason = corev1.PodFailed, "Evicted" }, nil, chaos.Invalid,
 			"pod ml/raycluster-demo-head-x7k2p is Failed (Evicted), not Running; an ephemeral container can only join a running pod"},
-		{"no such container", nil, func(o *Options) { o.TargetContainer = "ray-worker" }, exit.NotFound,
+		{"no such container", nil, func(o *Options) { o.TargetContainer = "ray-worker" }, chaos.NotFound,
 			`container "ray-worker" not found in pod ml/raycluster-demo-head-x7k2p; it has: autoscaler, ray-head (pass one with --target-container)`},
-		{"container not running", func(p *corev1.Pod) { p.Status.ContainerStatuses[1].State = corev1.ContainerState{} }, nil, exit.Usage,
+		{"container not running", func(p *corev1.Pod) { p.Status.ContainerStatuses[1].State = corev1.ContainerState{} }, nil, chaos.Invalid,
 			"container ray-head in pod ml/raycluster-demo-head-x7k2p is not running; the ephemeral container must join a running one (pick another with --target-container)"},
 		{"ours still running", func(p *corev1.Pod) {
 			p.Status.EphemeralContainerStatuses = []corev1.ContainerStatus{{Name: "kubectl-ray-disk-pressure-zzzzz", State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}}
-		}, nil, exit.Usage, "pod ml/raycluster-demo-head-x7k2p already runs kubectl-ray-disk-pressure-zzzzz from an earlier chaos run; wait for it to end, or pass --force"},
-		{"malformed size", nil, func(o *Options) { o.Amount = "ten gigs" }, exit.Usage, `--size "ten gigs" is not a quantity: use e.g. 512Mi, 10Gi or 2G`},
-		{"negative size", nil, func(o *Options) { o.Amount = "-1Gi" }, exit.Usage, `--size "-1Gi" must be a positive whole number of bytes, e.g. 10Gi`},
-		{"size over cap", nil, func(o *Options) { o.Amount = "101Gi" }, exit.Usage, "--size 101Gi is above the 100Gi cap: pass --force to go beyond it"},
-		{"memory over cap", nil, func(o *Options) { o.Kind, o.Amount = Memory, "65Gi" }, exit.Usage, "--bytes 65Gi is above the 64Gi cap: pass --force to go beyond it"},
-		{"size and percent", nil, func(o *Options) { o.Percent = 50 }, exit.Usage, "say how much: pass --size (e.g. 10Gi) or --percent (1-100), not both"},
-		{"neither", nil, func(o *Options) { o.Amount = "" }, exit.Usage, "say how much: pass --size (e.g. 10Gi) or --percent (1-100), not both"},
-		{"percent out of range", nil, func(o *Options) { o.Amount, o.Percent = "", 101 }, exit.Usage, "--percent 101 is out of range: use 1 to 100"},
-		{"percent of node free over cap", nil, func(o *Options) { o.Amount, o.Percent = "", 96 }, exit.Usage,
+		}, nil, chaos.Invalid, "pod ml/raycluster-demo-head-x7k2p already runs kubectl-ray-disk-pressure-zzzzz from an earlier chaos run; wait for it to end, or pass --force"},
+		{"malformed size", nil, func(o *Options) { o.Amount = "ten gigs" }, chaos.Invalid, `--size "ten gigs" is not a quantity: use e.g. 512Mi, 10Gi or 2G`},
+		{"negative size", nil, func(o *Options) { o.Amount = "-1Gi" }, chaos.Invalid, `--size "-1Gi" must be a positive whole number of bytes, e.g. 10Gi`},
+		{"size over cap", nil, func(o *Options) { o.Amount = "101Gi" }, chaos.Invalid, "--size 101Gi is above the 100Gi cap: pass --force to go beyond it"},
+		{"memory over cap", nil, func(o *Options) { o.Kind, o.Amount = Memory, "65Gi" }, chaos.Invalid, "--bytes 65Gi is above the 64Gi cap: pass --force to go beyond it"},
+		{"size and percent", nil, func(o *Options) { o.Percent = 50 }, chaos.Invalid, "say how much: pass --size (e.g. 10Gi) or --percent (1-100), not both"},
+		{"neither", nil, func(o *Options) { o.Amount = "" }, chaos.Invalid, "say how much: pass --size (e.g. 10Gi) or --percent (1-100), not both"},
+		{"percent out of range", nil, func(o *Options) { o.Amount, o.Percent = "", 101 }, chaos.Invalid, "--percent 101 is out of range: use 1 to 100"},
+		{"percent of node free over cap", nil, func(o *Options) { o.Amount, o.Percent = "", 96 }, chaos.Invalid,
 			"--percent 96 of the node's free disk leaves too little for other pods: use at most 95, or pass --force"},
-		{"fill unknown", nil, func(o *Options) { o.Fill = "everything" }, exit.Usage, `--fill must be node or container, not "everything"`},
-		{"short duration", nil, func(o *Options) { o.Duration = 500 * time.Millisecond }, exit.Usage, "--duration 500ms is too short: use at least 1s"},
-		{"long duration", nil, func(o *Options) { o.Duration = 2 * time.Hour }, exit.Usage, "--duration 2h0m0s is longer than 1h0m0s: pass --force to hold pressure that long"},
+		{"fill unknown", nil, func(o *Options) { o.Fill = "everything" }, chaos.Invalid, `--fill must be node or container, not "everything"`},
+		{"short duration", nil, func(o *Options) { o.Duration = 500 * time.Millisecond }, chaos.Invalid, "--duration 500ms is too short: use at least 1s"},
+		{"long duration", nil, func(o *Options) { o.Duration = 2 * time.Hour }, chaos.Invalid, "--duration 2h0m0s is longer than 1h0m0s: pass --force to hold pressure that long"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -54,8 +56,8 @@ func TestPlanRefuses(t *testing.T) {
 				c.opts(&o)
 			}
 			_, err := Plan(pod, o)
-			if err == nil || err.Error() != c.want || exit.CodeOf(err) != c.code {
-				t.Errorf("got %v (exit %d)\nwant %s (exit %d)", err, exit.CodeOf(err), c.want, c.code)
+			if got := asFlags(err, o.Kind); got != c.want || chaos.KindOf(err) != c.code {
+				t.Errorf("got %s (kind %d)\nwant %s (kind %d)", got, chaos.KindOf(err), c.want, c.code)
 			}
 		})
 	}
@@ -93,4 +95,20 @@ func TestPlanTargetContainer(t *testing.T) {
 			t.Errorf("%s: got %q, %v; want %q", c.name, s.TargetContainer, err, c.want)
 		}
 	}
+}
+
+// asFlags shows err as the commands do: each setting as its flag.
+func asFlags(err error, kind Kind) string {
+	var e *chaos.Error
+	if !errors.As(err, &e) {
+		return fmt.Sprint(err)
+	}
+	return e.Text(func(s chaos.Setting) string {
+		if s == SetAmount && kind == Memory {
+			return "--bytes"
+		} else if s == SetAmount {
+			return "--size"
+		}
+		return "--" + string(s)
+	})
 }

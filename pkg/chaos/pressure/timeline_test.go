@@ -35,7 +35,7 @@ func TestTimelineEvictedHeadReplaced(t *testing.T) {
 		t.Fatal("not done after the replacement runs")
 	}
 	verdict, ok := tl.Verdict(10 * time.Minute)
-	got := strings.Join(append(tl.Events(), verdict), "\n")
+	got := strings.Join(append(tl.Lines(), verdict), "\n")
 	want := `   +0s  injected kubectl-ray-disk-pressure-abcde into pod raycluster-demo-head-x7k2p on node node-a
    +2s  kubectl-ray-disk-pressure-abcde started
   +20s  pressure seen on node node-a: DiskPressure=True

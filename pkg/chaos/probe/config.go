@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 )
 
 // Limits on what a probe will attempt. MaxRate is far above what a head-kill test needs and near
@@ -59,21 +59,29 @@ func (c *Config) defaults() {
 func (c Config) Validate(d time.Duration) error {
 	switch {
 	case math.IsNaN(c.Rate) || c.Rate <= 0:
-		return exit.Usagef("rate %v is not positive: use e.g. --rate 50/s", c.Rate)
+		return invalid("rate %v is not positive: use e.g. %s 50/s", c.Rate, setRate)
 	case c.Rate > MaxRate:
-		return exit.Usagef("rate %v/s is above the probe's limit of %d/s: lower --rate", c.Rate, MaxRate)
+		return invalid("rate %v/s is above the probe's limit of %d/s: lower %s", c.Rate, MaxRate, setRate)
 	case d <= 0:
-		return exit.Usagef("probe duration %v is not positive: give a duration such as 60s", d)
+		return invalid("probe duration %v is not positive: give a duration such as 60s", d)
 	case c.Timeout < 0:
-		return exit.Usagef("request timeout %v is negative: use e.g. --request-timeout 2s", c.Timeout)
+		return invalid("request timeout %v is negative: use e.g. %s 2s", c.Timeout, setRequestTimeout)
 	case c.MaxInFlight < 0:
-		return exit.Usagef("max in-flight %d is negative", c.MaxInFlight)
+		return invalid("max in-flight %d is negative", c.MaxInFlight)
 	}
 	if n := Planned(c.Rate, d); n > MaxRequests {
-		return exit.Usagef("%d requests (%v/s for %v) exceed the probe's limit of %d: lower --rate or the duration", n, c.Rate, d, MaxRequests)
+		return invalid("%d requests (%v/s for %v) exceed the probe's limit of %d: lower %s or the duration", n, c.Rate, d, MaxRequests, setRate)
 	}
 	return nil
 }
+
+// The settings of the experiment that runs the probe, named in messages.
+const (
+	setRate           chaos.Setting = "rate"
+	setRequestTimeout chaos.Setting = "request-timeout"
+)
+
+func invalid(format string, args ...any) error { return chaos.Errorf(chaos.Invalid, format, args...) }
 
 // Planned is how many requests a run of d at rate schedules: those with Seq/rate < d.
 func Planned(rate float64, d time.Duration) int {

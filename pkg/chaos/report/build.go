@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
+	"github.com/kubectl-ray/kubectl-ray/pkg/schema"
 )
 
 // Build computes the report. It reads in.Probe and in.Timeline and changes neither.
@@ -17,7 +18,7 @@ func Build(in Input) *Report {
 	if res == nil {
 		res = &probe.Result{}
 	}
-	r := &Report{APIVersion: APIVersion, Kind: Kind, Settings: in.Settings}
+	r := &Report{APIVersion: schema.APIVersion, Kind: Kind, Settings: in.Settings}
 
 	// The zero point: the kill if there was one, else the probe start. ref is the kill's offset
 	// from the probe start; every record offset minus ref is "relative to the kill".

@@ -5,8 +5,9 @@ import (
 	"io"
 )
 
-// WriteJSON writes the report as indented JSON (schema: docs/chaos-head-kill.md).
-func WriteJSON(w io.Writer, r *Report) error {
+// WriteJSON writes a report (*Report or *PressureReport) as indented JSON (schemas:
+// docs/chaos-head-kill.md, docs/chaos-pressure.md).
+func WriteJSON(w io.Writer, r any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)

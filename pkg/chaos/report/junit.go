@@ -1,62 +1,46 @@
 package report
 
 import (
-	"encoding/xml"
 	"fmt"
 	"io"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/junit"
 )
-
-type junitSuites struct {
-	XMLName xml.Name     `xml:"testsuites"`
-	Suites  []junitSuite `xml:"testsuite"`
-}
-
-type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Time     string      `xml:"time,attr"`
-	Cases    []junitCase `xml:"testcase"`
-}
-
-type junitCase struct {
-	Name      string        `xml:"name,attr"`
-	ClassName string        `xml:"classname,attr"`
-	Failure   *junitFailure `xml:"failure,omitempty"`
-	SystemOut string        `xml:"system-out,omitempty"`
-}
-
-type junitFailure struct {
-	Message string `xml:"message,attr"`
-	Type    string `xml:"type,attr"`
-	Text    string `xml:",chardata"`
-}
 
 // WriteJUnit writes one testcase per SLO check, so CI shows which SLO broke.
 func WriteJUnit(w io.Writer, r *Report) error {
-	suite := junitSuite{
-		Name:  fmt.Sprintf("kubectl ray chaos head-kill %s/%s", r.Settings.Namespace, r.Settings.Cluster),
-		Tests: len(r.Verdict.Checks),
-		Time:  fmt.Sprintf("%.3f", r.Probe.ElapsedMs/1000),
+	suite := junit.Suite{
+		Name: fmt.Sprintf("kubectl ray chaos head-kill %s/%s", r.Settings.Namespace, r.Settings.Cluster),
+		Time: fmt.Sprintf("%.3f", r.Probe.ElapsedMs/1000),
 	}
 	summary := fmt.Sprintf("requests %d, errors %d, availability %.3f%%, by status %s",
 		r.Totals.Requests, r.Totals.Errors, r.Totals.Availability, kv(r.Totals.ByStatus))
 	for _, c := range r.Verdict.Checks {
-		tc := junitCase{Name: c.Name, ClassName: "head-kill.slo", SystemOut: summary}
+		tc := junit.Case{Name: c.Name, Classname: "head-kill.slo", SystemOut: summary}
 		if !c.Passed {
-			suite.Failures++
-			tc.Failure = &junitFailure{Message: c.Message, Type: "SLOViolated", Text: summary}
+			tc.Failure = &junit.Failure{Message: c.Message, Type: "SLOViolated", Text: summary}
 		}
 		suite.Cases = append(suite.Cases, tc)
 	}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
+	return junit.Write(w, junit.Report{Suites: []junit.Suite{suite}})
+}
+
+// WritePressureJUnit writes one testcase: whether the cluster came back (with --watch-eviction),
+// else that the container was injected.
+func WritePressureJUnit(w io.Writer, r *PressureReport) error {
+	s := r.Settings
+	suite := junit.Suite{Name: fmt.Sprintf("kubectl ray chaos %s %s/%s", s.Experiment, s.Namespace, s.Target), Time: "0.000"}
+	if n := len(r.Events); n > 0 {
+		suite.Time = fmt.Sprintf("%.3f", r.Events[n-1].AtMs/1000)
 	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(junitSuites{Suites: []junitSuite{suite}}); err != nil {
-		return err
+	name := "recovery"
+	if !s.WatchEviction {
+		name = "injected"
 	}
-	_, err := io.WriteString(w, "\n")
-	return err
+	tc := junit.Case{Name: name, Classname: s.Experiment, SystemOut: r.Verdict.Message}
+	if !r.Verdict.Passed {
+		tc.Failure = &junit.Failure{Message: r.Verdict.Message, Type: r.Verdict.Outcome, Text: r.Verdict.Message}
+	}
+	suite.Cases = []junit.Case{tc}
+	return junit.Write(w, junit.Report{Suites: []junit.Suite{suite}})
 }

@@ -3,8 +3,6 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,9 +10,8 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
+	"github.com/kubectl-ray/kubectl-ray/pkg/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 var start = time.Date(2025, 3, 4, 10, 0, 0, 0, time.UTC)
 
@@ -163,25 +160,8 @@ func TestGolden(t *testing.T) {
 			if err := write(&b); err != nil {
 				t.Fatalf("%s%s: %v", name, ext, err)
 			}
-			golden(t, filepath.Join("testdata", name+ext), b.Bytes())
+			golden.Assert(t, filepath.Join("testdata", name+ext), b.Bytes())
 		}
-	}
-}
-
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./pkg/chaos/report -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file; rerun with -update and review the diff\n--- got ---\n%s", path, got)
 	}
 }
 

@@ -9,11 +9,9 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
 )
 
-// APIVersion and Kind identify the JSON document; docs/chaos-head-kill.md documents the schema.
-const (
-	APIVersion = "kubectl-ray.io/v1alpha1"
-	Kind       = "HeadKillReport"
-)
+// Kind identifies the JSON document, with schema.APIVersion; docs/chaos-head-kill.md documents
+// the schema.
+const Kind = "HeadKillReport"
 
 // Settings echo what was asked, so a saved report says what it measured.
 type Settings struct {

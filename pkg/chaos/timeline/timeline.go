@@ -1,5 +1,6 @@
-// Package timeline holds what happened to the cluster during a head-kill, as typed, timestamped
-// events. It is pure: the command's watches append events; the report reads them.
+// Package timeline holds what happened to the cluster during an experiment (a head kill, disk or
+// memory pressure), as typed, timestamped events. It is pure: the runners' watches append events;
+// the reports read them.
 package timeline
 
 import (
@@ -26,6 +27,16 @@ const (
 	// change of the active cluster is seed 003's "KubeRay spins up an entirely new cluster".
 	RayServiceActiveCluster  Kind = "RayServiceActiveCluster"
 	RayServicePendingCluster Kind = "RayServicePendingCluster"
+
+	// Pressure runs (disk-pressure, memory-pressure); NewHeadCreated and NewHeadRunning above
+	// name the evicted head's replacement.
+	PressureInjected Kind = "PressureInjected" // Object: our ephemeral container
+	PressureStarted  Kind = "PressureStarted"  // Object: our ephemeral container
+	PressureExited   Kind = "PressureExited"   // Object: our ephemeral container; Detail: exit code and reason
+	NodePressure     Kind = "NodePressure"     // Object: the node; Detail: the condition (DiskPressure, ...)
+	NodeTainted      Kind = "NodeTainted"      // Object: the node; Detail: the taint key:effect
+	PodEvicted       Kind = "PodEvicted"       // Object: the target pod; Detail: the kubelet's message
+	PodDeleted       Kind = "PodDeleted"       // Object: the target pod
 )
 
 // Event is one thing seen. At is when the watch saw it on this machine's clock (the same clock
@@ -37,6 +48,8 @@ type Event struct {
 	From   string    `json:"from,omitempty"`
 	To     string    `json:"to,omitempty"`
 	Detail string    `json:"detail,omitempty"`
+	// Message is the event in words, for reports that print one line per event.
+	Message string `json:"message,omitempty"`
 }
 
 // Timeline is an ordered list of events. The zero value is empty and ready to use. It is not

@@ -3,8 +3,7 @@ package chaos
 import (
 	"bytes"
 	"context"
-	"flag"
-	"os"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -25,27 +24,9 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/internal/golden"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
-}
 
 func head(name string) *corev1.Pod {
 	return &corev1.Pod{
@@ -122,7 +103,7 @@ func TestDryRunPrintsExactContainerAndAddsNothing(t *testing.T) {
 	if err := h.run(t, NewDiskPressureCmd, "pod/demo-head-x7k2p", "--size", "10Gi", "--dry-run"); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "dry-run-disk.yaml", h.out.String())
+	golden.Assert(t, filepath.Join("testdata", "dry-run-disk.yaml"), []byte(h.out.String()))
 	if got := h.errOut.String(); got != "dry run: the API server accepted kubectl-ray-disk-pressure-abcde for pod ml/demo-head-x7k2p; nothing was injected\n" {
 		t.Errorf("stderr: %q", got)
 	}
@@ -148,7 +129,7 @@ func TestInjectSendsExactPatch(t *testing.T) {
 	if p.Subresource != "ephemeralcontainers" || string(p.PatchType) != "application/strategic-merge-patch+json" || len(p.PatchOptions.DryRun) != 0 || p.Name != "demo-head-x7k2p" {
 		t.Errorf("patch: subresource %q type %q dryRun %v name %q", p.Subresource, p.PatchType, p.PatchOptions.DryRun, p.Name)
 	}
-	golden(t, "patch-memory.json", string(p.Patch)+"\n")
+	golden.Assert(t, filepath.Join("testdata", "patch-memory.json"), []byte(string(p.Patch)+"\n"))
 	want := "injected kubectl-ray-memory-pressure-abcde into pod ml/demo-head-x7k2p (target container ray-head, memory: 50% of container ray-head's memory limit 4Gi, for 30s); its log: kubectl logs -n ml demo-head-x7k2p -c kubectl-ray-memory-pressure-abcde\n"
 	if h.out.String() != want {
 		t.Errorf("stdout:\n%s\nwant:\n%s", h.out, want)
@@ -323,5 +304,31 @@ func TestWatchEvictionTimeline(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the watch did not end after the replacement ran")
 	}
-	golden(t, "watch-eviction.txt", h.out.String())
+	golden.Assert(t, filepath.Join("testdata", "watch-eviction.txt"), []byte(h.out.String()))
+}
+
+// With -o json the injection line goes to stderr and stdout holds the document only.
+func TestInjectJSONReport(t *testing.T) {
+	h := newHarness(t, "ml", head("demo-head-x7k2p"))
+	if err := h.run(t, NewDiskPressureCmd, "demo", "--size", "1Gi", "--yes", "-o", "json"); err != nil {
+		t.Fatalf("%v\n%s", err, h.errOut)
+	}
+	var doc struct {
+		Kind     string
+		Settings struct{ Pod, Container string }
+		Verdict  struct {
+			Passed  bool
+			Outcome string
+		}
+	}
+	if err := json.Unmarshal(h.out.Bytes(), &doc); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, h.out)
+	}
+	if doc.Kind != "PressureReport" || doc.Settings.Pod != "demo-head-x7k2p" || doc.Settings.Container != "kubectl-ray-disk-pressure-abcde" ||
+		!doc.Verdict.Passed || doc.Verdict.Outcome != "not-watched" {
+		t.Errorf("report: %+v", doc)
+	}
+	if !strings.HasPrefix(h.errOut.String(), "injected kubectl-ray-disk-pressure-abcde into pod ml/demo-head-x7k2p") {
+		t.Errorf("stderr: %q", h.errOut)
+	}
 }

@@ -30,8 +30,8 @@ type Plan struct {
 	Now           func() time.Time
 }
 
-// Outcome is what happened.
-type Outcome struct {
+// PlanResult is what happened to a Plan.
+type PlanResult struct {
 	Result *probe.Result
 	// WarmupFailed: the warm-up saw an error or no answer, so nothing was killed. Warmup holds
 	// the counters at its end.
@@ -74,17 +74,17 @@ func (p Plan) Duration() time.Duration {
 	return ScheduleLength(p.Warmup, p.Probe.Timeout, p.post())
 }
 
-// Run probes for the warm-up, kills the head if the warm-up was healthy, and probes on until
+// RunPlan probes for the warm-up, kills the head if the warm-up was healthy, and probes on until
 // --after ends or, with --until-recovered, recovery or --timeout. Canceling ctx (Ctrl-C) ends it
 // early with what was seen (Result.Interrupted).
-func Run(ctx context.Context, p Plan) *Outcome {
+func RunPlan(ctx context.Context, p Plan) *PlanResult {
 	if p.Now == nil {
 		p.Now = time.Now
 	}
 	pr := probe.New(p.Probe, p.Endpoints)
 	resc := make(chan *probe.Result, 1)
 	go func() { resc <- pr.Run(ctx, p.Duration()) }()
-	out := &Outcome{}
+	out := &PlanResult{}
 
 	stopProgress := make(chan struct{})
 	progressDone := make(chan struct{})
@@ -104,7 +104,7 @@ func Run(ctx context.Context, p Plan) *Outcome {
 			}
 		}
 	}()
-	finish := func() *Outcome {
+	finish := func() *PlanResult {
 		out.Result = <-resc
 		close(stopProgress)
 		<-progressDone

@@ -37,7 +37,7 @@ func TestRunKillsAfterHealthyWarmup(t *testing.T) {
 		killedAt.Store(n.Load())
 		return nil
 	})
-	out := Run(context.Background(), p)
+	out := RunPlan(context.Background(), p)
 	if !out.Killed || out.WarmupFailed || out.KillErr != nil || out.Result.Stopped {
 		t.Fatalf("outcome %+v", out)
 	}
@@ -68,7 +68,7 @@ func TestRunWarmupFailureKillsNothing(t *testing.T) {
 	defer srv.Close()
 	var kills atomic.Int64
 	p := testPlan(probe.NewURL("x", srv.URL), func(context.Context) error { kills.Add(1); return nil })
-	out := Run(context.Background(), p)
+	out := RunPlan(context.Background(), p)
 	if !out.WarmupFailed || kills.Load() != 0 || out.Killed {
 		t.Fatalf("warm-up of 502s: outcome %+v, kills %d", out, kills.Load())
 	}
@@ -85,7 +85,7 @@ func TestRunRefusedKillStops(t *testing.T) {
 	defer srv.Close()
 	refused := &kube.Refused{Pod: "h", Code: 429, Message: "Cannot evict pod as it would violate the pod's disruption budget."}
 	p := testPlan(probe.NewURL("x", srv.URL), func(context.Context) error { return refused })
-	out := Run(context.Background(), p)
+	out := RunPlan(context.Background(), p)
 	if !errors.Is(out.KillErr, refused) || out.Killed || !out.Result.Stopped {
 		t.Fatalf("outcome %+v", out)
 	}
@@ -114,7 +114,7 @@ func TestRunUntilRecovered(t *testing.T) {
 	p.Progress = func(l probe.Live, head string) { mu.Lock(); progress = append(progress, head); mu.Unlock() }
 	p.ProgressEvery = 100 * time.Millisecond
 	start := time.Now()
-	out := Run(context.Background(), p)
+	out := RunPlan(context.Background(), p)
 	if !out.Recovered || !out.Result.Stopped {
 		t.Fatalf("outcome %+v", out)
 	}
@@ -137,7 +137,7 @@ func TestRunCtrlCReturnsWhatWasSeen(t *testing.T) {
 		return nil
 	})
 	p.After = time.Hour
-	out := Run(ctx, p)
+	out := RunPlan(ctx, p)
 	if !out.Result.Interrupted || !out.Killed || len(out.Result.Records) < 20 {
 		t.Fatalf("outcome %+v with %d records", out, len(out.Result.Records))
 	}

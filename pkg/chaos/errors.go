@@ -1,0 +1,105 @@
+// Package chaos is what every experiment shares. An experiment (headkill, pressure) is a core
+// runner: it reads and changes the cluster through a small interface, and returns a report, an
+// outcome and a plain error. The command maps the error's Kind to an exit code and each Setting
+// named in a message to its flag; nothing here knows about either.
+package chaos
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// Setting names one input of an experiment, as its Settings call it. Messages carry it as an
+// argument, so the command can show it as the flag that set it.
+type Setting string
+
+// ErrorKind says what went wrong, so the command can pick an exit code.
+type ErrorKind int
+
+const (
+	// Invalid: the settings ask for something impossible, or the target is refused (not a Ray
+	// pod, kube-system, not running). Nothing was changed.
+	Invalid ErrorKind = iota + 1
+	// NotFound: the target, or something the run needs (a head, ready endpoints), does not exist.
+	NotFound
+	// Failed: the cluster refused or failed an operation the run needed.
+	Failed
+	// Interrupted: the run was canceled (Ctrl-C); what was seen is in the report.
+	Interrupted
+)
+
+// Error is a one-line message meant for a person, with a kind.
+type Error struct {
+	Kind   ErrorKind
+	format string
+	args   []any
+}
+
+// Errorf is an Error; Setting arguments are shown by the command as their flags.
+func Errorf(kind ErrorKind, format string, args ...any) *Error {
+	return &Error{Kind: kind, format: format, args: args}
+}
+
+// Error shows settings by their own names.
+func (e *Error) Error() string { return e.Text(func(s Setting) string { return string(s) }) }
+
+// Text renders the message with each Setting argument shown as name returns it.
+func (e *Error) Text(name func(Setting) string) string {
+	args := slices.Clone(e.args)
+	for i, a := range args {
+		if s, ok := a.(Setting); ok {
+			args[i] = name(s)
+		}
+	}
+	return fmt.Sprintf(e.format, args...)
+}
+
+// Unwrap is the first error among the arguments, if any.
+func (e *Error) Unwrap() error {
+	for _, a := range e.args {
+		if err, ok := a.(error); ok {
+			return err
+		}
+	}
+	return nil
+}
+
+// KindOf is err's kind, or 0 when err is not an Error (an API error passed through as is).
+func KindOf(err error) ErrorKind {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return 0
+}
+
+// Outcome is what a finished experiment concluded. A run that could not conclude (bad input, a
+// refused kill, Ctrl-C) returns an error instead.
+type Outcome struct {
+	// Passed: the SLO held, or the cluster came back.
+	Passed bool
+	// Note, when set, says why it did not pass beyond what the report shows (e.g. not recovered
+	// in time); the command prints it after the report.
+	Note *Error
+}
+
+// Confirmation is what a runner asks about before its destructive step; the command asks the
+// person (or refuses without a terminal).
+type Confirmation struct {
+	// Action is the step, e.g. "add ephemeral container C to pod NS/P on node N (...)".
+	Action string
+	// While is what goes on meanwhile, e.g. "probing service/demo-serve-svc:8000 at 50/s"; may be "".
+	While string
+}
+
+// Confirm asks; an error stops the run with nothing changed. A nil Confirm means confirmed.
+type Confirm func(Confirmation) error
+
+// Ask runs c, if any.
+func (c Confirm) Ask(q Confirmation) error {
+	if c == nil {
+		return nil
+	}
+	return c(q)
+}

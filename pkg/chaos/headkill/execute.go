@@ -1,0 +1,188 @@
+package headkill
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"time"
+
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
+	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+)
+
+// WatchStartTimeout bounds the start-up: the watches' first LISTs and the first port-forwards.
+const WatchStartTimeout = 60 * time.Second
+
+// run starts the watches and the probe's endpoints, runs the kill, and builds the report.
+func (s *Settings) run(ctx context.Context, c Cluster, t *target, advice []report.Advice) (*report.Report, chaos.Outcome, error) {
+	if s.Interrupts != nil {
+		var stop context.CancelFunc
+		ctx, stop = s.Interrupts(ctx)
+		defer stop()
+	}
+	// The watches and port-forwards outlive a Ctrl-C (ctx) long enough for the report; they end
+	// with this function.
+	watchCtx, stopWatches := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopWatches()
+
+	tr := NewTracker(t.head, t.cluster)
+	now := s.Now
+	podSelector := ray.LabelCluster + "=" + t.cluster
+	if s.RayService != "" {
+		// A RayService may replace the whole cluster: follow every Ray pod of the namespace.
+		podSelector = ray.LabelCluster
+	}
+	// Until the probe starts, Ctrl-C or a slow API server ends the run with nothing killed.
+	startCtx, endStart := context.WithTimeout(ctx, WatchStartTimeout)
+	defer endStart()
+	watchErrs, err := c.RunHeadKillWatch(watchCtx, startCtx, kube.HeadKillWatch{
+		Namespace: s.Namespace, PodSelector: podSelector, RayService: s.RayService, Cluster: t.cluster,
+		OnPod:        func(p *corev1.Pod, deleted bool) { tr.Pod(p, deleted, now()) },
+		OnRayCluster: func(rc *rayv1.RayCluster, deleted bool) { tr.RayCluster(rc, deleted, now()) },
+		OnRayService: func(rs *rayv1.RayService, _ bool) { tr.RayService(rs, now()) },
+	})
+	if err != nil {
+		return nil, chaos.Outcome{}, startError(ctx, startCtx, err)
+	}
+
+	var eps probe.Endpoints
+	if t.service == "" {
+		u, _ := url.Parse(s.targetBase)
+		eps = probe.NewURL(u.Host, s.targetBase)
+	} else {
+		set, feeder, err := s.followEndpoints(ctx, watchCtx, startCtx, c, t, tr)
+		if feeder != nil {
+			defer feeder.Close()
+		}
+		if err != nil {
+			return nil, chaos.Outcome{}, err
+		}
+		eps = set
+	}
+	go func() {
+		for err := range watchErrs {
+			fmt.Fprintf(s.Warn, "warning: %v; the timeline may miss events\n", err)
+		}
+	}()
+
+	res := RunPlan(ctx, Plan{
+		Probe: s.probeCfg, Endpoints: eps, Warmup: s.Warmup, After: s.After,
+		UntilRecovered: s.UntilRecovered, Timeout: s.Timeout, Mode: s.Mode, Tracker: tr,
+		Kill:     func(ctx context.Context) error { return killHead(ctx, c, t.head, s.killMode) },
+		Progress: s.Progress, ProgressEvery: s.ProgressEvery,
+		Now: now,
+	})
+	r := s.buildReport(t, res, tr, advice)
+	outcome := chaos.Outcome{Passed: r.Verdict.Passed}
+	switch {
+	case res.Result != nil && res.Result.Interrupted:
+		return r, outcome, chaos.Errorf(chaos.Interrupted, "interrupted: the report above covers what was seen")
+	case res.WarmupFailed:
+		w := res.Warmup
+		return r, outcome, invalid("the warm-up failed against %s (%d ok, %d failed: http %d, connection %d, timeout %d), so nothing was killed; check %s/%s and that it answers 2xx",
+			s.probeTarget(t), w.OK, w.Errors(), w.HTTPErrors, w.ConnErrors, w.Timeouts, SetTarget, SetService)
+	case res.KillErr != nil:
+		return r, outcome, killError(res.KillErr)
+	case s.UntilRecovered && !res.Recovered:
+		outcome = chaos.Outcome{Passed: false, Note: chaos.Errorf(chaos.Failed, "not recovered within %s %s", SetTimeout, s.Timeout)}
+	}
+	return r, outcome, nil
+}
+
+// followEndpoints keeps a probe set equal to the Service's ready endpoints, each behind its own
+// port-forward, and returns once the first set is open.
+func (s *Settings) followEndpoints(ctx, watchCtx, startCtx context.Context, c Cluster, t *target, tr *Tracker) (*probe.Set, *Feeder, error) {
+	set := probe.NewSet(probe.RoundRobin, uint64(s.Now().UnixNano()))
+	feeder := NewFeeder(watchCtx, set, func(ctx context.Context, pod string, port int) (Forward, error) {
+		return c.OpenTunnel(ctx, s.Namespace, pod, port)
+	}, tr, s.Warn)
+	first := make(chan error, 1)
+	synced := make(chan struct{})
+	go func() {
+		// The callback and the error below run in this goroutine, one after the other.
+		delivered, failed := false, false
+		err := c.WatchReadyEndpoints(watchCtx, s.Namespace, t.service, t.portName, synced, func(ready []kube.ReadyEndpoint) {
+			if failed || watchCtx.Err() != nil {
+				return // the run already ended on the first error
+			}
+			err := feeder.Update(ready)
+			if !delivered {
+				delivered, failed = true, err != nil
+				first <- err
+			} else if err != nil {
+				fmt.Fprintf(s.Warn, "warning: %v\n", err)
+			}
+		})
+		switch {
+		case err == nil || watchCtx.Err() != nil:
+		case !delivered:
+			first <- err
+		default:
+			// Mid-run (a token expired, RBAC revoked): the endpoints freeze from here on.
+			fmt.Fprintf(s.Warn, "warning: the endpoint watch ended: %v; endpoint changes after this are not seen\n", err)
+		}
+	}()
+	select {
+	case err := <-first:
+		if err != nil {
+			return nil, feeder, err
+		}
+	case <-startCtx.Done():
+		return nil, feeder, startError(ctx, startCtx, startCtx.Err())
+	}
+	if len(set.Names()) == 0 {
+		return nil, feeder, noReadyEndpoints(s.Namespace, t.service)
+	}
+	return set, feeder, nil
+}
+
+// startError explains why the run ended before the probe started; nothing was killed.
+func startError(signal, start context.Context, err error) error {
+	switch {
+	case signal.Err() != nil:
+		return chaos.Errorf(chaos.Interrupted, "interrupted before the probe started: nothing was killed")
+	case start.Err() != nil:
+		return chaos.Errorf(chaos.Failed, "the watches and port-forwards did not start within %s (the API server is slow or failing): nothing was killed; check the cluster and run again", WatchStartTimeout)
+	}
+	return err
+}
+
+// killHead reads the head again right before the kill, so the delete's uid and resourceVersion
+// preconditions are current after the warm-up; a head replaced meanwhile is not killed.
+func killHead(ctx context.Context, c Cluster, head *corev1.Pod, mode kube.KillMode) error {
+	now, err := c.GetPodByName(ctx, head.Namespace, head.Name)
+	if err != nil {
+		return err
+	}
+	if now.UID != head.UID {
+		// Not a failed SLO: none was measured. The head that was the target no longer exists.
+		return chaos.Errorf(chaos.NotFound, "head pod %s/%s was replaced during the warm-up (uid %s, was %s); nothing was killed; run again to target the new head",
+			now.Namespace, now.Name, now.UID, head.UID)
+	}
+	return c.KillHeadPod(ctx, now, mode, false)
+}
+
+func (s *Settings) buildReport(t *target, res *PlanResult, tr *Tracker, advice []report.Advice) *report.Report {
+	rs := report.Settings{Cluster: s.targetName(), Namespace: s.Namespace, Mode: s.Mode, Target: s.probeTarget(t),
+		Method: s.probeCfg.Method, Path: ShownPath(s.probeCfg.Path), Rate: s.probeCfg.Rate, WarmupMs: s.Warmup.Milliseconds(),
+		RequestTimeout: s.RequestTimeout.Milliseconds()}
+	if s.UntilRecovered {
+		rs.UntilRecovered, rs.TimeoutMs = true, s.Timeout.Milliseconds()
+	} else {
+		rs.AfterMs = s.After.Milliseconds()
+	}
+	var slo report.SLO
+	if s.MaxErrorsSet {
+		slo.MaxErrors = &s.MaxErrors
+	}
+	if s.MinAvailabilitySet {
+		slo.MinAvailability = &s.MinAvailability
+	}
+	return report.Build(report.Input{Settings: rs, Probe: res.Result, Timeline: tr.Timeline(), SLO: slo, Advice: advice})
+}

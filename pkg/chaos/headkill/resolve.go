@@ -1,0 +1,169 @@
+package headkill
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
+	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+)
+
+// target is what the run resolved before anything is changed.
+type target struct {
+	cluster  string // the RayCluster whose head is killed
+	head     *corev1.Pod
+	service  string // probed Service, "" for a URL
+	port     int    // Service port
+	portName string
+	ready    []kube.ReadyEndpoint // read for a dry run only
+}
+
+// resolve finds the cluster, its live head and the probe's Service with ONE read of each.
+func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
+	t := &target{cluster: s.Cluster}
+	if s.RayService != "" {
+		rs, err := c.GetRayService(ctx, s.Namespace, s.RayService)
+		if err != nil {
+			return nil, err
+		}
+		t.cluster = rs.Status.ActiveServiceStatus.RayClusterName
+		if t.cluster == "" {
+			return nil, chaos.Errorf(chaos.NotFound, "RayService %s/%s has no active RayCluster yet (status.activeServiceStatus.rayClusterName is empty): wait until it serves", s.Namespace, s.RayService)
+		}
+		if s.Service == "" {
+			s.Service = diagnose.ServeServiceName(s.RayService)
+		}
+		if !s.PortSet && s.Target == "" {
+			s.Port = DefaultServePort
+		}
+	} else if _, err := c.GetRayCluster(ctx, s.Namespace, s.Cluster); err != nil {
+		return nil, err
+	}
+	selector := ray.HeadSelector(t.cluster)
+	pods, err := c.ListPodsMatching(ctx, s.Namespace, selector)
+	if err != nil {
+		return nil, err
+	}
+	var live []corev1.Pod
+	for _, p := range pods {
+		if p.DeletionTimestamp == nil && p.Status.Phase != corev1.PodFailed && p.Status.Phase != corev1.PodSucceeded {
+			live = append(live, p)
+		}
+	}
+	if len(live) == 0 {
+		return nil, chaos.Errorf(chaos.NotFound, "RayCluster %s/%s has no live head pod to kill; list its pods with: kubectl get pods -n %s -l %s",
+			s.Namespace, t.cluster, s.Namespace, selector)
+	}
+	sort.Slice(live, func(i, j int) bool { return live[i].Name < live[j].Name })
+	t.head = &live[0]
+	if s.Target != "" {
+		return t, nil
+	}
+	svc, err := c.GetService(ctx, s.Namespace, s.Service)
+	if err != nil {
+		return nil, err
+	}
+	var ports []string
+	for _, p := range svc.Spec.Ports {
+		ports = append(ports, fmt.Sprint(p.Port))
+		if int(p.Port) == s.Port && (p.Protocol == "" || p.Protocol == corev1.ProtocolTCP) {
+			t.portName = p.Name
+			t.port = s.Port
+		}
+	}
+	if t.port == 0 {
+		return nil, invalid("Service %s/%s has no TCP port %d (its ports: %s): pass %s", s.Namespace, s.Service, s.Port, strings.Join(ports, ", "), SetPort)
+	}
+	t.service = s.Service
+	if !s.DryRun {
+		// A run reads the endpoints with its watch (one LIST, then changes), and refuses there
+		// if none is ready, before any request or kill.
+		return t, nil
+	}
+	if t.ready, err = c.ListReadyEndpoints(ctx, s.Namespace, t.service, t.portName); err != nil {
+		return nil, err
+	}
+	if len(t.ready) == 0 {
+		return nil, noReadyEndpoints(s.Namespace, t.service)
+	}
+	return t, nil
+}
+
+func noReadyEndpoints(ns, svc string) error {
+	return chaos.Errorf(chaos.NotFound, "Service %s/%s has no ready endpoints, so there is nothing to probe and nothing was killed; check with: kubectl get endpointslices -n %s -l kubernetes.io/service-name=%s",
+		ns, svc, ns, svc)
+}
+
+// killError explains a refused kill. Nothing was killed in every case.
+func killError(err error) error {
+	var refused *kube.Refused
+	if !errors.As(err, &refused) {
+		return err // explained by pkg/kube, or the head replaced during the warm-up
+	}
+	return chaos.Errorf(chaos.Failed, "%s: a PodDisruptionBudget blocks the eviction; nothing was killed (use %s delete to ignore PodDisruptionBudgets)",
+		strings.TrimSuffix(refused.Error(), "."), SetMode)
+}
+
+func (s *Settings) targetName() string {
+	if s.RayService != "" {
+		return "rayservice/" + s.RayService
+	}
+	return s.Cluster
+}
+
+func (s *Settings) probeTarget(t *target) string {
+	if t.service != "" {
+		return fmt.Sprintf("service/%s:%d", t.service, t.port)
+	}
+	return s.targetBase
+}
+
+func (s *Settings) killWhat(t *target) string {
+	switch s.killMode {
+	case kube.KillForce:
+		return "force-delete (grace period 0)"
+	case kube.KillEvict:
+		return "evict (Eviction API, PodDisruptionBudgets apply)"
+	}
+	grace := "the pod's"
+	if g := t.head.Spec.TerminationGracePeriodSeconds; g != nil {
+		grace = fmt.Sprintf("%ds", *g)
+	}
+	return fmt.Sprintf("delete (grace period %s)", grace)
+}
+
+// ShownPath is the probed path as plans and reports print it: "/" when empty, and the value of
+// any query parameter named like a secret (token, api_key, password, key, sig...) replaced,
+// since reports are kept as CI artifacts. The probe itself sends the path as given.
+func ShownPath(p string) string {
+	if p == "" {
+		return "/"
+	}
+	path, query, ok := strings.Cut(p, "?")
+	if !ok {
+		return p
+	}
+	params := strings.Split(query, "&")
+	for i, kv := range params {
+		k, _, hasValue := strings.Cut(kv, "=")
+		name, err := url.QueryUnescape(k)
+		if err != nil {
+			name = k
+		}
+		if hasValue && (diagnose.IsSecretName(name) || secretParams[strings.ToLower(name)]) {
+			params[i] = k + "=" + diagnose.Redacted
+		}
+	}
+	return path + "?" + strings.Join(params, "&")
+}
+
+// secretParams are query parameter names that carry credentials without saying so.
+var secretParams = map[string]bool{"key": true, "sig": true, "signature": true, "code": true}

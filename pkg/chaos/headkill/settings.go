@@ -1,0 +1,231 @@
+package headkill
+
+import (
+	"context"
+	"errors"
+	"io"
+	"math"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
+	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+)
+
+// The settings messages name; the command shows each as its flag.
+const (
+	SetMode            chaos.Setting = "mode"
+	SetRate            chaos.Setting = "rate"
+	SetWarmup          chaos.Setting = "warmup"
+	SetAfter           chaos.Setting = "after"
+	SetUntilRecovered  chaos.Setting = "until-recovered"
+	SetTimeout         chaos.Setting = "timeout"
+	SetRequestTimeout  chaos.Setting = "request-timeout"
+	SetProgressEvery   chaos.Setting = "progress-interval"
+	SetMaxErrors       chaos.Setting = "max-errors"
+	SetMinAvailability chaos.Setting = "min-availability"
+	SetTarget          chaos.Setting = "target"
+	SetService         chaos.Setting = "service"
+	SetPort            chaos.Setting = "port"
+	SetPath            chaos.Setting = "path"
+	SetHeader          chaos.Setting = "header"
+)
+
+// DefaultServePort is the port of a RayService's serve Service (<name>-serve-svc).
+const DefaultServePort = 8000
+
+// Settings is one head kill: what to kill, what to probe, for how long, and the SLO.
+type Settings struct {
+	Namespace string
+	// Cluster names the RayCluster whose head is killed, or RayService the RayService whose
+	// active cluster's is. Exactly one is set.
+	Cluster, RayService string
+	Mode                string // delete, force or evict
+
+	// What is probed: Target (a URL), or Service and Port (for a RayService, by default its
+	// serve Service on DefaultServePort).
+	Target  string
+	Service string
+	Port    int
+	PortSet bool
+	Path    string
+	Method  string
+	Data    string
+	Headers []string // K:V
+	Rate    string   // 50, 50/s or 600/m
+
+	Warmup         time.Duration
+	After          time.Duration
+	AfterSet       bool
+	UntilRecovered bool
+	Timeout        time.Duration // with UntilRecovered
+	RequestTimeout time.Duration
+
+	MaxErrors          int64
+	MaxErrorsSet       bool
+	MinAvailability    float64
+	MinAvailabilitySet bool
+
+	// DryRun prints the plan to Out and has the API server dry-run the kill.
+	DryRun bool
+	Out    io.Writer
+	// Progress is called every ProgressEvery with the probe's counters and the head's state.
+	Progress      func(l probe.Live, head string)
+	ProgressEvery time.Duration
+	// Confirm is asked before the kill; an error stops the run with nothing killed.
+	Confirm chaos.Confirm
+	// Interrupts wraps the context of the run itself (from the watches on): the command ends it on
+	// Ctrl-C, so the report of what was seen is still built. Before that, Ctrl-C ends the process.
+	Interrupts func(context.Context) (context.Context, context.CancelFunc)
+	// Warn hears what the run can go on without (no doctor advice, a watch that ended).
+	Warn io.Writer
+	Now  func() time.Time
+
+	// Set by Validate.
+	probeCfg   probe.Config
+	targetBase string // Target's scheme://host[:port]
+	killMode   kube.KillMode
+}
+
+func invalid(format string, args ...any) error { return chaos.Errorf(chaos.Invalid, format, args...) }
+
+// Validate checks every setting before the API is touched: bad input kills nothing.
+func (s *Settings) Validate() error {
+	s.killMode = kube.KillMode(s.Mode)
+	switch s.killMode {
+	case kube.KillDelete, kube.KillForce, kube.KillEvict:
+	default:
+		return invalid("%s must be delete, force or evict, not %q", SetMode, s.Mode)
+	}
+	rate, err := ParseRate(s.Rate)
+	if err != nil {
+		return err
+	}
+	if err := s.validateSchedule(rate); err != nil {
+		return err
+	}
+	if err := s.validateTarget(); err != nil {
+		return err
+	}
+	path, err := s.probePath()
+	if err != nil {
+		return err
+	}
+	header := http.Header{}
+	for i, h := range s.Headers {
+		k, v, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(k) == "" {
+			// The value is not echoed: a header is where tokens go.
+			return invalid("%s number %d is not K:V, e.g. %s 'Content-Type: application/json'", SetHeader, i+1, SetHeader)
+		}
+		header.Add(strings.TrimSpace(k), strings.TrimSpace(v))
+	}
+	s.probeCfg = probe.Config{Rate: rate, Method: strings.ToUpper(s.Method), Path: path, Header: header, Timeout: s.RequestTimeout}
+	if s.Data != "" {
+		s.probeCfg.Body = []byte(s.Data)
+	}
+	// The schedule the run will plan, so the probe's caps (rate × duration) hold for it.
+	return s.probeCfg.Validate(ScheduleLength(s.Warmup, s.RequestTimeout, s.post()))
+}
+
+func (s *Settings) validateSchedule(rate float64) error {
+	switch {
+	case s.Warmup <= 0:
+		return invalid("%s must be positive (the head is killed only after a healthy warm-up), e.g. %s 10s", SetWarmup, SetWarmup)
+	case float64(s.Warmup)/float64(time.Second)*rate < 1:
+		return invalid("%s %s at %s %s sends no request: lengthen the warm-up or raise the rate", SetWarmup, s.Warmup, SetRate, s.Rate)
+	case s.UntilRecovered && s.AfterSet:
+		return invalid("%s and %s exclude each other: give one", SetAfter, SetUntilRecovered)
+	case s.UntilRecovered && s.Timeout <= 0:
+		return invalid("%s must be positive, e.g. %s 5m", SetTimeout, SetTimeout)
+	case !s.UntilRecovered && s.After <= 0:
+		return invalid("%s must be positive, e.g. %s 60s", SetAfter, SetAfter)
+	case s.RequestTimeout <= 0:
+		return invalid("%s must be positive, e.g. %s 2s", SetRequestTimeout, SetRequestTimeout)
+	case s.ProgressEvery <= 0:
+		return invalid("%s must be positive", SetProgressEvery)
+	case s.MaxErrorsSet && s.MaxErrors < 0:
+		return invalid("%s must be 0 or more, not %d", SetMaxErrors, s.MaxErrors)
+	case s.MinAvailabilitySet && (math.IsNaN(s.MinAvailability) || s.MinAvailability < 0 || s.MinAvailability > 100):
+		return invalid("%s is a percentage from 0 to 100, not %v", SetMinAvailability, s.MinAvailability)
+	}
+	return nil
+}
+
+func (s *Settings) validateTarget() error {
+	switch {
+	case s.Target != "" && (s.Service != "" || s.PortSet):
+		return invalid("%s and %s/%s exclude each other: probe a URL or a Service", SetTarget, SetService, SetPort)
+	case s.Target == "" && s.Service == "" && s.RayService == "":
+		return invalid("say what to probe for RayCluster %s: %s URL, or %s NAME %s N", s.Cluster, SetTarget, SetService, SetPort)
+	case s.Service != "" && !s.PortSet:
+		return invalid("%s %s needs %s N (the Service port to probe)", SetService, s.Service, SetPort)
+	case s.PortSet && (s.Port < 1 || s.Port > 65535):
+		return invalid("%s must be from 1 to 65535, not %d", SetPort, s.Port)
+	}
+	return nil
+}
+
+// probePath is Path, or the path of Target; it sets targetBase.
+func (s *Settings) probePath() (string, error) {
+	if s.Target == "" {
+		return s.Path, nil
+	}
+	// Messages show the URL redacted: a target can carry credentials.
+	u, err := url.Parse(s.Target)
+	if err != nil {
+		return "", invalid("%s is not a URL (%v), e.g. http://serve.example:8000", SetTarget, errors.Unwrap(err))
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", invalid("%s %q is not an http or https URL, e.g. http://serve.example:8000", SetTarget, u.Redacted())
+	}
+	if u.User != nil {
+		return "", invalid("%s %q has credentials in it, which the probe would not send and reports would show: pass them as %s 'Authorization: ...'", SetTarget, u.Redacted(), SetHeader)
+	}
+	s.targetBase = u.Scheme + "://" + u.Host
+	rest := u.RequestURI()
+	if rest == "/" {
+		return s.Path, nil
+	}
+	if s.Path != "" {
+		return "", invalid("%s %q has a path and %s is %q: give the path once", SetTarget, ShownPath(rest), SetPath, ShownPath(s.Path))
+	}
+	return rest, nil
+}
+
+// post is how long the probe runs after the kill: After, or Timeout with UntilRecovered.
+func (s *Settings) post() time.Duration {
+	if s.UntilRecovered {
+		return s.Timeout
+	}
+	return s.After
+}
+
+// ParseRate reads 50, 50/s, 3000/m.
+func ParseRate(v string) (float64, error) {
+	num, unit, _ := strings.Cut(strings.TrimSpace(v), "/")
+	per := 1.0
+	switch unit {
+	case "", "s", "sec", "1s":
+	case "m", "min", "1m":
+		per = 60
+	default:
+		return 0, invalid("%s %q: use requests per second or minute, e.g. 50/s or 600/m", SetRate, v)
+	}
+	n, err := strconv.ParseFloat(num, 64)
+	if err != nil || math.IsNaN(n) || math.IsInf(n, 0) {
+		return 0, invalid("%s %q is not a number of requests, e.g. 50/s", SetRate, v)
+	}
+	r := n / per
+	switch {
+	case r <= 0:
+		return 0, invalid("%s %q is not positive: use e.g. %s 50/s", SetRate, v, SetRate)
+	case r > probe.MaxRate:
+		return 0, invalid("%s %q is above the probe's limit of %d/s: lower %s", SetRate, v, probe.MaxRate, SetRate)
+	}
+	return r, nil
+}

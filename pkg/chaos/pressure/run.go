@@ -1,0 +1,169 @@
+package pressure
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+)
+
+// Cluster is every API operation a pressure run makes (pkg/kube's Clients in the command, a
+// fake in tests). Errors come back explained, one line each.
+type Cluster interface {
+	GetPodByName(ctx context.Context, namespace, name string) (*corev1.Pod, error)
+	ListPodsMatching(ctx context.Context, namespace, selector string) ([]corev1.Pod, error)
+	// InjectEphemeralContainer adds ec to pod only while pod is the version read (uid and
+	// resourceVersion preconditions); dryRun has the API server judge it and store nothing.
+	InjectEphemeralContainer(ctx context.Context, pod *corev1.Pod, ec corev1.EphemeralContainer, dryRun bool) (*corev1.Pod, error)
+	// WatchTargetPods watches the pods of labelSelector, or the pod named name when it is "".
+	WatchTargetPods(ctx context.Context, namespace, labelSelector, name, resourceVersion string) (watch.Interface, error)
+	WatchNodeNamed(ctx context.Context, name string) (watch.Interface, error)
+}
+
+// DryRun resolves the pod and plans the container, and has the API server validate it (schema,
+// admission, RBAC): nothing is injected. It returns the container and the pod it would join.
+func DryRun(ctx context.Context, c Cluster, s Settings) (corev1.EphemeralContainer, *corev1.Pod, error) {
+	pod, spec, err := prepare(ctx, c, s)
+	if err != nil {
+		return corev1.EphemeralContainer{}, nil, err
+	}
+	ec := Container(spec)
+	if _, err := c.InjectEphemeralContainer(ctx, pod, ec, true); err != nil {
+		return corev1.EphemeralContainer{}, nil, err
+	}
+	return ec, pod, nil
+}
+
+// Run resolves the pod, plans the container, confirms, injects it and, with s.Watch, follows the
+// pod and its node until the cluster comes back, the pod is evicted, the container ends, or
+// s.Timeout. The outcome fails for a head evicted and not replaced, and for pressure that never
+// ran as asked.
+func Run(ctx context.Context, c Cluster, s Settings) (*report.PressureReport, chaos.Outcome, error) {
+	if s.Now == nil {
+		s.Now = time.Now
+	}
+	pod, spec, err := prepare(ctx, c, s)
+	if err != nil {
+		return nil, chaos.Outcome{}, err
+	}
+	ec := Container(spec)
+	var pods watch.Interface
+	if s.Watch {
+		// Open the watch before injecting, from the version read: a refusal (no RBAC to watch
+		// pods) then leaves nothing injected, and no event is missed.
+		if pods, err = c.WatchTargetPods(ctx, pod.Namespace, watchSelector(pod), pod.Name, pod.ResourceVersion); err != nil {
+			return nil, chaos.Outcome{}, err
+		}
+		defer func() { pods.Stop() }()
+	}
+	if err := s.Confirm.Ask(chaos.Confirmation{Action: fmt.Sprintf("add ephemeral container %s to pod %s/%s on node %s (%s, for %s)",
+		spec.Name, pod.Namespace, pod.Name, pod.Spec.NodeName, What(spec), spec.Duration)}); err != nil {
+		return nil, chaos.Outcome{}, err
+	}
+	injected, err := c.InjectEphemeralContainer(ctx, pod, ec, false)
+	if err != nil {
+		return nil, chaos.Outcome{}, err
+	}
+	progress := s.Progress
+	if progress == nil {
+		progress = io.Discard
+	}
+	fmt.Fprintf(progress, "injected %s into pod %s/%s (target container %s, %s, for %s); its log: kubectl logs -n %s %s -c %s\n",
+		ec.Name, pod.Namespace, pod.Name, spec.TargetContainer, What(spec), spec.Duration, pod.Namespace, pod.Name, ec.Name)
+
+	tl := &Timeline{Start: s.Now(), Pod: injected.Name, Node: injected.Spec.NodeName, Container: spec.Name,
+		Head: ray.IsHead(injected)}
+	tl.Injected()
+	verdict := report.PressureVerdict{Passed: true, Outcome: report.OutcomeNotWatched,
+		Message: fmt.Sprintf("injected %s into pod %s/%s; the eviction was not watched", ec.Name, pod.Namespace, pod.Name)}
+	if s.Watch {
+		w := &evictionWatch{c: c, s: s, tl: tl, pod: injected, pods: pods, out: progress}
+		err := w.run(ctx)
+		pods = w.pods
+		if err != nil {
+			return nil, chaos.Outcome{}, err
+		}
+		verdict = tl.result(s.Timeout)
+	}
+	r := report.BuildPressure(report.PressureInput{Settings: reportSettings(s, spec, injected), Injected: tl.Start,
+		Timeline: tl.tl, Verdict: verdict})
+	return r, chaos.Outcome{Passed: verdict.Passed}, nil
+}
+
+// prepare is the pod and the exact Spec, refusing what must not be touched.
+func prepare(ctx context.Context, c Cluster, s Settings) (*corev1.Pod, Spec, error) {
+	if err := s.Validate(); err != nil {
+		return nil, Spec{}, err
+	}
+	pod, err := targetPod(ctx, c, s)
+	if err != nil {
+		return nil, Spec{}, err
+	}
+	spec, err := Plan(pod, s.Options)
+	return pod, spec, err
+}
+
+// targetPod is the named pod, or the RayCluster's head or first Running worker found by ONE
+// labelled LIST.
+func targetPod(ctx context.Context, c Cluster, s Settings) (*corev1.Pod, error) {
+	if s.Pod != "" {
+		return c.GetPodByName(ctx, s.Namespace, s.Pod)
+	}
+	selector := fmt.Sprintf("%s=%s,%s=%s", ray.LabelCluster, s.Cluster, ray.LabelNodeType, s.Role)
+	pods, err := c.ListPodsMatching(ctx, s.Namespace, selector)
+	if err != nil {
+		return nil, err
+	}
+	if len(pods) == 0 {
+		return nil, chaos.Errorf(chaos.NotFound, "no %s pod of RayCluster %q in namespace %q; list them with: kubectl get pods -n %s -l %s",
+			s.Role, s.Cluster, s.Namespace, s.Namespace, selector)
+	}
+	// Prefer a Running pod that is not going away; the name order makes the choice repeatable.
+	sort.Slice(pods, func(i, j int) bool {
+		ri, rj := usable(&pods[i]), usable(&pods[j])
+		if ri != rj {
+			return ri
+		}
+		return pods[i].Name < pods[j].Name
+	})
+	return &pods[0], nil
+}
+
+func usable(p *corev1.Pod) bool {
+	return p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil
+}
+
+// What says in words what the container puts under pressure and how much.
+func What(s Spec) string {
+	switch {
+	case s.Kind == Memory:
+		return "memory: " + s.Basis
+	case s.Fill == FillContainer:
+		return "disk inside the container: " + s.Basis
+	}
+	return "node disk: " + s.Basis
+}
+
+func reportSettings(s Settings, spec Spec, pod *corev1.Pod) report.PressureSettings {
+	rs := report.PressureSettings{Experiment: string(spec.Kind), Namespace: pod.Namespace, Target: s.Cluster, Pod: pod.Name,
+		Node: pod.Spec.NodeName, Container: spec.Name, TargetContainer: spec.TargetContainer, Image: spec.Image,
+		Fill: string(spec.Fill), Bytes: spec.Bytes, Percent: spec.Percent, Basis: spec.Basis,
+		DurationMs: spec.Duration.Milliseconds(), WatchEviction: s.Watch}
+	if s.Pod != "" {
+		rs.Target = "pod/" + s.Pod
+	} else {
+		rs.Role = s.Role
+	}
+	if s.Watch {
+		rs.TimeoutMs = s.Timeout.Milliseconds()
+	}
+	return rs
+}

@@ -1,0 +1,98 @@
+package report
+
+import (
+	"time"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
+	"github.com/kubectl-ray/kubectl-ray/pkg/schema"
+)
+
+// PressureKind identifies a disk-pressure or memory-pressure JSON document;
+// docs/chaos-pressure.md documents the schema.
+const PressureKind = "PressureReport"
+
+// PressureSettings echo what was injected, so a saved report says what it measured.
+type PressureSettings struct {
+	Experiment      string `json:"experiment"` // disk-pressure | memory-pressure
+	Namespace       string `json:"namespace"`
+	Target          string `json:"target"` // the argument: "demo" (with Role) or "pod/NAME"
+	Role            string `json:"role,omitempty"`
+	Pod             string `json:"pod"`
+	Node            string `json:"node"`
+	Container       string `json:"container"` // our ephemeral container
+	TargetContainer string `json:"targetContainer"`
+	Image           string `json:"image"`
+	Fill            string `json:"fill,omitempty"`    // disk: node | container
+	Bytes           int64  `json:"bytes,omitempty"`   // fixed by the plugin; 0 when Percent is measured in the pod
+	Percent         int    `json:"percent,omitempty"` // of what the container measures when it starts
+	Basis           string `json:"basis"`             // where the amount came from, in words
+	DurationMs      int64  `json:"durationMs"`
+	WatchEviction   bool   `json:"watchEviction"`
+	TimeoutMs       int64  `json:"timeoutMs,omitempty"`
+}
+
+// PressureReport is one pressure run. Times named ...Ms are milliseconds after the injection.
+type PressureReport struct {
+	APIVersion string           `json:"apiVersion"`
+	Kind       string           `json:"kind"`
+	Settings   PressureSettings `json:"settings"`
+	Injected   time.Time        `json:"injected"`
+	Events     []Event          `json:"events"`
+	Eviction   PressureEviction `json:"eviction"`
+	Verdict    PressureVerdict  `json:"verdict"`
+}
+
+// PressureEviction is what happened to the pod; null times were not seen.
+type PressureEviction struct {
+	EvictedMs            *float64 `json:"evictedMs"`
+	Replacement          string   `json:"replacement,omitempty"` // a head's replacement
+	ReplacementRunningMs *float64 `json:"replacementRunningMs"`
+}
+
+// Pressure outcomes: the stable names of PressureVerdict.Outcome.
+const (
+	OutcomeNotWatched       = "not-watched"         // injected without --watch-eviction: nothing judged
+	OutcomeCameBack         = "came-back"           // an evicted head's replacement ran
+	OutcomeNotReplaced      = "not-replaced"        // an evicted head was not replaced in time (fails)
+	OutcomeEvicted          = "evicted"             // a worker (or pod) was evicted
+	OutcomePressureFailed   = "pressure-failed"     // our container exited non-zero, the pod still Running (fails)
+	OutcomeNoEvictionEnded  = "no-eviction"         // our container ended, the pod still Running
+	OutcomeNeverStarted     = "never-started"       // our container did not start in time (fails)
+	OutcomeNoEvictionInTime = "no-eviction-in-time" // nothing happened within the timeout
+)
+
+// PressureVerdict is the run's conclusion; Passed is false for a head not replaced and for
+// pressure that never ran as asked.
+type PressureVerdict struct {
+	Passed  bool   `json:"passed"`
+	Outcome string `json:"outcome"`
+	Message string `json:"message"`
+}
+
+// PressureInput is everything BuildPressure needs.
+type PressureInput struct {
+	Settings PressureSettings
+	Injected time.Time
+	Timeline *timeline.Timeline
+	Verdict  PressureVerdict
+}
+
+// BuildPressure computes the report; it is pure.
+func BuildPressure(in PressureInput) *PressureReport {
+	r := &PressureReport{APIVersion: schema.APIVersion, Kind: PressureKind, Settings: in.Settings,
+		Injected: in.Injected, Events: []Event{}, Verdict: in.Verdict}
+	rel := func(t time.Time) float64 { return ms(t.Sub(in.Injected)) }
+	for _, e := range in.Timeline.Events() {
+		r.Events = append(r.Events, Event{Event: e, AtMs: rel(e.At)})
+	}
+	if e, ok := in.Timeline.First(timeline.PodEvicted, time.Time{}); ok {
+		r.Eviction.EvictedMs = ptr(rel(e.At))
+	}
+	if e, ok := in.Timeline.First(timeline.NewHeadRunning, time.Time{}); ok {
+		r.Eviction.Replacement = e.Object
+		r.Eviction.ReplacementRunningMs = ptr(rel(e.At))
+	} else if e, ok := in.Timeline.First(timeline.NewHeadCreated, time.Time{}); ok {
+		r.Eviction.Replacement = e.Object
+	}
+	return r
+}

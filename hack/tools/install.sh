@@ -6,18 +6,23 @@
 #   hack/tools/install.sh goreleaser              # -> .../goreleaser-v2.12.7/goreleaser
 #   hack/tools/install.sh validate-krew-manifest  # -> .../validate-krew-manifest-v0.4.3/validate-krew-manifest
 #   hack/tools/install.sh krew                    # -> .../krew-v0.4.3/krew
+#   hack/tools/install.sh crane                   # -> .../crane-v0.20.6/crane
 #
 # KUBECTL_RAY_TOOLS overrides the cache directory.
 set -euo pipefail
 
-name=${1:?usage: $0 goreleaser|validate-krew-manifest|krew}
+name=${1:?usage: $0 goreleaser|validate-krew-manifest|krew|crane}
 case "$name" in
   # v2.12.7 is the last GoReleaser that builds with Go 1.26; newer ones ask for Go 1.27.
   goreleaser)             version=v2.12.7; module=github.com/goreleaser/goreleaser/v2 ;;
   validate-krew-manifest) version=v0.4.3;  module=sigs.k8s.io/krew/cmd/validate-krew-manifest ;;
   # krew itself: release-check installs the manifest from the local archive, which checks its sha256.
   krew)                   version=v0.4.3;  module=sigs.k8s.io/krew/cmd/krew ;;
-  *) echo "unknown tool $name: use goreleaser, validate-krew-manifest or krew" >&2; exit 2 ;;
+  # crane: release-check pushes the watchdog's image to a registry on loopback, as
+  # docs/deploy/README.md tells a user to push it to theirs. The version of go.mod's
+  # go-containerregistry, which builds the image.
+  crane)                  version=v0.20.6; module=github.com/google/go-containerregistry/cmd/crane ;;
+  *) echo "unknown tool $name: use goreleaser, validate-krew-manifest, krew or crane" >&2; exit 2 ;;
 esac
 
 root=${KUBECTL_RAY_TOOLS:-$HOME/.cache/kubectl-ray/tools}

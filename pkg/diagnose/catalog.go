@@ -29,4 +29,7 @@ var Catalog = []RuleInfo{
 	{RuleGCSFTOff, SeverityInfo, "rayservice", ""},
 	{RuleOperatorMissing, SeverityWarning, "operator", "deployments"},
 	{RuleOperatorOutdated, SeverityWarning, "operator", "deployments"},
+	{RuleHeadStarvedByWorkers, SeverityError, "cluster", ""},
+	{RuleWorkerInitFailing, SeverityWarning, "cluster", ""},
+	{RuleHeadRecreateLoop, SeverityError, "cluster", "events"},
 }

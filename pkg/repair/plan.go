@@ -83,6 +83,8 @@ var notHealableWhy = map[string]string{
 		"fix its resources, node selector, affinity or tolerations",
 	diagnose.RuleHeadCrashLoop: "the head's containers keep failing; a new pod would run the same spec and fail " +
 		"the same way: fix the image, command, memory or probes",
+	diagnose.RuleHeadStarvedByWorkers: "the head is Pending while the cluster's own workers hold the capacity; a new pod " +
+		"would wait the same way: give the head a higher priorityClass than the workers, or use gang scheduling",
 	diagnose.RuleHeadMissing: "there is no head pod to delete; creating heads is the operator's job: " +
 		"check that the KubeRay operator is running",
 }
@@ -134,7 +136,7 @@ func Plan(s *diagnose.Snapshot, findings []diagnose.Finding, opts Options) HealP
 			}
 		case diagnose.RuleHeadDuplicate:
 			ix.planDuplicate(f, opts, add, skip)
-		case diagnose.RuleHeadPending, diagnose.RuleHeadCrashLoop, diagnose.RuleHeadMissing:
+		case diagnose.RuleHeadPending, diagnose.RuleHeadStarvedByWorkers, diagnose.RuleHeadCrashLoop, diagnose.RuleHeadMissing:
 			skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: f.Object, Why: notHealableWhy[f.Rule]})
 		}
 		// Other rules (status, nodes, operator, workers, serve, GCS FT) are not head repairs:

@@ -151,6 +151,7 @@ func Plan(s *diagnose.Snapshot, findings []diagnose.Finding, opts Options) HealP
 		kept = append(kept, sk)
 	}
 	p.NotHealable = kept
+	p.Actions = backOffLoops(p.Actions, findings, skip)
 	// Reasons quote pod status messages, which can echo a command line or a Redis URI; they are
 	// printed, logged and written into Events, so they go through doctor's redactor.
 	redact := diagnose.Redactor(s)

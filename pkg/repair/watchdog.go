@@ -2,6 +2,7 @@ package repair
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 
@@ -113,7 +114,9 @@ func (w *Watchdog) sync(ctx context.Context, key types.NamespacedName) {
 	}
 	plan := Plan(s, w.Diagnose(s), w.Opts)
 	for _, sk := range plan.NotHealable {
-		w.tellOnce(sk)
+		if w.tellOnce(sk) && sk.Rule == diagnose.RuleHeadRecreateLoop {
+			w.recordBackOff(ctx, sk, now)
+		}
 	}
 	if w.Recheck != nil {
 		if at, ok := w.Recheck(s); ok && at.After(now) {
@@ -192,8 +195,25 @@ func (w *Watchdog) due(key types.NamespacedName, plan HealPlan, now time.Time) [
 	return out
 }
 
-func (w *Watchdog) tellOnce(sk Skip) {
-	k := sk.Rule + "|" + sk.Object.Namespace + "/" + sk.Object.Name + "|" + sk.Object.UID + "|" + sk.Why
+// recordBackOff writes the Event saying the watchdog leaves a looping cluster alone; a failure
+// to write it is logged, and changes nothing else.
+func (w *Watchdog) recordBackOff(ctx context.Context, sk Skip, now time.Time) {
+	if w.Exec == nil || w.Exec.Events == nil {
+		return
+	}
+	if err := w.Exec.Events.CreateEvent(ctx, BackOffEvent(sk, now), false); err != nil {
+		w.Log.Line("warn", "could not record the back-off Event", "raycluster", sk.Cluster.Namespace+"/"+sk.Cluster.Name, "error", err.Error())
+	}
+}
+
+// tellOnce logs a not-healable finding the first time it is seen, and says whether it was.
+func (w *Watchdog) tellOnce(sk Skip) bool {
+	why := sk.Why
+	if strings.HasPrefix(why, backOffPrefix) {
+		// Its counts and window move with every turn and every minute: once per head is enough.
+		why = backOffPrefix
+	}
+	k := sk.Rule + "|" + sk.Object.Namespace + "/" + sk.Object.Name + "|" + sk.Object.UID + "|" + why
 	w.mu.Lock()
 	seen := w.told[k]
 	w.told[k] = true
@@ -202,6 +222,7 @@ func (w *Watchdog) tellOnce(sk Skip) {
 		w.Log.Line("info", "not healable", "rule", sk.Rule, "raycluster", sk.Cluster.Namespace+"/"+sk.Cluster.Name,
 			"object", sk.Object.Name, "why", sk.Why)
 	}
+	return !seen
 }
 
 func (w *Watchdog) logOutcome(o Outcome) {

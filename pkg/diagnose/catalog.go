@@ -32,4 +32,5 @@ var Catalog = []RuleInfo{
 	{RuleHeadStarvedByWorkers, SeverityError, "cluster", ""},
 	{RuleWorkerInitFailing, SeverityWarning, "cluster", ""},
 	{RuleHeadRecreateLoop, SeverityError, "cluster", "events"},
+	{RuleWorkersStale, SeverityWarning, "cluster", ""},
 }

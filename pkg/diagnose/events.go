@@ -11,8 +11,12 @@ import (
 )
 
 // EventFieldSelector selects the Events doctor reads: those about RayClusters, where the operator
-// records what it does to a cluster's pods. One paged LIST with it per doctor run.
-const EventFieldSelector = "involvedObject.kind=RayCluster"
+// records what it does to a cluster's pods, without the creations that every healthy cluster
+// records once per pod and Service (a fleet of 1,000 clusters holds thousands of them, and no
+// rule reads them). One paged LIST with it per doctor run; what is left in a healthy fleet is
+// close to nothing, and the page filter (KeepEvent) drops the rest of what rules do not read.
+const EventFieldSelector = "involvedObject.kind=RayCluster," +
+	"reason!=Created,reason!=CreatedHeadPod,reason!=CreatedWorkerPod,reason!=CreatedService,reason!=DeletedWorkerPod"
 
 // The reasons of the Events that record a head leaving or arriving, per KubeRay version (read in
 // controllers/ray/raycluster_controller.go of each release):
@@ -23,34 +27,29 @@ const EventFieldSelector = "involvedObject.kind=RayCluster"
 //   - heal records "RayHeadHealed" ("kubectl-ray heal deleted head pod <name> ...").
 const (
 	eventDeletedHeadPod = "DeletedHeadPod"
-	eventCreatedHeadPod = "CreatedHeadPod"
 	eventDeletedV111    = "Deleted"
-	eventCreatedV111    = "Created"
 	eventHealed         = "RayHeadHealed"
 )
 
-// headEvent says whether ev records a head pod deleted or created, and by whom.
-func headEvent(ev *corev1.Event) (deleted, created bool, by string) {
+// headDeleted says whether ev records a head pod deleted, and by whom ("operator" or "heal").
+// Creations are not read: the selector leaves them on the server (see EventFieldSelector).
+func headDeleted(ev *corev1.Event) (deleted bool, by string) {
 	switch ev.Reason {
 	case eventDeletedHeadPod:
-		return true, false, "operator"
-	case eventCreatedHeadPod:
-		return false, true, "operator"
+		return true, "operator"
 	case eventDeletedV111:
-		return strings.HasPrefix(ev.Message, "Deleted head Pod "), false, "operator"
-	case eventCreatedV111:
-		return false, strings.HasPrefix(ev.Message, "Created head pod "), "operator"
+		return strings.HasPrefix(ev.Message, "Deleted head Pod "), "operator"
 	case eventHealed:
-		return strings.Contains(ev.Message, " head pod "), false, "heal"
+		return strings.Contains(ev.Message, " head pod "), "heal"
 	}
-	return false, false, ""
+	return false, ""
 }
 
 // KeepEvent reports whether a listed Event is one a rule reads; the loader drops the others as
-// their page arrives (a busy namespace holds thousands of Events about worker pods).
+// their page arrives (v1.1.1's reason Deleted also names worker pods, Services, ...).
 func KeepEvent(ev *corev1.Event) bool {
-	d, c, _ := headEvent(ev)
-	return d || c
+	d, _ := headDeleted(ev)
+	return d
 }
 
 // TrimEvent keeps what the rules read: the object, reason, message, count and times.

@@ -32,10 +32,14 @@ func TestFrontierFindingDetails(t *testing.T) {
 			[]string{"the head of RayCluster ml/raycluster-a was deleted and recreated 3 times in the last 5m50s (3 by the operator, 0 by heal)",
 				"last exit 1 (Error)", "current head raycluster-a-head-abcde is 40s old, Running, not Ready", "kuberay #4272",
 				"--field-selector involvedObject.name=raycluster-a", "heal` backs off"},
-			map[string]string{"deletions": "3", "window": "5m50s", "byOperator": "3", "byHeal": "0", "created": "4",
+			map[string]string{"deletions": "3", "window": "5m50s", "byOperator": "3", "byHeal": "0",
 				"lastExitCode": "1", "lastReason": "Error", "head": "raycluster-a-head-abcde", "headAge": "40s"}},
 		{"head-recreate-loop-v111", RuleHeadRecreateLoop, "Pod ml/raycluster-a-head-abcde",
-			[]string{"recreated 3 times in the last 5m50s", "last exit 1 (Error)"}, map[string]string{"created": "4"}},
+			[]string{"recreated 3 times in the last 5m50s", "last exit 1 (Error)"}, map[string]string{"deletions": "3"}},
+		{"workers-stale", RuleWorkersStale, "RayCluster ml/raycluster-a",
+			[]string{"1 worker(s) started before head raycluster-a-head-new01 (started 19m ago, Ready 19m ago) and have not restarted since",
+				"kuberay #1141", "kubectl ray heal raycluster-a -n ml --stale-workers"},
+			map[string]string{"workers": "raycluster-a-worker-small-xyz12", "stale": "1", "oldestWorkerStarted": "178m ago"}},
 	}
 	for _, c := range cases {
 		t.Run(c.fixture+"/"+c.rule, func(t *testing.T) {
@@ -69,7 +73,7 @@ func TestFrontierFindingDetails(t *testing.T) {
 }
 
 // frontierRules are the rules this file's cases cover; none may fire on a healthy cluster.
-var frontierRules = []string{RuleHeadStarvedByWorkers, RuleWorkerInitFailing, RuleHeadRecreateLoop}
+var frontierRules = []string{RuleHeadStarvedByWorkers, RuleWorkerInitFailing, RuleHeadRecreateLoop, RuleWorkersStale}
 
 // Zero false alarms: the healthy fixture (also with its trimmed twin) yields none of them.
 func TestFrontierRulesSilentOnHealthy(t *testing.T) {
@@ -125,14 +129,15 @@ func TestKeepEventAndTrim(t *testing.T) {
 		{Reason: "CreatedWorkerPod", Message: "Created worker Pod ml/w1", InvolvedObject: corev1.ObjectReference{Kind: "RayCluster"}},
 		{Reason: "Created", Message: "Created service ml/raycluster-a-head-svc", InvolvedObject: corev1.ObjectReference{Kind: "RayCluster"}},
 		{Reason: "Deleted", Message: "Deleted pod ml/w1", InvolvedObject: corev1.ObjectReference{Kind: "RayCluster"}},
+		{Reason: "CreatedHeadPod", Message: "Created head Pod ml/h1", InvolvedObject: corev1.ObjectReference{Kind: "RayCluster"}},
 	}
 	for i := range other {
 		if KeepEvent(&other[i]) {
 			t.Errorf("kept %s %q", other[i].Reason, other[i].Message)
 		}
 	}
-	if len(kept) != len(f.snap.Events) {
-		t.Fatalf("kept %d of %d head lifecycle events", len(kept), len(f.snap.Events))
+	if len(kept) != 3 {
+		t.Fatalf("kept %d events, want the 3 head deletions", len(kept))
 	}
 	f.snap.Events = kept
 	if g := got(Diagnose(&f.snap, DefaultOptions())); !slices.Equal(g, want) {

@@ -51,7 +51,6 @@ func headRecreateLoop(ix *index, c *clusterView) []Finding {
 		msg string
 	}
 	var dels []deletion
-	created := 0
 	for _, ev := range ix.clusterHeadEvents(c) {
 		first, last := eventTimes(ev)
 		if last.Before(from) {
@@ -63,14 +62,10 @@ func headRecreateLoop(ix *index, c *clusterView) []Finding {
 		if first.Before(from) {
 			n = 1
 		}
-		d, cr, by := headEvent(ev)
-		switch {
-		case d:
+		if d, by := headDeleted(ev); d {
 			for i := 0; i < n; i++ {
 				dels = append(dels, deletion{at: last, by: by, msg: ev.Message})
 			}
-		case cr:
-			created += n
 		}
 	}
 	if len(dels) < o.RecreateLoopHeads {
@@ -99,7 +94,7 @@ func headRecreateLoop(ix *index, c *clusterView) []Finding {
 	}
 	ev := map[string]string{
 		"deletions": fmt.Sprint(len(dels)), "window": age(span), "byOperator": fmt.Sprint(byOp), "byHeal": fmt.Sprint(byHeal),
-		"created": fmt.Sprint(created), "lastDeleted": age(now.Sub(dels[len(dels)-1].at)) + " ago",
+		"lastDeleted": age(now.Sub(dels[len(dels)-1].at)) + " ago",
 	}
 	msg := fmt.Sprintf("the head of %s was deleted and recreated %d times in the last %s (%d by the operator, %d by heal)",
 		c.what(), len(dels), age(span), byOp, byHeal)

@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	kfake "k8s.io/client-go/kubernetes/fake"
@@ -235,7 +236,7 @@ func TestLoadSnapshotEvents(t *testing.T) {
 	}
 	for _, a := range kc.Actions() {
 		if l, ok := a.(k8stesting.ListAction); ok && a.GetResource().Resource == "events" {
-			if fs := l.GetListRestrictions().Fields.String(); fs != diagnose.EventFieldSelector {
+			if fs := l.GetListRestrictions().Fields.String(); fs != fields.ParseSelectorOrDie(diagnose.EventFieldSelector).String() {
 				t.Errorf("events listed with field selector %q", fs)
 			}
 		}

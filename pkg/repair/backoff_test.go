@@ -121,3 +121,38 @@ func TestWatchdogBacksOffARecreateLoop(t *testing.T) {
 		t.Errorf("event message %q", msg)
 	}
 }
+
+// workers-stale: nothing is deleted without --stale-workers (and heal says how to ask); with it,
+// each Running worker the finding names, with its UID and resourceVersion as preconditions, and
+// never the head.
+func TestPlanStaleWorkers(t *testing.T) {
+	c := cluster("ns", "rc")
+	h := head(c, "rc-head-new")
+	w := head(c, "rc-worker-old")
+	w.Labels[diagnose.LabelNodeType] = diagnose.NodeTypeWorker
+	w.ResourceVersion = "42"
+	gone := head(c, "rc-worker-leaving")
+	gone.Labels[diagnose.LabelNodeType] = diagnose.NodeTypeWorker
+	now := metav1.NewTime(t0)
+	gone.DeletionTimestamp = &now
+	s := &diagnose.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{h, w, gone}}
+	f := diagnose.Finding{Rule: diagnose.RuleWorkersStale, Cluster: diagnose.Ref{Kind: "RayCluster", Namespace: "ns", Name: "rc", UID: string(c.UID)},
+		Object:   diagnose.Ref{Kind: "RayCluster", Namespace: "ns", Name: "rc"},
+		Evidence: map[string]string{"workers": "rc-worker-old,rc-worker-leaving", "head": "rc-head-new"}}
+
+	p := Plan(s, []diagnose.Finding{f}, Options{})
+	if len(p.Actions) != 0 || len(p.NotHealable) != 1 || !strings.Contains(p.NotHealable[0].Why, "pass --stale-workers") {
+		t.Fatalf("without --stale-workers: %+v", p)
+	}
+	p = Plan(s, []diagnose.Finding{f}, Options{StaleWorkers: true})
+	if len(p.Actions) != 1 || p.Actions[0].Pod.Name != "rc-worker-old" || p.Actions[0].ResourceVersion != "42" || p.Actions[0].Pod.UID != string(w.UID) {
+		t.Fatalf("with --stale-workers: actions %+v", p.Actions)
+	}
+	if len(p.NotHealable) != 1 || p.NotHealable[0].Object.Name != "rc-worker-leaving" {
+		t.Fatalf("with --stale-workers: not healable %+v", p.NotHealable)
+	}
+	evs := HealEvents(p.Actions[0], t0, false)
+	if !strings.Contains(evs[0].Message, "deleted worker pod rc-worker-old") || evs[0].Reason != EventReason {
+		t.Errorf("event %q", evs[0].Message)
+	}
+}

@@ -7,6 +7,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 )
 
 const (
@@ -31,7 +33,11 @@ func HealEvents(a Action, at time.Time, dryRun bool) []*corev1.Event {
 	if dryRun {
 		verb = "would have " + verb + " (dry run)"
 	}
-	msg := fmt.Sprintf("kubectl-ray heal %s head pod %s (uid %s) for rule %s: %s", verb, a.Pod.Name, a.Pod.UID, a.Rule, a.Why)
+	role := "head"
+	if a.Rule == diagnose.RuleWorkersStale {
+		role = "worker" // not counted as a head delete by head-recreate-loop
+	}
+	msg := fmt.Sprintf("kubectl-ray heal %s %s pod %s (uid %s) for rule %s: %s", verb, role, a.Pod.Name, a.Pod.UID, a.Rule, a.Why)
 	if len(msg) > maxEventMessage {
 		msg = msg[:maxEventMessage-3] + "..."
 	}

@@ -23,6 +23,8 @@ type Options struct {
 	// Force allows force-deleting (grace period 0) a head stuck Terminating on a node that is
 	// NotReady, unreachable or gone. Nothing else is ever force-deleted.
 	Force bool
+	// StaleWorkers allows deleting the Running workers of a workers-stale finding.
+	StaleWorkers bool
 }
 
 // Action is one pod delete. UID and ResourceVersion are what the planner saw: the delete carries
@@ -136,6 +138,8 @@ func Plan(s *diagnose.Snapshot, findings []diagnose.Finding, opts Options) HealP
 			}
 		case diagnose.RuleHeadDuplicate:
 			ix.planDuplicate(f, opts, add, skip)
+		case diagnose.RuleWorkersStale:
+			ix.planStaleWorkers(f, opts, add, skip)
 		case diagnose.RuleHeadPending, diagnose.RuleHeadStarvedByWorkers, diagnose.RuleHeadCrashLoop, diagnose.RuleHeadMissing:
 			skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: f.Object, Why: notHealableWhy[f.Rule]})
 		}

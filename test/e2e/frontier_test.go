@@ -211,3 +211,69 @@ func (h *H) healPlanJSON(cluster string) (healPlan, Result) {
 	}
 	return doc, res
 }
+
+// workers-stale and heal --stale-workers (kuberay #1141), on KubeRay v1.1.1 without GCS fault
+// tolerance. The head is evicted (the kubelet's part, play.KubeletEvict) and heal replaces it; the
+// real operator creates the new head and, like every KubeRay version, leaves the workers alone.
+// Ray's part, a raylet that never gives up on the lost GCS, is played by doing nothing: no
+// worker container restarts. Once the new head has been Ready for StaleWorkersGrace (3m) doctor
+// reports the workers; heal deletes them only with --stale-workers.
+func TestHealStaleWorkers(t *testing.T) {
+	t.Parallel()
+	h := NewH(t)
+	h.CreateRayCluster("sw", nil)
+	h.WaitClusterRunning("sw", 90*time.Second)
+	workers := h.Pods("sw", "worker")
+	if len(workers) == 0 {
+		t.Fatal("no worker")
+	}
+	old := h.healEvict("sw")
+	if res := h.Run("heal", "sw", "--yes", "--timeout", "90s"); res.Code != 0 {
+		t.Fatalf("heal: %s", res)
+	}
+	h.waitNewHead("sw", old.Name, 90*time.Second)
+
+	var d drDoc
+	h.WaitFor("doctor to report workers-stale (3m after the new head is Ready)", 5*time.Minute, func() (bool, error) {
+		d, _ = h.doctorJSON("sw")
+		for _, r := range d.rules("sw") {
+			if strings.HasPrefix(r, "workers-stale ") {
+				return true, nil
+			}
+		}
+		time.Sleep(10 * time.Second)
+		return false, nil
+	})
+	f := d.finding(t, "sw", "workers-stale")
+	wantContains(t, "message", f.Message, "worker(s) started before head", "kuberay #1141")
+	for _, w := range workers {
+		wantContains(t, "workers", f.Evidence["workers"], w.Name)
+	}
+
+	doc, res := h.healPlanJSON("sw")
+	if res.Code != 0 || len(doc.Plan.Actions) != 0 || len(doc.Plan.NotHealable) != 1 || !strings.Contains(doc.Plan.NotHealable[0].Why, "pass --stale-workers") {
+		t.Fatalf("heal without --stale-workers: %s", res)
+	}
+	if res := h.Run("heal", "sw", "--yes", "--stale-workers", "--timeout", "90s"); res.Code != 0 {
+		t.Fatalf("heal --stale-workers: %s", res)
+	}
+	for _, w := range workers {
+		if !h.podGone(w.Name, string(w.UID)) {
+			t.Errorf("stale worker %s not deleted", w.Name)
+		}
+	}
+	evs := healEventsAbout(h.healEvents(), "Pod", workers[0].Name)
+	if len(evs) != 1 || !strings.Contains(evs[0].Message, "deleted worker pod "+workers[0].Name) {
+		t.Errorf("RayHeadHealed Events about %s: %+v", workers[0].Name, evs)
+	}
+	h.WaitFor("new workers Running", 90*time.Second, func() (bool, error) {
+		ws := h.Pods("sw", "worker")
+		return len(ws) == len(workers) && ws[0].Status.Phase == corev1.PodRunning && ws[0].Name != workers[0].Name, nil
+	})
+	d, _ = h.doctorJSON("sw")
+	for _, r := range d.rules("sw") {
+		if strings.HasPrefix(r, "workers-stale ") {
+			t.Errorf("workers-stale after heal --stale-workers: %v", d.rules("sw"))
+		}
+	}
+}

@@ -38,7 +38,8 @@ func TestHealBacksOffHeadRecreateLoop(t *testing.T) {
 	if res.Code == 0 {
 		t.Fatalf("doctor on a looping cluster exited 0: %s", res)
 	}
-	wantRules(t, d, "rl", rule("head-recreate-loop", "pod", evicted.Name), rule("head-evicted", "pod", evicted.Name))
+	// v1.1.1 keeps .status.state ready for a cluster whose head was evicted (kuberay #2188).
+	wantRules(t, d, "rl", rule("head-recreate-loop", "pod", evicted.Name), rule("head-evicted", "pod", evicted.Name), "status-stale raycluster/rl")
 	f := d.finding(t, "rl", "head-recreate-loop")
 	wantContains(t, "message", f.Message, "the head of RayCluster "+h.NS+"/rl was deleted and recreated 3 times in the last ",
 		"(0 by the operator, 3 by heal)", "last exit 137 (ContainerStatusUnknown)", "current head "+evicted.Name+" is ", "Failed (Evicted)")

@@ -123,7 +123,7 @@ func headRecreateLoop(ix *index, c *clusterView) []Finding {
 		remedy += "; kubectl logs " + current.Name + " -n " + current.Namespace + " --previous"
 	}
 	remedy += ") and fix the head's configuration (memory, command, probes, image); `kubectl ray heal` backs off on this cluster"
-	return []Finding{c.finding(RuleHeadRecreateLoop, SeverityError, obj, msg, remedy, ev)}
+	return []Finding{c.finding(RuleHeadRecreateLoop, obj, msg, remedy, ev)}
 }
 
 // lastExit is the most recent termination of any of p's containers.

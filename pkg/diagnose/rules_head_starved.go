@@ -39,7 +39,7 @@ func headStarved(c *clusterView, p *corev1.Pod, f Finding) Finding {
 		return f
 	}
 	sort.Strings(nodes)
-	f.Rule = RuleHeadStarvedByWorkers
+	f.Rule, f.Severity = RuleHeadStarvedByWorkers, severityOf(RuleHeadStarvedByWorkers)
 	f.Evidence["scheduledWorkers"] = fmt.Sprint(scheduled)
 	f.Evidence["workerNodes"] = strings.Join(nodes, ",")
 	f.Message = fmt.Sprintf("head pod %s is Pending for %s: Unschedulable: %s; meanwhile %d worker(s) of this cluster are scheduled (on %s): "+

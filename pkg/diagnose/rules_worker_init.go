@@ -70,7 +70,7 @@ func workerInitFailing(ix *index, c *clusterView) []Finding {
 	case cs.Name == "wait-gcs-ready":
 		remedy += "; wait-gcs-ready fails when it cannot reach the head's GCS (head Service, network policy, TLS or auth settings)"
 	}
-	return []Finding{c.finding(RuleWorkerInitFailing, SeverityWarning, podRef(p), msg, remedy, ev)}
+	return []Finding{c.finding(RuleWorkerInitFailing, podRef(p), msg, remedy, ev)}
 }
 
 // initFailure is why an init container status shows a failure that will not clear by itself, or "".

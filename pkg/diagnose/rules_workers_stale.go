@@ -63,5 +63,5 @@ func workersStale(ix *index, c *clusterView) []Finding {
 		len(stale), head.Name, age(now.Sub(headStart)), age(now.Sub(rc.LastTransitionTime.Time)))
 	remedy := "`" + healCmd(c) + " --stale-workers` deletes them (KubeRay creates new workers that join the new head); " +
 		"enable GCS fault tolerance (gcsFaultToleranceOptions with an external Redis) so workers survive a head restart"
-	return []Finding{c.finding(RuleWorkersStale, SeverityWarning, clusterRef(c.rc), msg, remedy, ev)}
+	return []Finding{c.finding(RuleWorkersStale, clusterRef(c.rc), msg, remedy, ev)}
 }

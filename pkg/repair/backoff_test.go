@@ -15,6 +15,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // A cluster in a recreate loop gets no delete, even for a head that is terminal (which heal would
@@ -129,10 +130,10 @@ func TestPlanStaleWorkers(t *testing.T) {
 	c := cluster("ns", "rc")
 	h := head(c, "rc-head-new")
 	w := head(c, "rc-worker-old")
-	w.Labels[diagnose.LabelNodeType] = diagnose.NodeTypeWorker
+	w.Labels[ray.LabelNodeType] = ray.NodeTypeWorker
 	w.ResourceVersion = "42"
 	gone := head(c, "rc-worker-leaving")
-	gone.Labels[diagnose.LabelNodeType] = diagnose.NodeTypeWorker
+	gone.Labels[ray.LabelNodeType] = ray.NodeTypeWorker
 	now := metav1.NewTime(t0)
 	gone.DeletionTimestamp = &now
 	s := &diagnose.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{h, w, gone}}

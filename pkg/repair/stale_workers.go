@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // planStaleWorkers deletes the workers a workers-stale finding names, only with --stale-workers
@@ -46,10 +47,10 @@ func (ix *index) planStaleWorkers(f diagnose.Finding, opts Options, add func(Act
 
 // workerNotOwnedWhy says why pod is not a worker heal may delete, or "".
 func (ix *index) workerNotOwnedWhy(clusterRef diagnose.Ref, pod *corev1.Pod) string {
-	if pod.Labels[diagnose.LabelIsRayNode] != "yes" {
-		return "not a Ray pod (no label " + diagnose.RayPodSelector + ")"
+	if !ray.IsRayPod(pod) {
+		return "not a Ray pod (no label " + ray.RayPodSelector + ")"
 	}
-	if pod.Labels[diagnose.LabelNodeType] != diagnose.NodeTypeWorker {
+	if !ray.IsWorker(pod) {
 		return "not a Ray worker pod"
 	}
 	c := ix.cluster(clusterRef, pod)

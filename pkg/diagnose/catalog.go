@@ -36,6 +36,10 @@ var Catalog = []RuleInfo{
 	{RuleGCSFTOff, SeverityInfo, "rayservice", "", "a RayService runs without GCS fault tolerance", "gcs-ft-off-info"},
 	{RuleOperatorMissing, SeverityWarning, "operator", "deployments", "no ready KubeRay operator was found", "operator-missing-warning"},
 	{RuleOperatorOutdated, SeverityWarning, "operator", "deployments", "the KubeRay operator never replaces evicted heads", "operator-outdated-warning"},
+	{RuleHeadStarvedByWorkers, SeverityError, "cluster", "", "a head is unschedulable for lack of resources while its own workers are placed", "head-starved-by-workers-error"},
+	{RuleWorkerInitFailing, SeverityWarning, "cluster", "", "a worker's init container keeps failing, so the worker never starts", "worker-init-failing-warning"},
+	{RuleHeadRecreateLoop, SeverityError, "cluster", "events", "the head is deleted and recreated over and over", "head-recreate-loop-error"},
+	{RuleWorkersStale, SeverityWarning, "cluster", "", "workers left from before a head restart, without GCS fault tolerance", "workers-stale-warning"},
 }
 
 // severities is Catalog's severity by rule ID.

@@ -48,7 +48,8 @@ type Target = ray.Target
 type clusterRule func(*index, *clusterView) []Finding
 
 // clusterRules run on every RayCluster, in this order.
-var clusterRules = []clusterRule{headPodRules, headCountRules, statusStale, nodePressure, workersNotReady, serveRules, headRestartDisabled}
+var clusterRules = []clusterRule{headPodRules, headCountRules, statusStale, nodePressure, workersNotReady, serveRules,
+	headRestartDisabled, workerInitFailing, headRecreateLoop, workersStale}
 
 // Diagnose runs every rule over s. It only reads s; the same snapshot always gives the same report.
 func Diagnose(s *Snapshot, opts Options) Report {

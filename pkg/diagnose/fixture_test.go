@@ -140,6 +140,12 @@ func loadFixture(t *testing.T, name string) fixture {
 			if !blind["deployments"] {
 				s.Deployments = append(s.Deployments, v)
 			}
+		case "Event":
+			var v corev1.Event
+			err = yaml.UnmarshalStrict(o.raw, &v)
+			if !blind["events"] {
+				s.Events = append(s.Events, v)
+			}
 		default:
 			err = fmt.Errorf("unknown kind %q", o.kind)
 		}

@@ -18,6 +18,8 @@ type index struct {
 	services  map[string]*corev1.Service // by namespace/name
 	operators []Operator
 	clusters  []*clusterView
+	// headEvents: the head lifecycle Events per "namespace/cluster", built on first use.
+	headEvents map[string][]*corev1.Event
 }
 
 // clusterView is one RayCluster with its pods and the RayService or RayJob that owns it.

@@ -18,6 +18,15 @@ type Options struct {
 	WorkersNotReadyWindow time.Duration
 	// RecentOOM: an OOMKilled last state older than this, on a container that is Ready again, is history.
 	RecentOOM time.Duration
+	// RecreateLoopHeads: this many head deletions within RecreateLoopWindow make a recreate loop.
+	RecreateLoopHeads int
+	// RecreateLoopWindow: how far back head deletions are counted.
+	RecreateLoopWindow time.Duration
+	// RecreateLoopSettled: a head Running and Ready this long ends the loop, whatever came before.
+	RecreateLoopSettled time.Duration
+	// StaleWorkersGrace: workers left from before the current head started, this long after it
+	// became Ready, are reported (Ray's raylet gives up on a lost GCS after 60s by default).
+	StaleWorkersGrace time.Duration
 }
 
 // DefaultOptions are the thresholds `kubectl ray doctor` uses.
@@ -28,6 +37,10 @@ func DefaultOptions() Options {
 		OperatorGrace:         2 * time.Minute,
 		WorkersNotReadyWindow: 5 * time.Minute,
 		RecentOOM:             1 * time.Hour,
+		RecreateLoopHeads:     3,
+		RecreateLoopWindow:    30 * time.Minute,
+		RecreateLoopSettled:   10 * time.Minute,
+		StaleWorkersGrace:     3 * time.Minute,
 	}
 }
 
@@ -48,6 +61,18 @@ func (o Options) withDefaults() Options {
 	}
 	if o.RecentOOM <= 0 {
 		o.RecentOOM = d.RecentOOM
+	}
+	if o.RecreateLoopHeads <= 0 {
+		o.RecreateLoopHeads = d.RecreateLoopHeads
+	}
+	if o.RecreateLoopWindow <= 0 {
+		o.RecreateLoopWindow = d.RecreateLoopWindow
+	}
+	if o.RecreateLoopSettled <= 0 {
+		o.RecreateLoopSettled = d.RecreateLoopSettled
+	}
+	if o.StaleWorkersGrace <= 0 {
+		o.StaleWorkersGrace = d.StaleWorkersGrace
 	}
 	return o
 }

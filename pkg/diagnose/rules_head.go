@@ -39,7 +39,7 @@ func headPodRules(ix *index, c *clusterView) []Finding {
 			continue
 		}
 		if f, ok := headPending(ix, c, p); ok {
-			out = append(out, f)
+			out = append(out, headStarved(c, p, f))
 		}
 	}
 	return out

@@ -27,6 +27,10 @@ type Snapshot struct {
 	// so that the redactor still knows them.
 	Secrets Secrets
 
+	// Events are the Events about RayClusters that tell a head's lifecycle (the operator's head
+	// deletes and creates, heal's deletes), trimmed by TrimEvents as they arrive.
+	Events []corev1.Event
+
 	// Blind lists what could not be read (RBAC or errors), so a report can say what it did not see
 	// instead of claiming health it never checked.
 	Blind []Gap

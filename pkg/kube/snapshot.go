@@ -41,6 +41,8 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 		wg                                     sync.WaitGroup
 		errClusters, errPods, errSvcs, errJobs error
 		errNodes, errServe, errDeploys         error
+		errEvents                              error
+		events                                 []corev1.Event
 		clusters                               []rayv1.RayCluster
 		services                               []rayv1.RayService
 		jobs                                   []rayv1.RayJob
@@ -120,6 +122,7 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 		})
 	})
 	run(func() { deploys, errDeploys = c.ListDeployments(ctx, "") })
+	run(func() { events, errEvents = c.listHeadEvents(ctx, ns) })
 	wg.Wait()
 
 	// Required kinds first, in the order a person fixes them: CRDs, then pods.
@@ -141,6 +144,7 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 		{errJobs, Request{Verb: "list", Resource: "rayjobs.ray.io", Namespace: ns}, func() { s.Jobs = jobs }},
 		{errNodes, Request{Verb: "list", Resource: "nodes"}, func() { s.Nodes = nodes }},
 		{errServe, Request{Verb: "list", Resource: "services", Namespace: ns}, func() { s.Serve = serve }},
+		{errEvents, Request{Verb: "list", Resource: "events", Namespace: ns}, func() { s.Events = events }},
 	}
 	for _, o := range optional {
 		if o.err == nil {

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -12,11 +13,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	kfake "k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
@@ -72,12 +75,12 @@ func TestLoadSnapshotOneListPerKind(t *testing.T) {
 		}
 		lists[a.GetResource().Resource]++
 	}
-	for _, r := range []string{"rayclusters", "rayservices", "rayjobs", "pods", "nodes", "services", "deployments"} {
+	for _, r := range []string{"rayclusters", "rayservices", "rayjobs", "pods", "nodes", "services", "deployments", "events"} {
 		if lists[r] != 1 {
 			t.Errorf("%d LISTs of %s, want 1", lists[r], r)
 		}
 	}
-	if len(lists) != 7 {
+	if len(lists) != 8 {
 		t.Errorf("lists = %v", lists)
 	}
 }
@@ -205,5 +208,47 @@ func TestLoadSnapshotTrimsAndKeepsSecrets(t *testing.T) {
 		if _, ok := s.Secrets[secret]; !ok {
 			t.Errorf("Secrets = %v, want %q from the dropped spec", s.Secrets, secret)
 		}
+	}
+}
+
+// Events are read with one LIST selected by field (involvedObject.kind=RayCluster); only head
+// lifecycle Events are kept, trimmed; a refusal makes events blind, not an error.
+func TestLoadSnapshotEvents(t *testing.T) {
+	c, kc, _ := snapshotClients()
+	for i, ev := range []corev1.Event{
+		{Reason: "DeletedHeadPod", Message: "Deleted head Pod ml/a-head-1; Pod status: Failed"},
+		{Reason: "CreatedWorkerPod", Message: "Created worker Pod ml/a-w"},
+	} {
+		ev.Name, ev.Namespace = fmt.Sprintf("a.%d", i), "ml"
+		ev.InvolvedObject = corev1.ObjectReference{Kind: "RayCluster", Namespace: "ml", Name: "a"}
+		ev.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "m"}}
+		ev.Annotations = map[string]string{"x": "y"}
+		if _, err := kc.CoreV1().Events("ml").Create(context.Background(), &ev, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kc.ClearActions()
+	s, err := c.LoadSnapshot(context.Background(), SnapshotQuery{Namespace: "ml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Events) != 1 || s.Events[0].Reason != "DeletedHeadPod" || s.Events[0].Annotations != nil || s.Events[0].ManagedFields != nil {
+		t.Fatalf("events = %+v", s.Events)
+	}
+	for _, a := range kc.Actions() {
+		if l, ok := a.(k8stesting.ListAction); ok && a.GetResource().Resource == "events" {
+			if fs := l.GetListRestrictions().Fields.String(); fs != fields.ParseSelectorOrDie(diagnose.EventFieldSelector).String() {
+				t.Errorf("events listed with field selector %q", fs)
+			}
+		}
+	}
+
+	kc.PrependReactor("list", "events", forbid("events"))
+	s, err = c.LoadSnapshot(context.Background(), SnapshotQuery{Namespace: "ml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.CanSee("events") || len(s.Events) != 0 {
+		t.Fatalf("refused events: blind = %+v", s.Blind)
 	}
 }

@@ -33,6 +33,10 @@ type HealInformers struct {
 	pods      cache.SharedIndexInformer
 	clusters  cache.SharedIndexInformer
 	nodes     cache.SharedIndexInformer
+	// events: the head lifecycle Events about RayClusters (nil when they may not be listed; then
+	// eventsBlind says why and head-recreate-loop does not run).
+	events      cache.SharedIndexInformer
+	eventsBlind string
 
 	// secrets holds the secret values of what trim dropped, for the redactor (see Snapshot).
 	secretsMu sync.Mutex
@@ -55,6 +59,9 @@ func (c *Clients) NewHealInformers(namespace string, withNodes bool, onChange fu
 	h.pods = cache.NewSharedIndexInformer(listWatch(pods.List, pods.Watch, Selected{Label: ray.RayPodSelector}), &corev1.Pod{}, 0, cache.Indexers{})
 	h.clusters = cache.NewSharedIndexInformer(listWatch(clusters.List, clusters.Watch, Selected{}), &rayv1.RayCluster{}, 0, cache.Indexers{})
 	if err := h.pods.AddIndexers(cache.Indexers{byCluster: podClusterIndex, byNode: podNodeIndex}); err != nil {
+		return nil, err
+	}
+	if err := h.addEvents(); err != nil {
 		return nil, err
 	}
 	if withNodes {
@@ -91,6 +98,7 @@ func (c *Clients) NewHealInformers(namespace string, withNodes bool, onChange fu
 		{h.pods, "pods", namespace, podKey},
 		{h.clusters, "rayclusters.ray.io", namespace, clusterKey},
 		{h.nodes, "nodes", "", nodeChanged},
+		{h.events, "events", namespace, eventCluster(onChange)},
 	} {
 		if reg.inf == nil {
 			continue
@@ -128,6 +136,10 @@ func (h *HealInformers) Start(ctx context.Context) error {
 		go h.nodes.RunWithContext(ctx)
 		synced = append(synced, h.nodes.HasSynced)
 	}
+	if h.events != nil {
+		go h.events.RunWithContext(ctx)
+		synced = append(synced, h.events.HasSynced)
+	}
 	syncCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := make(chan bool, 1)
@@ -158,6 +170,8 @@ func (h *HealInformers) trim(obj any) (any, error) {
 		h.secretsMu.Unlock()
 	case *corev1.Node:
 		diagnose.TrimNode(o)
+	case *corev1.Event:
+		diagnose.TrimEvent(o)
 	default:
 		return stripManagedFields(obj)
 	}
@@ -203,6 +217,7 @@ func (h *HealInformers) Snapshot(key types.NamespacedName, now time.Time) (*diag
 	if h.nodes == nil {
 		s.Blind = append(s.Blind, diagnose.Gap{Resource: "nodes", Reason: "heal --watch reads nodes only with --force"})
 	}
+	h.addClusterEvents(s, key)
 	// The watchdog reads only what head repairs need; doctor's other inputs are not cached.
 	s.Blind = append(s.Blind, diagnose.Gap{Resource: "deployments", Reason: "not watched by heal --watch"})
 	return s, true

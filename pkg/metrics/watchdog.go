@@ -103,7 +103,7 @@ func (m *Watchdog) Outcome(o repair.Outcome) {
 func (m *Watchdog) Refused(sk repair.Skip) { m.heals.WithLabelValues(sk.Rule, ResultRefused).Inc() }
 
 // BackedOff counts a heal left out because the cluster is in a delete-and-recreate loop.
-func (m *Watchdog) BackedOff(rule string) { m.heals.WithLabelValues(rule, ResultBackedOff).Inc() }
+func (m *Watchdog) BackedOff(sk repair.Skip) { m.heals.WithLabelValues(sk.Rule, ResultBackedOff).Inc() }
 
 // Broken replaces key's share of the heads needing a heal.
 func (m *Watchdog) Broken(key types.NamespacedName, byRule map[string]int) {

@@ -23,7 +23,7 @@ func TestWatchdogMetrics(t *testing.T) {
 	m.Outcome(repair.Outcome{Action: repair.Action{Rule: "head-evicted"}, Result: repair.Failed})
 	m.Outcome(repair.Outcome{Action: repair.Action{Rule: "head-evicted"}, Result: repair.Deleted, EventProblem: "forbidden"})
 	m.Refused(repair.Skip{Rule: "head-pending"})
-	m.BackedOff("head-evicted")
+	m.BackedOff(repair.Skip{Rule: "head-recreate-loop"})
 	m.SeenToDelete("head-evicted", 12*time.Second)
 	m.Replaced("head-evicted", 4*time.Second)
 	m.WatchError("pods")
@@ -38,7 +38,7 @@ kubectl_ray_heal_heads_needing_heal{rule="head-duplicate"} 0
 kubectl_ray_heal_heads_needing_heal{rule="head-evicted"} 1
 # HELP kubectl_ray_heal_heals_total Heal decisions by doctor rule and result: deleted, dry-run, changed, gone, failed, refused, backed-off.
 # TYPE kubectl_ray_heal_heals_total counter
-kubectl_ray_heal_heals_total{result="backed-off",rule="head-evicted"} 1
+kubectl_ray_heal_heals_total{result="backed-off",rule="head-recreate-loop"} 1
 kubectl_ray_heal_heals_total{result="deleted",rule="head-evicted"} 2
 kubectl_ray_heal_heals_total{result="failed",rule="head-evicted"} 1
 kubectl_ray_heal_heals_total{result="refused",rule="head-pending"} 1

@@ -7,6 +7,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 )
 
 const (
@@ -31,7 +33,11 @@ func HealEvents(a Action, at time.Time, dryRun bool) []*corev1.Event {
 	if dryRun {
 		verb = "would have " + verb + " (dry run)"
 	}
-	msg := fmt.Sprintf("kubectl-ray heal %s head pod %s (uid %s) for rule %s: %s", verb, a.Pod.Name, a.Pod.UID, a.Rule, a.Why)
+	role := "head"
+	if a.Rule == diagnose.RuleWorkersStale {
+		role = "worker" // not counted as a head delete by head-recreate-loop
+	}
+	msg := fmt.Sprintf("kubectl-ray heal %s %s pod %s (uid %s) for rule %s: %s", verb, role, a.Pod.Name, a.Pod.UID, a.Rule, a.Why)
 	if len(msg) > maxEventMessage {
 		msg = msg[:maxEventMessage-3] + "..."
 	}
@@ -60,4 +66,35 @@ func HealEvents(a Action, at time.Time, dryRun bool) []*corev1.Event {
 		}
 	}
 	return []*corev1.Event{ev(clusterRef, &podRef), ev(podRef, &clusterRef)}
+}
+
+// EventReasonBackedOff is the reason of the Event the watchdog records when it leaves a cluster
+// alone because its head is in a recreate loop (kuberay #4272).
+const EventReasonBackedOff = "RayHealBackedOff"
+
+// BackOffEvent records on the RayCluster that heal backed off, and why.
+func BackOffEvent(sk Skip, at time.Time) *corev1.Event {
+	msg := "kubectl-ray heal --watch leaves this cluster alone: " + sk.Why
+	if len(msg) > maxEventMessage {
+		msg = msg[:maxEventMessage-3] + "..."
+	}
+	ts := metav1.NewTime(at)
+	on := corev1.ObjectReference{Kind: "RayCluster", APIVersion: "ray.io/v1", Namespace: sk.Cluster.Namespace,
+		Name: sk.Cluster.Name, UID: types.UID(sk.Cluster.UID)}
+	ev := &corev1.Event{
+		ObjectMeta:     metav1.ObjectMeta{Name: fmt.Sprintf("%s.%x", on.Name, at.UnixNano()), Namespace: on.Namespace},
+		InvolvedObject: on,
+		Reason:         EventReasonBackedOff,
+		Action:         "BackOff",
+		Message:        msg,
+		Type:           corev1.EventTypeWarning,
+		Source:         corev1.EventSource{Component: EventSource},
+		FirstTimestamp: ts,
+		LastTimestamp:  ts,
+		Count:          1,
+	}
+	if sk.Object.Kind == "Pod" {
+		ev.Related = &corev1.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: sk.Object.Namespace, Name: sk.Object.Name, UID: types.UID(sk.Object.UID)}
+	}
+	return ev
 }

@@ -14,6 +14,8 @@ type Observer interface {
 	Outcome(o Outcome)
 	// Refused: a finding heal will not act on, heard once per finding and object.
 	Refused(sk Skip)
+	// BackedOff: heal stays out of a head recreate loop (kuberay #4272), heard once per head.
+	BackedOff(sk Skip)
 	// Broken: the cluster's heads heal plans to act on now (waiting for MinAge included), by
 	// rule; nil when the cluster has none or is gone. It replaces what was said before for key.
 	Broken(key types.NamespacedName, byRule map[string]int)
@@ -32,6 +34,7 @@ type NopObserver struct{}
 
 func (NopObserver) Outcome(Outcome)                             {}
 func (NopObserver) Refused(Skip)                                {}
+func (NopObserver) BackedOff(Skip)                              {}
 func (NopObserver) Broken(types.NamespacedName, map[string]int) {}
 func (NopObserver) SeenToDelete(string, time.Duration)          {}
 func (NopObserver) Replaced(string, time.Duration)              {}

@@ -26,6 +26,8 @@ type Options struct {
 	// Force allows force-deleting (grace period 0) a head stuck Terminating on a node that is
 	// NotReady, unreachable or gone. Nothing else is ever force-deleted.
 	Force bool
+	// StaleWorkers allows deleting the Running workers of a workers-stale finding.
+	StaleWorkers bool
 }
 
 // Action is one pod delete. UID and ResourceVersion are what the planner saw: the delete carries
@@ -86,6 +88,8 @@ var notHealableWhy = map[string]string{
 		"fix its resources, node selector, affinity or tolerations",
 	diagnose.RuleHeadCrashLoop: "the head's containers keep failing; a new pod would run the same spec and fail " +
 		"the same way: fix the image, command, memory or probes",
+	diagnose.RuleHeadStarvedByWorkers: "the head is Pending while the cluster's own workers hold the capacity; a new pod " +
+		"would wait the same way: give the head a higher priorityClass than the workers, or use gang scheduling",
 	diagnose.RuleHeadMissing: "there is no head pod to delete; creating heads is the operator's job: " +
 		"check that the KubeRay operator is running",
 }
@@ -143,7 +147,9 @@ func Plan(s *diagnose.Snapshot, findings []diagnose.Finding, opts Options) HealP
 			ix.planDuplicate(f, opts, add, skip)
 		case diagnose.RuleHeadRestartDisabled:
 			skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: f.Object, Why: restartDisabledWhy(f.Evidence["operator"])})
-		case diagnose.RuleHeadPending, diagnose.RuleHeadCrashLoop, diagnose.RuleHeadMissing:
+		case diagnose.RuleWorkersStale:
+			ix.planStaleWorkers(f, opts, add, skip)
+		case diagnose.RuleHeadPending, diagnose.RuleHeadStarvedByWorkers, diagnose.RuleHeadCrashLoop, diagnose.RuleHeadMissing:
 			skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: f.Object, Why: notHealableWhy[f.Rule]})
 		}
 		// Other rules (status, nodes, operator, workers, serve, GCS FT) are not head repairs:
@@ -158,6 +164,7 @@ func Plan(s *diagnose.Snapshot, findings []diagnose.Finding, opts Options) HealP
 		kept = append(kept, sk)
 	}
 	p.NotHealable = kept
+	p.Actions = backOffLoops(p.Actions, findings, skip)
 	// Reasons quote pod status messages, which can echo a command line or a Redis URI; they are
 	// printed, logged and written into Events, so they go through doctor's redactor.
 	redact := diagnose.Redactor(s)

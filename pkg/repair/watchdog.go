@@ -2,6 +2,7 @@ package repair
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 
@@ -149,7 +150,9 @@ func (w *Watchdog) sync(ctx context.Context, key types.NamespacedName) {
 	w.replacedYet(key, s, now)
 	plan := Plan(s, w.Diagnose(s), w.Opts)
 	for _, sk := range plan.NotHealable {
-		w.tellOnce(sk)
+		if w.tellOnce(sk) && sk.Rule == diagnose.RuleHeadRecreateLoop {
+			w.recordBackOff(ctx, sk, now)
+		}
 	}
 	if w.Recheck != nil {
 		if at, ok := w.Recheck(s); ok && at.After(now) {
@@ -284,17 +287,39 @@ func (w *Watchdog) replacedYet(key types.NamespacedName, s *diagnose.Snapshot, n
 	}
 }
 
-func (w *Watchdog) tellOnce(sk Skip) {
-	k := sk.Rule + "|" + sk.Object.Namespace + "/" + sk.Object.Name + "|" + sk.Object.UID + "|" + sk.Why
+// recordBackOff writes the Event saying the watchdog leaves a looping cluster alone; a failure
+// to write it is logged, and changes nothing else.
+func (w *Watchdog) recordBackOff(ctx context.Context, sk Skip, now time.Time) {
+	if w.Exec == nil || w.Exec.Events == nil {
+		return
+	}
+	if err := w.Exec.Events.CreateEvent(ctx, BackOffEvent(sk, now), false); err != nil {
+		w.Log.Line("warn", "could not record the back-off Event", "raycluster", sk.Cluster.Namespace+"/"+sk.Cluster.Name, "error", err.Error())
+	}
+}
+
+// tellOnce logs a not-healable finding the first time it is seen, and says whether it was.
+func (w *Watchdog) tellOnce(sk Skip) bool {
+	why := sk.Why
+	if strings.HasPrefix(why, backOffPrefix) {
+		// Its counts and window move with every turn and every minute: once per head is enough.
+		why = backOffPrefix
+	}
+	k := sk.Rule + "|" + sk.Object.Namespace + "/" + sk.Object.Name + "|" + sk.Object.UID + "|" + why
 	w.mu.Lock()
 	seen := w.told[k]
 	w.told[k] = true
 	w.mu.Unlock()
 	if !seen {
-		w.Observer.Refused(sk)
+		if sk.Rule == diagnose.RuleHeadRecreateLoop {
+			w.Observer.BackedOff(sk)
+		} else {
+			w.Observer.Refused(sk)
+		}
 		w.Log.Line("info", "not healable", "rule", sk.Rule, "raycluster", sk.Cluster.Namespace+"/"+sk.Cluster.Name,
 			"object", sk.Object.Name, "why", sk.Why)
 	}
+	return !seen
 }
 
 func (w *Watchdog) logOutcome(o Outcome) {

@@ -24,6 +24,7 @@ type Options struct {
 	dryRun        bool
 	yes           bool
 	force         bool
+	staleWorkers  bool
 	wait          bool
 	timeout       time.Duration
 
@@ -48,7 +49,9 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		Short:             "Replace Ray heads that are evicted, terminated or stuck, by deleting them so KubeRay creates new ones",
 		Long: `heal acts on doctor's findings where deleting the head pod is the repair and the KubeRay operator
 will create the replacement: head-evicted, head-terminated, the terminal extra head of head-duplicate,
-and, with --force, head-terminating-stuck on a node that is NotReady, unreachable or gone.
+and, with --force, head-terminating-stuck on a node that is NotReady, unreachable or gone; with
+--stale-workers, the workers of workers-stale. It backs off on a cluster whose head is recreated
+in a loop (head-recreate-loop): another delete would only add a turn.
 It never deletes a running pod, a pod that is not a Ray head, or a pod its RayCluster does not
 control, and never creates pods: the operator owns the head's spec.
 
@@ -72,6 +75,7 @@ the RayCluster and the pod.`,
 	fl.BoolVar(&o.dryRun, "dry-run", false, "Print the plan and send the deletes as server-side dry runs; change nothing")
 	fl.BoolVarP(&o.yes, "yes", "y", false, "Delete without asking")
 	fl.BoolVar(&o.force, "force", false, "Also force-delete (grace period 0) heads stuck Terminating on a NotReady, unreachable or gone node")
+	fl.BoolVar(&o.staleWorkers, "stale-workers", false, "Also delete workers left from before a head restart without GCS fault tolerance (rule workers-stale); KubeRay creates new ones")
 	fl.BoolVar(&o.wait, "wait", true, "Wait for each replacement head to be Running and Ready, and print how long it took")
 	fl.DurationVar(&o.timeout, "timeout", 5*time.Minute, "How long --wait waits for the replacement heads")
 	fl.BoolVar(&o.watch, "watch", false, "Run as a watchdog: heal heads as they break, until stopped")

@@ -114,7 +114,7 @@ func (o *Options) plan(ctx context.Context, c *kube.Clients) (repair.HealPlan, e
 		}
 	}
 	findings := diagnose.DiagnoseTarget(s, o.rules, target).Findings
-	return repair.Plan(s, findings, repair.Options{Force: o.force}), nil
+	return repair.Plan(s, findings, repair.Options{Force: o.force, StaleWorkers: o.staleWorkers}), nil
 }
 
 // confirm asks on a terminal; without one it refuses, since nobody can answer.

@@ -93,7 +93,7 @@ func (o *Options) watchdog(ctx context.Context, c *kube.Clients, log *repair.Log
 		Diagnose:  func(s *diagnose.Snapshot) []diagnose.Finding { return diagnose.Diagnose(s, rules).Findings },
 		Recheck:   func(s *diagnose.Snapshot) (time.Time, bool) { return recheckAt(s, rules) },
 		Exec:      &repair.Executor{Deleter: c, Events: c, DryRun: o.dryRun, Now: o.f.Now},
-		Opts:      repair.Options{Force: o.force},
+		Opts:      repair.Options{Force: o.force, StaleWorkers: o.staleWorkers},
 		MinAge:    o.minAge,
 		Now:       o.f.Now,
 		Log:       log,

@@ -1,0 +1,125 @@
+package diagnose
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// EventFieldSelector selects the Events doctor reads: those about RayClusters, where the operator
+// records what it does to a cluster's pods, without the creations that every healthy cluster
+// records once per pod and Service (a fleet of 1,000 clusters holds thousands of them, and no
+// rule reads them). One paged LIST with it per doctor run; what is left in a healthy fleet is
+// close to nothing, and the page filter (KeepEvent) drops the rest of what rules do not read.
+const EventFieldSelector = "involvedObject.kind=RayCluster," +
+	"reason!=Created,reason!=CreatedHeadPod,reason!=CreatedWorkerPod,reason!=CreatedService,reason!=DeletedWorkerPod"
+
+// The reasons of the Events that record a head leaving or arriving, per KubeRay version (read in
+// controllers/ray/raycluster_controller.go of each release):
+//   - v1.1.1 records reason "Deleted" with "Deleted head Pod <name>; Pod status: ...; Ray container
+//     terminated status: ..." and reason "Created" with "Created head pod <name>";
+//   - v1.5.0 and v1.6.0 record "DeletedHeadPod" ("Deleted head Pod <ns>/<name>; Pod status: ...")
+//     and "CreatedHeadPod" ("Created head Pod <ns>/<name>");
+//   - heal records "RayHeadHealed" ("kubectl-ray heal deleted head pod <name> ...").
+const (
+	eventDeletedHeadPod = "DeletedHeadPod"
+	eventDeletedV111    = "Deleted"
+	eventHealed         = "RayHeadHealed"
+)
+
+// headDeleted says whether ev records a head pod deleted, and by whom ("operator" or "heal").
+// Creations are not read: the selector leaves them on the server (see EventFieldSelector).
+func headDeleted(ev *corev1.Event) (deleted bool, by string) {
+	switch ev.Reason {
+	case eventDeletedHeadPod:
+		return true, "operator"
+	case eventDeletedV111:
+		return strings.HasPrefix(ev.Message, "Deleted head Pod "), "operator"
+	case eventHealed:
+		return strings.Contains(ev.Message, " head pod "), "heal"
+	}
+	return false, ""
+}
+
+// KeepEvent reports whether a listed Event is one a rule reads; the loader drops the others as
+// their page arrives (v1.1.1's reason Deleted also names worker pods, Services, ...).
+func KeepEvent(ev *corev1.Event) bool {
+	d, _ := headDeleted(ev)
+	return d
+}
+
+// TrimEvent keeps what the rules read: the object, reason, message, count and times.
+func TrimEvent(ev *corev1.Event) {
+	*ev = corev1.Event{
+		ObjectMeta:     metav1.ObjectMeta{Name: ev.Name, Namespace: ev.Namespace, UID: ev.UID, CreationTimestamp: ev.CreationTimestamp},
+		InvolvedObject: ev.InvolvedObject,
+		Reason:         ev.Reason,
+		Message:        ev.Message,
+		Source:         ev.Source,
+		Count:          ev.Count,
+		FirstTimestamp: ev.FirstTimestamp,
+		LastTimestamp:  ev.LastTimestamp,
+		EventTime:      ev.EventTime,
+		Series:         ev.Series,
+		Type:           ev.Type,
+	}
+}
+
+// eventTimes are the first and last time an Event was observed, whichever API wrote it
+// (core/v1 recorders fill First/LastTimestamp; events.k8s.io ones EventTime and Series).
+func eventTimes(ev *corev1.Event) (first, last time.Time) {
+	first, last = ev.FirstTimestamp.Time, ev.LastTimestamp.Time
+	if first.IsZero() {
+		first = ev.EventTime.Time
+	}
+	if ev.Series != nil && ev.Series.LastObservedTime.After(last) {
+		last = ev.Series.LastObservedTime.Time
+	}
+	if last.IsZero() {
+		last = first
+	}
+	if first.IsZero() {
+		first = ev.CreationTimestamp.Time
+		if last.IsZero() {
+			last = first
+		}
+	}
+	return first, last
+}
+
+// eventCount is how many times an Event was observed (at least once).
+func eventCount(ev *corev1.Event) int {
+	n := int(ev.Count)
+	if ev.Series != nil && int(ev.Series.Count) > n {
+		n = int(ev.Series.Count)
+	}
+	return max(n, 1)
+}
+
+// The operator prints the Ray container's terminated state with %v:
+// "&ContainerStateTerminated{ExitCode:1,Signal:0,Reason:Error,Message:...}".
+var (
+	termExitCode = regexp.MustCompile(`ExitCode:(-?\d+)`)
+	termReason   = regexp.MustCompile(`ContainerStateTerminated\{[^}]*?Reason:([A-Za-z]*)`)
+)
+
+// exitFromMessage reads the exit code and reason the operator quoted, ok false when it quoted
+// none (terminated status <nil>: the pod failed without its Ray container terminating).
+func exitFromMessage(msg string) (code int, reason string, ok bool) {
+	m := termExitCode.FindStringSubmatch(msg)
+	if m == nil {
+		return 0, "", false
+	}
+	code, err := strconv.Atoi(m[1])
+	if err != nil {
+		return 0, "", false
+	}
+	if r := termReason.FindStringSubmatch(msg); r != nil {
+		reason = r[1]
+	}
+	return code, reason, true
+}

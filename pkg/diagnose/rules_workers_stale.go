@@ -1,0 +1,67 @@
+package diagnose
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// RuleWorkersStale: without GCS fault tolerance a new head starts a new Ray cluster; workers whose
+// Ray container started before it, and have not restarted since, belong to the old one
+// (kuberay #1141). Ray's raylet normally exits once the GCS is gone and the kubelet restarts it
+// against the new head; one that did not is capacity the new cluster never sees.
+const RuleWorkersStale = "workers-stale"
+
+// workersStale reports live, Running workers that started before the current head's Ray
+// container, StaleWorkersGrace after that head became Ready. A worker counts only when it is
+// older than the head pod (the head was replaced) or the head restarted in place: on a fresh
+// cluster, where no Ray worker waits for the GCS under kwok or a slow init container, a worker
+// can start a moment before its own head, which is no restart.
+func workersStale(ix *index, c *clusterView) []Finding {
+	if gcsFTEnabled(c) {
+		return nil // with GCS FT the workers rejoin the restarted head
+	}
+	live := c.liveHeads()
+	if len(live) != 1 || !runningReady(live[0]) {
+		return nil // the head rules say what is wrong with the head
+	}
+	head := live[0]
+	rc := podCondition(head, corev1.PodReady)
+	if rc == nil || ix.s.Now.Sub(rc.LastTransitionTime.Time) <= ix.opts.StaleWorkersGrace {
+		return nil
+	}
+	headStart := startedAt(head)
+	inPlace := restarts(head) > 0
+	var stale []string
+	var oldest time.Time
+	for _, w := range c.workers {
+		if w.DeletionTimestamp != nil || w.Status.Phase != corev1.PodRunning {
+			continue
+		}
+		ws := startedAt(w)
+		if !ws.Before(headStart) || !(inPlace || w.CreationTimestamp.Before(&head.CreationTimestamp)) {
+			continue
+		}
+		stale = append(stale, w.Name)
+		if oldest.IsZero() || ws.Before(oldest) {
+			oldest = ws
+		}
+	}
+	if len(stale) == 0 {
+		return nil
+	}
+	now := ix.s.Now
+	ev := map[string]string{
+		"workers": strings.Join(stale, ","), "stale": fmt.Sprint(len(stale)), "head": head.Name,
+		"headStarted": age(now.Sub(headStart)) + " ago", "headReady": age(now.Sub(rc.LastTransitionTime.Time)) + " ago",
+		"oldestWorkerStarted": age(now.Sub(oldest)) + " ago", "gcsFaultTolerance": "off",
+	}
+	msg := fmt.Sprintf("%d worker(s) started before head %s (started %s ago, Ready %s ago) and have not restarted since: "+
+		"without GCS fault tolerance they belong to the previous Ray cluster, not the new one (kuberay #1141)",
+		len(stale), head.Name, age(now.Sub(headStart)), age(now.Sub(rc.LastTransitionTime.Time)))
+	remedy := "`" + healCmd(c) + " --stale-workers` deletes them (KubeRay creates new workers that join the new head); " +
+		"enable GCS fault tolerance (gcsFaultToleranceOptions with an external Redis) so workers survive a head restart"
+	return []Finding{c.finding(RuleWorkersStale, clusterRef(c.rc), msg, remedy, ev)}
+}

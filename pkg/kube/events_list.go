@@ -1,0 +1,33 @@
+package kube
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+)
+
+// listHeadEvents reads the Events about RayClusters in namespace ("" for all) with one paged LIST
+// selected by field (involvedObject.kind=RayCluster), never one request per cluster. Each page is
+// filtered to the head lifecycle Events rules read and trimmed as it arrives, as pods are: a busy
+// namespace holds thousands of Events about worker pods that no rule reads.
+func (c *Clients) listHeadEvents(ctx context.Context, namespace string) ([]corev1.Event, error) {
+	opts := metav1.ListOptions{FieldSelector: diagnose.EventFieldSelector}
+	return ListAllWith(ctx, opts, func(ctx context.Context, o metav1.ListOptions) (Page[corev1.Event], error) {
+		l, err := c.Kube.CoreV1().Events(namespace).List(ctx, o)
+		if err != nil {
+			return Page[corev1.Event]{}, err
+		}
+		kept := l.Items[:0]
+		for i := range l.Items {
+			if diagnose.KeepEvent(&l.Items[i]) {
+				diagnose.TrimEvent(&l.Items[i])
+				kept = append(kept, l.Items[i])
+			}
+		}
+		// A fresh slice, so the page's dropped Events are not kept alive behind the kept ones.
+		return Page[corev1.Event]{Items: append([]corev1.Event(nil), kept...), Continue: l.Continue}, nil
+	})
+}

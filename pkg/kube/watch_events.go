@@ -1,0 +1,80 @@
+package kube
+
+import (
+	"context"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+)
+
+// byInvolvedCluster indexes Events by "namespace/cluster" of the RayCluster they are about.
+const byInvolvedCluster = "involved"
+
+// addEvents adds the cache of Events about RayClusters (one LIST then a WATCH, selected by
+// involvedObject.kind=RayCluster), from which the watchdog sees a head recreate loop and backs
+// off (kuberay #4272). Events are optional, as they are for doctor: when the first page is
+// refused, the watchdog runs without them and head-recreate-loop does not run.
+func (h *HealInformers) addEvents() error {
+	evs := h.c.Kube.CoreV1().Events(h.namespace)
+	// One page of one Event, once at start: the only way to learn whether Events may be listed
+	// before an informer turns a refusal into a fatal error.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err := evs.List(ctx, metav1.ListOptions{FieldSelector: diagnose.EventFieldSelector, Limit: 1})
+	if apierrors.IsForbidden(err) {
+		h.eventsBlind = Explain(err, Request{Verb: "list", Resource: "events", Namespace: h.namespace, Host: h.c.Host()}).Error()
+		return nil
+	}
+	h.events = cache.NewSharedIndexInformer(listWatch(evs.List, evs.Watch, Selected{Field: diagnose.EventFieldSelector}), &corev1.Event{}, 0,
+		cache.Indexers{byInvolvedCluster: eventClusterIndex})
+	return nil
+}
+
+func eventClusterIndex(obj any) ([]string, error) {
+	ev := asEvent(obj)
+	if ev == nil || ev.InvolvedObject.Kind != "RayCluster" || !diagnose.KeepEvent(ev) {
+		return nil, nil
+	}
+	return []string{ev.InvolvedObject.Namespace + "/" + ev.InvolvedObject.Name}, nil
+}
+
+// eventCluster re-examines the RayCluster a head lifecycle Event is about: each turn of a loop
+// brings the watchdog back to it.
+func eventCluster(onChange func(types.NamespacedName)) func(any) {
+	return func(obj any) {
+		if ev := asEvent(obj); ev != nil && ev.InvolvedObject.Kind == "RayCluster" && diagnose.KeepEvent(ev) {
+			onChange(types.NamespacedName{Namespace: ev.InvolvedObject.Namespace, Name: ev.InvolvedObject.Name})
+		}
+	}
+}
+
+// addClusterEvents puts the cached Events about key into s, or records that they are not read.
+func (h *HealInformers) addClusterEvents(s *diagnose.Snapshot, key types.NamespacedName) {
+	if h.events == nil {
+		s.Blind = append(s.Blind, diagnose.Gap{Resource: "events", Reason: h.eventsBlind})
+		return
+	}
+	objs, _ := h.events.GetIndexer().ByIndex(byInvolvedCluster, key.Namespace+"/"+key.Name)
+	for _, o := range objs {
+		if ev := asEvent(o); ev != nil {
+			s.Events = append(s.Events, *ev)
+		}
+	}
+}
+
+func asEvent(obj any) *corev1.Event {
+	switch o := obj.(type) {
+	case *corev1.Event:
+		return o
+	case cache.DeletedFinalStateUnknown:
+		ev, _ := o.Obj.(*corev1.Event)
+		return ev
+	}
+	return nil
+}

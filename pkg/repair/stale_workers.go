@@ -1,0 +1,77 @@
+package repair
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+)
+
+// planStaleWorkers deletes the workers a workers-stale finding names, only with --stale-workers
+// (kuberay #1141): KubeRay creates new workers for the group, and they join the new head. Each
+// worker must be a Running Ray worker its RayCluster controls, not being deleted.
+func (ix *index) planStaleWorkers(f diagnose.Finding, opts Options, add func(Action), skip func(Skip)) {
+	if !opts.StaleWorkers {
+		skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: f.Object,
+			Why: "heal deletes stale workers only when asked: pass --stale-workers (KubeRay creates new workers that join the new head)"})
+		return
+	}
+	for _, name := range strings.Split(f.Evidence["workers"], ",") {
+		if name == "" {
+			continue
+		}
+		pod := ix.pods[types.NamespacedName{Namespace: f.Cluster.Namespace, Name: name}]
+		if pod == nil {
+			skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: diagnose.Ref{Kind: "Pod", Namespace: f.Cluster.Namespace, Name: name},
+				Why: "the pod is not in the snapshot"})
+			continue
+		}
+		if why := ix.workerNotOwnedWhy(f.Cluster, pod); why != "" {
+			skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: podRef(pod), Why: why})
+			continue
+		}
+		c := ix.cluster(f.Cluster, pod)
+		add(Action{
+			Rule: f.Rule, Pod: podRef(pod), ResourceVersion: pod.ResourceVersion, Node: pod.Spec.NodeName,
+			Cluster: diagnose.Ref{Kind: "RayCluster", Namespace: c.Namespace, Name: c.Name, UID: string(c.UID)},
+			Why: fmt.Sprintf("worker left from before head %s restarted, without GCS fault tolerance: it belongs to the previous Ray cluster; "+
+				"deleting it lets the operator create a worker that joins the new head", f.Evidence["head"]),
+		})
+	}
+}
+
+// workerNotOwnedWhy says why pod is not a worker heal may delete, or "".
+func (ix *index) workerNotOwnedWhy(clusterRef diagnose.Ref, pod *corev1.Pod) string {
+	if !ray.IsRayPod(pod) {
+		return "not a Ray pod (no label " + ray.RayPodSelector + ")"
+	}
+	if !ray.IsWorker(pod) {
+		return "not a Ray worker pod"
+	}
+	c := ix.cluster(clusterRef, pod)
+	if c == nil {
+		return "its RayCluster was not found; without it no operator would create a replacement"
+	}
+	owner := metav1.GetControllerOf(pod)
+	if owner == nil || owner.Kind != "RayCluster" || !strings.HasPrefix(owner.APIVersion, "ray.io/") || owner.Name != c.Name || owner.UID != c.UID {
+		return fmt.Sprintf("not controlled by RayCluster %s/%s; only the operator's own pods are replaced by it", c.Namespace, c.Name)
+	}
+	if c.DeletionTimestamp != nil {
+		return "its RayCluster is being deleted"
+	}
+	if c.Spec.Suspend != nil && *c.Spec.Suspend {
+		return "its RayCluster is suspended; the operator would not create new workers"
+	}
+	if pod.DeletionTimestamp != nil {
+		return "the worker is already being deleted"
+	}
+	if pod.Status.Phase != corev1.PodRunning {
+		return fmt.Sprintf("the worker is %s, not Running: no longer the stale worker doctor saw", phaseOf(pod))
+	}
+	return ""
+}

@@ -29,4 +29,5 @@ var Catalog = []RuleInfo{
 	{RuleGCSFTOff, SeverityInfo, "rayservice", ""},
 	{RuleOperatorMissing, SeverityWarning, "operator", "deployments"},
 	{RuleOperatorOutdated, SeverityWarning, "operator", "deployments"},
+	{RuleRayServiceUpgradeStuck, SeverityWarning, "rayservice", ""},
 }

@@ -18,6 +18,9 @@ type Options struct {
 	WorkersNotReadyWindow time.Duration
 	// RecentOOM: an OOMKilled last state older than this, on a container that is Ready again, is history.
 	RecentOOM time.Duration
+	// UpgradeStuckAfter: a RayService upgrading (UpgradeInProgress=True) this long while its
+	// pending cluster has no Ready head is reported.
+	UpgradeStuckAfter time.Duration
 }
 
 // DefaultOptions are the thresholds `kubectl ray doctor` uses.
@@ -28,6 +31,7 @@ func DefaultOptions() Options {
 		OperatorGrace:         2 * time.Minute,
 		WorkersNotReadyWindow: 5 * time.Minute,
 		RecentOOM:             1 * time.Hour,
+		UpgradeStuckAfter:     20 * time.Minute,
 	}
 }
 
@@ -48,6 +52,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.RecentOOM <= 0 {
 		o.RecentOOM = d.RecentOOM
+	}
+	if o.UpgradeStuckAfter <= 0 {
+		o.UpgradeStuckAfter = d.UpgradeStuckAfter
 	}
 	return o
 }

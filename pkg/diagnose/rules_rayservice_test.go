@@ -1,0 +1,55 @@
+package diagnose
+
+import (
+	"strings"
+	"testing"
+)
+
+// The RayService rules' findings, in full: what a person acts on is the object, the message and
+// the evidence (kuberay #5088, #5148, #1557).
+func TestRayServiceFindingDetails(t *testing.T) {
+	cases := []struct {
+		fixture, rule, object string
+		contains              []string
+		evidence              map[string]string
+	}{
+		{"rayservice-upgrade-stuck", RuleRayServiceUpgradeStuck, "RayService ml/svc",
+			[]string{"RayService ml/svc has been upgrading for 40m (UpgradeInProgress=True since 2025-06-01T11:20:00Z)",
+				"pending RayCluster svc-raycluster-n3w45 has no Ready head: head pod svc-raycluster-n3w45-head-p9q8r is Pending, Unschedulable (HeadPodReady=False, HeadPodNotFound)",
+				"traffic stays on the active cluster svc-raycluster-q7x9z", "kuberay #5088",
+				"kubectl ray doctor raycluster/svc-raycluster-n3w45 -n ml"},
+			map[string]string{"upgradingFor": "40m", "pendingCluster": "svc-raycluster-n3w45", "activeCluster": "svc-raycluster-q7x9z", "headPodReady": "False"}},
+	}
+	for _, c := range cases {
+		t.Run(c.fixture+"/"+c.rule, func(t *testing.T) {
+			f := loadFixture(t, c.fixture)
+			r := Diagnose(&f.snap, DefaultOptions())
+			var fd *Finding
+			for i := range r.Findings {
+				if r.Findings[i].Rule == c.rule {
+					if fd != nil {
+						t.Fatalf("two %s findings", c.rule)
+					}
+					fd = &r.Findings[i]
+				}
+			}
+			if fd == nil {
+				t.Fatalf("no %s finding", c.rule)
+			}
+			if obj := fd.Object.Kind + " " + fd.Object.Namespace + "/" + fd.Object.Name; obj != c.object {
+				t.Errorf("object = %q, want %q", obj, c.object)
+			}
+			text := fd.Message + " | " + fd.Remedy
+			for _, s := range c.contains {
+				if !strings.Contains(text, s) {
+					t.Errorf("%q does not contain %q", text, s)
+				}
+			}
+			for k, v := range c.evidence {
+				if fd.Evidence[k] != v {
+					t.Errorf("evidence[%s] = %q, want %q", k, fd.Evidence[k], v)
+				}
+			}
+		})
+	}
+}

@@ -30,4 +30,5 @@ var Catalog = []RuleInfo{
 	{RuleOperatorMissing, SeverityWarning, "operator", "deployments"},
 	{RuleOperatorOutdated, SeverityWarning, "operator", "deployments"},
 	{RuleRayServiceUpgradeStuck, SeverityWarning, "rayservice", ""},
+	{RuleServeNoEndpoints, SeverityError, "rayservice", "endpointslices"},
 }

@@ -11,6 +11,7 @@ import (
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	"sigs.k8s.io/yaml"
 )
 
@@ -139,6 +140,12 @@ func loadFixture(t *testing.T, name string) fixture {
 			err = yaml.UnmarshalStrict(o.raw, &v)
 			if !blind["deployments"] {
 				s.Deployments = append(s.Deployments, v)
+			}
+		case "EndpointSlice":
+			var v discoveryv1.EndpointSlice
+			err = yaml.UnmarshalStrict(o.raw, &v)
+			if !blind["endpointslices"] {
+				s.ServeEndpoints = append(s.ServeEndpoints, v)
 			}
 		default:
 			err = fmt.Errorf("unknown kind %q", o.kind)

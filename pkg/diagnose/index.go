@@ -10,12 +10,14 @@ import (
 // index is the snapshot arranged for the rules: built once in O(objects), so no rule scans the
 // whole snapshot per cluster (doctor must stay linear over thousands of clusters).
 type index struct {
-	s         *Snapshot
-	opts      Options
-	nodes     map[string]*corev1.Node
-	services  map[string]*corev1.Service // by namespace/name
-	operators []Operator
-	clusters  []*clusterView
+	s        *Snapshot
+	opts     Options
+	nodes    map[string]*corev1.Node
+	services map[string]*corev1.Service // by namespace/name
+	// serveEndpoints sums the serve Services' EndpointSlices, by namespace/service name.
+	serveEndpoints map[string]*serveEndpoints
+	operators      []Operator
+	clusters       []*clusterView
 }
 
 // clusterView is one RayCluster with its pods and the RayService or RayJob that owns it.
@@ -43,6 +45,7 @@ func newIndex(s *Snapshot, opts Options) *index {
 		ix.services[key(s.Serve[i].Namespace, s.Serve[i].Name)] = &s.Serve[i]
 	}
 	ix.operators = FindOperators(s.Deployments)
+	ix.serveEndpoints = indexServeEndpoints(s.ServeEndpoints)
 
 	byKey := make(map[string]*clusterView, len(s.Clusters))
 	for i := range s.Clusters {

@@ -21,6 +21,9 @@ type Options struct {
 	// UpgradeStuckAfter: a RayService upgrading (UpgradeInProgress=True) this long while its
 	// pending cluster has no Ready head is reported.
 	UpgradeStuckAfter time.Duration
+	// ServeEndpointsGrace: a serve Service created, or whose endpoints or RayService changed,
+	// less than this ago is not judged (a traffic switch takes a reconcile or two).
+	ServeEndpointsGrace time.Duration
 }
 
 // DefaultOptions are the thresholds `kubectl ray doctor` uses.
@@ -32,6 +35,7 @@ func DefaultOptions() Options {
 		WorkersNotReadyWindow: 5 * time.Minute,
 		RecentOOM:             1 * time.Hour,
 		UpgradeStuckAfter:     20 * time.Minute,
+		ServeEndpointsGrace:   1 * time.Minute,
 	}
 }
 
@@ -55,6 +59,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.UpgradeStuckAfter <= 0 {
 		o.UpgradeStuckAfter = d.UpgradeStuckAfter
+	}
+	if o.ServeEndpointsGrace <= 0 {
+		o.ServeEndpointsGrace = d.ServeEndpointsGrace
 	}
 	return o
 }

@@ -19,6 +19,14 @@ func TestRayServiceFindingDetails(t *testing.T) {
 				"traffic stays on the active cluster svc-raycluster-q7x9z", "kuberay #5088",
 				"kubectl ray doctor raycluster/svc-raycluster-n3w45 -n ml"},
 			map[string]string{"upgradingFor": "40m", "pendingCluster": "svc-raycluster-n3w45", "activeCluster": "svc-raycluster-q7x9z", "headPodReady": "False"}},
+		{"serve-no-endpoints", RuleServeNoEndpoints, "Service ml/svc-serve-svc",
+			[]string{"serve Service svc-serve-svc has no ready endpoint while RayService ml/svc reports Ready=True, serviceStatus=Running",
+				"kuberay #5148", "kubectl get pods -n ml -l ray.io/cluster=svc-raycluster-q7x9z,ray.io/serve=true"},
+			map[string]string{"readyEndpoints": "0", "selectedCluster": "svc-raycluster-q7x9z", "activeCluster": "svc-raycluster-q7x9z", "rayServiceStatus": "Ready=True,serviceStatus=Running"}},
+		{"serve-selector-other-cluster", RuleServeNoEndpoints, "Service ml/svc-serve-svc",
+			[]string{"serve Service svc-serve-svc selects RayCluster svc-raycluster-q7x9z, not the active cluster svc-raycluster-n3w45, and has 0 ready endpoints", "kuberay #5148",
+				"kubectl logs -n ray-system deploy/kuberay-operator"},
+			map[string]string{"selectedCluster": "svc-raycluster-q7x9z", "activeCluster": "svc-raycluster-n3w45"}},
 	}
 	for _, c := range cases {
 		t.Run(c.fixture+"/"+c.rule, func(t *testing.T) {

@@ -2,12 +2,14 @@ package kube
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -30,8 +32,8 @@ type SnapshotQuery struct {
 const serveServiceSelector = diagnose.LabelServe
 
 // LoadSnapshot reads everything doctor looks at with one paged LIST per kind, run concurrently:
-// RayClusters, RayServices, RayJobs, Ray pods, nodes, serve Services and Deployments (to find the
-// operator). Nothing is read per object. RayClusters and pods are required: a refusal is an error.
+// RayClusters, RayServices, RayJobs, Ray pods, nodes, serve Services and their EndpointSlices,
+// and Deployments (to find the operator). Nothing is read per object. RayClusters and pods are required: a refusal is an error.
 // The rest only sharpen the diagnosis: a refusal is recorded in Snapshot.Blind and doctor goes on.
 func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.Snapshot, error) {
 	s := &diagnose.Snapshot{Now: q.Now}
@@ -40,6 +42,7 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 		wg                                     sync.WaitGroup
 		errClusters, errPods, errSvcs, errJobs error
 		errNodes, errServe, errDeploys         error
+		errEndpoints                           error
 		clusters                               []rayv1.RayCluster
 		services                               []rayv1.RayService
 		jobs                                   []rayv1.RayJob
@@ -47,6 +50,7 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 		nodes                                  []corev1.Node
 		serve                                  []corev1.Service
 		deploys                                []appsv1.Deployment
+		endpoints                              []discoveryv1.EndpointSlice
 		// Pods and RayClusters are trimmed page by page (see diagnose.TrimPod); each goroutine
 		// keeps the secrets of what it dropped in a set of its own.
 		podSecrets, clusterSecrets = diagnose.Secrets{}, diagnose.Secrets{}
@@ -118,6 +122,17 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 			return Page[corev1.Service]{Items: l.Items, Continue: l.Continue}, nil
 		})
 	})
+	run(func() {
+		// The EndpointSlice controller copies a Service's labels onto its slices, so the serve
+		// Services' label selects their slices too: one LIST, not one per RayService.
+		endpoints, errEndpoints = ListAll(ctx, serveServiceSelector, func(ctx context.Context, o metav1.ListOptions) (Page[discoveryv1.EndpointSlice], error) {
+			l, err := c.Kube.DiscoveryV1().EndpointSlices(ns).List(ctx, o)
+			if err != nil {
+				return Page[discoveryv1.EndpointSlice]{}, err
+			}
+			return Page[discoveryv1.EndpointSlice]{Items: l.Items, Continue: l.Continue}, nil
+		})
+	})
 	run(func() { deploys, errDeploys = c.ListDeployments(ctx, "") })
 	wg.Wait()
 
@@ -140,6 +155,7 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 		{errJobs, Request{Verb: "list", Resource: "rayjobs.ray.io", Namespace: ns}, func() { s.Jobs = jobs }},
 		{errNodes, Request{Verb: "list", Resource: "nodes"}, func() { s.Nodes = nodes }},
 		{errServe, Request{Verb: "list", Resource: "services", Namespace: ns}, func() { s.Serve = serve }},
+		{errEndpoints, Request{Verb: "list", Resource: "endpointslices.discovery.k8s.io", Namespace: ns}, func() { s.ServeEndpoints = endpoints }},
 	}
 	for _, o := range optional {
 		if o.err == nil {
@@ -173,13 +189,11 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 
 // blindOr turns a refusal to list an optional kind into a Gap, and anything else into an error.
 // A 404 on RayServices or RayJobs means an old CRD set without them: nothing to see there.
+// The Gap names the resource without its group ("rayservices", "endpointslices").
 func blindOr(err error, req Request) (diagnose.Gap, error) {
-	resource := req.Resource
-	if i := len(resource) - len(".ray.io"); i > 0 && resource[i:] == ".ray.io" {
-		resource = resource[:i]
-		if apierrors.IsNotFound(err) {
-			return diagnose.Gap{Resource: resource, Reason: "the API has no " + req.Resource + " (CRD not installed)"}, nil
-		}
+	resource, group, _ := strings.Cut(req.Resource, ".")
+	if group == "ray.io" && apierrors.IsNotFound(err) {
+		return diagnose.Gap{Resource: resource, Reason: "the API has no " + req.Resource + " (CRD not installed)"}, nil
 	}
 	if apierrors.IsForbidden(err) {
 		return diagnose.Gap{Resource: resource, Reason: Explain(err, req).Error()}, nil

@@ -10,6 +10,7 @@ import (
 	rayfake "github.com/ray-project/kuberay/ray-operator/pkg/client/clientset/versioned/fake"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -32,7 +33,12 @@ func snapshotClients() (*Clients, *kfake.Clientset, *rayfake.Clientset) {
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1"}}
 	op := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "kuberay-operator", Namespace: "ray-system"},
 		Spec: appsv1.DeploymentSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Image: "quay.io/kuberay/operator:v1.1.1"}}}}}}
-	kc := kfake.NewClientset(head, other, elsewhere, serve, headSvc, node, op)
+	// The EndpointSlice controller copies a Service's labels onto its slices.
+	serveSlice := &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: "svc-serve-svc-abcde", Namespace: "ml",
+		Labels: map[string]string{diagnose.LabelServe: "svc-serve", discoveryv1.LabelServiceName: "svc-serve-svc"}}}
+	headSlice := &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: "a-head-svc-fghij", Namespace: "ml",
+		Labels: map[string]string{discoveryv1.LabelServiceName: "a-head-svc"}}}
+	kc := kfake.NewClientset(head, other, elsewhere, serve, headSvc, node, op, serveSlice, headSlice)
 	rc := rayfake.NewSimpleClientset(
 		&rayv1.RayCluster{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "ml", Labels: map[string]string{"team": "x"}}},
 		&rayv1.RayCluster{ObjectMeta: metav1.ObjectMeta{Name: "a2", Namespace: "ml"}},
@@ -62,7 +68,8 @@ func TestLoadSnapshotOneListPerKind(t *testing.T) {
 		t.Errorf("pods = %v, want only the Ray pod in ml", s.Pods)
 	}
 	if len(s.Serve) != 1 || s.Serve[0].Name != "svc-serve-svc" || len(s.Nodes) != 1 || len(s.Deployments) != 1 ||
-		len(s.Services) != 1 || len(s.Jobs) != 1 || len(s.Blind) != 0 {
+		len(s.Services) != 1 || len(s.Jobs) != 1 || len(s.Blind) != 0 ||
+		len(s.ServeEndpoints) != 1 || s.ServeEndpoints[0].Name != "svc-serve-svc-abcde" {
 		t.Errorf("snapshot = %+v", s)
 	}
 	lists := map[string]int{}
@@ -72,12 +79,12 @@ func TestLoadSnapshotOneListPerKind(t *testing.T) {
 		}
 		lists[a.GetResource().Resource]++
 	}
-	for _, r := range []string{"rayclusters", "rayservices", "rayjobs", "pods", "nodes", "services", "deployments"} {
+	for _, r := range []string{"rayclusters", "rayservices", "rayjobs", "pods", "nodes", "services", "endpointslices", "deployments"} {
 		if lists[r] != 1 {
 			t.Errorf("%d LISTs of %s, want 1", lists[r], r)
 		}
 	}
-	if len(lists) != 7 {
+	if len(lists) != 8 {
 		t.Errorf("lists = %v", lists)
 	}
 }
@@ -87,6 +94,7 @@ func TestLoadSnapshotBlind(t *testing.T) {
 	kc.PrependReactor("list", "nodes", forbid("nodes"))
 	kc.PrependReactor("list", "services", forbid("services"))
 	kc.PrependReactor("list", "deployments", forbid("deployments"))
+	kc.PrependReactor("list", "endpointslices", forbid("endpointslices"))
 	rc.PrependReactor("list", "rayjobs", forbid("rayjobs"))
 	rc.PrependReactor("list", "rayservices", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewNotFound(schema.GroupResource{Group: "ray.io", Resource: "rayservices"}, "")
@@ -102,7 +110,7 @@ func TestLoadSnapshotBlind(t *testing.T) {
 			t.Errorf("gap %s has no reason", g.Resource)
 		}
 	}
-	if strings.Join(got, ",") != "rayservices,rayjobs,nodes,services,deployments" {
+	if strings.Join(got, ",") != "rayservices,rayjobs,nodes,services,endpointslices,deployments" {
 		t.Errorf("blind = %v", got)
 	}
 	if len(s.Clusters) != 2 || len(s.Pods) != 1 {

@@ -31,4 +31,5 @@ var Catalog = []RuleInfo{
 	{RuleOperatorOutdated, SeverityWarning, "operator", "deployments"},
 	{RuleRayServiceUpgradeStuck, SeverityWarning, "rayservice", ""},
 	{RuleServeNoEndpoints, SeverityError, "rayservice", "endpointslices"},
+	{RuleGCSFTFinalizerStuck, SeverityError, "cluster", ""},
 }

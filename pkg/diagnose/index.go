@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -16,8 +17,10 @@ type index struct {
 	services map[string]*corev1.Service // by namespace/name
 	// serveEndpoints sums the serve Services' EndpointSlices, by namespace/service name.
 	serveEndpoints map[string]*serveEndpoints
-	operators      []Operator
-	clusters       []*clusterView
+	// cleanupJobs are the Redis cleanup Jobs by namespace/cluster.
+	cleanupJobs map[string]*batchv1.Job
+	operators   []Operator
+	clusters    []*clusterView
 }
 
 // clusterView is one RayCluster with its pods and the RayService or RayJob that owns it.
@@ -46,6 +49,7 @@ func newIndex(s *Snapshot, opts Options) *index {
 	}
 	ix.operators = FindOperators(s.Deployments)
 	ix.serveEndpoints = indexServeEndpoints(s.ServeEndpoints)
+	ix.cleanupJobs = indexCleanupJobs(s.CleanupJobs)
 
 	byKey := make(map[string]*clusterView, len(s.Clusters))
 	for i := range s.Clusters {

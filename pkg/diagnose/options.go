@@ -24,6 +24,9 @@ type Options struct {
 	// ServeEndpointsGrace: a serve Service created, or whose endpoints or RayService changed,
 	// less than this ago is not judged (a traffic switch takes a reconcile or two).
 	ServeEndpointsGrace time.Duration
+	// FinalizerStuckAfter: a RayCluster deleting this long while it still carries the Redis
+	// cleanup finalizer is reported (KubeRay's cleanup Job has a 5m deadline).
+	FinalizerStuckAfter time.Duration
 }
 
 // DefaultOptions are the thresholds `kubectl ray doctor` uses.
@@ -36,6 +39,7 @@ func DefaultOptions() Options {
 		RecentOOM:             1 * time.Hour,
 		UpgradeStuckAfter:     20 * time.Minute,
 		ServeEndpointsGrace:   1 * time.Minute,
+		FinalizerStuckAfter:   10 * time.Minute,
 	}
 }
 
@@ -62,6 +66,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ServeEndpointsGrace <= 0 {
 		o.ServeEndpointsGrace = d.ServeEndpointsGrace
+	}
+	if o.FinalizerStuckAfter <= 0 {
+		o.FinalizerStuckAfter = d.FinalizerStuckAfter
 	}
 	return o
 }

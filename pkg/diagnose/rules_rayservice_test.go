@@ -27,6 +27,21 @@ func TestRayServiceFindingDetails(t *testing.T) {
 			[]string{"serve Service svc-serve-svc selects RayCluster svc-raycluster-q7x9z, not the active cluster svc-raycluster-n3w45, and has 0 ready endpoints", "kuberay #5148",
 				"kubectl logs -n ray-system deploy/kuberay-operator"},
 			map[string]string{"selectedCluster": "svc-raycluster-q7x9z", "activeCluster": "svc-raycluster-n3w45"}},
+		{"gcs-ft-finalizer-stuck", RuleGCSFTFinalizerStuck, "RayCluster ml/raycluster-a",
+			[]string{"RayCluster ml/raycluster-a has been deleting for 20m, held by finalizer ray.io/gcs-ft-redis-cleanup-finalizer",
+				"cleanup Job raycluster-a-redis-cleanup is suspended", "kuberay #4773",
+				"removing the finalizer by hand leaves the GCS data of storage namespace rc-a-uid in Redis",
+				"kubectl ray heal raycluster-a -n ml --remove-gcs-ft-finalizer", "kuberay #1557, #4721, #4767"},
+			map[string]string{"cleanupJob": "raycluster-a-redis-cleanup", "jobState": "suspended", "storageNamespace": "rc-a-uid", "deletingFor": "20m"}},
+		{"gcs-ft-finalizer-head-left", RuleGCSFTFinalizerStuck, "RayCluster ml/raycluster-a",
+			[]string{"waits for the head pod to be gone", "raycluster-a-head-abcde (Terminating) is still there"},
+			map[string]string{"cleanupJob": "none"}},
+		{"gcs-ft-finalizer-job-complete", RuleGCSFTFinalizerStuck, "RayCluster ml/raycluster-a",
+			[]string{"is Complete and every KubeRay release removes the finalizer once it finished, so the operator is not reconciling",
+				"Redis holds nothing of storage namespace rc-a-uid"},
+			map[string]string{"jobState": "Complete"}},
+		{"gcs-ft-finalizer-jobs-blind", RuleGCSFTFinalizerStuck, "RayCluster ml/raycluster-a",
+			[]string{"Jobs could not be listed, so the cleanup Job's state is unknown"}, map[string]string{"cleanupJob": "not visible"}},
 	}
 	for _, c := range cases {
 		t.Run(c.fixture+"/"+c.rule, func(t *testing.T) {

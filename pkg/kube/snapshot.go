@@ -8,6 +8,7 @@ import (
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -33,7 +34,7 @@ const serveServiceSelector = diagnose.LabelServe
 
 // LoadSnapshot reads everything doctor looks at with one paged LIST per kind, run concurrently:
 // RayClusters, RayServices, RayJobs, Ray pods, nodes, serve Services and their EndpointSlices,
-// and Deployments (to find the operator). Nothing is read per object. RayClusters and pods are required: a refusal is an error.
+// KubeRay's Redis cleanup Jobs, and Deployments (to find the operator). Nothing is read per object. RayClusters and pods are required: a refusal is an error.
 // The rest only sharpen the diagnosis: a refusal is recorded in Snapshot.Blind and doctor goes on.
 func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.Snapshot, error) {
 	s := &diagnose.Snapshot{Now: q.Now}
@@ -42,7 +43,7 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 		wg                                     sync.WaitGroup
 		errClusters, errPods, errSvcs, errJobs error
 		errNodes, errServe, errDeploys         error
-		errEndpoints                           error
+		errEndpoints, errCleanupJobs           error
 		clusters                               []rayv1.RayCluster
 		services                               []rayv1.RayService
 		jobs                                   []rayv1.RayJob
@@ -51,6 +52,8 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 		serve                                  []corev1.Service
 		deploys                                []appsv1.Deployment
 		endpoints                              []discoveryv1.EndpointSlice
+		cleanupJobs                            []batchv1.Job
+		jobSecrets                             = diagnose.Secrets{}
 		// Pods and RayClusters are trimmed page by page (see diagnose.TrimPod); each goroutine
 		// keeps the secrets of what it dropped in a set of its own.
 		podSecrets, clusterSecrets = diagnose.Secrets{}, diagnose.Secrets{}
@@ -133,6 +136,19 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 			return Page[discoveryv1.EndpointSlice]{Items: l.Items, Continue: l.Continue}, nil
 		})
 	})
+	run(func() {
+		// KubeRay's Redis cleanup Jobs only (gcs-ft-finalizer-stuck): one LIST by their label.
+		cleanupJobs, errCleanupJobs = ListAll(ctx, diagnose.RedisCleanupJobSelector, func(ctx context.Context, o metav1.ListOptions) (Page[batchv1.Job], error) {
+			l, err := c.Kube.BatchV1().Jobs(ns).List(ctx, o)
+			if err != nil {
+				return Page[batchv1.Job]{}, err
+			}
+			for i := range l.Items {
+				diagnose.TrimJob(&l.Items[i], jobSecrets)
+			}
+			return Page[batchv1.Job]{Items: l.Items, Continue: l.Continue}, nil
+		})
+	})
 	run(func() { deploys, errDeploys = c.ListDeployments(ctx, "") })
 	wg.Wait()
 
@@ -146,6 +162,7 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 	s.Clusters, s.Pods = clusters, pods
 	s.Secrets = podSecrets
 	s.Secrets.Merge(clusterSecrets)
+	s.Secrets.Merge(jobSecrets)
 	optional := []struct {
 		err  error
 		req  Request
@@ -156,6 +173,7 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 		{errNodes, Request{Verb: "list", Resource: "nodes"}, func() { s.Nodes = nodes }},
 		{errServe, Request{Verb: "list", Resource: "services", Namespace: ns}, func() { s.Serve = serve }},
 		{errEndpoints, Request{Verb: "list", Resource: "endpointslices.discovery.k8s.io", Namespace: ns}, func() { s.ServeEndpoints = endpoints }},
+		{errCleanupJobs, Request{Verb: "list", Resource: "jobs.batch", Namespace: ns}, func() { s.CleanupJobs = cleanupJobs }},
 	}
 	for _, o := range optional {
 		if o.err == nil {

@@ -203,7 +203,8 @@ func (h *HealInformers) Snapshot(key types.NamespacedName, now time.Time) (*diag
 		s.Blind = append(s.Blind, diagnose.Gap{Resource: "nodes", Reason: "heal --watch reads nodes only with --force"})
 	}
 	// The watchdog reads only what head repairs need; doctor's other inputs are not cached.
-	s.Blind = append(s.Blind, diagnose.Gap{Resource: "deployments", Reason: "not watched by heal --watch"})
+	s.Blind = append(s.Blind, diagnose.Gap{Resource: "deployments", Reason: "not watched by heal --watch"},
+		diagnose.Gap{Resource: "jobs", Reason: "not watched by heal --watch"})
 	return s, true
 }
 

@@ -6,6 +6,8 @@ import (
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // index is the snapshot arranged for the rules: built once in O(objects), so no rule scans the
@@ -64,14 +66,14 @@ func newIndex(s *Snapshot, opts Options) *index {
 		if !isRayPod(p) {
 			continue
 		}
-		cv := byKey[key(p.Namespace, p.Labels[LabelCluster])]
+		cv := byKey[key(p.Namespace, p.Labels[ray.LabelCluster])]
 		if cv == nil {
 			continue
 		}
-		switch p.Labels[LabelNodeType] {
-		case NodeTypeHead:
+		switch {
+		case ray.IsHead(p):
 			cv.heads = append(cv.heads, p)
-		case NodeTypeWorker:
+		case ray.IsWorker(p):
 			cv.workers = append(cv.workers, p)
 		}
 	}
@@ -139,8 +141,9 @@ func podRef(p *corev1.Pod) Ref {
 	return Ref{Kind: "Pod", Namespace: p.Namespace, Name: p.Name, UID: string(p.UID)}
 }
 
-func (c *clusterView) finding(rule string, sev Severity, obj Ref, msg, remedy string, ev map[string]string) Finding {
-	return Finding{Rule: rule, Severity: sev, Cluster: clusterRef(c.rc), Object: obj, Message: msg, Remedy: remedy, Evidence: ev}
+// finding is a finding of rule about c, with the rule's severity from Catalog.
+func (c *clusterView) finding(rule string, obj Ref, msg, remedy string, ev map[string]string) Finding {
+	return Finding{Rule: rule, Severity: severityOf(rule), Cluster: clusterRef(c.rc), Object: obj, Message: msg, Remedy: remedy, Evidence: ev}
 }
 
 // what names the cluster for messages, with its owner: "RayCluster ml/a (RayService ml/svc)".

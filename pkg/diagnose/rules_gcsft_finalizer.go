@@ -8,6 +8,8 @@ import (
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // RuleGCSFTFinalizerStuck: a RayCluster's deletion waits on KubeRay's Redis cleanup finalizer
@@ -24,7 +26,7 @@ const (
 	// NodeTypeRedisCleanup is the ray.io/node-type of the cleanup Job and its pod.
 	NodeTypeRedisCleanup = "redis-cleanup"
 	// RedisCleanupJobSelector selects KubeRay's Redis cleanup Jobs, for the one paged LIST of Jobs.
-	RedisCleanupJobSelector = LabelNodeType + "=" + NodeTypeRedisCleanup
+	RedisCleanupJobSelector = ray.LabelNodeType + "=" + NodeTypeRedisCleanup
 )
 
 // HasGCSFTFinalizer reports whether rc carries KubeRay's Redis cleanup finalizer.
@@ -128,7 +130,7 @@ func gcsFTFinalizerStuck(ix *index, c *clusterView) []Finding {
 	if !cleaned {
 		remedy += " and clean storage namespace " + storageNS + " out of Redis yourself"
 	}
-	return []Finding{c.finding(RuleGCSFTFinalizerStuck, SeverityError, clusterRef(rc), msg, remedy, ev)}
+	return []Finding{c.finding(RuleGCSFTFinalizerStuck, clusterRef(rc), msg, remedy, ev)}
 }
 
 // jobFinished reads a Job as KubeRay's IsJobFinished does: a Complete or Failed condition True.
@@ -179,8 +181,8 @@ func indexCleanupJobs(jobs []batchv1.Job) map[string]*batchv1.Job {
 	out := make(map[string]*batchv1.Job, len(jobs))
 	for i := range jobs {
 		j := &jobs[i]
-		k := key(j.Namespace, j.Labels[LabelCluster])
-		if _, seen := out[k]; !seen && j.Labels[LabelCluster] != "" {
+		k := key(j.Namespace, j.Labels[ray.LabelCluster])
+		if _, seen := out[k]; !seen && j.Labels[ray.LabelCluster] != "" {
 			out[k] = j
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // nodePressure: a node running this cluster's pods is under pressure or not ready, the warning
@@ -33,8 +35,10 @@ func nodePressure(ix *index, c *clusterView) []Finding {
 		if n == nil {
 			continue
 		}
-		problems := nodePressures(n)
-		if r := nodeReadiness(n); r != "" {
+		problems := ray.NodePressures(n)
+		// A node that has not reported Ready yet (ray.NodeUnreported) is not flagged: nothing
+		// shows it is broken, and a new node has not reported yet.
+		if r := ray.NodeReadiness(n); ray.NodeDown(r) {
 			problems = append(problems, r)
 		}
 		if len(problems) == 0 {
@@ -42,7 +46,7 @@ func nodePressure(ix *index, c *clusterView) []Finding {
 		}
 		pods := podsOn[name]
 		ev := map[string]string{"node": name, "conditions": strings.Join(problems, ","), "pods": strings.Join(pods, ",")}
-		out = append(out, c.finding(RuleNodePressure, SeverityWarning, Ref{Kind: "Node", Name: name, UID: string(n.UID)},
+		out = append(out, c.finding(RuleNodePressure, Ref{Kind: "Node", Name: name, UID: string(n.UID)},
 			fmt.Sprintf("node %s running %s is %s: %s", name, countOf(len(pods), "Ray pod"), strings.Join(problems, ", "), strings.Join(pods, ", ")),
 			"move Ray pods off "+name+" (kubectl drain "+name+" --ignore-daemonsets) or relieve it; set ephemeral-storage and memory requests on Ray pods so they are not evicted first",
 			ev))

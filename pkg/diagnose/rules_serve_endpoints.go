@@ -9,6 +9,8 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // RuleServeNoEndpoints: a RayService's serve Service sends traffic nowhere, or to a cluster that
@@ -86,7 +88,7 @@ func serveNoEndpoints(ix *index, c *clusterView) []Finding {
 	if ix.s.Now.Sub(settled) < ix.opts.ServeEndpointsGrace {
 		return nil
 	}
-	selected := svc.Spec.Selector[LabelCluster]
+	selected := svc.Spec.Selector[ray.LabelCluster]
 	active, pending := c.rc.Name, rs.Status.PendingServiceStatus.RayClusterName
 	claims := servingClaims(rs)
 	ev := map[string]string{
@@ -102,12 +104,12 @@ func serveNoEndpoints(ix *index, c *clusterView) []Finding {
 	case selected != "" && selected != active && selected != pending:
 		msg := fmt.Sprintf("serve Service %s selects RayCluster %s, not the active cluster %s, and has %d ready endpoints; %s (kuberay #5148)",
 			svcName, selected, active, eps.ready, what)
-		return []Finding{c.finding(RuleServeNoEndpoints, SeverityError, svcRef, msg,
+		return []Finding{c.finding(RuleServeNoEndpoints, svcRef, msg,
 			"the RayService controller sets the selector when it reconciles: read "+ix.operatorLogs()+
 				"; clients that can, send traffic through the Gateway of an incremental upgrade meanwhile", ev)}
 	case eps.ready == 0 && len(claims) > 0:
 		msg := fmt.Sprintf("serve Service %s has no ready endpoint while %s: requests to it are refused (kuberay #5148)", svcName, what)
-		return []Finding{c.finding(RuleServeNoEndpoints, SeverityError, svcRef, msg,
+		return []Finding{c.finding(RuleServeNoEndpoints, svcRef, msg,
 			fmt.Sprintf("see which pods it selects and why none is Ready: kubectl get pods -n %s -l %s; kubectl describe endpointslices -n %s -l %s=%s",
 				svc.Namespace, selectorString(svc.Spec.Selector), svc.Namespace, discoveryv1.LabelServiceName, svcName), ev)}
 	}

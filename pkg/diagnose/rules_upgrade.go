@@ -55,7 +55,7 @@ func upgradeStuck(ix *index, c *clusterView) []Finding {
 	remedy := fmt.Sprintf("fix what keeps the head of RayCluster %s from being Ready (its head findings in this report; "+
 		"kubectl ray doctor raycluster/%s -n %s), or revert the RayService change that started the upgrade",
 		c.rc.Name, c.rc.Name, c.rc.Namespace)
-	return []Finding{c.finding(RuleRayServiceUpgradeStuck, SeverityWarning, rsRef, msg, remedy, ev)}
+	return []Finding{c.finding(RuleRayServiceUpgradeStuck, rsRef, msg, remedy, ev)}
 }
 
 // pendingHeadState says why the cluster has no Ready head ("has no head pod", "head pod x is

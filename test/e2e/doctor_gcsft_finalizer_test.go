@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // gcs-ft-finalizer-stuck and heal --remove-gcs-ft-finalizer (kuberay #1557, #4721, #4767), with no
@@ -34,7 +35,7 @@ func TestDoctorGCSFTFinalizerStuck(t *testing.T) {
 	yes, zero, deadline := true, int32(0), int64(300)
 	job := &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Name: "ftc-redis-cleanup", Namespace: h.NS,
-			Labels:          map[string]string{diagnose.LabelCluster: "ftc", diagnose.LabelNodeType: diagnose.NodeTypeRedisCleanup, diagnose.LabelIsRayNode: "yes"},
+			Labels:          map[string]string{ray.LabelCluster: "ftc", ray.LabelNodeType: diagnose.NodeTypeRedisCleanup, ray.LabelIsRayNode: "yes"},
 			Annotations:     map[string]string{diagnose.AnnotationExternalStorageNS: string(rc.UID)},
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: "ray.io/v1", Kind: "RayCluster", Name: "ftc", UID: rc.UID, Controller: &yes}}},
 		Spec: batchv1.JobSpec{Suspend: &yes, BackoffLimit: &zero, ActiveDeadlineSeconds: &deadline,

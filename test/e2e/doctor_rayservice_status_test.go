@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
 )
 
@@ -104,7 +105,7 @@ func (h *H) playCluster(name, serve string, schedulable bool) {
 		head.Spec.NodeSelector = map[string]string{"example.com/gpu": "h100"}
 	}
 	worker := rayPod(name+"-worker-x1", name, "worker", node)
-	worker.Labels[diagnose.LabelServe] = serve
+	worker.Labels[ray.LabelServe] = serve
 	for _, p := range []*corev1.Pod{head, worker} {
 		if _, err := h.Kube.CoreV1().Pods(h.NS).Create(h.Ctx, p, metav1.CreateOptions{}); err != nil {
 			h.T.Fatal(err)
@@ -132,9 +133,9 @@ func (h *H) playServeService(rayService, cluster string) {
 	h.T.Helper()
 	svc := &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{Name: rayService + "-serve-svc", Namespace: h.NS, Labels: map[string]string{
-			"ray.io/originated-from-cr-name": rayService, "ray.io/originated-from-crd": "RayService", diagnose.LabelServe: rayService + "-serve"}},
+			"ray.io/originated-from-cr-name": rayService, "ray.io/originated-from-crd": "RayService", ray.LabelServe: rayService + "-serve"}},
 		Spec: corev1.ServiceSpec{
-			Selector: map[string]string{diagnose.LabelCluster: cluster, diagnose.LabelServe: "true"},
+			Selector: map[string]string{ray.LabelCluster: cluster, ray.LabelServe: "true"},
 			Ports:    []corev1.ServicePort{{Name: "serve", Port: 8000, TargetPort: intstr.FromInt32(8000)}},
 		},
 	}

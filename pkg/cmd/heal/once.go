@@ -1,15 +1,16 @@
 package heal
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"strings"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/repair"
+	"github.com/kubectl-ray/kubectl-ray/pkg/schema"
 )
 
 // Document is the -o json output, versioned like doctor's DoctorReport (docs/heal.md).
@@ -36,7 +37,7 @@ func (o *Options) runOnce(ctx context.Context) error {
 	if o.removeGCSFT && plan.FinalizersStuck == 0 {
 		return exit.Usagef("--remove-gcs-ft-finalizer only removes the Redis cleanup finalizer from RayClusters whose deletion it holds, and doctor finds none%s; run without it", o.where())
 	}
-	doc := Document{APIVersion: "kubectl-ray.io/v1alpha1", Kind: "HealReport", Plan: plan}
+	doc := Document{APIVersion: schema.APIVersion, Kind: "HealReport", Plan: plan}
 	text := o.output.Value == "text"
 	out := o.f.IOStreams.Out
 	if text {
@@ -127,9 +128,6 @@ func (o *Options) plan(ctx context.Context, c *kube.Clients) (repair.HealPlan, e
 
 // confirm asks on a terminal; without one it refuses, since nobody can answer.
 func (o *Options) confirm(n, finalizers int) error {
-	if !o.f.StdinIsTerminal() {
-		return exit.Errorf(exit.NotConfirmed, "refusing to delete without confirmation: stdin is not a terminal; pass --yes to heal without asking")
-	}
 	var what []string
 	if n > 0 {
 		what = append(what, "delete "+plural(n, "head pod", "head pods"))
@@ -138,13 +136,11 @@ func (o *Options) confirm(n, finalizers int) error {
 		what = append(what, "remove the Redis cleanup finalizer from "+plural(finalizers, "RayCluster", "RayClusters")+" (their GCS data stays in Redis)")
 	}
 	q := strings.Join(what, " and ")
-	fmt.Fprintf(o.f.IOStreams.ErrOut, "%s%s? [y/N]: ", strings.ToUpper(q[:1]), q[1:])
-	line, _ := bufio.NewReader(o.f.IOStreams.In).ReadString('\n')
-	switch strings.ToLower(strings.TrimSpace(line)) {
-	case "y", "yes":
-		return nil
-	}
-	return exit.Errorf(exit.NotConfirmed, "not confirmed; nothing was deleted")
+	return o.f.Confirm(cmdutil.Confirmation{
+		Prompt:   fmt.Sprintf("%s%s? [y/N]: ", strings.ToUpper(q[:1]), q[1:]),
+		Refusal:  "refusing to delete without confirmation: stdin is not a terminal; pass --yes to heal without asking",
+		Declined: "not confirmed; nothing was deleted",
+	})
 }
 
 func (o *Options) where() string {

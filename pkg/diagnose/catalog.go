@@ -40,6 +40,9 @@ var Catalog = []RuleInfo{
 	{RuleWorkerInitFailing, SeverityWarning, "cluster", "", "a worker's init container keeps failing, so the worker never starts", "worker-init-failing-warning"},
 	{RuleHeadRecreateLoop, SeverityError, "cluster", "events", "the head is deleted and recreated over and over", "head-recreate-loop-error"},
 	{RuleWorkersStale, SeverityWarning, "cluster", "", "workers left from before a head restart, without GCS fault tolerance", "workers-stale-warning"},
+	{RuleRayServiceUpgradeStuck, SeverityWarning, "rayservice", "", "a RayService upgrade's pending cluster never gets a Ready head", "rayservice-upgrade-stuck-warning"},
+	{RuleServeNoEndpoints, SeverityError, "rayservice", "endpointslices", "a RayService's serve Service routes to no endpoint or to another cluster", "serve-no-endpoints-error"},
+	{RuleGCSFTFinalizerStuck, SeverityError, "cluster", "", "a RayCluster's deletion is held by the Redis cleanup finalizer", "gcs-ft-finalizer-stuck-error"},
 }
 
 // severities is Catalog's severity by rule ID.

@@ -10,7 +10,9 @@ import (
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	"sigs.k8s.io/yaml"
 )
 
@@ -145,6 +147,18 @@ func loadFixture(t *testing.T, name string) fixture {
 			err = yaml.UnmarshalStrict(o.raw, &v)
 			if !blind["events"] {
 				s.Events = append(s.Events, v)
+			}
+		case "EndpointSlice":
+			var v discoveryv1.EndpointSlice
+			err = yaml.UnmarshalStrict(o.raw, &v)
+			if !blind["endpointslices"] {
+				s.ServeEndpoints = append(s.ServeEndpoints, v)
+			}
+		case "Job":
+			var v batchv1.Job
+			err = yaml.UnmarshalStrict(o.raw, &v)
+			if !blind["jobs"] {
+				s.CleanupJobs = append(s.CleanupJobs, v)
 			}
 		default:
 			err = fmt.Errorf("unknown kind %q", o.kind)

@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
@@ -20,6 +21,10 @@ type index struct {
 	clusters  []*clusterView
 	// headEvents: the head lifecycle Events per "namespace/cluster", built on first use.
 	headEvents map[string][]*corev1.Event
+	// serveEndpoints sums the serve Services' EndpointSlices, by namespace/service name.
+	serveEndpoints map[string]*serveEndpoints
+	// cleanupJobs are the Redis cleanup Jobs by namespace/cluster.
+	cleanupJobs map[string]*batchv1.Job
 }
 
 // clusterView is one RayCluster with its pods and the RayService or RayJob that owns it.
@@ -47,6 +52,8 @@ func newIndex(s *Snapshot, opts Options) *index {
 		ix.services[key(s.Serve[i].Namespace, s.Serve[i].Name)] = &s.Serve[i]
 	}
 	ix.operators = FindOperators(s.Deployments)
+	ix.serveEndpoints = indexServeEndpoints(s.ServeEndpoints)
+	ix.cleanupJobs = indexCleanupJobs(s.CleanupJobs)
 
 	byKey := make(map[string]*clusterView, len(s.Clusters))
 	for i := range s.Clusters {

@@ -27,6 +27,15 @@ type Options struct {
 	// StaleWorkersGrace: workers left from before the current head started, this long after it
 	// became Ready, are reported (Ray's raylet gives up on a lost GCS after 60s by default).
 	StaleWorkersGrace time.Duration
+	// UpgradeStuckAfter: a RayService upgrading (UpgradeInProgress=True) this long while its
+	// pending cluster has no Ready head is reported.
+	UpgradeStuckAfter time.Duration
+	// ServeEndpointsGrace: a serve Service created, or whose endpoints or RayService changed,
+	// less than this ago is not judged (a traffic switch takes a reconcile or two).
+	ServeEndpointsGrace time.Duration
+	// FinalizerStuckAfter: a RayCluster deleting this long while it still carries the Redis
+	// cleanup finalizer is reported (KubeRay's cleanup Job has a 5m deadline).
+	FinalizerStuckAfter time.Duration
 }
 
 // DefaultOptions are the thresholds `kubectl ray doctor` uses.
@@ -41,6 +50,9 @@ func DefaultOptions() Options {
 		RecreateLoopWindow:    30 * time.Minute,
 		RecreateLoopSettled:   10 * time.Minute,
 		StaleWorkersGrace:     3 * time.Minute,
+		UpgradeStuckAfter:     20 * time.Minute,
+		ServeEndpointsGrace:   1 * time.Minute,
+		FinalizerStuckAfter:   10 * time.Minute,
 	}
 }
 
@@ -73,6 +85,15 @@ func (o Options) withDefaults() Options {
 	}
 	if o.StaleWorkersGrace <= 0 {
 		o.StaleWorkersGrace = d.StaleWorkersGrace
+	}
+	if o.UpgradeStuckAfter <= 0 {
+		o.UpgradeStuckAfter = d.UpgradeStuckAfter
+	}
+	if o.ServeEndpointsGrace <= 0 {
+		o.ServeEndpointsGrace = d.ServeEndpointsGrace
+	}
+	if o.FinalizerStuckAfter <= 0 {
+		o.FinalizerStuckAfter = d.FinalizerStuckAfter
 	}
 	return o
 }

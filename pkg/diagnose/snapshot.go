@@ -7,7 +7,9 @@ import (
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 )
 
 // Snapshot is everything doctor looked at, read once (one paged LIST per kind).
@@ -22,6 +24,12 @@ type Snapshot struct {
 	Nodes       []corev1.Node    // the nodes Ray pods run on, when nodes could be listed
 	Serve       []corev1.Service // Services of RayServices (the serve and head services)
 	Deployments []appsv1.Deployment
+	// ServeEndpoints are the EndpointSlices of the serve Services (they carry the Service's
+	// ray.io/serve label), when EndpointSlices could be listed.
+	ServeEndpoints []discoveryv1.EndpointSlice
+	// CleanupJobs are KubeRay's Redis cleanup Jobs (label ray.io/node-type=redis-cleanup), trimmed
+	// by TrimJob, when Jobs could be listed.
+	CleanupJobs []batchv1.Job
 
 	// Secrets holds the secret values of specs the loader trimmed away (TrimPod, TrimCluster),
 	// so that the redactor still knows them.

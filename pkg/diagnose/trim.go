@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -36,7 +37,7 @@ func TrimPod(p *corev1.Pod, secrets Secrets) {
 func TrimCluster(rc *rayv1.RayCluster, secrets Secrets) {
 	secrets.AddClusterSpec(&rc.Spec)
 	meta := trimMeta(&rc.ObjectMeta)
-	for _, k := range []string{AnnotationFTEnabled, AnnotationDisableProvisionedHeadRestart} {
+	for _, k := range []string{AnnotationFTEnabled, AnnotationDisableProvisionedHeadRestart, AnnotationExternalStorageNS} {
 		if v, ok := rc.Annotations[k]; ok {
 			if meta.Annotations == nil {
 				meta.Annotations = map[string]string{}
@@ -58,6 +59,19 @@ func trimMeta(m *metav1.ObjectMeta) metav1.ObjectMeta {
 	out := *m
 	out.Annotations, out.ManagedFields = nil, nil
 	return out
+}
+
+// TrimJob keeps of a Redis cleanup Job its identity, labels, owners, the storage-namespace
+// annotation, suspend, deadline and whole status; its pod template (the head's, with the Redis
+// address and password) goes, its secret values into secrets.
+func TrimJob(j *batchv1.Job, secrets Secrets) {
+	secrets.AddPodSpec(&j.Spec.Template.Spec)
+	meta := trimMeta(&j.ObjectMeta)
+	if v, ok := j.Annotations[AnnotationExternalStorageNS]; ok {
+		meta.Annotations = map[string]string{AnnotationExternalStorageNS: v}
+	}
+	j.ObjectMeta = meta
+	j.Spec = batchv1.JobSpec{Suspend: j.Spec.Suspend, ActiveDeadlineSeconds: j.Spec.ActiveDeadlineSeconds, BackoffLimit: j.Spec.BackoffLimit}
 }
 
 // TrimNode keeps a node's name, taints, cordon and conditions. A node's status lists every image
@@ -83,6 +97,11 @@ func Trimmed(s *Snapshot) *Snapshot {
 	for i := range s.Clusters {
 		s.Clusters[i].DeepCopyInto(&t.Clusters[i])
 		TrimCluster(&t.Clusters[i], t.Secrets)
+	}
+	t.CleanupJobs = make([]batchv1.Job, len(s.CleanupJobs))
+	for i := range s.CleanupJobs {
+		s.CleanupJobs[i].DeepCopyInto(&t.CleanupJobs[i])
+		TrimJob(&t.CleanupJobs[i], t.Secrets)
 	}
 	t.Nodes = make([]corev1.Node, len(s.Nodes))
 	for i := range s.Nodes {

@@ -2,12 +2,15 @@ package kube
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -31,8 +34,8 @@ type SnapshotQuery struct {
 const serveServiceSelector = ray.LabelServe
 
 // LoadSnapshot reads everything doctor looks at with one paged LIST per kind, run concurrently:
-// RayClusters, RayServices, RayJobs, Ray pods, nodes, serve Services and Deployments (to find the
-// operator). Nothing is read per object. RayClusters and pods are required: a refusal is an error.
+// RayClusters, RayServices, RayJobs, Ray pods, nodes, serve Services and their EndpointSlices,
+// KubeRay's Redis cleanup Jobs, and Deployments (to find the operator). Nothing is read per object. RayClusters and pods are required: a refusal is an error.
 // The rest only sharpen the diagnosis: a refusal is recorded in Snapshot.Blind and doctor goes on.
 func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.Snapshot, error) {
 	s := &diagnose.Snapshot{Now: q.Now}
@@ -43,6 +46,7 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 		errNodes, errServe, errDeploys         error
 		errEvents                              error
 		events                                 []corev1.Event
+		errEndpoints, errCleanupJobs           error
 		clusters                               []rayv1.RayCluster
 		services                               []rayv1.RayService
 		jobs                                   []rayv1.RayJob
@@ -50,6 +54,9 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 		nodes                                  []corev1.Node
 		serve                                  []corev1.Service
 		deploys                                []appsv1.Deployment
+		endpoints                              []discoveryv1.EndpointSlice
+		cleanupJobs                            []batchv1.Job
+		jobSecrets                             = diagnose.Secrets{}
 		// Pods and RayClusters are trimmed page by page (see diagnose.TrimPod); each goroutine
 		// keeps the secrets of what it dropped in a set of its own.
 		podSecrets, clusterSecrets = diagnose.Secrets{}, diagnose.Secrets{}
@@ -121,6 +128,30 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 			return Page[corev1.Service]{Items: l.Items, Continue: l.Continue}, nil
 		})
 	})
+	run(func() {
+		// The EndpointSlice controller copies a Service's labels onto its slices, so the serve
+		// Services' label selects their slices too: one LIST, not one per RayService.
+		endpoints, errEndpoints = ListAll(ctx, serveServiceSelector, func(ctx context.Context, o metav1.ListOptions) (Page[discoveryv1.EndpointSlice], error) {
+			l, err := c.Kube.DiscoveryV1().EndpointSlices(ns).List(ctx, o)
+			if err != nil {
+				return Page[discoveryv1.EndpointSlice]{}, err
+			}
+			return Page[discoveryv1.EndpointSlice]{Items: l.Items, Continue: l.Continue}, nil
+		})
+	})
+	run(func() {
+		// KubeRay's Redis cleanup Jobs only (gcs-ft-finalizer-stuck): one LIST by their label.
+		cleanupJobs, errCleanupJobs = ListAll(ctx, diagnose.RedisCleanupJobSelector, func(ctx context.Context, o metav1.ListOptions) (Page[batchv1.Job], error) {
+			l, err := c.Kube.BatchV1().Jobs(ns).List(ctx, o)
+			if err != nil {
+				return Page[batchv1.Job]{}, err
+			}
+			for i := range l.Items {
+				diagnose.TrimJob(&l.Items[i], jobSecrets)
+			}
+			return Page[batchv1.Job]{Items: l.Items, Continue: l.Continue}, nil
+		})
+	})
 	run(func() { deploys, errDeploys = c.ListDeployments(ctx, "") })
 	run(func() { events, errEvents = c.listHeadEvents(ctx, ns) })
 	wg.Wait()
@@ -135,6 +166,7 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 	s.Clusters, s.Pods = clusters, pods
 	s.Secrets = podSecrets
 	s.Secrets.Merge(clusterSecrets)
+	s.Secrets.Merge(jobSecrets)
 	optional := []struct {
 		err  error
 		req  Request
@@ -145,6 +177,8 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 		{errNodes, Request{Verb: "list", Resource: "nodes"}, func() { s.Nodes = nodes }},
 		{errServe, Request{Verb: "list", Resource: "services", Namespace: ns}, func() { s.Serve = serve }},
 		{errEvents, Request{Verb: "list", Resource: "events", Namespace: ns}, func() { s.Events = events }},
+		{errEndpoints, Request{Verb: "list", Resource: "endpointslices.discovery.k8s.io", Namespace: ns}, func() { s.ServeEndpoints = endpoints }},
+		{errCleanupJobs, Request{Verb: "list", Resource: "jobs.batch", Namespace: ns}, func() { s.CleanupJobs = cleanupJobs }},
 	}
 	for _, o := range optional {
 		if o.err == nil {
@@ -178,13 +212,11 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 
 // blindOr turns a refusal to list an optional kind into a Gap, and anything else into an error.
 // A 404 on RayServices or RayJobs means an old CRD set without them: nothing to see there.
+// The Gap names the resource without its group ("rayservices", "endpointslices").
 func blindOr(err error, req Request) (diagnose.Gap, error) {
-	resource := req.Resource
-	if i := len(resource) - len(".ray.io"); i > 0 && resource[i:] == ".ray.io" {
-		resource = resource[:i]
-		if apierrors.IsNotFound(err) {
-			return diagnose.Gap{Resource: resource, Reason: "the API has no " + req.Resource + " (CRD not installed)"}, nil
-		}
+	resource, group, _ := strings.Cut(req.Resource, ".")
+	if group == "ray.io" && apierrors.IsNotFound(err) {
+		return diagnose.Gap{Resource: resource, Reason: "the API has no " + req.Resource + " (CRD not installed)"}, nil
 	}
 	if apierrors.IsForbidden(err) {
 		return diagnose.Gap{Resource: resource, Reason: Explain(err, req).Error()}, nil

@@ -10,7 +10,9 @@ import (
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	rayfake "github.com/ray-project/kuberay/ray-operator/pkg/client/clientset/versioned/fake"
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -35,7 +37,19 @@ func snapshotClients() (*Clients, *kfake.Clientset, *rayfake.Clientset) {
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1"}}
 	op := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "kuberay-operator", Namespace: "ray-system"},
 		Spec: appsv1.DeploymentSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Image: "quay.io/kuberay/operator:v1.1.1"}}}}}}
-	kc := kfake.NewClientset(head, other, elsewhere, serve, headSvc, node, op)
+	// The EndpointSlice controller copies a Service's labels onto its slices.
+	serveSlice := &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: "svc-serve-svc-abcde", Namespace: "ml",
+		Labels: map[string]string{ray.LabelServe: "svc-serve", discoveryv1.LabelServiceName: "svc-serve-svc"}}}
+	headSlice := &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: "a-head-svc-fghij", Namespace: "ml",
+		Labels: map[string]string{discoveryv1.LabelServiceName: "a-head-svc"}}}
+	// KubeRay's Redis cleanup Job (its template is the head's, Redis password included) and a Job
+	// of someone else's.
+	cleanup := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "a-redis-cleanup", Namespace: "ml",
+		Labels: map[string]string{ray.LabelCluster: "a", ray.LabelNodeType: diagnose.NodeTypeRedisCleanup}},
+		Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "ray-head",
+			Env: []corev1.EnvVar{{Name: "REDIS_PASSWORD", Value: "job-secret-pw"}}}}}}}}
+	otherJob := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "backup", Namespace: "ml"}}
+	kc := kfake.NewClientset(head, other, elsewhere, serve, headSvc, node, op, serveSlice, headSlice, cleanup, otherJob)
 	rc := rayfake.NewSimpleClientset(
 		&rayv1.RayCluster{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "ml", Labels: map[string]string{"team": "x"}}},
 		&rayv1.RayCluster{ObjectMeta: metav1.ObjectMeta{Name: "a2", Namespace: "ml"}},
@@ -65,7 +79,9 @@ func TestLoadSnapshotOneListPerKind(t *testing.T) {
 		t.Errorf("pods = %v, want only the Ray pod in ml", s.Pods)
 	}
 	if len(s.Serve) != 1 || s.Serve[0].Name != "svc-serve-svc" || len(s.Nodes) != 1 || len(s.Deployments) != 1 ||
-		len(s.Services) != 1 || len(s.Jobs) != 1 || len(s.Blind) != 0 {
+		len(s.Services) != 1 || len(s.Jobs) != 1 || len(s.Blind) != 0 ||
+		len(s.ServeEndpoints) != 1 || s.ServeEndpoints[0].Name != "svc-serve-svc-abcde" ||
+		len(s.CleanupJobs) != 1 || s.CleanupJobs[0].Name != "a-redis-cleanup" {
 		t.Errorf("snapshot = %+v", s)
 	}
 	lists := map[string]int{}
@@ -75,12 +91,18 @@ func TestLoadSnapshotOneListPerKind(t *testing.T) {
 		}
 		lists[a.GetResource().Resource]++
 	}
-	for _, r := range []string{"rayclusters", "rayservices", "rayjobs", "pods", "nodes", "services", "deployments", "events"} {
+	if len(s.CleanupJobs) == 1 && len(s.CleanupJobs[0].Spec.Template.Spec.Containers) != 0 {
+		t.Errorf("the cleanup Job's pod template was kept")
+	}
+	if _, ok := s.Secrets["job-secret-pw"]; !ok {
+		t.Errorf("the cleanup Job's Redis password is not known to the redactor")
+	}
+	for _, r := range []string{"rayclusters", "rayservices", "rayjobs", "pods", "nodes", "services", "endpointslices", "jobs", "deployments", "events"} {
 		if lists[r] != 1 {
 			t.Errorf("%d LISTs of %s, want 1", lists[r], r)
 		}
 	}
-	if len(lists) != 8 {
+	if len(lists) != 10 {
 		t.Errorf("lists = %v", lists)
 	}
 }
@@ -90,6 +112,8 @@ func TestLoadSnapshotBlind(t *testing.T) {
 	kc.PrependReactor("list", "nodes", forbid("nodes"))
 	kc.PrependReactor("list", "services", forbid("services"))
 	kc.PrependReactor("list", "deployments", forbid("deployments"))
+	kc.PrependReactor("list", "endpointslices", forbid("endpointslices"))
+	kc.PrependReactor("list", "jobs", forbid("jobs"))
 	rc.PrependReactor("list", "rayjobs", forbid("rayjobs"))
 	rc.PrependReactor("list", "rayservices", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewNotFound(schema.GroupResource{Group: "ray.io", Resource: "rayservices"}, "")
@@ -105,7 +129,7 @@ func TestLoadSnapshotBlind(t *testing.T) {
 			t.Errorf("gap %s has no reason", g.Resource)
 		}
 	}
-	if strings.Join(got, ",") != "rayservices,rayjobs,nodes,services,deployments" {
+	if strings.Join(got, ",") != "rayservices,rayjobs,nodes,services,endpointslices,jobs,deployments" {
 		t.Errorf("blind = %v", got)
 	}
 	if len(s.Clusters) != 2 || len(s.Pods) != 1 {

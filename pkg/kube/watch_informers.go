@@ -219,7 +219,8 @@ func (h *HealInformers) Snapshot(key types.NamespacedName, now time.Time) (*diag
 	}
 	h.addClusterEvents(s, key)
 	// The watchdog reads only what head repairs need; doctor's other inputs are not cached.
-	s.Blind = append(s.Blind, diagnose.Gap{Resource: "deployments", Reason: "not watched by heal --watch"})
+	s.Blind = append(s.Blind, diagnose.Gap{Resource: "deployments", Reason: "not watched by heal --watch"},
+		diagnose.Gap{Resource: "jobs", Reason: "not watched by heal --watch"})
 	return s, true
 }
 

@@ -62,6 +62,8 @@ type Report struct {
 	DryRun       bool          `json:"dryRun"`
 	Outcomes     []Outcome     `json:"outcomes"`
 	Replacements []Replacement `json:"replacements,omitempty"`
+	// Finalizers are the outcomes of the plan's finalizer removals.
+	Finalizers []FinalizerOutcome `json:"finalizers,omitempty"`
 	// TimedOut: --wait gave up before every cluster had a Running and Ready head.
 	TimedOut bool `json:"timedOut,omitempty"`
 }
@@ -70,6 +72,11 @@ type Report struct {
 func (r Report) Problems() int {
 	n := 0
 	for _, o := range r.Outcomes {
+		if o.Result == Failed {
+			n++
+		}
+	}
+	for _, o := range r.Finalizers {
 		if o.Result == Failed {
 			n++
 		}
@@ -83,6 +90,10 @@ type Executor struct {
 	Events  EventSink
 	// Watcher is needed only with Wait.
 	Watcher PodWatcher
+	// Finalizers is needed only for plans with finalizer removals.
+	Finalizers FinalizerRemover
+	// FinalizerProgress, when set, hears each finalizer outcome as it happens.
+	FinalizerProgress func(FinalizerOutcome)
 	// Replan re-reads the cluster and plans again; called at most once per Run, after a pod
 	// changed since it was seen. nil: no retry.
 	Replan func(ctx context.Context) (HealPlan, error)
@@ -128,6 +139,16 @@ func (e *Executor) Run(ctx context.Context, plan HealPlan) (Report, error) {
 	if len(retry) > 0 && e.Replan != nil {
 		if err := e.replan(ctx, retry, &rep, w); err != nil {
 			return rep, err
+		}
+	}
+	for _, r := range plan.FinalizerRemovals {
+		if err := ctx.Err(); err != nil {
+			return rep, err
+		}
+		o := e.removeFinalizer(ctx, r)
+		rep.Finalizers = append(rep.Finalizers, o)
+		if e.FinalizerProgress != nil {
+			e.FinalizerProgress(o)
 		}
 	}
 	if !wait {

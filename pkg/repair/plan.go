@@ -28,6 +28,10 @@ type Options struct {
 	Force bool
 	// StaleWorkers allows deleting the Running workers of a workers-stale finding.
 	StaleWorkers bool
+	// RemoveGCSFTFinalizer allows removing KubeRay's Redis cleanup finalizer from RayClusters
+	// whose deletion it holds (gcs-ft-finalizer-stuck). Never without it: the removal leaves the
+	// cluster's GCS data in Redis.
+	RemoveGCSFTFinalizer bool
 }
 
 // Action is one pod delete. UID and ResourceVersion are what the planner saw: the delete carries
@@ -69,10 +73,15 @@ type HealPlan struct {
 	// Stuck counts head-terminating-stuck findings in scope, healable or not: --force with none
 	// is a usage error.
 	Stuck int `json:"-"`
+	// FinalizerRemovals are the Redis cleanup finalizers heal removes (--remove-gcs-ft-finalizer).
+	FinalizerRemovals []FinalizerRemoval `json:"finalizerRemovals,omitempty"`
+	// FinalizersStuck counts gcs-ft-finalizer-stuck findings in scope: the flag with none is a
+	// usage error.
+	FinalizersStuck int `json:"-"`
 }
 
-// Empty reports whether there is nothing to delete.
-func (p HealPlan) Empty() bool { return len(p.Actions) == 0 }
+// Empty reports whether there is nothing to delete or remove.
+func (p HealPlan) Empty() bool { return len(p.Actions) == 0 && len(p.FinalizerRemovals) == 0 }
 
 // rulePriority orders the rules that may fire on the same pod: the first one names the action.
 var rulePriority = map[string]int{
@@ -151,6 +160,13 @@ func Plan(s *diagnose.Snapshot, findings []diagnose.Finding, opts Options) HealP
 			ix.planStaleWorkers(f, opts, add, skip)
 		case diagnose.RuleHeadPending, diagnose.RuleHeadStarvedByWorkers, diagnose.RuleHeadCrashLoop, diagnose.RuleHeadMissing:
 			skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: f.Object, Why: notHealableWhy[f.Rule]})
+		case diagnose.RuleGCSFTFinalizerStuck:
+			p.FinalizersStuck++
+			if r, sk := ix.planFinalizer(f, opts); sk != nil {
+				skip(*sk)
+			} else {
+				p.FinalizerRemovals = append(p.FinalizerRemovals, *r)
+			}
 		}
 		// Other rules (status, nodes, operator, workers, serve, GCS FT) are not head repairs:
 		// doctor reports them with their remedies.

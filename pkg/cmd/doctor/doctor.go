@@ -47,10 +47,11 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		Use:   "doctor [NAME | raycluster/NAME | rayservice/NAME | rayjob/NAME]",
 		Short: "Find broken Ray heads, explain why, and say how to fix them",
 		Long: `doctor reads RayClusters and the RayServices and RayJobs that own them, their pods, the nodes
-those pods run on, the serve Services and the KubeRay operator, with one LIST per kind, and reports
-every rule that fires: evicted, terminated, stuck, pending or crash-looping heads, missing or
-duplicate heads, stale status, node pressure, an absent or outdated operator, workers that did not
-rejoin, and RayService settings that cause 502s. Rules: docs/rules.md.
+those pods run on, the serve Services and their EndpointSlices, and the KubeRay operator, with one
+LIST per kind, and reports every rule that fires: evicted, terminated, stuck, pending or
+crash-looping heads, missing or duplicate heads, stale status, node pressure, an absent or outdated
+operator, workers that did not rejoin, RayService settings that cause 502s, RayService upgrades
+stuck on a pending cluster, and serve Services that route to nothing. Rules: docs/rules.md.
 
 Exit codes: 0 no finding at or above --fail-on; 1 one is; 2 usage; 3 API error or KubeRay not
 installed; 4 forbidden; 5 the named object does not exist.`,

@@ -25,6 +25,7 @@ type Options struct {
 	yes           bool
 	force         bool
 	staleWorkers  bool
+	removeGCSFT   bool
 	wait          bool
 	timeout       time.Duration
 
@@ -50,8 +51,10 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		Long: `heal acts on doctor's findings where deleting the head pod is the repair and the KubeRay operator
 will create the replacement: head-evicted, head-terminated, the terminal extra head of head-duplicate,
 and, with --force, head-terminating-stuck on a node that is NotReady, unreachable or gone; with
---stale-workers, the workers of workers-stale. It backs off on a cluster whose head is recreated
-in a loop (head-recreate-loop): another delete would only add a turn.
+--stale-workers, the workers of workers-stale. With --remove-gcs-ft-finalizer it also removes
+KubeRay's Redis cleanup finalizer from RayClusters whose deletion it holds (gcs-ft-finalizer-stuck),
+and says what that leaves behind in Redis. It backs off on a cluster whose head is recreated in a
+loop (head-recreate-loop): another delete would only add a turn.
 It never deletes a running pod, a pod that is not a Ray head, or a pod its RayCluster does not
 control, and never creates pods: the operator owns the head's spec.
 
@@ -76,6 +79,7 @@ the RayCluster and the pod.`,
 	fl.BoolVarP(&o.yes, "yes", "y", false, "Delete without asking")
 	fl.BoolVar(&o.force, "force", false, "Also force-delete (grace period 0) heads stuck Terminating on a NotReady, unreachable or gone node")
 	fl.BoolVar(&o.staleWorkers, "stale-workers", false, "Also delete workers left from before a head restart without GCS fault tolerance (rule workers-stale); KubeRay creates new ones")
+	fl.BoolVar(&o.removeGCSFT, "remove-gcs-ft-finalizer", false, "Also remove KubeRay's Redis cleanup finalizer from RayClusters whose deletion it holds (gcs-ft-finalizer-stuck); their GCS data stays in Redis")
 	fl.BoolVar(&o.wait, "wait", true, "Wait for each replacement head to be Running and Ready, and print how long it took")
 	fl.DurationVar(&o.timeout, "timeout", 5*time.Minute, "How long --wait waits for the replacement heads")
 	fl.BoolVar(&o.watch, "watch", false, "Run as a watchdog: heal heads as they break, until stopped")
@@ -125,6 +129,8 @@ func (o *Options) Validate() error {
 		return exit.Usagef("--lease-namespace applies only with --leader-elect")
 	case !o.watch && o.metricsAddr != "":
 		return exit.Usagef("--metrics-bind-address applies only to --watch; a one-shot heal has nothing to scrape")
+	case o.watch && o.removeGCSFT:
+		return exit.Usagef("--remove-gcs-ft-finalizer is a one-shot decision about named clusters; a watchdog never removes finalizers: run without --watch")
 	}
 	if !o.watch {
 		return nil

@@ -34,6 +34,9 @@ func (o *Options) runOnce(ctx context.Context) error {
 	if o.force && plan.Stuck == 0 {
 		return exit.Usagef("--force only force-deletes heads stuck Terminating on a down node, and doctor finds none%s; run without --force", o.where())
 	}
+	if o.removeGCSFT && plan.FinalizersStuck == 0 {
+		return exit.Usagef("--remove-gcs-ft-finalizer only removes the Redis cleanup finalizer from RayClusters whose deletion it holds, and doctor finds none%s; run without it", o.where())
+	}
 	doc := Document{APIVersion: schema.APIVersion, Kind: "HealReport", Plan: plan}
 	text := o.output.Value == "text"
 	out := o.f.IOStreams.Out
@@ -51,7 +54,7 @@ func (o *Options) runOnce(ctx context.Context) error {
 			// The document comes after the deletes: whoever answers sees the plan first.
 			printPlan(o.f.IOStreams.ErrOut, plan, o.where())
 		}
-		if err := o.confirm(len(plan.Actions)); err != nil {
+		if err := o.confirm(len(plan.Actions), len(plan.FinalizerRemovals)); err != nil {
 			if !text {
 				_ = o.printJSON(doc)
 			}
@@ -59,12 +62,13 @@ func (o *Options) runOnce(ctx context.Context) error {
 		}
 	}
 	ex := &repair.Executor{
-		Deleter: c, Events: c, Watcher: c,
+		Deleter: c, Events: c, Watcher: c, Finalizers: c,
 		Replan: func(ctx context.Context) (repair.HealPlan, error) { return o.plan(ctx, c) },
 		DryRun: o.dryRun, Wait: o.wait, Timeout: o.timeout, Now: o.f.Now,
 	}
 	if text {
 		ex.Progress = func(oc repair.Outcome) { printOutcome(out, o.f.IOStreams.ErrOut, oc) }
+		ex.FinalizerProgress = func(oc repair.FinalizerOutcome) { printFinalizerOutcome(out, o.f.IOStreams.ErrOut, oc) }
 	}
 	rep, runErr := ex.Run(ctx, plan)
 	doc.Result = &rep
@@ -84,7 +88,12 @@ func (o *Options) runOnce(ctx context.Context) error {
 				return oc.Err
 			}
 		}
-		return exit.Errorf(exit.CheckFailed, "%d of %d deletes failed; see the lines above", n, len(plan.Actions))
+		for _, oc := range rep.Finalizers {
+			if oc.Result == repair.Failed && exit.CodeOf(oc.Err) == exit.Forbidden {
+				return oc.Err
+			}
+		}
+		return exit.Errorf(exit.CheckFailed, "%d of %d actions failed; see the lines above", n, len(plan.Actions)+len(plan.FinalizerRemovals))
 	}
 	if rep.TimedOut {
 		var late []string
@@ -114,13 +123,21 @@ func (o *Options) plan(ctx context.Context, c *kube.Clients) (repair.HealPlan, e
 		}
 	}
 	findings := diagnose.DiagnoseTarget(s, o.rules, target).Findings
-	return repair.Plan(s, findings, repair.Options{Force: o.force, StaleWorkers: o.staleWorkers}), nil
+	return repair.Plan(s, findings, repair.Options{Force: o.force, StaleWorkers: o.staleWorkers, RemoveGCSFTFinalizer: o.removeGCSFT}), nil
 }
 
 // confirm asks on a terminal; without one it refuses, since nobody can answer.
-func (o *Options) confirm(n int) error {
+func (o *Options) confirm(n, finalizers int) error {
+	var what []string
+	if n > 0 {
+		what = append(what, "delete "+plural(n, "head pod", "head pods"))
+	}
+	if finalizers > 0 {
+		what = append(what, "remove the Redis cleanup finalizer from "+plural(finalizers, "RayCluster", "RayClusters")+" (their GCS data stays in Redis)")
+	}
+	q := strings.Join(what, " and ")
 	return o.f.Confirm(cmdutil.Confirmation{
-		Prompt:   fmt.Sprintf("Delete %s? [y/N]: ", plural(n, "head pod", "head pods")),
+		Prompt:   fmt.Sprintf("%s%s? [y/N]: ", strings.ToUpper(q[:1]), q[1:]),
 		Refusal:  "refusing to delete without confirmation: stdin is not a terminal; pass --yes to heal without asking",
 		Declined: "not confirmed; nothing was deleted",
 	})

@@ -17,13 +17,19 @@ func printPlan(w io.Writer, p repair.HealPlan, where string) {
 			fmt.Fprintf(w, "  %s pod %s/%s of RayCluster %s (%s): %s\n", a.Verb(), a.Pod.Namespace, a.Pod.Name, a.Cluster.Name, a.Rule, a.Why)
 		}
 	}
+	if len(p.FinalizerRemovals) > 0 {
+		fmt.Fprintf(w, "Plan: %s\n", plural(len(p.FinalizerRemovals), "finalizer removal", "finalizer removals"))
+		for _, r := range p.FinalizerRemovals {
+			fmt.Fprintf(w, "  remove finalizer %s from RayCluster %s/%s (%s): %s\n", r.Finalizer, r.Cluster.Namespace, r.Cluster.Name, r.Rule, r.LeftBehind)
+		}
+	}
 	if len(p.NotHealable) > 0 {
 		fmt.Fprintf(w, "Not healable: %d\n", len(p.NotHealable))
 		for _, s := range p.NotHealable {
 			fmt.Fprintf(w, "  %s %s/%s of RayCluster %s (%s): %s\n", lower(s.Object.Kind), s.Object.Namespace, s.Object.Name, s.Cluster.Name, s.Rule, s.Why)
 		}
 	}
-	if len(p.Actions) == 0 {
+	if p.Empty() {
 		fmt.Fprintf(w, "Nothing to heal%s.\n", where)
 	}
 }
@@ -35,6 +41,16 @@ func printOutcome(out, errOut io.Writer, o repair.Outcome) {
 		fmt.Fprintf(errOut, "warning: %s\n", o.EventProblem)
 	case o.Result == repair.Deleted:
 		fmt.Fprintf(out, "  recorded Event %s on RayCluster %s/%s and on the pod\n", repair.EventReason, o.Action.Cluster.Namespace, o.Action.Cluster.Name)
+	}
+}
+
+func printFinalizerOutcome(out, errOut io.Writer, o repair.FinalizerOutcome) {
+	fmt.Fprintln(out, o.Message)
+	switch {
+	case o.EventProblem != "":
+		fmt.Fprintf(errOut, "warning: %s\n", o.EventProblem)
+	case o.Result == repair.Removed:
+		fmt.Fprintf(out, "  recorded Event %s on RayCluster %s/%s\n", repair.EventReasonFinalizer, o.Removal.Cluster.Namespace, o.Removal.Cluster.Name)
 	}
 }
 

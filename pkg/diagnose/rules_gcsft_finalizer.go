@@ -1,0 +1,190 @@
+package diagnose
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+)
+
+// RuleGCSFTFinalizerStuck: a RayCluster's deletion waits on KubeRay's Redis cleanup finalizer
+// (kuberay #1557, #4721, #4767).
+const RuleGCSFTFinalizerStuck = "gcs-ft-finalizer-stuck"
+
+const (
+	// FinalizerGCSFTRedisCleanup is the finalizer KubeRay (v1.0+) puts on RayClusters with GCS
+	// fault tolerance, and removes once its Redis cleanup Job finished.
+	FinalizerGCSFTRedisCleanup = "ray.io/gcs-ft-redis-cleanup-finalizer"
+	// AnnotationExternalStorageNS names the cluster's storage namespace in Redis (KubeRay's
+	// ray.io/external-storage-namespace; without it, the RayCluster's UID).
+	AnnotationExternalStorageNS = "ray.io/external-storage-namespace"
+	// NodeTypeRedisCleanup is the ray.io/node-type of the cleanup Job and its pod.
+	NodeTypeRedisCleanup = "redis-cleanup"
+	// RedisCleanupJobSelector selects KubeRay's Redis cleanup Jobs, for the one paged LIST of Jobs.
+	RedisCleanupJobSelector = ray.LabelNodeType + "=" + NodeTypeRedisCleanup
+)
+
+// HasGCSFTFinalizer reports whether rc carries KubeRay's Redis cleanup finalizer.
+func HasGCSFTFinalizer(rc *rayv1.RayCluster) bool {
+	for _, f := range rc.Finalizers {
+		if f == FinalizerGCSFTRedisCleanup {
+			return true
+		}
+	}
+	return false
+}
+
+// StorageNamespace is the Redis storage namespace of rc's GCS data, as every KubeRay release
+// picks it for the head (common/pod.go): gcsFaultToleranceOptions.externalStorageNamespace, else
+// the ray.io/external-storage-namespace annotation, else the RayCluster's UID.
+func StorageNamespace(rc *rayv1.RayCluster) string {
+	if o := rc.Spec.GcsFaultToleranceOptions; o != nil && o.ExternalStorageNamespace != "" {
+		return o.ExternalStorageNamespace
+	}
+	if v, ok := rc.Annotations[AnnotationExternalStorageNS]; ok {
+		return v
+	}
+	return string(rc.UID)
+}
+
+// gcsFTFinalizerStuck: the RayCluster has been deleting for longer than FinalizerStuckAfter and
+// still carries the Redis cleanup finalizer. Every release (v1.1.1, v1.5.0, v1.6.0 read alike)
+// deletes the pods, waits until no head pod is left, creates the Job <cluster>-redis-cleanup
+// (backoffLimit 0, activeDeadlineSeconds 300) and removes the finalizer once the Job is Complete
+// or Failed; so a normal deletion ends within about five minutes of the head being gone.
+func gcsFTFinalizerStuck(ix *index, c *clusterView) []Finding {
+	rc := c.rc
+	if rc.DeletionTimestamp == nil || !HasGCSFTFinalizer(rc) {
+		return nil
+	}
+	deleting := ix.s.Now.Sub(rc.DeletionTimestamp.Time)
+	if deleting < ix.opts.FinalizerStuckAfter {
+		return nil
+	}
+	storageNS := StorageNamespace(rc)
+	state, op := ix.operatorVerdict()
+	ev := map[string]string{
+		"finalizer":        FinalizerGCSFTRedisCleanup,
+		"deletingFor":      age(deleting),
+		"deletionStarted":  rc.DeletionTimestamp.UTC().Format(time.RFC3339),
+		"storageNamespace": storageNS,
+		"operator":         op,
+	}
+	var why string
+	cleaned := false
+	job := ix.cleanupJobs[key(rc.Namespace, rc.Name)]
+	heads := c.heads
+	switch {
+	case state == opAbsent:
+		why = "nothing will remove it: " + op + " was found"
+	case len(heads) > 0:
+		var names []string
+		for _, h := range heads {
+			names = append(names, h.Name+" ("+podState(h)+")")
+		}
+		why = "the operator waits for the head pod to be gone before it starts the Redis cleanup, and head pod " +
+			strings.Join(names, ", ") + " is still there"
+	}
+	switch {
+	case !ix.s.CanSee("jobs"):
+		ev["cleanupJob"] = "not visible"
+		if why == "" {
+			why = "Jobs could not be listed, so the cleanup Job's state is unknown"
+		}
+	case job == nil:
+		ev["cleanupJob"] = "none"
+		if why == "" {
+			why = "no Redis cleanup Job exists, so the operator failed to create it (its FailedToCreateRedisCleanupJob Events say why; " +
+				"in a namespace being deleted it never can, kuberay #3388) or is not reconciling this cluster"
+		}
+	default:
+		jobState := cleanupJobState(job, ix.s.Now)
+		ev["cleanupJob"], ev["jobState"] = job.Name, jobState
+		finished, complete := jobFinished(job)
+		cleaned = complete
+		switch {
+		case why != "":
+			why += "; cleanup Job " + job.Name + " is " + jobState
+		case finished:
+			why = "cleanup Job " + job.Name + " is " + jobState + " and every KubeRay release removes the finalizer once it finished, so the operator is not reconciling this cluster"
+		case job.Spec.Suspend != nil && *job.Spec.Suspend:
+			why = "cleanup Job " + job.Name + " is suspended (a queue such as Kueue holds it, kuberay #4773) and never runs"
+		default:
+			why = "cleanup Job " + job.Name + " is " + jobState
+		}
+	}
+	left := fmt.Sprintf("removing the finalizer by hand leaves the GCS data of storage namespace %s in Redis (the cluster's "+
+		"gcsFaultToleranceOptions.redisAddress or RAY_REDIS_ADDRESS): delete those keys there", storageNS)
+	if cleaned {
+		left = "the cleanup Job completed, so Redis holds nothing of storage namespace " + storageNS + " any more"
+	}
+	heal := fmt.Sprintf("kubectl ray heal %s -n %s --remove-gcs-ft-finalizer", rc.Name, rc.Namespace)
+	msg := fmt.Sprintf("RayCluster %s has been deleting for %s, held by finalizer %s: %s; %s (kuberay #1557, #4721, #4767)",
+		key(rc.Namespace, rc.Name), age(deleting), FinalizerGCSFTRedisCleanup, why, left)
+	remedy := "fix what holds the cleanup (" + ix.operatorLogs() + "); or remove the finalizer with `" + heal + "`"
+	if !cleaned {
+		remedy += " and clean storage namespace " + storageNS + " out of Redis yourself"
+	}
+	return []Finding{c.finding(RuleGCSFTFinalizerStuck, clusterRef(rc), msg, remedy, ev)}
+}
+
+// jobFinished reads a Job as KubeRay's IsJobFinished does: a Complete or Failed condition True.
+func jobFinished(j *batchv1.Job) (finished, complete bool) {
+	for _, c := range j.Status.Conditions {
+		if c.Status != corev1.ConditionTrue {
+			continue
+		}
+		switch c.Type {
+		case batchv1.JobComplete:
+			return true, true
+		case batchv1.JobFailed:
+			return true, false
+		}
+	}
+	return false, false
+}
+
+// cleanupJobState is "Complete", "Failed (DeadlineExceeded)", "suspended", "running for 3m
+// (1 active)" or "created 3m ago, no pod running".
+func cleanupJobState(j *batchv1.Job, now time.Time) string {
+	for _, c := range j.Status.Conditions {
+		if c.Status != corev1.ConditionTrue {
+			continue
+		}
+		switch c.Type {
+		case batchv1.JobComplete:
+			return "Complete"
+		case batchv1.JobFailed:
+			if c.Reason != "" {
+				return "Failed (" + c.Reason + ")"
+			}
+			return "Failed"
+		}
+	}
+	if j.Spec.Suspend != nil && *j.Spec.Suspend {
+		return "suspended"
+	}
+	if j.Status.StartTime != nil && j.Status.Active > 0 {
+		return fmt.Sprintf("running for %s (%d active)", age(now.Sub(j.Status.StartTime.Time)), j.Status.Active)
+	}
+	return fmt.Sprintf("created %s ago, no pod running", age(now.Sub(j.CreationTimestamp.Time)))
+}
+
+// indexCleanupJobs maps namespace/cluster to the cluster's Redis cleanup Job (label
+// ray.io/cluster); with several, the operator reads the first it lists, so does doctor.
+func indexCleanupJobs(jobs []batchv1.Job) map[string]*batchv1.Job {
+	out := make(map[string]*batchv1.Job, len(jobs))
+	for i := range jobs {
+		j := &jobs[i]
+		k := key(j.Namespace, j.Labels[ray.LabelCluster])
+		if _, seen := out[k]; !seen && j.Labels[ray.LabelCluster] != "" {
+			out[k] = j
+		}
+	}
+	return out
+}

@@ -3,6 +3,7 @@ package doctor
 import (
 	"time"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/accept"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 )
 
@@ -23,6 +24,8 @@ type Document struct {
 	Findings   []Finding                `json:"findings"`
 	// Blind lists what could not be read; rules that need it did not run.
 	Blind []diagnose.Gap `json:"blind"`
+	// Acceptance is what the accept files did; absent when none was read.
+	Acceptance *accept.Status `json:"acceptance,omitempty"`
 }
 
 // Metadata says when and over what the report was made.
@@ -44,6 +47,7 @@ type Finding struct {
 	Message  string            `json:"message"`
 	Remedy   string            `json:"remedy"`
 	Evidence map[string]string `json:"evidence,omitempty"`
+	Accepted *diagnose.Acceptance `json:"accepted,omitempty"`
 }
 
 func newDocument(r *diagnose.Report, o *Options) Document {
@@ -51,7 +55,7 @@ func newDocument(r *diagnose.Report, o *Options) Document {
 		APIVersion: APIVersion, Kind: Kind,
 		Metadata:  Metadata{GeneratedAt: r.Now.UTC(), Namespace: o.namespace, Selector: o.selector, FailOn: o.failOn},
 		Summary:   r.Summary(),
-		Operators: r.Operators, Clusters: r.Clusters, Findings: []Finding{}, Blind: r.Blind,
+		Operators: r.Operators, Clusters: r.Clusters, Findings: []Finding{}, Blind: r.Blind, Acceptance: o.acc.status,
 	}
 	if o.target != nil {
 		d.Metadata.Target = o.target.Name
@@ -63,7 +67,7 @@ func newDocument(r *diagnose.Report, o *Options) Document {
 		d.Blind = []diagnose.Gap{}
 	}
 	for _, f := range r.Findings {
-		wf := Finding{Rule: f.Rule, Severity: f.Severity, Object: f.Object, Message: f.Message, Remedy: f.Remedy, Evidence: f.Evidence}
+		wf := Finding{Rule: f.Rule, Severity: f.Severity, Object: f.Object, Message: f.Message, Remedy: f.Remedy, Evidence: f.Evidence, Accepted: f.Accepted}
 		if f.Cluster.Name != "" {
 			c := f.Cluster
 			wf.Cluster = &c

@@ -68,13 +68,16 @@ func writeJUnit(w io.Writer, r *diagnose.Report, threshold diagnose.Severity) er
 				continue
 			}
 			tc := junitCase{Name: rule.ID, Classname: name}
-			var failing, other []string
+			var failing, other, accepted []string
 			for _, f := range fs {
 				if f.Rule != rule.ID {
 					continue
 				}
 				line := fmt.Sprintf("%s %s/%s: %s\nfix: %s", f.Severity, strings.ToLower(f.Object.Kind), f.Object.Name, f.Message, f.Remedy)
-				if threshold != "" && f.Severity.Rank() >= threshold.Rank() {
+				if f.Accepted != nil {
+					accepted = append(accepted, acceptedNote(f.Accepted))
+					other = append(other, line+"\n"+acceptedNote(f.Accepted))
+				} else if threshold != "" && f.Severity.Rank() >= threshold.Rank() {
 					failing = append(failing, line)
 				} else {
 					other = append(other, line)
@@ -84,6 +87,10 @@ func writeJUnit(w io.Writer, r *diagnose.Report, threshold diagnose.Severity) er
 			case len(failing) > 0:
 				tc.Failure = &junitFailure{Type: string(rule.Severity), Message: strings.SplitN(failing[0], "\n", 2)[0], Text: strings.Join(failing, "\n\n")}
 				s.Failures++
+			case len(accepted) > 0:
+				// An accepted finding never fails the job; skipped is how CI shows "known, not checked".
+				tc.Skipped = &junitSkipped{Message: strings.Join(accepted, "; ")}
+				s.Skipped++
 			case rule.Needs != "" && blind[rule.Needs] != "":
 				tc.Skipped = &junitSkipped{Message: "could not see " + rule.Needs + ": " + blind[rule.Needs]}
 				s.Skipped++

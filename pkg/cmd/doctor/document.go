@@ -40,13 +40,13 @@ type Metadata struct {
 
 // Finding is diagnose.Finding on the wire, without a cluster for cluster-independent rules.
 type Finding struct {
-	Rule     string            `json:"rule"`
-	Severity diagnose.Severity `json:"severity"`
-	Cluster  *diagnose.Ref     `json:"cluster,omitempty"`
-	Object   diagnose.Ref      `json:"object"`
-	Message  string            `json:"message"`
-	Remedy   string            `json:"remedy"`
-	Evidence map[string]string `json:"evidence,omitempty"`
+	Rule     string               `json:"rule"`
+	Severity diagnose.Severity    `json:"severity"`
+	Cluster  *diagnose.Ref        `json:"cluster,omitempty"`
+	Object   diagnose.Ref         `json:"object"`
+	Message  string               `json:"message"`
+	Remedy   string               `json:"remedy"`
+	Evidence map[string]string    `json:"evidence,omitempty"`
 	Accepted *diagnose.Acceptance `json:"accepted,omitempty"`
 }
 

@@ -81,7 +81,7 @@ func (o *Options) watchdog(ctx context.Context, c *kube.Clients, log *repair.Log
 	defer cancel()
 	rules := o.rules
 	wd := repair.NewWatchdog(repair.WatchdogConfig{
-		Diagnose: func(s *diagnose.Snapshot) []diagnose.Finding { return diagnose.Diagnose(s, rules).Findings },
+		Diagnose: o.watchDiagnose,
 		Recheck:  func(s *diagnose.Snapshot) (time.Time, bool) { return diagnose.TerminatingDeadline(s, rules) },
 		Exec:     &repair.Executor{Deleter: c, Events: c, DryRun: o.dryRun, Now: o.f.Now},
 		Opts:     repair.Options{Force: o.force},

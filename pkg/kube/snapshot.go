@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // SnapshotQuery says what LoadSnapshot reads.
@@ -27,7 +28,7 @@ type SnapshotQuery struct {
 
 // Labels the serve Service of every KubeRay release carries (ray.io/serve: <name>-serve); listing
 // by it reads the serve Services and not every Service in the namespace.
-const serveServiceSelector = diagnose.LabelServe
+const serveServiceSelector = ray.LabelServe
 
 // LoadSnapshot reads everything doctor looks at with one paged LIST per kind, run concurrently:
 // RayClusters, RayServices, RayJobs, Ray pods, nodes, serve Services and Deployments (to find the
@@ -86,7 +87,7 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 		})
 	})
 	run(func() {
-		pods, errPods = ListAll(ctx, diagnose.RayPodSelector, func(ctx context.Context, o metav1.ListOptions) (Page[corev1.Pod], error) {
+		pods, errPods = ListAll(ctx, ray.RayPodSelector, func(ctx context.Context, o metav1.ListOptions) (Page[corev1.Pod], error) {
 			l, err := c.Kube.CoreV1().Pods(ns).List(ctx, o)
 			if err != nil {
 				return Page[corev1.Pod]{}, err

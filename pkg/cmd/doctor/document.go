@@ -60,7 +60,7 @@ func newDocument(r *diagnose.Report, o *Options) Document {
 	if o.target != nil {
 		d.Metadata.Target = o.target.Name
 		if o.target.Kind != "" {
-			d.Metadata.Target = o.target.Kind + "/" + o.target.Name
+			d.Metadata.Target = string(o.target.Kind) + "/" + o.target.Name
 		}
 	}
 	if d.Blind == nil {

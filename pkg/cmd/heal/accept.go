@@ -65,3 +65,18 @@ func (o *Options) watchDiagnose(s *diagnose.Snapshot) []diagnose.Finding {
 	fs, _, _ := o.withoutAccepted(s, &r, accept.Scope{Narrowed: true})
 	return fs
 }
+
+// logExpired logs, when the watchdog starts, the accept entries already expired: they accept
+// nothing, and whoever reads the watchdog's log should renew or delete them.
+func (o *Options) logExpired(log *repair.Logger) {
+	if o.acceptSet == nil || o.includeAccepted {
+		return
+	}
+	now := o.f.Now()
+	for _, e := range o.acceptSet.Entries {
+		if e.Expired(now) {
+			log.Line("warn", "accepted entry expired; its findings count again", "entry", e.Pos.String(),
+				"accepted", e.Describe(), "expires", e.ExpiresText)
+		}
+	}
+}

@@ -1,13 +1,16 @@
 package heal
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/accept"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/repair"
 )
 
 // A KUBECTL_RAY_ACCEPT in the developer's environment must not change these tests.
@@ -77,5 +80,28 @@ func TestMalformedAcceptHealsNothing(t *testing.T) {
 	}
 	if n := len(e.kc.Actions()) + len(e.rc.Actions()); n != 0 {
 		t.Errorf("%d API calls", n)
+	}
+}
+
+// The watchdog logs the entries already expired when it starts.
+func TestWatchLogsExpiredEntries(t *testing.T) {
+	e, _ := seedEnv()
+	o := &Options{f: e.f}
+	set, err := accept.Load([]string{writeAccept(t, "2024-05-01")}, accept.FromFlag, os.ReadFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.acceptSet = set
+	var buf bytes.Buffer
+	o.logExpired(repair.NewLogger(&buf, "logfmt", e.f.Now))
+	if !strings.Contains(buf.String(), `level=warn msg="accepted entry expired; its findings count again"`) ||
+		!strings.Contains(buf.String(), `expires=2024-05-01`) || !strings.Contains(buf.String(), ":4") {
+		t.Errorf("log: %s", buf.String())
+	}
+	buf.Reset()
+	o.acceptSet, _ = accept.Load([]string{writeAccept(t, "2024-06-01")}, accept.FromFlag, os.ReadFile)
+	o.logExpired(repair.NewLogger(&buf, "logfmt", e.f.Now))
+	if buf.Len() != 0 {
+		t.Errorf("a live entry was logged as expired: %s", buf.String())
 	}
 }

@@ -34,6 +34,7 @@ func (o *Options) runWatch(ctx context.Context) error {
 	}
 	log := repair.NewLogger(o.f.IOStreams.Out, format, o.f.Now)
 	kube.RouteClientLogs(log.Line)
+	o.logExpired(log)
 	if !o.leaderElect {
 		return o.watchdog(ctx, c, log)
 	}

@@ -12,7 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
-	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
@@ -154,7 +154,7 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 		}
 		s.Blind = append(s.Blind, gap)
 	}
-	if errDeploys != nil && exit.CodeOf(errDeploys) == exit.Forbidden && ns != "" {
+	if errDeploys != nil && fault.KindOf(errDeploys) == fault.Forbidden && ns != "" {
 		// Cannot look cluster-wide: the operator may still run in the namespace being checked.
 		var errNS error
 		if deploys, errNS = c.ListDeployments(ctx, ns); errNS == nil && len(diagnose.FindOperators(deploys)) > 0 {
@@ -164,7 +164,7 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 	switch {
 	case errDeploys == nil:
 		s.Deployments = deploys
-	case exit.CodeOf(errDeploys) == exit.Forbidden:
+	case fault.KindOf(errDeploys) == fault.Forbidden:
 		s.Blind = append(s.Blind, diagnose.Gap{Resource: "deployments", Reason: errDeploys.Error()})
 	default:
 		return nil, errDeploys

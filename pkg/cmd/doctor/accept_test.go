@@ -10,6 +10,7 @@ import (
 	kfake "k8s.io/client-go/kubernetes/fake"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/internal/golden"
 )
 
 // A KUBECTL_RAY_ACCEPT in the developer's environment must not change these tests' outputs.
@@ -35,8 +36,8 @@ func TestAcceptOutputs(t *testing.T) {
 			if r.code != tc.code {
 				t.Errorf("exit code %d, want %d; stderr: %s", r.code, tc.code, r.stderr)
 			}
-			golden(t, "accept-stderr", r.stderr)
-			golden(t, tc.name, r.stdout)
+			golden.Assert(t, filepath.Join("testdata", "accept-stderr.golden"), []byte(r.stderr))
+			golden.Assert(t, filepath.Join("testdata", tc.name+".golden"), []byte(r.stdout))
 		})
 	}
 }

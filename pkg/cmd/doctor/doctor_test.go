@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,10 +26,9 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmd/doctor"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/internal/golden"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
 
 var now = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 
@@ -103,24 +101,6 @@ func run(t *testing.T, scene string, setup func(*kfake.Clientset, *rayfake.Clien
 	return result{out.String(), errOut.String(), code}
 }
 
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it)\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
-}
-
 func TestOutputs(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -146,7 +126,7 @@ func TestOutputs(t *testing.T) {
 			if r.stderr != "" {
 				t.Errorf("unexpected stderr: %s", r.stderr)
 			}
-			golden(t, tc.name, r.stdout)
+			golden.Assert(t, filepath.Join("testdata", tc.name+".golden"), []byte(r.stdout))
 		})
 	}
 }
@@ -166,8 +146,8 @@ func TestBlind(t *testing.T) {
 	if r.code != exit.CheckFailed {
 		t.Errorf("exit code %d, want 1", r.code)
 	}
-	golden(t, "blind-stderr", r.stderr)
-	golden(t, "blind-json", r.stdout)
+	golden.Assert(t, filepath.Join("testdata", "blind-stderr.golden"), []byte(r.stderr))
+	golden.Assert(t, filepath.Join("testdata", "blind-json.golden"), []byte(r.stdout))
 }
 
 // Bad input: one line, the fix, the documented exit code.

@@ -5,11 +5,12 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/accept"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/schema"
 )
 
 // APIVersion and Kind identify the -o json|yaml document; a breaking change bumps the version.
 const (
-	APIVersion = "kubectl-ray.io/v1alpha1"
+	APIVersion = schema.APIVersion
 	Kind       = "DoctorReport"
 )
 

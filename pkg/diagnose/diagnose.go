@@ -122,16 +122,8 @@ func (s *Snapshot) Has(t Target) bool {
 }
 
 func (c *clusterView) report(fs []Finding) ClusterReport {
-	cr := ClusterReport{Namespace: c.rc.Namespace, Name: c.rc.Name, UID: string(c.rc.UID), Health: HealthHealthy,
+	cr := ClusterReport{Namespace: c.rc.Namespace, Name: c.rc.Name, UID: string(c.rc.UID), Health: healthOf(fs),
 		Owner: c.owner, Created: c.rc.CreationTimestamp.UTC()}
-	for _, f := range fs {
-		switch {
-		case f.Severity == SeverityError:
-			cr.Health = HealthError
-		case f.Severity == SeverityWarning && cr.Health == HealthHealthy:
-			cr.Health = HealthWarning
-		}
-	}
 	for _, h := range c.heads {
 		cr.Heads = append(cr.Heads, h.Name)
 		if h.Spec.NodeName != "" {
@@ -172,6 +164,8 @@ type Summary struct {
 	Errors       int `json:"errors"`
 	Warnings     int `json:"warnings"`
 	Infos        int `json:"infos"`
+	// Accepted counts the findings an accept file accepted; they are in none of the counts above.
+	Accepted int `json:"accepted,omitempty"`
 }
 
 // Summary of r. A cluster with errors and warnings counts as with errors.
@@ -188,6 +182,10 @@ func (r *Report) Summary() Summary {
 		}
 	}
 	for _, f := range r.Findings {
+		if f.Accepted != nil {
+			s.Accepted++
+			continue
+		}
 		switch f.Severity {
 		case SeverityError:
 			s.Errors++
@@ -200,11 +198,11 @@ func (r *Report) Summary() Summary {
 	return s
 }
 
-// Worst is the highest severity among the findings, "" when there are none.
+// Worst is the highest severity among the findings that are not accepted, "" when there are none.
 func (r *Report) Worst() Severity {
 	var w Severity
 	for _, f := range r.Findings {
-		if f.Severity.Rank() > w.Rank() {
+		if f.Accepted == nil && f.Severity.Rank() > w.Rank() {
 			w = f.Severity
 		}
 	}

@@ -40,4 +40,6 @@ type Finding struct {
 	Remedy   string   `json:"remedy"`
 	// Evidence holds the facts behind the message (node, reason, age, ...), never secret values.
 	Evidence map[string]string `json:"evidence,omitempty"`
+	// Accepted is set when an accept file accepted the finding (Report.Accept).
+	Accepted *Acceptance `json:"accepted,omitempty"`
 }

@@ -70,6 +70,9 @@ type Skip struct {
 type HealPlan struct {
 	Actions     []Action `json:"actions"`
 	NotHealable []Skip   `json:"notHealable"`
+	// Accepted are the deletes heal would have planned for findings an accept file accepts;
+	// heal leaves them alone unless --include-accepted. Filled by the heal command.
+	Accepted []Skip `json:"accepted,omitempty"`
 	// Stuck counts head-terminating-stuck findings in scope, healable or not: --force with none
 	// is a usage error.
 	Stuck int `json:"-"`

@@ -28,6 +28,7 @@ type Options struct {
 	namespace string // "" with -A
 	target    *diagnose.Target
 	threshold diagnose.Severity // "" for --fail-on never
+	acc       acceptance
 }
 
 const example = `  # Check every RayCluster in the current namespace
@@ -67,11 +68,15 @@ installed; 4 forbidden; 5 the named object does not exist.`,
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"error", "warning", "never"}, cobra.ShellCompDirectiveNoFileComp
 	})
+	o.acc.addFlags(cmd)
 	return cmd
 }
 
 // Complete reads the namespace and the target.
 func (o *Options) Complete(_ *cobra.Command, args []string) error {
+	if err := o.acc.load(); err != nil {
+		return err
+	}
 	if !o.allNamespaces {
 		ns, err := o.f.Namespace()
 		if err != nil {
@@ -123,7 +128,8 @@ func (o *Options) Run(cmd *cobra.Command) error {
 	if o.target != nil && !s.Has(*o.target) {
 		return o.notFound()
 	}
-	r := diagnose.DiagnoseTarget(s, diagnose.DefaultOptions(), o.target)
+	r := diagnose.DiagnoseTarget(s, o.acc.rules, o.target)
+	o.applyAcceptance(&r)
 	for _, g := range r.Blind {
 		fmt.Fprintf(o.f.IOStreams.ErrOut, "warning: doctor could not see %s, so the rules that need them did not run: %s\n", g.Resource, g.Reason)
 	}

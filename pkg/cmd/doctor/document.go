@@ -3,6 +3,7 @@ package doctor
 import (
 	"time"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/accept"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/schema"
 )
@@ -24,6 +25,8 @@ type Document struct {
 	Findings   []Finding                `json:"findings"`
 	// Blind lists what could not be read; rules that need it did not run.
 	Blind []diagnose.Gap `json:"blind"`
+	// Acceptance is what the accept files did; absent when none was read.
+	Acceptance *accept.Status `json:"acceptance,omitempty"`
 }
 
 // Metadata says when and over what the report was made.
@@ -38,13 +41,14 @@ type Metadata struct {
 
 // Finding is diagnose.Finding on the wire, without a cluster for cluster-independent rules.
 type Finding struct {
-	Rule     string            `json:"rule"`
-	Severity diagnose.Severity `json:"severity"`
-	Cluster  *diagnose.Ref     `json:"cluster,omitempty"`
-	Object   diagnose.Ref      `json:"object"`
-	Message  string            `json:"message"`
-	Remedy   string            `json:"remedy"`
-	Evidence map[string]string `json:"evidence,omitempty"`
+	Rule     string               `json:"rule"`
+	Severity diagnose.Severity    `json:"severity"`
+	Cluster  *diagnose.Ref        `json:"cluster,omitempty"`
+	Object   diagnose.Ref         `json:"object"`
+	Message  string               `json:"message"`
+	Remedy   string               `json:"remedy"`
+	Evidence map[string]string    `json:"evidence,omitempty"`
+	Accepted *diagnose.Acceptance `json:"accepted,omitempty"`
 }
 
 func newDocument(r *diagnose.Report, o *Options) Document {
@@ -52,7 +56,7 @@ func newDocument(r *diagnose.Report, o *Options) Document {
 		APIVersion: APIVersion, Kind: Kind,
 		Metadata:  Metadata{GeneratedAt: r.Now.UTC(), Namespace: o.namespace, Selector: o.selector, FailOn: o.failOn},
 		Summary:   r.Summary(),
-		Operators: r.Operators, Clusters: r.Clusters, Findings: []Finding{}, Blind: r.Blind,
+		Operators: r.Operators, Clusters: r.Clusters, Findings: []Finding{}, Blind: r.Blind, Acceptance: o.acc.status,
 	}
 	if o.target != nil {
 		d.Metadata.Target = o.target.Name
@@ -64,7 +68,7 @@ func newDocument(r *diagnose.Report, o *Options) Document {
 		d.Blind = []diagnose.Gap{}
 	}
 	for _, f := range r.Findings {
-		wf := Finding{Rule: f.Rule, Severity: f.Severity, Object: f.Object, Message: f.Message, Remedy: f.Remedy, Evidence: f.Evidence}
+		wf := Finding{Rule: f.Rule, Severity: f.Severity, Object: f.Object, Message: f.Message, Remedy: f.Remedy, Evidence: f.Evidence, Accepted: f.Accepted}
 		if f.Cluster.Name != "" {
 			c := f.Cluster
 			wf.Cluster = &c

@@ -33,13 +33,16 @@ func writeJUnit(w io.Writer, r *diagnose.Report, threshold diagnose.Severity) er
 				continue
 			}
 			tc := junit.Case{Name: rule.ID, Classname: name}
-			var failing, other []string
+			var failing, other, accepted []string
 			for _, f := range fs {
 				if f.Rule != rule.ID {
 					continue
 				}
 				line := fmt.Sprintf("%s %s/%s: %s\nfix: %s", f.Severity, strings.ToLower(f.Object.Kind), f.Object.Name, f.Message, f.Remedy)
-				if threshold != "" && f.Severity.Rank() >= threshold.Rank() {
+				if f.Accepted != nil {
+					accepted = append(accepted, acceptedNote(f.Accepted))
+					other = append(other, line+"\n"+acceptedNote(f.Accepted))
+				} else if threshold != "" && f.Severity.Rank() >= threshold.Rank() {
 					failing = append(failing, line)
 				} else {
 					other = append(other, line)
@@ -48,6 +51,9 @@ func writeJUnit(w io.Writer, r *diagnose.Report, threshold diagnose.Severity) er
 			switch {
 			case len(failing) > 0:
 				tc.Failure = &junit.Failure{Type: string(rule.Severity), Message: strings.SplitN(failing[0], "\n", 2)[0], Text: strings.Join(failing, "\n\n")}
+			case len(accepted) > 0:
+				// An accepted finding never fails the job; skipped is how CI shows "known, not checked".
+				tc.Skipped = &junit.Skipped{Message: strings.Join(accepted, "; ")}
 			case rule.Needs != "" && blind[rule.Needs] != "":
 				tc.Skipped = &junit.Skipped{Message: "could not see " + rule.Needs + ": " + blind[rule.Needs]}
 			case rule.Scope == "rayservice" && !rayService:

@@ -25,6 +25,9 @@ func (o *Options) printTable(w io.Writer, r *diagnose.Report, wide bool) error {
 	var groups []string
 	rows := map[string][]diagnose.Finding{}
 	for _, f := range r.Findings {
+		if f.Accepted != nil {
+			continue // printed apart, by printAccepted
+		}
 		k := f.Cluster.Namespace + "/" + f.Cluster.Name
 		if _, seen := rows[k]; !seen {
 			groups = append(groups, k)
@@ -56,6 +59,14 @@ func (o *Options) printTable(w io.Writer, r *diagnose.Report, wide bool) error {
 			return err
 		}
 	}
+	if len(groups) > 0 && r.Summary().Accepted > 0 {
+		fmt.Fprintln(w)
+	}
+	if printed, err := printAccepted(w, p, r, wide); err != nil {
+		return err
+	} else if printed {
+		groups = append(groups, "accepted")
+	}
 	if len(r.Clusters) == 0 {
 		if len(groups) > 0 {
 			fmt.Fprintln(w)
@@ -74,10 +85,10 @@ func (o *Options) printTable(w io.Writer, r *diagnose.Report, wide bool) error {
 		fmt.Fprintln(w)
 	}
 	s := r.Summary()
-	_, err := fmt.Fprintf(w, "%s checked: %s, %s, %s.\n", plural(s.Clusters, "RayCluster"),
+	_, err := fmt.Fprintf(w, "%s checked: %s, %s, %s%s.\n", plural(s.Clusters, "RayCluster"),
 		paintIf(p.Green, s.Healthy, fmt.Sprintf("%d healthy", s.Healthy)),
 		paintIf(p.Red, s.WithErrors, fmt.Sprintf("%d with errors", s.WithErrors)),
-		paintIf(p.Yellow, s.WithWarnings, fmt.Sprintf("%d with warnings", s.WithWarnings)))
+		paintIf(p.Yellow, s.WithWarnings, fmt.Sprintf("%d with warnings", s.WithWarnings)), acceptedSuffix(s))
 	return err
 }
 

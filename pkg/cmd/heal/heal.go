@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/accept"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
@@ -36,8 +37,13 @@ type Options struct {
 	metricsAddr    string
 
 	changed func(flag string) bool
-	// rules are doctor's thresholds; heal uses doctor's defaults so both agree.
+	// rules are doctor's thresholds, from the same flags and accept files, so both agree.
 	rules diagnose.Options
+
+	accept          *cmdutil.AcceptFlags
+	acceptSet       *accept.Set
+	includeAccepted bool
+	warnedAccept    bool
 }
 
 // NewCmd returns `kubectl ray heal`.
@@ -87,12 +93,19 @@ the RayCluster and the pod.`,
 	fl.BoolVar(&o.leaderElect, "leader-elect", false, "With --watch: act only while holding the Lease "+"kubectl-ray-heal, so several replicas can run")
 	fl.StringVar(&o.leaseNamespace, "lease-namespace", "", "With --leader-elect: the namespace of the Lease")
 	fl.StringVar(&o.metricsAddr, "metrics-bind-address", "", "With --watch: serve /metrics, /healthz and /readyz on this host:port (e.g. :8080); off when empty")
+	o.accept = cmdutil.AddAcceptFlags(cmd, "Never act on the findings this file accepts")
+	fl.BoolVar(&o.includeAccepted, "include-accepted", false, "Act on findings the accept files accept, too")
 	o.changed = func(name string) bool { return cmd.Flags().Changed(name) }
 	return cmd
 }
 
 // Complete reads NAME and the namespace.
 func (o *Options) Complete(cmd *cobra.Command, args []string) error {
+	set, rules, err := o.accept.Load()
+	if err != nil {
+		return err // a malformed accept file: nothing is read, nothing deleted
+	}
+	o.acceptSet, o.rules = set, rules
 	if len(args) == 1 {
 		t, err := ray.ParseTarget(args[0], ray.KindRayCluster)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/accept"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
@@ -122,8 +123,15 @@ func (o *Options) plan(ctx context.Context, c *kube.Clients) (repair.HealPlan, e
 				o.name, o.namespace, o.namespace)
 		}
 	}
-	findings := diagnose.DiagnoseTarget(s, o.rules, target).Findings
-	return repair.Plan(s, findings, repair.Options{Force: o.force, StaleWorkers: o.staleWorkers, RemoveGCSFTFinalizer: o.removeGCSFT}), nil
+	r := diagnose.DiagnoseTarget(s, o.rules, target)
+	findings, accepted, st := o.withoutAccepted(s, &r, accept.Scope{Namespace: o.namespace, Narrowed: target != nil})
+	if st != nil && !o.warnedAccept {
+		o.warnedAccept = true // once, not again after a re-plan
+		cmdutil.WarnAcceptance(o.f.IOStreams.ErrOut, *st)
+	}
+	plan := repair.Plan(s, findings, repair.Options{Force: o.force, StaleWorkers: o.staleWorkers, RemoveGCSFTFinalizer: o.removeGCSFT})
+	plan.Accepted = accepted
+	return plan, nil
 }
 
 // confirm asks on a terminal; without one it refuses, since nobody can answer.

@@ -29,7 +29,8 @@ func printPlan(w io.Writer, p repair.HealPlan, where string) {
 			fmt.Fprintf(w, "  %s %s/%s of RayCluster %s (%s): %s\n", lower(s.Object.Kind), s.Object.Namespace, s.Object.Name, s.Cluster.Name, s.Rule, s.Why)
 		}
 	}
-	if p.Empty() {
+	printAccepted(w, p.Accepted)
+	if len(p.Actions) == 0 {
 		fmt.Fprintf(w, "Nothing to heal%s.\n", where)
 	}
 }

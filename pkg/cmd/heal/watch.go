@@ -35,6 +35,7 @@ func (o *Options) runWatch(ctx context.Context) error {
 	}
 	log := repair.NewLogger(o.f.IOStreams.Out, format, o.f.Now)
 	kube.RouteClientLogs(log.Line)
+	o.logExpired(log)
 	wm, err := o.startMetrics(ctx, c, log)
 	if err != nil {
 		return err
@@ -90,7 +91,7 @@ func (o *Options) watchdog(ctx context.Context, c *kube.Clients, log *repair.Log
 	defer cancel()
 	rules := o.rules
 	wd := repair.NewWatchdog(repair.WatchdogConfig{
-		Diagnose:  func(s *diagnose.Snapshot) []diagnose.Finding { return diagnose.Diagnose(s, rules).Findings },
+		Diagnose:  o.watchDiagnose,
 		Recheck:   func(s *diagnose.Snapshot) (time.Time, bool) { return recheckAt(s, rules) },
 		Exec:      &repair.Executor{Deleter: c, Events: c, DryRun: o.dryRun, Now: o.f.Now},
 		Opts:      repair.Options{Force: o.force, StaleWorkers: o.staleWorkers},

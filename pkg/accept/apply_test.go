@@ -1,0 +1,155 @@
+package accept
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+)
+
+var day = time.Date(2025, 6, 30, 0, 0, 0, 0, time.UTC)
+
+func entry(rules, cluster, operator, expires string, line int) Entry {
+	e := Entry{Rules: strings.Split(rules, ","), Cluster: cluster, Operator: operator, Reason: "because " + rules,
+		ExpiresText: expires, Pos: Pos{"a.yaml", line}}
+	e.Expires, _ = parseExpires(expires)
+	return e
+}
+
+func clusterFinding(rule string, sev diagnose.Severity, ns, name string) diagnose.Finding {
+	return diagnose.Finding{Rule: rule, Severity: sev, Cluster: diagnose.Ref{Kind: "RayCluster", Namespace: ns, Name: name},
+		Object: diagnose.Ref{Kind: "Pod", Namespace: ns, Name: name + "-head"}}
+}
+
+func report(now time.Time) *diagnose.Report {
+	return &diagnose.Report{
+		Now: now,
+		Clusters: []diagnose.ClusterReport{
+			{Namespace: "ml", Name: "train-a", Health: diagnose.HealthError},
+			{Namespace: "ml", Name: "serve", Health: diagnose.HealthError},
+		},
+		Findings: []diagnose.Finding{
+			{Rule: "operator-outdated", Severity: diagnose.SeverityWarning, Object: diagnose.Ref{Kind: "Deployment", Namespace: "kuberay-system", Name: "kuberay-operator"}},
+			clusterFinding("head-crashloop", diagnose.SeverityError, "ml", "serve"),
+			clusterFinding("head-crashloop", diagnose.SeverityError, "ml", "train-a"),
+			clusterFinding("status-stale", diagnose.SeverityWarning, "ml", "train-a"),
+		},
+	}
+}
+
+func accepted(r *diagnose.Report) []string {
+	var out []string
+	for _, f := range r.Findings {
+		if f.Accepted != nil {
+			out = append(out, f.Rule+" "+f.Cluster.Name+" "+f.Accepted.File+":"+itoa(f.Accepted.Line))
+		}
+	}
+	return out
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+func refs(rs []EntryRef) []int {
+	var out []int
+	for _, r := range rs {
+		out = append(out, r.Line)
+	}
+	return out
+}
+
+func TestApplyMatching(t *testing.T) {
+	s := &Set{Files: []string{"a.yaml"}, Entries: []Entry{
+		entry("head-crashloop", "ml/train-*", "", "2025-07-01", 1),
+		entry("operator-outdated", "", "*/kuberay-*", "2025-07-01", 2),
+		entry("head-crashloop,status-stale", "*/train-a", "", "2025-07-01", 3), // status-stale only here; crashloop already taken by line 1
+		entry("head-pending", "ml/*", "", "2025-07-01", 4),                     // nothing pending: stale
+		entry("head-crashloop", "dev/*", "", "2025-07-01", 5),                  // another namespace: not judged in -n ml
+	}}
+	r := report(day)
+	st := Apply(r, s, Scope{Namespace: "ml"})
+	want := []string{"operator-outdated  a.yaml:2", "head-crashloop train-a a.yaml:1", "status-stale train-a a.yaml:3"}
+	if got := accepted(r); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("accepted\n  got  %q\n  want %q", got, want)
+	}
+	if got := fmtInts(refs(st.Stale)); got != "4" || len(st.Expired) != 0 {
+		t.Errorf("stale %v expired %v, want stale 4 only", got, refs(st.Expired))
+	}
+	// Health and the summary count only what is not accepted; Worst too, so --fail-on ignores it.
+	if r.Clusters[0].Health != diagnose.HealthHealthy || r.Clusters[1].Health != diagnose.HealthError {
+		t.Errorf("health %+v", r.Clusters)
+	}
+	sum := r.Summary()
+	if sum.Errors != 1 || sum.Warnings != 0 || sum.Accepted != 3 || sum.Healthy != 1 || sum.WithErrors != 1 {
+		t.Errorf("summary %+v", sum)
+	}
+	// With -A the dev entry is judged too, and is stale.
+	if st := Apply(report(day), s, Scope{}); fmtInts(refs(st.Stale)) != "4 5" {
+		t.Errorf("-A stale %v", refs(st.Stale))
+	}
+}
+
+func fmtInts(is []int) string {
+	var parts []string
+	for _, i := range is {
+		parts = append(parts, itoa(i))
+	}
+	return strings.Join(parts, " ")
+}
+
+// Expiry is judged at the report's time: an entry accepts until the first instant of its date.
+func TestApplyExpiry(t *testing.T) {
+	s := &Set{Entries: []Entry{entry("head-crashloop", "ml/*", "", "2025-07-01", 1)}}
+	for _, tc := range []struct {
+		now      time.Time
+		accepted bool
+	}{
+		{time.Date(2025, 6, 30, 23, 59, 59, 0, time.UTC), true},
+		{time.Date(2025, 7, 1, 0, 0, 0, 0, time.UTC), false},
+		{time.Date(2025, 8, 1, 0, 0, 0, 0, time.UTC), false},
+	} {
+		r := report(tc.now)
+		st := Apply(r, s, Scope{Namespace: "ml"})
+		n := len(accepted(r))
+		switch {
+		case tc.accepted && (n != 2 || len(st.Expired) != 0):
+			t.Errorf("%s: want both crashloops accepted, got %v, expired %v", tc.now, accepted(r), refs(st.Expired))
+		case !tc.accepted && (n != 0 || len(st.Expired) != 1 || st.Expired[0].Line != 1 || len(st.Stale) != 0):
+			t.Errorf("%s: want nothing accepted and the entry expired (not stale), got %v, expired %v, stale %v", tc.now, accepted(r), refs(st.Expired), refs(st.Stale))
+		}
+		if !tc.accepted && r.Worst() != diagnose.SeverityError {
+			t.Errorf("%s: an expired entry must let the error count again: worst %q", tc.now, r.Worst())
+		}
+	}
+	// An RFC 3339 expiry is exact.
+	e := entry("head-crashloop", "ml/*", "", "2025-06-30T12:00:00Z", 1)
+	if e.Expired(day.Add(11*time.Hour)) || !e.Expired(day.Add(12*time.Hour)) {
+		t.Error("RFC 3339 expiry")
+	}
+}
+
+// Stale needs the run to have looked: not when the rule was blind, not when a NAME or selector
+// left the entry's clusters out.
+func TestApplyStaleScope(t *testing.T) {
+	s := &Set{Entries: []Entry{
+		entry("node-pressure", "ml/*", "", "2025-07-01", 1),
+		entry("operator-missing", "", "*/*", "2025-07-01", 2),
+		entry("head-pending", "ml/serve", "", "2025-07-01", 3),
+		entry("head-pending", "ml/other", "", "2025-07-01", 4),
+	}}
+	r := report(day)
+	r.Blind = []diagnose.Gap{{Resource: "nodes"}}
+	if st := Apply(r, s, Scope{Namespace: "ml", Narrowed: true}); fmtInts(refs(st.Stale)) != "2 3" {
+		t.Errorf("narrowed, nodes blind: stale %v, want 2 3", refs(st.Stale))
+	}
+	r = report(day)
+	if st := Apply(r, s, Scope{Namespace: "ml"}); fmtInts(refs(st.Stale)) != "1 2 3 4" {
+		t.Errorf("whole namespace: stale %v, want 1 2 3 4", refs(st.Stale))
+	}
+	r = report(day)
+	r.Blind = []diagnose.Gap{{Resource: "deployments"}}
+	if st := Apply(r, s, Scope{}); fmtInts(refs(st.Stale)) != "1 3 4" {
+		t.Errorf("deployments blind: stale %v, want 1 3 4", refs(st.Stale))
+	}
+}

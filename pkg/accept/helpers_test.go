@@ -1,0 +1,5 @@
+package accept
+
+import "os"
+
+func readTestdata(name string) ([]byte, error) { return os.ReadFile(name) }

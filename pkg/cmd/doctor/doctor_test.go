@@ -72,6 +72,12 @@ type result struct {
 // does: errors printed as one line, exit code from pkg/exit.
 func run(t *testing.T, scene string, setup func(*kfake.Clientset, *rayfake.Clientset), args ...string) result {
 	t.Helper()
+	return runWith(t, scene, setup, nil, args...)
+}
+
+// runWith is run with the factory adjusted by configure (e.g. a terminal width).
+func runWith(t *testing.T, scene string, setup func(*kfake.Clientset, *rayfake.Clientset), configure func(*cmdutil.Factory), args ...string) result {
+	t.Helper()
 	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
 	core, ray := loadObjects(t, filepath.Join("testdata", scene+".yaml"))
 	kc, rc := kfake.NewClientset(core...), rayfake.NewSimpleClientset(ray...)
@@ -83,6 +89,9 @@ func run(t *testing.T, scene string, setup func(*kfake.Clientset, *rayfake.Clien
 	f.Now = func() time.Time { return now }
 	f.NewClients = func(*genericclioptions.ConfigFlags) (*kube.Clients, error) {
 		return &kube.Clients{Kube: kc, Ray: rc}, nil
+	}
+	if configure != nil {
+		configure(f)
 	}
 	root := &cobra.Command{Use: "kubectl-ray", SilenceErrors: true, SilenceUsage: true}
 	f.ConfigFlags.AddFlags(root.PersistentFlags())

@@ -102,6 +102,11 @@ func (o *Options) Validate() error {
 	if err := o.output.Validate(); err != nil {
 		return err
 	}
+	if o.target != nil {
+		if err := cmdutil.NameScope(o.target.Name, o.allNamespaces); err != nil {
+			return err
+		}
+	}
 	switch o.failOn {
 	case "error":
 		o.threshold = diagnose.SeverityError
@@ -154,18 +159,9 @@ func (o *Options) Run(cmd *cobra.Command) error {
 }
 
 func (o *Options) notFound() error {
-	what := o.target.Kind
-	list := strings.ToLower(what) + "s"
-	if what == "" {
-		what, list = "RayCluster, RayService or RayJob", "rayclusters,rayservices,rayjobs"
+	kinds := []string{o.target.Kind}
+	if o.target.Kind == "" {
+		kinds = []string{"RayCluster", "RayService", "RayJob"}
 	}
-	where, flag := "in any namespace", " -A"
-	if o.namespace != "" {
-		where, flag = fmt.Sprintf("in namespace %q", o.namespace), " -n "+o.namespace
-	}
-	if o.selector != "" {
-		where += " matching -l " + o.selector
-		flag += " -l " + o.selector
-	}
-	return exit.Errorf(exit.NotFound, "%s %q not found %s; list them with: kubectl get %s%s", what, o.target.Name, where, list, flag)
+	return cmdutil.NotFound(o.target.Name, o.namespace, o.selector, kinds...)
 }

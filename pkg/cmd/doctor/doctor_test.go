@@ -190,8 +190,10 @@ func TestErrors(t *testing.T) {
 	}{
 		{"unknown name", []string{"-n", "ml", "nope"}, nil, exit.NotFound,
 			`error: RayCluster, RayService or RayJob "nope" not found in namespace "ml"; list them with: kubectl get rayclusters,rayservices,rayjobs -n ml`},
-		{"unknown rayservice", []string{"-A", "rayservice/nope"}, nil, exit.NotFound,
-			`error: RayService "nope" not found in any namespace; list them with: kubectl get rayservices -A`},
+		{"unknown rayservice", []string{"-n", "ml", "-l", "team=ml", "rayservice/nope"}, nil, exit.NotFound,
+			`error: RayService "nope" not found in namespace "ml" matching -l team=ml; list them with: kubectl get rayservices -n ml -l team=ml`},
+		{"name with -A", []string{"-A", "rayservice/svc"}, nil, exit.Usage,
+			`error: a NAME is looked up in one namespace, as in kubectl get: pass -n NAMESPACE instead of -A, or drop the NAME`},
 		{"bad kind", []string{"-n", "ml", "deployment/x"}, nil, exit.Usage,
 			`error: cannot check "deployment/x": name a raycluster/NAME, rayservice/NAME or rayjob/NAME`},
 		{"bad output", []string{"-n", "ml", "-o", "xml"}, nil, exit.Usage,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
@@ -108,8 +109,7 @@ func (o *Options) plan(ctx context.Context, c *kube.Clients) (repair.HealPlan, e
 	if o.name != "" {
 		target = &diagnose.Target{Kind: "RayCluster", Name: o.name}
 		if !s.Has(*target) {
-			return repair.HealPlan{}, exit.Errorf(exit.NotFound, "raycluster %q not found in namespace %q; list them with: kubectl get rayclusters -n %s",
-				o.name, o.namespace, o.namespace)
+			return repair.HealPlan{}, cmdutil.NotFound(o.name, o.namespace, "", "RayCluster")
 		}
 	}
 	findings := diagnose.DiagnoseTarget(s, o.rules, target).Findings

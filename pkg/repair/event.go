@@ -31,7 +31,12 @@ func HealEvents(a Action, at time.Time, dryRun bool) []*corev1.Event {
 	if dryRun {
 		verb = "would have " + verb + " (dry run)"
 	}
-	msg := fmt.Sprintf("kubectl-ray heal %s head pod %s (uid %s) for rule %s: %s", verb, a.Pod.Name, a.Pod.UID, a.Rule, a.Why)
+	// The summary, not the whole why: `kubectl describe` and `kubectl get events` show one line.
+	why := a.Summary
+	if why == "" {
+		why = a.Why
+	}
+	msg := fmt.Sprintf("kubectl-ray heal %s head pod %s (uid %s) for rule %s: %s", verb, a.Pod.Name, a.Pod.UID, a.Rule, why)
 	if len(msg) > maxEventMessage {
 		msg = msg[:maxEventMessage-3] + "..."
 	}

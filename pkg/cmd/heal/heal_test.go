@@ -101,9 +101,8 @@ func (e *env) deletes() []k8stesting.DeleteActionImpl {
 }
 
 const seedPlan = "Plan: 1 delete\n" +
-	"  delete pod default/raycluster-kuberay-head-ldg9f of RayCluster raycluster-kuberay (head-evicted): phase Failed (Evicted): " +
-	"The node was low on resource: memory. Threshold quantity: 1Gi, available: 991045Ki.; a terminal pod never runs again, " +
-	"whatever its restartPolicy; deleting it lets the operator create a new head\n"
+	"  delete pod default/raycluster-kuberay-head-ldg9f of RayCluster raycluster-kuberay (head-evicted)\n" +
+	"    phase Failed (Evicted): The node was low on resource: memory\n"
 
 func seedEnv() (*env, *corev1.Pod) {
 	c := rayCluster("raycluster-kuberay")

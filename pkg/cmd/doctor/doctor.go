@@ -22,6 +22,7 @@ type Options struct {
 	allNamespaces bool
 	selector      string
 	failOn        string
+	minSeverity   string
 
 	namespace string // "" with -A
 	target    *diagnose.Target
@@ -64,6 +65,7 @@ installed; 4 forbidden; 5 the named object does not exist.`,
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"error", "warning", "never"}, cobra.ShellCompDirectiveNoFileComp
 	})
+	addMinSeverity(cmd, o)
 	return cmd
 }
 
@@ -117,6 +119,9 @@ func (o *Options) Validate() error {
 	default:
 		return exit.Usagef("unknown --fail-on %q: use --fail-on error|warning|never", o.failOn)
 	}
+	if err := o.validateMinSeverity(); err != nil {
+		return err
+	}
 	if _, err := labels.Parse(o.selector); err != nil {
 		return exit.Usagef("bad label selector %q: %v; write it as kubectl does, e.g. -l team=ml,env!=dev", o.selector, err)
 	}
@@ -137,6 +142,7 @@ func (o *Options) Run(cmd *cobra.Command) error {
 		return o.notFound()
 	}
 	r := diagnose.DiagnoseTarget(s, diagnose.DefaultOptions(), o.target)
+	o.shown(&r)
 	for _, g := range r.Blind {
 		fmt.Fprintf(o.f.IOStreams.ErrOut, "warning: doctor could not see %s, so the rules that need them did not run: %s\n", g.Resource, g.Reason)
 	}

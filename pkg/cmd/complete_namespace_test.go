@@ -17,7 +17,9 @@ import (
 // -n completes with the cluster's namespaces on every command, and completes nothing (no error
 // text) when they cannot be listed.
 func TestNamespaceCompletion(t *testing.T) {
-	ns := func(name string) *corev1.Namespace { return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}} }
+	ns := func(name string) *corev1.Namespace {
+		return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	}
 	for _, c := range []struct {
 		args []string
 		want string

@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // Health of one RayCluster: the worst severity among its findings (info does not count).
@@ -39,12 +41,9 @@ type Report struct {
 	Blind     []Gap           `json:"blind,omitempty"`
 }
 
-// Target narrows a diagnosis to one object and the clusters it owns. Kind is "RayCluster",
-// "RayService", "RayJob", or "" for whichever of them has Name.
-type Target struct {
-	Kind string
-	Name string
-}
+// Target narrows a diagnosis to one object and the clusters it owns. Kind is ray.KindRayCluster,
+// ray.KindRayService, ray.KindRayJob, or "" for whichever of them has Name.
+type Target = ray.Target
 
 type clusterRule func(*index, *clusterView) []Finding
 
@@ -86,7 +85,7 @@ func DiagnoseTarget(s *Snapshot, opts Options, t *Target) Report {
 }
 
 func (c *clusterView) matches(t Target) bool {
-	kind := strings.ToLower(t.Kind)
+	kind := strings.ToLower(string(t.Kind))
 	if (kind == "" || kind == "raycluster") && c.rc.Name == t.Name {
 		return true
 	}
@@ -95,7 +94,7 @@ func (c *clusterView) matches(t Target) bool {
 
 // Has reports whether the snapshot holds the object t names.
 func (s *Snapshot) Has(t Target) bool {
-	kind := strings.ToLower(t.Kind)
+	kind := strings.ToLower(string(t.Kind))
 	if kind == "" || kind == "raycluster" {
 		for i := range s.Clusters {
 			if s.Clusters[i].Name == t.Name {

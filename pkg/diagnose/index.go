@@ -5,6 +5,8 @@ import (
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // index is the snapshot arranged for the rules: built once in O(objects), so no rule scans the
@@ -57,14 +59,14 @@ func newIndex(s *Snapshot, opts Options) *index {
 		if !isRayPod(p) {
 			continue
 		}
-		cv := byKey[key(p.Namespace, p.Labels[LabelCluster])]
+		cv := byKey[key(p.Namespace, p.Labels[ray.LabelCluster])]
 		if cv == nil {
 			continue
 		}
-		switch p.Labels[LabelNodeType] {
-		case NodeTypeHead:
+		switch {
+		case ray.IsHead(p):
 			cv.heads = append(cv.heads, p)
-		case NodeTypeWorker:
+		case ray.IsWorker(p):
 			cv.workers = append(cv.workers, p)
 		}
 	}

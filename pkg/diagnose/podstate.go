@@ -5,6 +5,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/duration"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 func podCondition(p *corev1.Pod, t corev1.PodConditionType) *corev1.PodCondition {
@@ -82,5 +84,5 @@ func age(d time.Duration) string {
 }
 
 func isRayPod(p *corev1.Pod) bool {
-	return p.Labels[LabelIsRayNode] == "yes" && p.Labels[LabelCluster] != ""
+	return ray.IsRayPod(p) && p.Labels[ray.LabelCluster] != ""
 }

@@ -18,15 +18,3 @@ const (
 	RuleServeHeadHasCPUs     = "serve-head-has-cpus"
 	RuleGCSFTOff             = "gcs-ft-off"
 )
-
-// Labels KubeRay puts on the pods it creates.
-const (
-	LabelCluster   = "ray.io/cluster"
-	LabelNodeType  = "ray.io/node-type"
-	LabelIsRayNode = "ray.io/is-ray-node"
-	LabelServe     = "ray.io/serve"
-	NodeTypeHead   = "head"
-	NodeTypeWorker = "worker"
-	// RayPodSelector selects every pod KubeRay made, for the one paged LIST of pods.
-	RayPodSelector = LabelIsRayNode + "=yes"
-)

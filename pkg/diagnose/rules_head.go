@@ -6,6 +6,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // headPodRules judge each head pod on its own: terminal, stuck terminating, crash-looping, pending.
@@ -147,7 +149,8 @@ func headTerminatingStuck(ix *index, c *clusterView, p *corev1.Pod) (Finding, bo
 		nodeState = "gone"
 	default:
 		var parts []string
-		if r := nodeReadiness(n); r != "" {
+		// Only a node shown to be down makes --force the remedy; see ray.NodeReadiness.
+		if r := ray.NodeReadiness(n); ray.NodeDown(r) {
 			parts = append(parts, r)
 		}
 		if n.Spec.Unschedulable {

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // nodePressure: a node running this cluster's pods is under pressure or not ready, the warning
@@ -33,8 +35,10 @@ func nodePressure(ix *index, c *clusterView) []Finding {
 		if n == nil {
 			continue
 		}
-		problems := nodePressures(n)
-		if r := nodeReadiness(n); r != "" {
+		problems := ray.NodePressures(n)
+		// A node that has not reported Ready yet (ray.NodeUnreported) is not flagged: nothing
+		// shows it is broken, and a new node has not reported yet.
+		if r := ray.NodeReadiness(n); ray.NodeDown(r) {
 			problems = append(problems, r)
 		}
 		if len(problems) == 0 {

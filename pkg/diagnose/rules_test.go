@@ -83,6 +83,8 @@ func TestFindingDetails(t *testing.T) {
 			[]string{"is Succeeded", "exited 0 (Completed)", "should have replaced it"}, map[string]string{"restartPolicy": "Never"}},
 		{"head-terminating-stuck", RuleHeadTerminatingStuck, "Pod ml/raycluster-a-head-abcde",
 			[]string{"terminating 9m30s past its grace period", "node-1 is unreachable", "--force"}, map[string]string{"nodeState": "unreachable"}},
+		{"head-terminating-unreported-node", RuleHeadTerminatingStuck, "Pod ml/raycluster-a-head-abcde",
+			[]string{"terminating 9m30s past its grace period", "find out why the kubelet on node-1 does not finish the deletion"}, map[string]string{"nodeState": ""}},
 		{"head-terminating-finalizer", RuleHeadTerminatingStuck, "Pod ml/raycluster-a-head-abcde",
 			[]string{"finalizers example.com/backup-logs", "waits for its finalizers"}, map[string]string{"finalizers": "example.com/backup-logs"}},
 		{"head-duplicate", RuleHeadTerminatingStuck, "Pod ml/raycluster-a-head-old99", []string{"node-3 is gone"}, map[string]string{"nodeState": "gone"}},

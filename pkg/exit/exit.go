@@ -4,6 +4,8 @@ package exit
 import (
 	"errors"
 	"fmt"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 )
 
 // Exit codes are part of the interface: CI scripts branch on them. docs/exit-codes.md lists them;
@@ -63,12 +65,24 @@ func CodeOf(err error) int {
 	if errors.As(err, &e) {
 		return e.Code
 	}
+	if code, ok := faultCodes[fault.KindOf(err)]; ok {
+		return code
+	}
 	return API
 }
 
-// Has reports whether err already carries an exit code.
+// faultCodes maps what core packages say went wrong (pkg/fault) to exit codes: the core never
+// picks an exit code itself.
+var faultCodes = map[fault.Kind]int{
+	fault.API:       API,
+	fault.Forbidden: Forbidden,
+	fault.NotFound:  NotFound,
+	fault.Invalid:   Usage,
+}
+
+// Has reports whether err already carries an exit code, or a fault.Kind that maps to one.
 func Has(err error) bool {
 	var s Silent
 	var e *Error
-	return errors.As(err, &s) || errors.As(err, &e)
+	return errors.As(err, &s) || errors.As(err, &e) || fault.KindOf(err) != 0
 }

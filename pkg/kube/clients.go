@@ -11,7 +11,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 )
 
 // Clients bundles the typed clients every command uses.
@@ -37,11 +37,11 @@ func NewClients(flags *genericclioptions.ConfigFlags) (*Clients, error) {
 func ClientsFor(cfg *rest.Config) (*Clients, error) {
 	k, err := kubernetes.NewForConfig(Protobuf(cfg))
 	if err != nil {
-		return nil, exit.Errorf(exit.API, "cannot build a Kubernetes client: %v", err)
+		return nil, fault.Errorf(fault.API, "cannot build a Kubernetes client: %v", err)
 	}
 	r, err := rayclient.NewForConfig(cfg)
 	if err != nil {
-		return nil, exit.Errorf(exit.API, "cannot build a KubeRay client: %v", err)
+		return nil, fault.Errorf(fault.API, "cannot build a KubeRay client: %v", err)
 	}
 	return &Clients{Config: cfg, Kube: k, Ray: r}, nil
 }

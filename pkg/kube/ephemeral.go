@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 )
 
 // EphemeralContainerPatch is the strategic merge patch that adds ec to pod, computed the way
@@ -72,14 +72,14 @@ func (c *Clients) AddEphemeralContainer(ctx context.Context, pod *corev1.Pod, pa
 	// A 404 that names no object is the subresource itself missing (kubectl debug tells them apart
 	// the same way); a 404 naming the pod means the pod went away.
 	case apierrors.IsNotFound(err) && status != nil && (status.Status().Details == nil || status.Status().Details.Name == ""):
-		return nil, exit.Errorf(exit.API, "ephemeral containers are not supported by this cluster (no pods/ephemeralcontainers subresource; Kubernetes 1.25+ serves it): nothing was injected")
+		return nil, fault.Errorf(fault.API, "ephemeral containers are not supported by this cluster (no pods/ephemeralcontainers subresource; Kubernetes 1.25+ serves it): nothing was injected")
 	// A changed pod fails the resourceVersion (409); a pod replaced under the same name fails the
 	// uid, which the API server reports as an immutable field (422).
 	case apierrors.IsConflict(err) || uidRefused(err):
-		return nil, exit.Errorf(exit.API, "pod %s/%s changed since it was read (it may have been replaced under the same name): nothing was injected; run the command again to target the pod as it is now",
+		return nil, fault.Errorf(fault.API, "pod %s/%s changed since it was read (it may have been replaced under the same name): nothing was injected; run the command again to target the pod as it is now",
 			pod.Namespace, pod.Name)
 	case apierrors.IsForbidden(err) && strings.Contains(err.Error(), "PodSecurity"):
-		return nil, exit.Errorf(exit.Forbidden, "pod security admission in namespace %q refused the ephemeral container: %s; nothing was injected",
+		return nil, fault.Errorf(fault.Forbidden, "pod security admission in namespace %q refused the ephemeral container: %s; nothing was injected",
 			pod.Namespace, oneLine(err))
 	}
 	return nil, Explain(err, req)

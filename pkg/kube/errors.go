@@ -10,7 +10,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 )
 
 // Request names an API call for error messages: the verb, the resource and where.
@@ -29,37 +29,38 @@ func (r Request) where() string {
 	return fmt.Sprintf("in namespace %q", r.Namespace)
 }
 
-// Explain turns an error from the API into one line naming the problem and the fix, with the
-// exit code CI scripts branch on. Errors that are already exit errors pass through.
+// Explain turns an error from the API into one line naming the problem and the fix, with its
+// fault.Kind (the command maps it to the exit code CI scripts branch on). Errors that already
+// have a Kind pass through.
 func Explain(err error, req Request) error {
 	if err == nil {
 		return nil
 	}
-	var ee *exit.Error
-	if errors.As(err, &ee) {
+	var fe *fault.Error
+	if errors.As(err, &fe) {
 		return err
 	}
 	switch {
 	case apierrors.IsForbidden(err):
-		return exit.Errorf(exit.Forbidden,
+		return fault.Errorf(fault.Forbidden,
 			"forbidden: you cannot %s %s %s; ask for RBAC verb %q on %q (check with: kubectl auth can-i %s %s%s)",
 			req.Verb, req.Resource, req.where(), req.Verb, req.Resource, req.Verb, req.Resource, nsFlag(req.Namespace))
 	case apierrors.IsUnauthorized(err):
-		return exit.Errorf(exit.API, "unauthorized: the API server %s rejected your credentials; refresh them or pick another --context", req.Host)
+		return fault.Errorf(fault.API, "unauthorized: the API server %s rejected your credentials; refresh them or pick another --context", req.Host)
 	case apierrors.IsNotFound(err) && req.Name != "":
-		return exit.Errorf(exit.NotFound, "%s %q not found %s; list them with: kubectl get %s%s",
+		return fault.Errorf(fault.NotFound, "%s %q not found %s; list them with: kubectl get %s%s",
 			singular(req.Resource), req.Name, req.where(), req.Resource, nsFlag(req.Namespace))
 	case apierrors.IsNotFound(err) && strings.HasSuffix(req.Resource, ".ray.io"):
 		return CRDsMissing(req.Resource)
 	case isConnectionError(err):
-		return exit.Errorf(exit.API, "cannot reach the cluster at %s: %s; check --kubeconfig and --context", req.Host, rootCause(err))
+		return fault.Errorf(fault.API, "cannot reach the cluster at %s: %s; check --kubeconfig and --context", req.Host, rootCause(err))
 	}
-	return exit.Errorf(exit.API, "%s %s %s failed: %s", req.Verb, req.Resource, req.where(), oneLine(err))
+	return fault.Errorf(fault.API, "%s %s %s failed: %s", req.Verb, req.Resource, req.where(), oneLine(err))
 }
 
 // CRDsMissing is the error for a cluster without KubeRay's resource definitions.
 func CRDsMissing(resource string) error {
-	return exit.Errorf(exit.API, "KubeRay is not installed in this cluster: the API has no %s; install the KubeRay CRDs and operator, or pick another --context", resource)
+	return fault.Errorf(fault.API, "KubeRay is not installed in this cluster: the API has no %s; install the KubeRay CRDs and operator, or pick another --context", resource)
 }
 
 func nsFlag(ns string) string {

@@ -9,7 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 )
 
 // KillMode is how a pod is killed.
@@ -83,5 +83,5 @@ func (c *Clients) KillPod(ctx context.Context, pod *corev1.Pod, mode KillMode, d
 		}
 		return Explain(err, Request{Verb: "create", Resource: "pods/eviction", Namespace: pod.Namespace, Name: pod.Name, Host: c.Host()})
 	}
-	return exit.Usagef("unknown kill mode %q: use delete, force or evict", mode)
+	return fault.Errorf(fault.Invalid, "unknown kill mode %q: use delete, force or evict", mode)
 }

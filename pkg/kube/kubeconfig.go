@@ -5,7 +5,7 @@ import (
 
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 )
 
 // missingEntry matches client-go's errors for a --context or --cluster the kubeconfig does not
@@ -24,7 +24,7 @@ func explainConfig(flags *genericclioptions.ConfigFlags, err error) error {
 		if m[1] == "cluster" {
 			list = "get-clusters"
 		}
-		return exit.Errorf(exit.API, "%s %q is not in the kubeconfig; list them with: kubectl config %s%s", m[1], m[2], list, kubeconfig)
+		return fault.Errorf(fault.API, "%s %q is not in the kubeconfig; list them with: kubectl config %s%s", m[1], m[2], list, kubeconfig)
 	}
-	return exit.Errorf(exit.API, "cannot load a cluster configuration: %s; pass --kubeconfig or set KUBECONFIG, and --context", oneLine(err))
+	return fault.Errorf(fault.API, "cannot load a cluster configuration: %s; pass --kubeconfig or set KUBECONFIG, and --context", oneLine(err))
 }

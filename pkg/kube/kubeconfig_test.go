@@ -7,7 +7,7 @@ import (
 
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 )
 
 const kubeconfigOneContext = `apiVersion: v1
@@ -44,8 +44,8 @@ func TestMissingKubeconfigEntry(t *testing.T) {
 		*flags.KubeConfig = path
 		c.set(flags)
 		_, err := NewClients(flags)
-		if err == nil || err.Error() != c.want || exit.CodeOf(err) != exit.API {
-			t.Errorf("got %v (exit %d), want %q", err, exit.CodeOf(err), c.want)
+		if err == nil || err.Error() != c.want || fault.KindOf(err) != fault.API {
+			t.Errorf("got %v (exit %d), want %q", err, fault.KindOf(err), c.want)
 		}
 	}
 }

@@ -12,7 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
-	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // SnapshotQuery says what LoadSnapshot reads.
@@ -27,7 +28,7 @@ type SnapshotQuery struct {
 
 // Labels the serve Service of every KubeRay release carries (ray.io/serve: <name>-serve); listing
 // by it reads the serve Services and not every Service in the namespace.
-const serveServiceSelector = diagnose.LabelServe
+const serveServiceSelector = ray.LabelServe
 
 // LoadSnapshot reads everything doctor looks at with one paged LIST per kind, run concurrently:
 // RayClusters, RayServices, RayJobs, Ray pods, nodes, serve Services and Deployments (to find the
@@ -86,7 +87,7 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 		})
 	})
 	run(func() {
-		pods, errPods = ListAll(ctx, diagnose.RayPodSelector, func(ctx context.Context, o metav1.ListOptions) (Page[corev1.Pod], error) {
+		pods, errPods = ListAll(ctx, ray.RayPodSelector, func(ctx context.Context, o metav1.ListOptions) (Page[corev1.Pod], error) {
 			l, err := c.Kube.CoreV1().Pods(ns).List(ctx, o)
 			if err != nil {
 				return Page[corev1.Pod]{}, err
@@ -153,7 +154,7 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 		}
 		s.Blind = append(s.Blind, gap)
 	}
-	if errDeploys != nil && exit.CodeOf(errDeploys) == exit.Forbidden && ns != "" {
+	if errDeploys != nil && fault.KindOf(errDeploys) == fault.Forbidden && ns != "" {
 		// Cannot look cluster-wide: the operator may still run in the namespace being checked.
 		var errNS error
 		if deploys, errNS = c.ListDeployments(ctx, ns); errNS == nil && len(diagnose.FindOperators(deploys)) > 0 {
@@ -163,7 +164,7 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 	switch {
 	case errDeploys == nil:
 		s.Deployments = deploys
-	case exit.CodeOf(errDeploys) == exit.Forbidden:
+	case fault.KindOf(errDeploys) == fault.Forbidden:
 		s.Blind = append(s.Blind, diagnose.Gap{Resource: "deployments", Reason: errDeploys.Error()})
 	default:
 		return nil, errDeploys

@@ -17,17 +17,17 @@ import (
 	kfake "k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 func snapshotClients() (*Clients, *kfake.Clientset, *rayfake.Clientset) {
 	head := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "a-head", Namespace: "ml",
-		Labels: map[string]string{diagnose.LabelIsRayNode: "yes", diagnose.LabelCluster: "a", diagnose.LabelNodeType: "head"}}}
+		Labels: map[string]string{ray.LabelIsRayNode: "yes", ray.LabelCluster: "a", ray.LabelNodeType: "head"}}}
 	other := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ml"}}
 	elsewhere := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "b-head", Namespace: "other",
-		Labels: map[string]string{diagnose.LabelIsRayNode: "yes", diagnose.LabelCluster: "b"}}}
-	serve := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "svc-serve-svc", Namespace: "ml", Labels: map[string]string{diagnose.LabelServe: "svc-serve"}}}
+		Labels: map[string]string{ray.LabelIsRayNode: "yes", ray.LabelCluster: "b"}}}
+	serve := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "svc-serve-svc", Namespace: "ml", Labels: map[string]string{ray.LabelServe: "svc-serve"}}}
 	headSvc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "a-head-svc", Namespace: "ml"}}
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1"}}
 	op := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "kuberay-operator", Namespace: "ray-system"},
@@ -173,7 +173,7 @@ func TestLoadSnapshotTrimsAndKeepsSecrets(t *testing.T) {
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "a-head", Namespace: "ml", UID: "u1", ResourceVersion: "7",
 			Annotations: map[string]string{"big": "x"},
-			Labels:      map[string]string{diagnose.LabelIsRayNode: "yes", diagnose.LabelCluster: "a", diagnose.LabelNodeType: "head"}},
+			Labels:      map[string]string{ray.LabelIsRayNode: "yes", ray.LabelCluster: "a", ray.LabelNodeType: "head"}},
 		Spec:   corev1.PodSpec{NodeName: "node-1", Containers: []corev1.Container{{Name: "ray-head", Env: env}}},
 		Status: corev1.PodStatus{Phase: corev1.PodFailed, Reason: "Evicted"},
 	}
@@ -192,7 +192,7 @@ func TestLoadSnapshotTrimsAndKeepsSecrets(t *testing.T) {
 	}
 	p := s.Pods[0]
 	if len(p.Spec.Containers) != 0 || len(p.Annotations) != 0 || p.UID != "u1" || p.ResourceVersion != "7" ||
-		p.Spec.NodeName != "node-1" || p.Status.Reason != "Evicted" || p.Labels[diagnose.LabelCluster] != "a" {
+		p.Spec.NodeName != "node-1" || p.Status.Reason != "Evicted" || p.Labels[ray.LabelCluster] != "a" {
 		t.Errorf("pod not trimmed as TrimPod says: %+v", p)
 	}
 	if n := s.Nodes[0]; len(n.Status.Images) != 0 || len(n.Status.Conditions) != 1 {

@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // byCluster indexes Ray pods by "namespace/cluster" (their ray.io/cluster label), so a cluster's
@@ -51,7 +52,7 @@ func (c *Clients) NewHealInformers(namespace string, withNodes bool, onChange fu
 	// Plain informers over list/watch functions rather than client-go's informer factories: the
 	// factories pull every API group's informers and listers into the binary.
 	pods, clusters := c.Kube.CoreV1().Pods(namespace), c.Ray.RayV1().RayClusters(namespace)
-	h.pods = cache.NewSharedIndexInformer(listWatch(pods.List, pods.Watch, Selected{Label: diagnose.RayPodSelector}), &corev1.Pod{}, 0, cache.Indexers{})
+	h.pods = cache.NewSharedIndexInformer(listWatch(pods.List, pods.Watch, Selected{Label: ray.RayPodSelector}), &corev1.Pod{}, 0, cache.Indexers{})
 	h.clusters = cache.NewSharedIndexInformer(listWatch(clusters.List, clusters.Watch, Selected{}), &rayv1.RayCluster{}, 0, cache.Indexers{})
 	if err := h.pods.AddIndexers(cache.Indexers{byCluster: podClusterIndex, byNode: podNodeIndex}); err != nil {
 		return nil, err
@@ -62,8 +63,8 @@ func (c *Clients) NewHealInformers(namespace string, withNodes bool, onChange fu
 	}
 
 	podKey := func(obj any) {
-		if p := asPod(obj); p != nil && p.Labels[diagnose.LabelCluster] != "" {
-			onChange(types.NamespacedName{Namespace: p.Namespace, Name: p.Labels[diagnose.LabelCluster]})
+		if p := asPod(obj); p != nil && p.Labels[ray.LabelCluster] != "" {
+			onChange(types.NamespacedName{Namespace: p.Namespace, Name: p.Labels[ray.LabelCluster]})
 		}
 	}
 	clusterKey := func(obj any) {
@@ -221,10 +222,10 @@ func (h *HealInformers) Keys() []types.NamespacedName {
 
 func podClusterIndex(obj any) ([]string, error) {
 	p := asPod(obj)
-	if p == nil || p.Labels[diagnose.LabelCluster] == "" {
+	if p == nil || p.Labels[ray.LabelCluster] == "" {
 		return nil, nil
 	}
-	return []string{p.Namespace + "/" + p.Labels[diagnose.LabelCluster]}, nil
+	return []string{p.Namespace + "/" + p.Labels[ray.LabelCluster]}, nil
 }
 
 func podNodeIndex(obj any) ([]string, error) {

@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	kfake "k8s.io/client-go/kubernetes/fake"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // heal --watch's caches hold trimmed objects, as doctor's loader does, and its snapshots still
@@ -21,7 +21,7 @@ func TestHealInformersTrimAndKeepSecrets(t *testing.T) {
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "a-head", Namespace: "ml", UID: "u1", ResourceVersion: "7",
 			Annotations: map[string]string{"big": "x"},
-			Labels:      map[string]string{diagnose.LabelIsRayNode: "yes", diagnose.LabelCluster: "a", diagnose.LabelNodeType: "head"}},
+			Labels:      map[string]string{ray.LabelIsRayNode: "yes", ray.LabelCluster: "a", ray.LabelNodeType: "head"}},
 		Spec: corev1.PodSpec{NodeName: "node-1", Containers: []corev1.Container{{Name: "ray-head",
 			Env: []corev1.EnvVar{{Name: "REDIS_PASSWORD", Value: "podPassw0rd"}}}}},
 	}

@@ -11,7 +11,7 @@ import (
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 )
 
 // LeaseName is the Lease heal --watch replicas elect their leader with.
@@ -35,7 +35,7 @@ func (c *Clients) CheckLeaseNamespace(ctx context.Context, namespace string) err
 	case err == nil || apierrors.IsAlreadyExists(err):
 		return nil
 	case apierrors.IsNotFound(err):
-		return exit.Usagef("lease namespace %q does not exist; pass --lease-namespace with an existing namespace (the one the watchdog runs in)", namespace)
+		return fault.Errorf(fault.Invalid, "lease namespace %q does not exist; pass --lease-namespace with an existing namespace (the one the watchdog runs in)", namespace)
 	}
 	return Explain(err, Request{Verb: "create", Resource: "leases", Namespace: namespace, Host: c.Host()})
 }
@@ -82,7 +82,7 @@ func (c *Clients) RunElected(ctx context.Context, namespace, identity string, ti
 			},
 		})
 		if err != nil {
-			return exit.Errorf(exit.Usage, "leader election: %v", err)
+			return fault.Errorf(fault.Invalid, "leader election: %v", err)
 		}
 		// Run returns when leadership is lost (lead's context is then cancelled) or ctx ends.
 		le.Run(ctx)

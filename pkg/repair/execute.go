@@ -11,7 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // PodDeleter deletes one pod only while it is still the object that was seen: uid and
@@ -279,9 +279,8 @@ func waitScope(actions []Action) (string, string) {
 			list = append(list, a.Cluster.Name)
 		}
 	}
-	sel := diagnose.LabelNodeType + "=" + diagnose.NodeTypeHead
 	if len(list) == 1 {
-		return ns, diagnose.LabelCluster + "=" + list[0] + "," + sel
+		return ns, ray.HeadSelector(list[0])
 	}
-	return ns, fmt.Sprintf("%s in (%s),%s", diagnose.LabelCluster, strings.Join(list, ","), sel)
+	return ns, fmt.Sprintf("%s in (%s),%s=%s", ray.LabelCluster, strings.Join(list, ","), ray.LabelNodeType, ray.NodeTypeHead)
 }

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 var t0 = time.Date(2024, 5, 8, 7, 55, 30, 0, time.UTC)
@@ -27,7 +28,7 @@ func head(c rayv1.RayCluster, name string) corev1.Pod {
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace: c.Namespace, Name: name, UID: types.UID("uid-" + name), ResourceVersion: "100",
 			Labels: map[string]string{
-				diagnose.LabelCluster: c.Name, diagnose.LabelNodeType: diagnose.NodeTypeHead, diagnose.LabelIsRayNode: "yes",
+				ray.LabelCluster: c.Name, ray.LabelNodeType: ray.NodeTypeHead, ray.LabelIsRayNode: "yes",
 			},
 			OwnerReferences: []metav1.OwnerReference{{
 				APIVersion: "ray.io/v1", Kind: "RayCluster", Name: c.Name, UID: c.UID, Controller: &yes,

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // Options change what Plan may do.
@@ -253,10 +254,10 @@ func (ix *index) action(rule string, clusterRef diagnose.Ref, pod *corev1.Pod, o
 
 // notOwnedWhy says why pod is not a head heal may touch, or "".
 func (ix *index) notOwnedWhy(clusterRef diagnose.Ref, pod *corev1.Pod) string {
-	if pod.Labels[diagnose.LabelIsRayNode] != "yes" {
-		return "not a Ray pod (no label " + diagnose.RayPodSelector + ")"
+	if !ray.IsRayPod(pod) {
+		return "not a Ray pod (no label " + ray.RayPodSelector + ")"
 	}
-	if pod.Labels[diagnose.LabelNodeType] != diagnose.NodeTypeHead {
+	if !ray.IsHead(pod) {
 		return "not a Ray head pod"
 	}
 	c := ix.cluster(clusterRef, pod)
@@ -296,32 +297,21 @@ func (ix *index) stuckWhy(pod *corev1.Pod, opts Options) string {
 }
 
 // nodeState is "Ready", "NotReady", "unreachable", "gone", or "unknown" for a node without a
-// Ready condition (its kubelet never reported): not evidence that it is down.
+// Ready condition (ray.NodeUnreported: its kubelet never reported), which is not evidence that it
+// is down, so heal never force-deletes on it.
 func (ix *index) nodeState(name string) string {
-	if name == "" {
-		return "gone"
-	}
 	n, ok := ix.nodes[name]
-	if !ok {
+	if name == "" || !ok {
 		return "gone"
 	}
-	for _, t := range n.Spec.Taints {
-		if t.Key == corev1.TaintNodeUnreachable {
-			return "unreachable"
-		}
+	switch r := ray.NodeReadiness(n); r {
+	case ray.NodeReady:
+		return "Ready"
+	case ray.NodeUnreported:
+		return "unknown"
+	default:
+		return r
 	}
-	for _, c := range n.Status.Conditions {
-		if c.Type == corev1.NodeReady {
-			switch c.Status {
-			case corev1.ConditionTrue:
-				return "Ready"
-			case corev1.ConditionUnknown:
-				return "unreachable"
-			}
-			return "NotReady"
-		}
-	}
-	return "unknown"
 }
 
 // terminalWhy says why a terminal pod is deleted: in a few words (the phase, reason and first
@@ -410,9 +400,9 @@ func (ix *index) cluster(ref diagnose.Ref, pod *corev1.Pod) *rayv1.RayCluster {
 			ns = pod.Namespace
 		}
 		if name == "" {
-			name = pod.Labels[diagnose.LabelCluster]
+			name = pod.Labels[ray.LabelCluster]
 		}
-		if ns != pod.Namespace || name != pod.Labels[diagnose.LabelCluster] {
+		if ns != pod.Namespace || name != pod.Labels[ray.LabelCluster] {
 			return nil // a pod of another cluster is never healed under this finding
 		}
 	}
@@ -444,8 +434,7 @@ func (ix *index) heads(ref diagnose.Ref) []*corev1.Pod {
 	var out []*corev1.Pod
 	for i := range ix.s.Pods {
 		p := &ix.s.Pods[i]
-		if p.Namespace == ref.Namespace && p.Labels[diagnose.LabelCluster] == ref.Name &&
-			p.Labels[diagnose.LabelNodeType] == diagnose.NodeTypeHead {
+		if p.Namespace == ref.Namespace && p.Labels[ray.LabelCluster] == ref.Name && ray.IsHead(p) {
 			out = append(out, p)
 		}
 	}

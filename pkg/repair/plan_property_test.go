@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // TestPlanProperty checks, over generated pod states and arbitrary (even wrong) findings, that the
@@ -61,7 +62,7 @@ func checkPlan(s *diagnose.Snapshot, p HealPlan, opts Options) error {
 		if a.ResourceVersion != pod.ResourceVersion || a.ResourceVersion == "" {
 			return fmt.Errorf("action on %s carries resourceVersion %q, pod has %q", pod.Name, a.ResourceVersion, pod.ResourceVersion)
 		}
-		if pod.Labels[diagnose.LabelIsRayNode] != "yes" || pod.Labels[diagnose.LabelNodeType] != diagnose.NodeTypeHead {
+		if pod.Labels[ray.LabelIsRayNode] != "yes" || pod.Labels[ray.LabelNodeType] != ray.NodeTypeHead {
 			return fmt.Errorf("action on non-Ray or non-head pod %s (labels %v)", pod.Name, pod.Labels)
 		}
 		owner := metav1.GetControllerOf(pod)
@@ -72,7 +73,7 @@ func checkPlan(s *diagnose.Snapshot, p HealPlan, opts Options) error {
 			}
 		}
 		if c == nil || owner == nil || owner.Kind != "RayCluster" || owner.UID != c.UID || owner.Name != c.Name ||
-			c.Namespace != pod.Namespace || pod.Labels[diagnose.LabelCluster] != c.Name {
+			c.Namespace != pod.Namespace || pod.Labels[ray.LabelCluster] != c.Name {
 			return fmt.Errorf("action on %s, which its RayCluster %v does not control (owner %+v)", pod.Name, a.Cluster, owner)
 		}
 		if pod.DeletionTimestamp == nil {
@@ -141,15 +142,15 @@ func generate(r *rand.Rand) (*diagnose.Snapshot, []diagnose.Finding, Options) {
 		p.ResourceVersion = fmt.Sprint(r.IntN(1000) + 1)
 		switch r.IntN(12) {
 		case 0:
-			delete(p.Labels, diagnose.LabelIsRayNode)
+			delete(p.Labels, ray.LabelIsRayNode)
 		case 1:
-			p.Labels[diagnose.LabelIsRayNode] = pick(r, "no", "true", "")
+			p.Labels[ray.LabelIsRayNode] = pick(r, "no", "true", "")
 		}
 		if r.IntN(10) == 0 {
-			p.Labels[diagnose.LabelNodeType] = pick(r, diagnose.NodeTypeWorker, "", "Head")
+			p.Labels[ray.LabelNodeType] = pick(r, ray.NodeTypeWorker, "", "Head")
 		}
 		if r.IntN(10) == 0 {
-			p.Labels[diagnose.LabelCluster] = pick(r, names...)
+			p.Labels[ray.LabelCluster] = pick(r, names...)
 		}
 		switch r.IntN(14) {
 		case 0:

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 func TestPlanEvictedHead(t *testing.T) {
@@ -51,16 +52,16 @@ func TestPlanRefusals(t *testing.T) {
 
 	running := head(c, "rc-head-run")
 	notRay := evicted(head(c, "rc-head-noray"))
-	delete(notRay.Labels, diagnose.LabelIsRayNode)
+	delete(notRay.Labels, ray.LabelIsRayNode)
 	foreign := evicted(head(c, "rc-head-foreign"))
 	foreign.OwnerReferences[0].UID = "someone-else"
 	worker := evicted(head(c, "rc-worker"))
-	worker.Labels[diagnose.LabelNodeType] = diagnose.NodeTypeWorker
+	worker.Labels[ray.LabelNodeType] = ray.NodeTypeWorker
 	replaced := evicted(head(c, "rc-head-replaced"))
 	staleFinding := finding(diagnose.RuleHeadEvicted, c, &replaced)
 	staleFinding.Object.UID = "older-uid"
 	otherLabel := evicted(head(c, "rc-head-label"))
-	otherLabel.Labels[diagnose.LabelCluster] = other.Name
+	otherLabel.Labels[ray.LabelCluster] = other.Name
 
 	cases := []struct {
 		name     string

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // Replacement is how the operator replaced one cluster's deleted head.
@@ -85,7 +86,7 @@ func (w *waiter) observe(p *corev1.Pod) {
 		at = prev.at // first sight is what counts
 	}
 	w.seen[p.UID] = seenPod{pod: p.DeepCopy(), at: at}
-	key := types.NamespacedName{Namespace: p.Namespace, Name: p.Labels[diagnose.LabelCluster]}
+	key := types.NamespacedName{Namespace: p.Namespace, Name: p.Labels[ray.LabelCluster]}
 	if t := w.targets[key]; t != nil {
 		w.update(t, p)
 		w.check()
@@ -96,7 +97,7 @@ func (w *waiter) observe(p *corev1.Pod) {
 // starting.
 func (w *waiter) update(t *target, p *corev1.Pod) {
 	if t.r.Ready || t.old[p.UID] || p.DeletionTimestamp != nil ||
-		p.Namespace != t.r.Cluster.Namespace || p.Labels[diagnose.LabelCluster] != t.r.Cluster.Name {
+		p.Namespace != t.r.Cluster.Namespace || p.Labels[ray.LabelCluster] != t.r.Cluster.Name {
 		return
 	}
 	if p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded {

@@ -4,7 +4,6 @@ package doctor
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/labels"
@@ -13,6 +12,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // Options for `kubectl ray doctor`.
@@ -69,13 +69,6 @@ installed; 4 forbidden; 5 the named object does not exist.`,
 	return cmd
 }
 
-// targetKinds maps what users type before the slash to the kind the target names.
-var targetKinds = map[string]string{
-	"raycluster": "RayCluster", "rayclusters": "RayCluster", "rayclusters.ray.io": "RayCluster",
-	"rayservice": "RayService", "rayservices": "RayService", "rayservices.ray.io": "RayService",
-	"rayjob": "RayJob", "rayjobs": "RayJob", "rayjobs.ray.io": "RayJob",
-}
-
 // Complete reads the namespace and the target.
 func (o *Options) Complete(_ *cobra.Command, args []string) error {
 	if !o.allNamespaces {
@@ -86,15 +79,11 @@ func (o *Options) Complete(_ *cobra.Command, args []string) error {
 		o.namespace = ns
 	}
 	if len(args) == 1 {
-		t := &diagnose.Target{Name: args[0]}
-		if kind, name, ok := strings.Cut(args[0], "/"); ok {
-			k, known := targetKinds[strings.ToLower(kind)]
-			if !known || name == "" {
-				return exit.Usagef("cannot check %q: name a raycluster/NAME, rayservice/NAME or rayjob/NAME", args[0])
-			}
-			t = &diagnose.Target{Kind: k, Name: name}
+		t, err := ray.ParseTarget(args[0], ray.KindRayCluster, ray.KindRayService, ray.KindRayJob)
+		if err != nil {
+			return exit.Usagef("cannot check %q: name a raycluster/NAME, rayservice/NAME or rayjob/NAME", args[0])
 		}
-		o.target = t
+		o.target = &t
 	}
 	return nil
 }
@@ -165,7 +154,7 @@ func (o *Options) Run(cmd *cobra.Command) error {
 }
 
 func (o *Options) notFound() error {
-	kinds := []string{o.target.Kind}
+	kinds := []string{string(o.target.Kind)}
 	if o.target.Kind == "" {
 		kinds = []string{"RayCluster", "RayService", "RayJob"}
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,10 +26,9 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmd/doctor"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/internal/golden"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
 
 var now = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 
@@ -112,24 +110,6 @@ func runWith(t *testing.T, scene string, setup func(*kfake.Clientset, *rayfake.C
 	return result{out.String(), errOut.String(), code}
 }
 
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it)\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
-}
-
 func TestOutputs(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -155,7 +135,7 @@ func TestOutputs(t *testing.T) {
 			if r.stderr != "" {
 				t.Errorf("unexpected stderr: %s", r.stderr)
 			}
-			golden(t, tc.name, r.stdout)
+			golden.Assert(t, filepath.Join("testdata", tc.name+".golden"), []byte(r.stdout))
 		})
 	}
 }
@@ -175,8 +155,8 @@ func TestBlind(t *testing.T) {
 	if r.code != exit.CheckFailed {
 		t.Errorf("exit code %d, want 1", r.code)
 	}
-	golden(t, "blind-stderr", r.stderr)
-	golden(t, "blind-json", r.stdout)
+	golden.Assert(t, filepath.Join("testdata", "blind-stderr.golden"), []byte(r.stderr))
+	golden.Assert(t, filepath.Join("testdata", "blind-json.golden"), []byte(r.stdout))
 }
 
 // Bad input: one line, the fix, the documented exit code.
@@ -196,6 +176,12 @@ func TestErrors(t *testing.T) {
 			`error: a NAME is looked up in one namespace, as in kubectl get: pass -n NAMESPACE instead of -A, or drop the NAME`},
 		{"bad kind", []string{"-n", "ml", "deployment/x"}, nil, exit.Usage,
 			`error: cannot check "deployment/x": name a raycluster/NAME, rayservice/NAME or rayjob/NAME`},
+		{"pod is not a doctor target", []string{"-n", "ml", "pod/x"}, nil, exit.Usage,
+			`error: cannot check "pod/x": name a raycluster/NAME, rayservice/NAME or rayjob/NAME`},
+		{"no name after the kind", []string{"-n", "ml", "rayservice/"}, nil, exit.Usage,
+			`error: cannot check "rayservice/": name a raycluster/NAME, rayservice/NAME or rayjob/NAME`},
+		{"qualified singular kind", []string{"-n", "ml", "rayservice.ray.io/nope"}, nil, exit.NotFound,
+			`error: RayService "nope" not found in namespace "ml"; list them with: kubectl get rayservices -n ml`},
 		{"bad output", []string{"-n", "ml", "-o", "xml"}, nil, exit.Usage,
 			`error: unknown output format "xml": use -o table|wide|json|yaml|junit`},
 		{"bad selector", []string{"-n", "ml", "-l", "a==b=c"}, nil, exit.Usage, `error: bad label selector "a==b=c": `},

@@ -4,11 +4,12 @@ import (
 	"time"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/schema"
 )
 
 // APIVersion and Kind identify the -o json|yaml document; a breaking change bumps the version.
 const (
-	APIVersion = "kubectl-ray.io/v1alpha1"
+	APIVersion = schema.APIVersion
 	Kind       = "DoctorReport"
 )
 
@@ -56,7 +57,7 @@ func newDocument(r *diagnose.Report, o *Options) Document {
 	if o.target != nil {
 		d.Metadata.Target = o.target.Name
 		if o.target.Kind != "" {
-			d.Metadata.Target = o.target.Kind + "/" + o.target.Name
+			d.Metadata.Target = string(o.target.Kind) + "/" + o.target.Name
 		}
 	}
 	if d.Blind == nil {

@@ -1,10 +1,12 @@
 package doctor_test
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/internal/golden"
 )
 
 // --min-severity hides the findings below it, in every format; health and the exit code still
@@ -14,7 +16,7 @@ func TestMinSeverity(t *testing.T) {
 	if r.code != exit.CheckFailed || r.stderr != "" {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
-	golden(t, "scene-min-severity-warning", r.stdout)
+	golden.Assert(t, filepath.Join("testdata", "scene-min-severity-warning.golden"), []byte(r.stdout))
 	if strings.Contains(r.stdout, "gcs-ft-off") || !strings.Contains(r.stdout, "serve-head-in-service") {
 		t.Errorf("info shown or warning hidden:\n%s", r.stdout)
 	}

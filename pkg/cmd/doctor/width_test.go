@@ -2,11 +2,13 @@ package doctor_test
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/internal/golden"
 )
 
 // On a terminal the table fits its width: at 80 and 100 columns the messages go under their
@@ -32,10 +34,10 @@ func TestTableFitsTheTerminal(t *testing.T) {
 				t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 			}
 			if len(tc.args) > 0 {
-				golden(t, "scene-wide", r.stdout) // the same bytes as to a pipe
+				golden.Assert(t, filepath.Join("testdata", "scene-wide.golden"), []byte(r.stdout)) // the same bytes as to a pipe
 				return
 			}
-			golden(t, "scene-table-"+name, r.stdout)
+			golden.Assert(t, filepath.Join("testdata", "scene-table-"+name+".golden"), []byte(r.stdout))
 			for _, line := range strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n") {
 				if cmdutil.VisibleWidth(line) > tc.width {
 					t.Errorf("%d cells, more than %d: %q", cmdutil.VisibleWidth(line), tc.width, line)

@@ -3,8 +3,6 @@
 package heal
 
 import (
-	"strings"
-
 	"time"
 
 	"github.com/spf13/cobra"
@@ -12,6 +10,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // Options for `kubectl ray heal`.
@@ -85,15 +84,11 @@ the RayCluster and the pod.`,
 // Complete reads NAME and the namespace.
 func (o *Options) Complete(cmd *cobra.Command, args []string) error {
 	if len(args) == 1 {
-		o.name = args[0]
-		if kind, name, ok := strings.Cut(args[0], "/"); ok {
-			switch strings.ToLower(kind) {
-			case "raycluster", "rayclusters", "rayclusters.ray.io":
-				o.name = name
-			default:
-				return exit.Usagef("cannot heal %q: name a RayCluster (NAME or raycluster/NAME)", args[0])
-			}
+		t, err := ray.ParseTarget(args[0], ray.KindRayCluster)
+		if err != nil {
+			return exit.Usagef("cannot heal %q: name a RayCluster (NAME or raycluster/NAME)", args[0])
 		}
+		o.name = t.Name
 	}
 	if o.allNamespaces {
 		return nil

@@ -21,9 +21,9 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 var (
@@ -42,8 +42,8 @@ func headPod(c *rayv1.RayCluster, name string) *corev1.Pod {
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace: c.Namespace, Name: name, UID: types.UID("uid-" + name), ResourceVersion: "100",
 			CreationTimestamp: metav1.NewTime(t0.Add(-time.Hour)),
-			Labels: map[string]string{diagnose.LabelCluster: c.Name, diagnose.LabelNodeType: diagnose.NodeTypeHead,
-				diagnose.LabelIsRayNode: "yes"},
+			Labels: map[string]string{ray.LabelCluster: c.Name, ray.LabelNodeType: ray.NodeTypeHead,
+				ray.LabelIsRayNode: "yes"},
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: "ray.io/v1", Kind: "RayCluster", Name: c.Name, UID: c.UID, Controller: &yes}},
 		},
 		Spec: corev1.PodSpec{NodeName: "node-a", RestartPolicy: corev1.RestartPolicyAlways},
@@ -243,6 +243,11 @@ func TestBadInput(t *testing.T) {
 			"--force only force-deletes heads stuck Terminating on a down node, and doctor finds none in namespace default; run without --force"},
 		{[]string{"nope"}, exit.NotFound,
 			`RayCluster "nope" not found in namespace "default"; list them with: kubectl get rayclusters -n default`},
+		{[]string{"raycluster.ray.io/nope"}, exit.NotFound,
+			`RayCluster "nope" not found in namespace "default"; list them with: kubectl get rayclusters -n default`},
+		{[]string{"rayservice/rc"}, exit.Usage, `cannot heal "rayservice/rc": name a RayCluster (NAME or raycluster/NAME)`},
+		// An empty name once meant "every cluster in the namespace".
+		{[]string{"raycluster/"}, exit.Usage, `cannot heal "raycluster/": name a RayCluster (NAME or raycluster/NAME)`},
 		{[]string{"rc", "-A"}, exit.Usage, "a NAME is looked up in one namespace, as in kubectl get: pass -n NAMESPACE instead of -A, or drop the NAME"},
 		{[]string{"--watch", "rc"}, exit.Usage, "--watch watches every RayCluster in scope, not one: use -n NAMESPACE or -A instead of a NAME"},
 		{[]string{"--watch", "--wait"}, exit.Usage, "--wait and --timeout belong to a one-shot heal; --watch never waits and never stops"},

@@ -1,7 +1,6 @@
 package heal
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/repair"
+	"github.com/kubectl-ray/kubectl-ray/pkg/schema"
 )
 
 // Document is the -o json output, versioned like doctor's DoctorReport (docs/heal.md).
@@ -34,7 +34,7 @@ func (o *Options) runOnce(ctx context.Context) error {
 	if o.force && plan.Stuck == 0 {
 		return exit.Usagef("--force only force-deletes heads stuck Terminating on a down node, and doctor finds none%s; run without --force", o.where())
 	}
-	doc := Document{APIVersion: "kubectl-ray.io/v1alpha1", Kind: "HealReport", Plan: plan}
+	doc := Document{APIVersion: schema.APIVersion, Kind: "HealReport", Plan: plan}
 	text := o.output.Value == "text"
 	out := o.f.IOStreams.Out
 	if text {
@@ -118,16 +118,11 @@ func (o *Options) plan(ctx context.Context, c *kube.Clients) (repair.HealPlan, e
 
 // confirm asks on a terminal; without one it refuses, since nobody can answer.
 func (o *Options) confirm(n int) error {
-	if !o.f.StdinIsTerminal() {
-		return exit.Errorf(exit.NotConfirmed, "refusing to delete without confirmation: stdin is not a terminal; pass --yes to heal without asking")
-	}
-	fmt.Fprintf(o.f.IOStreams.ErrOut, "Delete %s? [y/N]: ", plural(n, "head pod", "head pods"))
-	line, _ := bufio.NewReader(o.f.IOStreams.In).ReadString('\n')
-	switch strings.ToLower(strings.TrimSpace(line)) {
-	case "y", "yes":
-		return nil
-	}
-	return exit.Errorf(exit.NotConfirmed, "not confirmed; nothing was deleted")
+	return o.f.Confirm(cmdutil.Confirmation{
+		Prompt:   fmt.Sprintf("Delete %s? [y/N]: ", plural(n, "head pod", "head pods")),
+		Refusal:  "refusing to delete without confirmation: stdin is not a terminal; pass --yes to heal without asking",
+		Declined: "not confirmed; nothing was deleted",
+	})
 }
 
 func (o *Options) where() string {

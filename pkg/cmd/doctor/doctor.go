@@ -49,7 +49,8 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 those pods run on, the serve Services and the KubeRay operator, with one LIST per kind, and reports
 every rule that fires: evicted, terminated, stuck, pending or crash-looping heads, missing or
 duplicate heads, stale status, node pressure, an absent or outdated operator, workers that did not
-rejoin, and RayService settings that cause 502s. Rules: docs/rules.md.
+rejoin, and RayService settings that cause 502s. Each rule, what fires it, what each KubeRay
+version does and the remedy: kubectl ray doctor explain RULE.
 
 Exit codes: 0 no finding at or above --fail-on; 1 one is; 2 usage; 3 API error or KubeRay not
 installed; 4 forbidden; 5 the named object does not exist.`,
@@ -66,6 +67,7 @@ installed; 4 forbidden; 5 the named object does not exist.`,
 		return []string{"error", "warning", "never"}, cobra.ShellCompDirectiveNoFileComp
 	})
 	addMinSeverity(cmd, o)
+	cmd.AddCommand(newExplainCmd(f))
 	return cmd
 }
 

@@ -1,7 +1,9 @@
 package diagnose
 
-// RuleInfo describes one rule for reports and docs: junit writes one testcase per rule, and
-// docs/rules.md must list every rule here (a test checks it).
+// RuleInfo is everything about a rule except its logic. Findings take their severity from it;
+// junit writes one testcase per rule; docs/rules.md has one section per rule, headed
+// "## `ID` (severity)", and a fixture under testdata/rules fires it (TestCatalogAgrees checks
+// all three).
 type RuleInfo struct {
 	ID       string
 	Severity Severity
@@ -10,23 +12,42 @@ type RuleInfo struct {
 	Scope string
 	// Needs is the optional resource the rule reads; when it is in Snapshot.Blind the rule did not run.
 	Needs string
+	// Summary is what the rule finds, in one line.
+	Summary string
+	// Anchor is the rule's section in docs/rules.md: docs/rules.md#Anchor.
+	Anchor string
 }
 
-// Catalog is every rule, in the order reports list them.
+// Catalog is every rule, in the order reports list them. To add a rule, add one line here.
 var Catalog = []RuleInfo{
-	{RuleHeadEvicted, SeverityError, "cluster", ""},
-	{RuleHeadTerminated, SeverityError, "cluster", ""},
-	{RuleHeadTerminatingStuck, SeverityError, "cluster", ""},
-	{RuleHeadPending, SeverityError, "cluster", ""},
-	{RuleHeadCrashLoop, SeverityError, "cluster", ""},
-	{RuleHeadMissing, SeverityError, "cluster", ""},
-	{RuleHeadDuplicate, SeverityError, "cluster", ""},
-	{RuleStatusStale, SeverityWarning, "cluster", ""},
-	{RuleNodePressure, SeverityWarning, "cluster", "nodes"},
-	{RuleWorkersNotReady, SeverityWarning, "cluster", ""},
-	{RuleServeHeadInService, SeverityWarning, "rayservice", "services"},
-	{RuleServeHeadHasCPUs, SeverityWarning, "rayservice", ""},
-	{RuleGCSFTOff, SeverityInfo, "rayservice", ""},
-	{RuleOperatorMissing, SeverityWarning, "operator", "deployments"},
-	{RuleOperatorOutdated, SeverityWarning, "operator", "deployments"},
+	{RuleHeadEvicted, SeverityError, "cluster", "", "a head pod was evicted and may never be replaced", "head-evicted-error"},
+	{RuleHeadTerminated, SeverityError, "cluster", "", "a head pod failed or completed and never runs again", "head-terminated-error"},
+	{RuleHeadTerminatingStuck, SeverityError, "cluster", "", "a head pod is stuck Terminating past its grace period", "head-terminating-stuck-error"},
+	{RuleHeadPending, SeverityError, "cluster", "", "a head pod is unschedulable or Pending too long", "head-pending-error"},
+	{RuleHeadCrashLoop, SeverityError, "cluster", "", "a head container keeps crashing or cannot start", "head-crashloop-error"},
+	{RuleHeadMissing, SeverityError, "cluster", "", "a RayCluster has no head pod", "head-missing-error"},
+	{RuleHeadDuplicate, SeverityError, "cluster", "", "a RayCluster has more than one head pod", "head-duplicate-error"},
+	{RuleStatusStale, SeverityWarning, "cluster", "", "a RayCluster's status says ready while its head is not", "status-stale-warning"},
+	{RuleNodePressure, SeverityWarning, "cluster", "nodes", "a node running Ray pods is under pressure or not ready", "node-pressure-warning"},
+	{RuleWorkersNotReady, SeverityWarning, "cluster", "", "workers stay not Ready while the head is Ready", "workers-not-ready-warning"},
+	{RuleServeHeadInService, SeverityWarning, "rayservice", "services", "the serve Service sends traffic to the head pod", "serve-head-in-service-warning"},
+	{RuleServeHeadHasCPUs, SeverityWarning, "rayservice", "", "a RayService's head offers CPUs to Serve replicas", "serve-head-has-cpus-warning"},
+	{RuleGCSFTOff, SeverityInfo, "rayservice", "", "a RayService runs without GCS fault tolerance", "gcs-ft-off-info"},
+	{RuleOperatorMissing, SeverityWarning, "operator", "deployments", "no ready KubeRay operator was found", "operator-missing-warning"},
+	{RuleOperatorOutdated, SeverityWarning, "operator", "deployments", "the KubeRay operator never replaces evicted heads", "operator-outdated-warning"},
+}
+
+// severities is Catalog's severity by rule ID.
+var severities = func() map[string]Severity {
+	m := make(map[string]Severity, len(Catalog))
+	for _, r := range Catalog {
+		m[r.ID] = r.Severity
+	}
+	return m
+}()
+
+// severityOf is the rule's severity from Catalog. A rule missing from Catalog gets none, and
+// TestRuleFixtures fails on its fixture.
+func severityOf(rule string) Severity {
+	return severities[rule]
 }

@@ -134,8 +134,9 @@ func podRef(p *corev1.Pod) Ref {
 	return Ref{Kind: "Pod", Namespace: p.Namespace, Name: p.Name, UID: string(p.UID)}
 }
 
-func (c *clusterView) finding(rule string, sev Severity, obj Ref, msg, remedy string, ev map[string]string) Finding {
-	return Finding{Rule: rule, Severity: sev, Cluster: clusterRef(c.rc), Object: obj, Message: msg, Remedy: remedy, Evidence: ev}
+// finding is a finding of rule about c, with the rule's severity from Catalog.
+func (c *clusterView) finding(rule string, obj Ref, msg, remedy string, ev map[string]string) Finding {
+	return Finding{Rule: rule, Severity: severityOf(rule), Cluster: clusterRef(c.rc), Object: obj, Message: msg, Remedy: remedy, Evidence: ev}
 }
 
 // what names the cluster for messages, with its owner: "RayCluster ml/a (RayService ml/svc)".

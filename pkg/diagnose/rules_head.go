@@ -93,7 +93,7 @@ func headTerminal(ix *index, c *clusterView, p *corev1.Pod) Finding {
 	default:
 		why, remedy = overdue(ix, since, op), "read "+ix.operatorLogs()+"; `"+heal+"` replaces the head"
 	}
-	return c.finding(rule, SeverityError, podRef(p), what+"; "+why, remedy, ev)
+	return c.finding(rule, podRef(p), what+"; "+why, remedy, ev)
 }
 
 // overdue says whether an operator that does replace terminal heads is late doing so.
@@ -173,7 +173,7 @@ func headTerminatingStuck(ix *index, c *clusterView, p *corev1.Pod) (Finding, bo
 			remedy = "the pod waits for its finalizers (" + ev["finalizers"] + "): check the controller that owns them"
 		}
 	}
-	return c.finding(RuleHeadTerminatingStuck, SeverityError, podRef(p), msg, remedy, ev), true
+	return c.finding(RuleHeadTerminatingStuck, podRef(p), msg, remedy, ev), true
 }
 
 // Container waiting reasons that mean the container will not start without a change.
@@ -212,14 +212,14 @@ func headCrashLoop(ix *index, c *clusterView, p *corev1.Pod) (Finding, bool) {
 				msg += "; last exit OOMKilled"
 				remedy = "the head ran out of memory: raise headGroupSpec's memory limit (and keep object-store-memory below it)"
 			}
-			return c.finding(RuleHeadCrashLoop, SeverityError, podRef(p), msg, remedy, ev), true
+			return c.finding(RuleHeadCrashLoop, podRef(p), msg, remedy, ev), true
 		}
 		if oom != nil && (!cs.Ready || ix.s.Now.Sub(oom.FinishedAt.Time) < ix.opts.RecentOOM) {
 			ev["lastState"] = "OOMKilled"
 			ev["exitCode"] = fmt.Sprint(oom.ExitCode)
 			ev["age"] = age(ix.s.Now.Sub(oom.FinishedAt.Time))
 			msg := fmt.Sprintf("head pod %s container %s was OOMKilled %s ago (%d restarts)", p.Name, cs.Name, ev["age"], cs.RestartCount)
-			return c.finding(RuleHeadCrashLoop, SeverityError, podRef(p), msg,
+			return c.finding(RuleHeadCrashLoop, podRef(p), msg,
 				"the head ran out of memory: raise headGroupSpec's memory limit (and keep object-store-memory below it)", ev), true
 		}
 	}
@@ -237,7 +237,7 @@ func headPending(ix *index, c *clusterView, p *corev1.Pod) (Finding, bool) {
 		ev["reason"] = sc.Reason
 		ev["schedulerMessage"] = sc.Message
 		msg := fmt.Sprintf("head pod %s is Pending for %s: Unschedulable: %s", p.Name, age(waited), sc.Message)
-		return c.finding(RuleHeadPending, SeverityError, podRef(p), msg,
+		return c.finding(RuleHeadPending, podRef(p), msg,
 			"free or add capacity that matches the head's requests, node selector, affinity and tolerations; kubectl describe pod "+p.Name+" -n "+p.Namespace, ev), true
 	}
 	if waited <= ix.opts.PendingTooLong {
@@ -248,6 +248,6 @@ func headPending(ix *index, c *clusterView, p *corev1.Pod) (Finding, bool) {
 	if p.Spec.NodeName != "" {
 		msg += " on node " + p.Spec.NodeName
 	}
-	return c.finding(RuleHeadPending, SeverityError, podRef(p), msg,
+	return c.finding(RuleHeadPending, podRef(p), msg,
 		"see what it waits for (volumes, image pull, init containers): kubectl describe pod "+p.Name+" -n "+p.Namespace, ev), true
 }

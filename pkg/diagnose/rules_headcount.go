@@ -31,7 +31,7 @@ func headCountRules(ix *index, c *clusterView) []Finding {
 			msg += "; " + op + " was found"
 			remedy = "start the KubeRay operator: it creates the head"
 		}
-		return []Finding{c.finding(RuleHeadMissing, SeverityError, clusterRef(c.rc), msg, remedy, ev)}
+		return []Finding{c.finding(RuleHeadMissing, clusterRef(c.rc), msg, remedy, ev)}
 	}
 	// Pods inside their deletion grace period are leaving; only the others compete for head.
 	var counted []*corev1.Pod
@@ -64,7 +64,7 @@ func headCountRules(ix *index, c *clusterView) []Finding {
 		if !isTerminal(h) && h.DeletionTimestamp == nil {
 			remedy = "two live heads split the cluster: delete the one workers are not connected to (kubectl delete pod " + h.Name + " -n " + h.Namespace + ") after checking with kubectl ray doctor -o wide"
 		}
-		out = append(out, c.finding(RuleHeadDuplicate, SeverityError, podRef(h), msg, remedy, ev))
+		out = append(out, c.finding(RuleHeadDuplicate, podRef(h), msg, remedy, ev))
 	}
 	return out
 }

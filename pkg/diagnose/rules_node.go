@@ -46,7 +46,7 @@ func nodePressure(ix *index, c *clusterView) []Finding {
 		}
 		pods := podsOn[name]
 		ev := map[string]string{"node": name, "conditions": strings.Join(problems, ","), "pods": strings.Join(pods, ",")}
-		out = append(out, c.finding(RuleNodePressure, SeverityWarning, Ref{Kind: "Node", Name: name, UID: string(n.UID)},
+		out = append(out, c.finding(RuleNodePressure, Ref{Kind: "Node", Name: name, UID: string(n.UID)},
 			fmt.Sprintf("node %s running %s is %s: %s", name, countOf(len(pods), "Ray pod"), strings.Join(problems, ", "), strings.Join(pods, ", ")),
 			"move Ray pods off "+name+" (kubectl drain "+name+" --ignore-daemonsets) or relieve it; set ephemeral-storage and memory requests on Ray pods so they are not evicted first",
 			ev))

@@ -81,7 +81,7 @@ func operatorRules(ix *index) []Finding {
 		}
 		if buggy, known := op.HasEvictedHeadBug(); known && buggy {
 			out = append(out, Finding{
-				Rule: RuleOperatorOutdated, Severity: SeverityWarning, Object: obj,
+				Rule: RuleOperatorOutdated, Severity: severityOf(RuleOperatorOutdated), Object: obj,
 				Message: fmt.Sprintf("KubeRay operator %s/%s runs %s, which never replaces a head pod evicted or failed with restartPolicy Always (kuberay #2125, fixed in %s)",
 					op.Namespace, op.Name, op.Version, "v"+FixedEvictedHeadVersion.String()),
 				Remedy:   fmt.Sprintf("upgrade the KubeRay operator to v%s or newer; until then `kubectl ray heal` replaces such heads", FixedEvictedHeadVersion.String()),
@@ -92,7 +92,7 @@ func operatorRules(ix *index) []Finding {
 	switch {
 	case len(ix.operators) == 0:
 		out = append(out, Finding{
-			Rule: RuleOperatorMissing, Severity: SeverityWarning, Object: Ref{Kind: "Deployment", Name: "kuberay-operator"},
+			Rule: RuleOperatorMissing, Severity: severityOf(RuleOperatorMissing), Object: Ref{Kind: "Deployment", Name: "kuberay-operator"},
 			Message:  "no KubeRay operator Deployment found in any namespace you can list: nothing creates or repairs Ray heads",
 			Remedy:   "install the KubeRay operator (helm install kuberay-operator kuberay/kuberay-operator), or check that you can list deployments where it runs",
 			Evidence: map[string]string{"deployments": fmt.Sprint(len(ix.s.Deployments))},
@@ -100,7 +100,7 @@ func operatorRules(ix *index) []Finding {
 	case ready == 0:
 		op := ix.operators[0]
 		out = append(out, Finding{
-			Rule: RuleOperatorMissing, Severity: SeverityWarning, Object: Ref{Kind: "Deployment", Namespace: op.Namespace, Name: op.Name},
+			Rule: RuleOperatorMissing, Severity: severityOf(RuleOperatorMissing), Object: Ref{Kind: "Deployment", Namespace: op.Namespace, Name: op.Name},
 			Message:  fmt.Sprintf("KubeRay operator %s/%s has no ready replica: nothing creates or repairs Ray heads", op.Namespace, op.Name),
 			Remedy:   fmt.Sprintf("see why its pod is not ready: kubectl describe deploy %s -n %s; kubectl get pods -n %s", op.Name, op.Namespace, op.Namespace),
 			Evidence: map[string]string{"image": op.Image, "readyReplicas": "0"},

@@ -33,7 +33,7 @@ func statusStale(ix *index, c *clusterView) []Finding {
 		head = "its head pod " + strings.Join(seen, ", ")
 	}
 	ev := map[string]string{"status": strings.Join(claims, ",")}
-	return []Finding{c.finding(RuleStatusStale, SeverityWarning, clusterRef(c.rc),
+	return []Finding{c.finding(RuleStatusStale, clusterRef(c.rc),
 		fmt.Sprintf("%s reports ready (%s) but %s", c.what(), strings.Join(claims, ", "), head),
 		"do not trust .status.state of this cluster: act on the head finding; the status is corrected when the operator reconciles it", ev)}
 }

@@ -66,7 +66,7 @@ func workersNotReady(ix *index, c *clusterView) []Finding {
 		msg += "; GCS fault tolerance is off, so workers do not survive a head restart"
 		remedy += "; enable GCS fault tolerance (spec.gcsFaultToleranceOptions with an external Redis) so they rejoin a restarted head"
 	}
-	return []Finding{c.finding(RuleWorkersNotReady, SeverityWarning, clusterRef(c.rc), msg, remedy, ev)}
+	return []Finding{c.finding(RuleWorkersNotReady, clusterRef(c.rc), msg, remedy, ev)}
 }
 
 func oldestCreation(ps []*corev1.Pod) time.Time {

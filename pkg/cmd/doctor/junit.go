@@ -1,56 +1,21 @@
 package doctor
 
 import (
-	"encoding/xml"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/junit"
 )
 
-// JUnit, as CI systems read it: one testsuite per RayCluster and one for the operator, one
-// testcase per rule. A rule whose findings reach --fail-on fails; findings below it are written
-// to the testcase's system-out; a rule that could not run (blind, or not a RayService cluster)
-// is skipped with the reason.
-type junitSuites struct {
-	XMLName  xml.Name     `xml:"testsuites"`
-	Name     string       `xml:"name,attr"`
-	Tests    int          `xml:"tests,attr"`
-	Failures int          `xml:"failures,attr"`
-	Skipped  int          `xml:"skipped,attr"`
-	Suites   []junitSuite `xml:"testsuite"`
-}
-
-type junitSuite struct {
-	Name      string      `xml:"name,attr"`
-	Tests     int         `xml:"tests,attr"`
-	Failures  int         `xml:"failures,attr"`
-	Skipped   int         `xml:"skipped,attr"`
-	Timestamp string      `xml:"timestamp,attr"`
-	Cases     []junitCase `xml:"testcase"`
-}
-
-type junitCase struct {
-	Name      string        `xml:"name,attr"`
-	Classname string        `xml:"classname,attr"`
-	Failure   *junitFailure `xml:"failure,omitempty"`
-	Skipped   *junitSkipped `xml:"skipped,omitempty"`
-	SystemOut string        `xml:"system-out,omitempty"`
-}
-
-type junitFailure struct {
-	Message string `xml:"message,attr"`
-	Type    string `xml:"type,attr"`
-	Text    string `xml:",chardata"`
-}
-
-type junitSkipped struct {
-	Message string `xml:"message,attr"`
-}
-
+// writeJUnit writes JUnit as CI systems read it: one testsuite per RayCluster and one for the
+// operator, one testcase per rule. A rule whose findings reach --fail-on fails; findings below
+// it are written to the testcase's system-out; a rule that could not run (blind, or not a
+// RayService cluster) is skipped with the reason.
 func writeJUnit(w io.Writer, r *diagnose.Report, threshold diagnose.Severity) error {
-	doc := junitSuites{Name: "kubectl ray doctor"}
+	doc := junit.Report{Name: "kubectl ray doctor", Counts: true}
 	byCluster := map[string][]diagnose.Finding{}
 	for _, f := range r.Findings {
 		k := f.Cluster.Namespace + "/" + f.Cluster.Name
@@ -62,12 +27,12 @@ func writeJUnit(w io.Writer, r *diagnose.Report, threshold diagnose.Severity) er
 	}
 	ts := r.Now.UTC().Format("2006-01-02T15:04:05Z")
 	suite := func(name string, scopes []string, fs []diagnose.Finding, rayService bool) {
-		s := junitSuite{Name: name, Timestamp: ts}
+		s := junit.Suite{Name: name, Timestamp: ts}
 		for _, rule := range diagnose.Catalog {
-			if !contains(scopes, rule.Scope) {
+			if !slices.Contains(scopes, rule.Scope) {
 				continue
 			}
-			tc := junitCase{Name: rule.ID, Classname: name}
+			tc := junit.Case{Name: rule.ID, Classname: name}
 			var failing, other []string
 			for _, f := range fs {
 				if f.Rule != rule.ID {
@@ -82,22 +47,15 @@ func writeJUnit(w io.Writer, r *diagnose.Report, threshold diagnose.Severity) er
 			}
 			switch {
 			case len(failing) > 0:
-				tc.Failure = &junitFailure{Type: string(rule.Severity), Message: strings.SplitN(failing[0], "\n", 2)[0], Text: strings.Join(failing, "\n\n")}
-				s.Failures++
+				tc.Failure = &junit.Failure{Type: string(rule.Severity), Message: strings.SplitN(failing[0], "\n", 2)[0], Text: strings.Join(failing, "\n\n")}
 			case rule.Needs != "" && blind[rule.Needs] != "":
-				tc.Skipped = &junitSkipped{Message: "could not see " + rule.Needs + ": " + blind[rule.Needs]}
-				s.Skipped++
+				tc.Skipped = &junit.Skipped{Message: "could not see " + rule.Needs + ": " + blind[rule.Needs]}
 			case rule.Scope == "rayservice" && !rayService:
-				tc.Skipped = &junitSkipped{Message: "applies to clusters of a RayService"}
-				s.Skipped++
+				tc.Skipped = &junit.Skipped{Message: "applies to clusters of a RayService"}
 			}
 			tc.SystemOut = strings.Join(other, "\n\n")
 			s.Cases = append(s.Cases, tc)
 		}
-		s.Tests = len(s.Cases)
-		doc.Tests += s.Tests
-		doc.Failures += s.Failures
-		doc.Skipped += s.Skipped
 		doc.Suites = append(doc.Suites, s)
 	}
 	suite("kuberay-operator", []string{"operator"}, byCluster["/"], false)
@@ -105,23 +63,5 @@ func writeJUnit(w io.Writer, r *diagnose.Report, threshold diagnose.Severity) er
 		k := c.Namespace + "/" + c.Name
 		suite(k, []string{"cluster", "rayservice"}, byCluster[k], c.Owner != nil && c.Owner.Kind == "RayService")
 	}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
-	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "\n")
-	return err
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
+	return junit.Write(w, doc)
 }

@@ -77,3 +77,4 @@ watchdog-manifest:
 # docs/reference from the cobra tree; pkg/cmd/docs's test fails when it is stale.
 docs:
 	go run ./hack/docgen docs/reference
+	cp docs/rules.md pkg/diagnose/rules.md

@@ -44,6 +44,7 @@ missing), repairs them safely, and measures what clients see when a head dies.`,
 		Annotations: map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl ray"},
 	}
 	f.ConfigFlags.AddFlags(root.PersistentFlags())
+	_ = root.RegisterFlagCompletionFunc("namespace", f.CompleteNamespaces)
 	root.PersistentFlags().BoolVar(&f.NoColor, "no-color", false, "Never color the output (NO_COLOR in the environment does the same)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return exit.Usagef("%v; see '%s --help'", err, c.CommandPath())

@@ -5,6 +5,7 @@ package cmdutil
 import (
 	"io"
 	"os"
+	"strconv"
 	"time"
 
 	"golang.org/x/term"
@@ -23,6 +24,9 @@ type Factory struct {
 	NoColor bool
 	// Now is the clock; tests pin it.
 	Now func() time.Time
+
+	// Width, when set, answers TerminalWidth: tests play a terminal of a given size.
+	Width func() int
 
 	// StdinTerminal, when set, answers StdinIsTerminal: tests play a person at a terminal.
 	StdinTerminal func() bool
@@ -68,6 +72,26 @@ func (f *Factory) Namespace() (string, error) {
 func IsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// TerminalWidth is the width tables fit to: 0 (no limit) unless stdout is a terminal, so piped
+// output never changes with the window; on a terminal, COLUMNS when set to a number, else the
+// terminal's own width.
+func (f *Factory) TerminalWidth() int {
+	if f.Width != nil {
+		return f.Width()
+	}
+	out, ok := f.IOStreams.Out.(*os.File)
+	if !ok || !term.IsTerminal(int(out.Fd())) {
+		return 0
+	}
+	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	if w, _, err := term.GetSize(int(out.Fd())); err == nil && w > 0 {
+		return w
+	}
+	return 0
 }
 
 // StdinIsTerminal reports whether a person can answer a confirmation prompt.

@@ -31,9 +31,15 @@ func AddOutputFlag(cmd *cobra.Command, allowed ...string) *OutputFlag {
 // Validate rejects a format the command does not print.
 func (o *OutputFlag) Validate() error {
 	if !slices.Contains(o.Allowed, o.Value) {
-		return exit.Usagef("unknown output format %q: use -o %s", o.Value, strings.Join(o.Allowed, "|"))
+		return UnknownOutput(o.Value, o.Allowed...)
 	}
 	return nil
+}
+
+// UnknownOutput is the error for an -o the command does not print, in the same words for
+// every command.
+func UnknownOutput(value string, allowed ...string) error {
+	return exit.Usagef("unknown output format %q: use -o %s", value, strings.Join(allowed, "|"))
 }
 
 // PrintStructured writes v as indented JSON or as YAML.

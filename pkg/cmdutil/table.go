@@ -3,6 +3,7 @@ package cmdutil
 import (
 	"bytes"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/fatih/color"
@@ -17,7 +18,11 @@ import (
 type Table struct {
 	header []string
 	rows   [][]string
+	width  int // see Fit
 }
+
+// columnGap separates columns.
+const columnGap = "   "
 
 // NewTable starts a table with these column headers (none for a headerless table).
 func NewTable(header ...string) *Table { return &Table{header: header} }
@@ -30,8 +35,11 @@ func (t *Table) Len() int { return len(t.rows) }
 
 // Render writes the table to w, each line prefixed with indent.
 func (t *Table) Render(w io.Writer, indent string) error {
+	if t.width > 0 {
+		return t.renderFit(w, indent)
+	}
 	var buf bytes.Buffer
-	pad := tw.CellPadding{Global: tw.Padding{Left: "", Right: "   ", Overwrite: true}}
+	pad := tw.CellPadding{Global: tw.Padding{Left: "", Right: columnGap, Overwrite: true}}
 	table := tablewriter.NewTable(&buf,
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
 			Borders: tw.BorderNone,
@@ -64,11 +72,25 @@ func (t *Table) Render(w io.Writer, indent string) error {
 		return err
 	}
 	for _, line := range strings.Split(strings.TrimRight(buf.String(), "\n"), "\n") {
-		if _, err := io.WriteString(w, strings.TrimRight(indent+line, " ")+"\n"); err != nil {
+		if _, err := io.WriteString(w, trimPadding(indent+line)+"\n"); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// trailingPadding is padding at the end of a line, with the color resets tablewriter writes
+// after the padding of colored cells.
+var trailingPadding = regexp.MustCompile("(?: |\x1b\\[0m)+$")
+
+// trimPadding drops the padding at the end of line; a reset it held is kept, right after the text.
+func trimPadding(line string) string {
+	pad := trailingPadding.FindString(line)
+	line = strings.TrimSuffix(line, pad)
+	if strings.Contains(pad, "\x1b") {
+		line += "\x1b[0m"
+	}
+	return line
 }
 
 // Painter colors text when enabled (see Factory.Color) and returns it unchanged otherwise, so

@@ -26,7 +26,7 @@ type Clients struct {
 func NewClients(flags *genericclioptions.ConfigFlags) (*Clients, error) {
 	cfg, err := flags.ToRESTConfig()
 	if err != nil {
-		return nil, fault.Errorf(fault.API, "cannot load a cluster configuration: %s; pass --kubeconfig or set KUBECONFIG, and --context", oneLine(err))
+		return nil, explainConfig(flags, err)
 	}
 	// Lists of thousands of pods must not be throttled by client-go's default 5 QPS.
 	cfg.QPS, cfg.Burst = 50, 100

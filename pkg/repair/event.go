@@ -37,7 +37,12 @@ func HealEvents(a Action, at time.Time, dryRun bool) []*corev1.Event {
 	if a.Rule == diagnose.RuleWorkersStale {
 		role = "worker" // not counted as a head delete by head-recreate-loop
 	}
-	msg := fmt.Sprintf("kubectl-ray heal %s %s pod %s (uid %s) for rule %s: %s", verb, role, a.Pod.Name, a.Pod.UID, a.Rule, a.Why)
+	// The summary, not the whole why: `kubectl describe` and `kubectl get events` show one line.
+	why := a.Summary
+	if why == "" {
+		why = a.Why
+	}
+	msg := fmt.Sprintf("kubectl-ray heal %s %s pod %s (uid %s) for rule %s: %s", verb, role, a.Pod.Name, a.Pod.UID, a.Rule, why)
 	if len(msg) > maxEventMessage {
 		msg = msg[:maxEventMessage-3] + "..."
 	}

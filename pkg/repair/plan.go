@@ -45,6 +45,9 @@ type Action struct {
 	// GracePeriodSeconds is nil (the pod's own grace period) or 0 (force, stuck heads only).
 	GracePeriodSeconds *int64 `json:"gracePeriodSeconds,omitempty"`
 	Why                string `json:"why"`
+	// Summary is the evidence in a few words (the pod's phase, reason and the first sentence of
+	// its message): what the plan line and the Events say. Why has all of it.
+	Summary string `json:"-"`
 }
 
 // Force reports whether the action is a force delete.
@@ -189,6 +192,7 @@ func Plan(s *diagnose.Snapshot, findings []diagnose.Finding, opts Options) HealP
 	redact := diagnose.Redactor(s)
 	for i := range p.Actions {
 		p.Actions[i].Why = redact(p.Actions[i].Why)
+		p.Actions[i].Summary = redact(p.Actions[i].Summary)
 	}
 	for i := range p.NotHealable {
 		p.NotHealable[i].Why = redact(p.NotHealable[i].Why)
@@ -271,10 +275,11 @@ func (ix *index) action(rule string, clusterRef diagnose.Ref, pod *corev1.Pod, o
 		}
 		zero := int64(0)
 		a.GracePeriodSeconds = &zero
-		a.Why = fmt.Sprintf("stuck Terminating since %s on node %s, which is %s; the operator counts it as the head until it is gone",
+		a.Summary = fmt.Sprintf("stuck Terminating since %s on node %s, which is %s",
 			pod.DeletionTimestamp.UTC().Format(time.RFC3339), pod.Spec.NodeName, ix.nodeState(pod.Spec.NodeName))
+		a.Why = a.Summary + "; the operator counts it as the head until it is gone"
 	case isTerminal(pod):
-		a.Why = terminalWhy(pod)
+		a.Summary, a.Why = terminalWhy(pod)
 	default:
 		return Action{}, fmt.Sprintf("the pod is %s, not terminal; heal never deletes a pod that may be running", phaseOf(pod))
 	}
@@ -395,17 +400,21 @@ func (ix *index) nodeState(name string) string {
 	}
 }
 
-func terminalWhy(pod *corev1.Pod) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "phase %s", pod.Status.Phase)
+// terminalWhy says why a terminal pod is deleted: in a few words (the phase, reason and first
+// sentence of the kubelet's message) and in full.
+func terminalWhy(pod *corev1.Pod) (summary, why string) {
+	state := "phase " + string(pod.Status.Phase)
 	if pod.Status.Reason != "" {
-		fmt.Fprintf(&b, " (%s)", pod.Status.Reason)
+		state += " (" + pod.Status.Reason + ")"
 	}
-	if msg := strings.TrimSpace(pod.Status.Message); msg != "" {
-		fmt.Fprintf(&b, ": %s", firstLine(msg))
+	summary, why = state, state
+	// The kubelet's messages are sentences ending in a period; a "; " follows them here.
+	if msg := strings.TrimRight(strings.TrimSpace(firstLine(pod.Status.Message)), ". "); msg != "" {
+		first, _, _ := strings.Cut(msg, ". ")
+		summary += ": " + first
+		why += ": " + msg
 	}
-	b.WriteString("; a terminal pod never runs again, whatever its restartPolicy; deleting it lets the operator create a new head")
-	return b.String()
+	return summary, why + "; a terminal pod never runs again, whatever its restartPolicy; deleting it lets the operator create a new head"
 }
 
 func isTerminal(pod *corev1.Pod) bool {

@@ -23,7 +23,7 @@ func TestPlanEvictedHead(t *testing.T) {
 		finding(diagnose.RuleHeadTerminated, c, &p),
 		finding(diagnose.RuleHeadEvicted, c, &p),
 	}, Options{})
-	want := `{"actions":[{"rule":"head-evicted","cluster":{"kind":"RayCluster","namespace":"default","name":"raycluster-kuberay","uid":"uid-raycluster-kuberay"},"pod":{"kind":"Pod","namespace":"default","name":"raycluster-kuberay-head-ldg9f","uid":"uid-raycluster-kuberay-head-ldg9f"},"resourceVersion":"100","node":"node-a","why":"phase Failed (Evicted): The node was low on resource: memory. Threshold quantity: 1Gi, available: 991045Ki.; a terminal pod never runs again, whatever its restartPolicy; deleting it lets the operator create a new head"}],"notHealable":null}`
+	want := `{"actions":[{"rule":"head-evicted","cluster":{"kind":"RayCluster","namespace":"default","name":"raycluster-kuberay","uid":"uid-raycluster-kuberay"},"pod":{"kind":"Pod","namespace":"default","name":"raycluster-kuberay-head-ldg9f","uid":"uid-raycluster-kuberay-head-ldg9f"},"resourceVersion":"100","node":"node-a","why":"phase Failed (Evicted): The node was low on resource: memory. Threshold quantity: 1Gi, available: 991045Ki; a terminal pod never runs again, whatever its restartPolicy; deleting it lets the operator create a new head"}],"notHealable":null}`
 	assertJSON(t, got, want)
 }
 
@@ -212,6 +212,31 @@ func assertJSON(t *testing.T, v any, want string) {
 
 // A terminal head's status message can quote a password (a command line, a Redis URI): the plan's
 // reasons are printed, logged and stored in Events, so they are redacted as doctor's are.
+// The plan line and the Events say the evidence in a few words; the JSON why has all of it, with
+// no stray period before the "; " (kubelet messages end in one).
+func TestPlanSummary(t *testing.T) {
+	c := cluster("ml", "rc")
+	p := evicted(head(c, "rc-head"))
+	p.Status.Message = "The node was low on resource: ephemeral-storage. Threshold quantity: 10%, available: 2%. Container ray-head was using 12Gi. "
+	plan := Plan(&diagnose.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{p}},
+		[]diagnose.Finding{finding(diagnose.RuleHeadEvicted, c, &p)}, Options{})
+	if len(plan.Actions) != 1 {
+		t.Fatalf("plan = %+v", plan)
+	}
+	a := plan.Actions[0]
+	if want := "phase Failed (Evicted): The node was low on resource: ephemeral-storage"; a.Summary != want {
+		t.Errorf("summary %q, want %q", a.Summary, want)
+	}
+	if want := "phase Failed (Evicted): The node was low on resource: ephemeral-storage. Threshold quantity: 10%, available: 2%. " +
+		"Container ray-head was using 12Gi; a terminal pod never runs again, whatever its restartPolicy; deleting it lets the operator create a new head"; a.Why != want {
+		t.Errorf("why %q, want %q", a.Why, want)
+	}
+	ev := HealEvents(a, t0, false)[0]
+	if want := "kubectl-ray heal deleted head pod rc-head (uid " + a.Pod.UID + ") for rule head-evicted: " + a.Summary; ev.Message != want {
+		t.Errorf("event %q, want %q", ev.Message, want)
+	}
+}
+
 func TestPlanRedactsSecretsInReasons(t *testing.T) {
 	c := cluster("ml", "rc")
 	p := evicted(head(c, "rc-head"))
@@ -225,9 +250,10 @@ func TestPlanRedactsSecretsInReasons(t *testing.T) {
 		if len(plan.Actions) != 1 {
 			t.Fatalf("plan = %+v", plan)
 		}
-		why := plan.Actions[0].Why
-		if strings.Contains(why, "hunter2secret") || strings.Contains(why, "0therPass") || !strings.Contains(why, diagnose.Redacted) {
-			t.Errorf("why = %q, want both passwords redacted", why)
+		for _, why := range []string{plan.Actions[0].Why, plan.Actions[0].Summary} {
+			if strings.Contains(why, "hunter2secret") || strings.Contains(why, "0therPass") || !strings.Contains(why, diagnose.Redacted) {
+				t.Errorf("why = %q, want both passwords redacted", why)
+			}
 		}
 	}
 }

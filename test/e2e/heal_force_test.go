@@ -62,7 +62,8 @@ func TestHealForceStuckHead(t *testing.T) {
 	}
 	matchLines(t, "heal without --force", res.Stdout,
 		`Not healable: 1`,
-		`  pod `+ns+`/`+head.Name+` of RayCluster stuck \(head-terminating-stuck\): stuck Terminating on node `+lost+`, which is unreachable; pass --force to force-delete it \(grace period 0\) once you know the node is down`,
+		`  pod `+ns+`/`+head.Name+` of RayCluster stuck \(head-terminating-stuck\)`,
+		`    stuck Terminating on node `+lost+`, which is unreachable; pass --force to force-delete it \(grace period 0\) once you know the node is down`,
 		`Nothing to heal for RayCluster `+ns+`/stuck\.`,
 	)
 	if p, err := h.Kube.CoreV1().Pods(h.NS).Get(h.Ctx, head.Name, metav1.GetOptions{}); err != nil || p.ResourceVersion != stuck.ResourceVersion {
@@ -78,7 +79,8 @@ func TestHealForceStuckHead(t *testing.T) {
 	since := regexp.QuoteMeta(stuck.DeletionTimestamp.UTC().Format(time.RFC3339))
 	matchLines(t, "heal --force", res.Stdout,
 		`Plan: 1 delete`,
-		`  force-delete \(grace period 0\) pod `+ns+`/`+head.Name+` of RayCluster stuck \(head-terminating-stuck\): stuck Terminating since `+since+` on node `+lost+`, which is unreachable; the operator counts it as the head until it is gone`,
+		`  force-delete \(grace period 0\) pod `+ns+`/`+head.Name+` of RayCluster stuck \(head-terminating-stuck\)`,
+		`    stuck Terminating since `+since+` on node `+lost+`, which is unreachable`,
 		`force-deleted \(grace period 0\) pod `+ns+`/`+head.Name+` \(rule head-terminating-stuck\)`,
 		`  recorded Event RayHeadHealed on RayCluster `+ns+`/stuck and on the pod`,
 		`RayCluster `+ns+`/stuck: new head `+newHead.Name+` created `+durRE+` after the delete, Running and Ready after `+durRE,

@@ -42,7 +42,8 @@ func TestHealWithoutOperator(t *testing.T) {
 		t.Logf("heal with the operator stopped:\n%s", res)
 		matchLines(t, "heal stdout", res.Stdout,
 			`Plan: 1 delete`,
-			`  delete pod `+ns+`/`+old.Name+` of RayCluster lonely \(head-evicted\): .*`,
+			`  delete pod `+ns+`/`+old.Name+` of RayCluster lonely \(head-evicted\)`,
+			`    `+regexp.QuoteMeta(evictedSummary),
 			`deleted pod `+ns+`/`+old.Name+` \(rule head-evicted\)`,
 			`  recorded Event RayHeadHealed on RayCluster `+ns+`/lonely and on the pod`,
 			`RayCluster `+ns+`/lonely: no new head within 20s`,
@@ -95,7 +96,8 @@ func TestHealWithoutOperator(t *testing.T) {
 		}
 		matchLines(t, "heal stdout", res.Stdout,
 			`Plan: 1 delete`,
-			`  delete pod `+ns+`/`+old.Name+` of RayCluster same \(head-evicted\): .*`,
+			`  delete pod `+ns+`/`+old.Name+` of RayCluster same \(head-evicted\)`,
+			`    `+regexp.QuoteMeta(evictedSummary),
 			`pod `+ns+`/`+old.Name+` changed since it was seen \(uid `+string(old.UID)+`, resourceVersion `+old.ResourceVersion+`\); not deleted`,
 			`pod `+ns+`/`+old.Name+` changed since it was seen and needs no heal any more; not deleted`,
 		)

@@ -57,7 +57,8 @@ func TestHealRaceChangedPodIsReplanned(t *testing.T) {
 	ns := regexp.QuoteMeta(h.NS)
 	matchLines(t, "heal stdout", res.Stdout,
 		`Plan: 1 delete`,
-		`  delete pod `+ns+`/`+old.Name+` of RayCluster changed \(head-evicted\): .*`,
+		`  delete pod `+ns+`/`+old.Name+` of RayCluster changed \(head-evicted\)`,
+		`    `+regexp.QuoteMeta(evictedSummary),
 		`pod `+ns+`/`+old.Name+` changed since it was seen \(uid `+string(old.UID)+`, resourceVersion `+old.ResourceVersion+`\); not deleted`,
 		`deleted pod `+ns+`/`+old.Name+` \(rule head-evicted\)`,
 		`  recorded Event RayHeadHealed on RayCluster `+ns+`/changed and on the pod`,
@@ -103,7 +104,8 @@ func TestHealRaceReplacedPodIsLeftAlone(t *testing.T) {
 	ns := regexp.QuoteMeta(h.NS)
 	matchLines(t, "heal stdout", res.Stdout,
 		`Plan: 1 delete`,
-		`  delete pod `+ns+`/`+old.Name+` of RayCluster replaced \(head-evicted\): .*`,
+		`  delete pod `+ns+`/`+old.Name+` of RayCluster replaced \(head-evicted\)`,
+		`    `+regexp.QuoteMeta(evictedSummary),
 		`pod `+ns+`/`+old.Name+` is already gone; not deleted`,
 	)
 	deletes := proxy.Deletes()

@@ -71,7 +71,8 @@ func TestHealRBACFromManifest(t *testing.T) {
 	ns := regexp.QuoteMeta(h.NS)
 	matchLines(t, "heal stdout", res.Stdout,
 		`Plan: 1 delete`,
-		`  delete pod `+ns+`/`+old.Name+` of RayCluster rbac \(head-evicted\): .*`,
+		`  delete pod `+ns+`/`+old.Name+` of RayCluster rbac \(head-evicted\)`,
+		`    `+regexp.QuoteMeta(evictedSummary),
 		`deleted pod `+ns+`/`+old.Name+` \(rule head-evicted\)`,
 		`  recorded Event RayHeadHealed on RayCluster `+ns+`/rbac and on the pod`,
 		`RayCluster `+ns+`/rbac: new head \S+ created `+durRE+` after the delete, Running and Ready after `+durRE,

@@ -4,7 +4,6 @@ package doctor
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/labels"
@@ -24,6 +23,7 @@ type Options struct {
 	allNamespaces bool
 	selector      string
 	failOn        string
+	minSeverity   string
 
 	namespace string // "" with -A
 	target    *diagnose.Target
@@ -52,7 +52,8 @@ those pods run on, the serve Services and their EndpointSlices, and the KubeRay 
 LIST per kind, and reports every rule that fires: evicted, terminated, stuck, pending or
 crash-looping heads, missing or duplicate heads, stale status, node pressure, an absent or outdated
 operator, workers that did not rejoin, RayService settings that cause 502s, RayService upgrades
-stuck on a pending cluster, and serve Services that route to nothing. Rules: docs/rules.md.
+stuck on a pending cluster, and serve Services that route to nothing. Each rule, what fires it,
+what each KubeRay version does and the remedy: kubectl ray doctor explain RULE.
 
 Exit codes: 0 no finding at or above --fail-on; 1 one is; 2 usage; 3 API error or KubeRay not
 installed; 4 forbidden; 5 the named object does not exist.`,
@@ -69,6 +70,8 @@ installed; 4 forbidden; 5 the named object does not exist.`,
 		return []string{"error", "warning", "never"}, cobra.ShellCompDirectiveNoFileComp
 	})
 	o.acc.addFlags(cmd)
+	addMinSeverity(cmd, o)
+	cmd.AddCommand(newExplainCmd(f))
 	return cmd
 }
 
@@ -99,6 +102,11 @@ func (o *Options) Validate() error {
 	if err := o.output.Validate(); err != nil {
 		return err
 	}
+	if o.target != nil {
+		if err := cmdutil.NameScope(o.target.Name, o.allNamespaces); err != nil {
+			return err
+		}
+	}
 	switch o.failOn {
 	case "error":
 		o.threshold = diagnose.SeverityError
@@ -108,6 +116,9 @@ func (o *Options) Validate() error {
 		o.threshold = ""
 	default:
 		return exit.Usagef("unknown --fail-on %q: use --fail-on error|warning|never", o.failOn)
+	}
+	if err := o.validateMinSeverity(); err != nil {
+		return err
 	}
 	if _, err := labels.Parse(o.selector); err != nil {
 		return exit.Usagef("bad label selector %q: %v; write it as kubectl does, e.g. -l team=ml,env!=dev", o.selector, err)
@@ -130,6 +141,7 @@ func (o *Options) Run(cmd *cobra.Command) error {
 	}
 	r := diagnose.DiagnoseTarget(s, o.acc.rules, o.target)
 	o.applyAcceptance(&r)
+	o.shown(&r)
 	for _, g := range r.Blind {
 		fmt.Fprintf(o.f.IOStreams.ErrOut, "warning: doctor could not see %s, so the rules that need them did not run: %s\n", g.Resource, g.Reason)
 	}
@@ -154,18 +166,9 @@ func (o *Options) Run(cmd *cobra.Command) error {
 }
 
 func (o *Options) notFound() error {
-	what := string(o.target.Kind)
-	list := strings.ToLower(what) + "s"
-	if what == "" {
-		what, list = "RayCluster, RayService or RayJob", "rayclusters,rayservices,rayjobs"
+	kinds := []string{string(o.target.Kind)}
+	if o.target.Kind == "" {
+		kinds = []string{"RayCluster", "RayService", "RayJob"}
 	}
-	where, flag := "in any namespace", " -A"
-	if o.namespace != "" {
-		where, flag = fmt.Sprintf("in namespace %q", o.namespace), " -n "+o.namespace
-	}
-	if o.selector != "" {
-		where += " matching -l " + o.selector
-		flag += " -l " + o.selector
-	}
-	return exit.Errorf(exit.NotFound, "%s %q not found %s; list them with: kubectl get %s%s", what, o.target.Name, where, list, flag)
+	return cmdutil.NotFound(o.target.Name, o.namespace, o.selector, kinds...)
 }

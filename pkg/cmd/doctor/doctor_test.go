@@ -70,6 +70,12 @@ type result struct {
 // does: errors printed as one line, exit code from pkg/exit.
 func run(t *testing.T, scene string, setup func(*kfake.Clientset, *rayfake.Clientset), args ...string) result {
 	t.Helper()
+	return runWith(t, scene, setup, nil, args...)
+}
+
+// runWith is run with the factory adjusted by configure (e.g. a terminal width).
+func runWith(t *testing.T, scene string, setup func(*kfake.Clientset, *rayfake.Clientset), configure func(*cmdutil.Factory), args ...string) result {
+	t.Helper()
 	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
 	core, ray := loadObjects(t, filepath.Join("testdata", scene+".yaml"))
 	kc, rc := kfake.NewClientset(core...), rayfake.NewSimpleClientset(ray...)
@@ -81,6 +87,9 @@ func run(t *testing.T, scene string, setup func(*kfake.Clientset, *rayfake.Clien
 	f.Now = func() time.Time { return now }
 	f.NewClients = func(*genericclioptions.ConfigFlags) (*kube.Clients, error) {
 		return &kube.Clients{Kube: kc, Ray: rc}, nil
+	}
+	if configure != nil {
+		configure(f)
 	}
 	root := &cobra.Command{Use: "kubectl-ray", SilenceErrors: true, SilenceUsage: true}
 	f.ConfigFlags.AddFlags(root.PersistentFlags())
@@ -161,16 +170,18 @@ func TestErrors(t *testing.T) {
 	}{
 		{"unknown name", []string{"-n", "ml", "nope"}, nil, exit.NotFound,
 			`error: RayCluster, RayService or RayJob "nope" not found in namespace "ml"; list them with: kubectl get rayclusters,rayservices,rayjobs -n ml`},
-		{"unknown rayservice", []string{"-A", "rayservice/nope"}, nil, exit.NotFound,
-			`error: RayService "nope" not found in any namespace; list them with: kubectl get rayservices -A`},
+		{"unknown rayservice", []string{"-n", "ml", "-l", "team=ml", "rayservice/nope"}, nil, exit.NotFound,
+			`error: RayService "nope" not found in namespace "ml" matching -l team=ml; list them with: kubectl get rayservices -n ml -l team=ml`},
+		{"name with -A", []string{"-A", "rayservice/svc"}, nil, exit.Usage,
+			`error: a NAME is looked up in one namespace, as in kubectl get: pass -n NAMESPACE instead of -A, or drop the NAME`},
 		{"bad kind", []string{"-n", "ml", "deployment/x"}, nil, exit.Usage,
 			`error: cannot check "deployment/x": name a raycluster/NAME, rayservice/NAME or rayjob/NAME`},
 		{"pod is not a doctor target", []string{"-n", "ml", "pod/x"}, nil, exit.Usage,
 			`error: cannot check "pod/x": name a raycluster/NAME, rayservice/NAME or rayjob/NAME`},
 		{"no name after the kind", []string{"-n", "ml", "rayservice/"}, nil, exit.Usage,
 			`error: cannot check "rayservice/": name a raycluster/NAME, rayservice/NAME or rayjob/NAME`},
-		{"qualified singular kind", []string{"-A", "rayservice.ray.io/nope"}, nil, exit.NotFound,
-			`error: RayService "nope" not found in any namespace; list them with: kubectl get rayservices -A`},
+		{"qualified singular kind", []string{"-n", "ml", "rayservice.ray.io/nope"}, nil, exit.NotFound,
+			`error: RayService "nope" not found in namespace "ml"; list them with: kubectl get rayservices -n ml`},
 		{"bad output", []string{"-n", "ml", "-o", "xml"}, nil, exit.Usage,
 			`error: unknown output format "xml": use -o table|wide|json|yaml|junit`},
 		{"bad selector", []string{"-n", "ml", "-l", "a==b=c"}, nil, exit.Usage, `error: bad label selector "a==b=c": `},

@@ -14,9 +14,14 @@ import (
 
 // printTable writes findings grouped by cluster (cluster-independent ones first, under "KubeRay
 // operator"), each finding followed by its remedy, then one summary line. Healthy clusters are
-// only counted: with a thousand clusters, listing them would bury the broken ones.
+// only counted: with a thousand clusters, listing them would bury the broken ones. On a
+// terminal, every line fits its width (-o wide prints everything whole).
 func (o *Options) printTable(w io.Writer, r *diagnose.Report, wide bool) error {
 	p := cmdutil.NewPainter(o.f.Color())
+	width := 0
+	if !wide {
+		width = o.f.TerminalWidth()
+	}
 	byCluster := map[string]*diagnose.ClusterReport{}
 	for i := range r.Clusters {
 		c := &r.Clusters[i]
@@ -38,12 +43,13 @@ func (o *Options) printTable(w io.Writer, r *diagnose.Report, wide bool) error {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintln(w, groupTitle(p, byCluster[g], r, wide))
+		printWrapped(w, width, groupTitle(p, byCluster[g], r, wide))
 		header := []string{"SEVERITY", "RULE", "OBJECT", "MESSAGE"}
 		if wide {
 			header = []string{"SEVERITY", "RULE", "OBJECT", "NODE", "AGE", "MESSAGE"}
 		}
 		t := cmdutil.NewTable(header...)
+		t.Fit(width)
 		for _, f := range rows[g] {
 			obj := strings.ToLower(f.Object.Kind) + "/" + f.Object.Name
 			fix := p.Faint("fix: " + f.Remedy)
@@ -78,18 +84,26 @@ func (o *Options) printTable(w io.Writer, r *diagnose.Report, wide bool) error {
 		if o.selector != "" {
 			where += " matching -l " + o.selector
 		}
-		_, err := fmt.Fprintf(w, "No RayClusters found %s.\n", where)
-		return err
+		return printWrapped(w, width, fmt.Sprintf("No RayClusters found %s.", where))
 	}
 	if len(groups) > 0 {
 		fmt.Fprintln(w)
 	}
 	s := r.Summary()
-	_, err := fmt.Fprintf(w, "%s checked: %s, %s, %s%s.\n", plural(s.Clusters, "RayCluster"),
+	return printWrapped(w, width, fmt.Sprintf("%s checked: %s, %s, %s%s.", plural(s.Clusters, "RayCluster"),
 		paintIf(p.Green, s.Healthy, fmt.Sprintf("%d healthy", s.Healthy)),
 		paintIf(p.Red, s.WithErrors, fmt.Sprintf("%d with errors", s.WithErrors)),
-		paintIf(p.Yellow, s.WithWarnings, fmt.Sprintf("%d with warnings", s.WithWarnings)), acceptedSuffix(s))
-	return err
+		paintIf(p.Yellow, s.WithWarnings, fmt.Sprintf("%d with warnings", s.WithWarnings)), acceptedSuffix(s)))
+}
+
+// printWrapped prints s as one line, or wrapped to width when width is set.
+func printWrapped(w io.Writer, width int, s string) error {
+	for _, line := range cmdutil.Wrap(s, width) {
+		if _, err := fmt.Fprintln(w, line); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func groupTitle(p cmdutil.Painter, c *diagnose.ClusterReport, r *diagnose.Report, wide bool) string {

@@ -129,9 +129,10 @@ func (o *Options) Validate() error {
 	if err := o.output.Validate(); err != nil {
 		return err
 	}
+	if err := cmdutil.NameScope(o.name, o.allNamespaces); err != nil {
+		return err
+	}
 	switch {
-	case o.name != "" && o.allNamespaces:
-		return exit.Usagef("a NAME is looked up in one namespace: pass -n NAMESPACE instead of -A, or drop the NAME")
 	case o.timeout <= 0:
 		return exit.Usagef("--timeout must be positive, e.g. --timeout 5m")
 	case !o.watch && o.changed("min-age"):

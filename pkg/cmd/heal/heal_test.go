@@ -101,9 +101,8 @@ func (e *env) deletes() []k8stesting.DeleteActionImpl {
 }
 
 const seedPlan = "Plan: 1 delete\n" +
-	"  delete pod default/raycluster-kuberay-head-ldg9f of RayCluster raycluster-kuberay (head-evicted): phase Failed (Evicted): " +
-	"The node was low on resource: memory. Threshold quantity: 1Gi, available: 991045Ki.; a terminal pod never runs again, " +
-	"whatever its restartPolicy; deleting it lets the operator create a new head\n"
+	"  delete pod default/raycluster-kuberay-head-ldg9f of RayCluster raycluster-kuberay (head-evicted)\n" +
+	"    phase Failed (Evicted): The node was low on resource: memory\n"
 
 func seedEnv() (*env, *corev1.Pod) {
 	c := rayCluster("raycluster-kuberay")
@@ -243,13 +242,13 @@ func TestBadInput(t *testing.T) {
 		{[]string{"--force"}, exit.Usage,
 			"--force only force-deletes heads stuck Terminating on a down node, and doctor finds none in namespace default; run without --force"},
 		{[]string{"nope"}, exit.NotFound,
-			`raycluster "nope" not found in namespace "default"; list them with: kubectl get rayclusters -n default`},
+			`RayCluster "nope" not found in namespace "default"; list them with: kubectl get rayclusters -n default`},
 		{[]string{"raycluster.ray.io/nope"}, exit.NotFound,
-			`raycluster "nope" not found in namespace "default"; list them with: kubectl get rayclusters -n default`},
+			`RayCluster "nope" not found in namespace "default"; list them with: kubectl get rayclusters -n default`},
 		{[]string{"rayservice/rc"}, exit.Usage, `cannot heal "rayservice/rc": name a RayCluster (NAME or raycluster/NAME)`},
 		// An empty name once meant "every cluster in the namespace".
 		{[]string{"raycluster/"}, exit.Usage, `cannot heal "raycluster/": name a RayCluster (NAME or raycluster/NAME)`},
-		{[]string{"rc", "-A"}, exit.Usage, "a NAME is looked up in one namespace: pass -n NAMESPACE instead of -A, or drop the NAME"},
+		{[]string{"rc", "-A"}, exit.Usage, "a NAME is looked up in one namespace, as in kubectl get: pass -n NAMESPACE instead of -A, or drop the NAME"},
 		{[]string{"--watch", "rc"}, exit.Usage, "--watch watches every RayCluster in scope, not one: use -n NAMESPACE or -A instead of a NAME"},
 		{[]string{"--watch", "--wait"}, exit.Usage, "--wait and --timeout belong to a one-shot heal; --watch never waits and never stops"},
 		{[]string{"--watch", "--timeout", "1m"}, exit.Usage, "--wait and --timeout belong to a one-shot heal; --watch never waits and never stops"},

@@ -119,8 +119,7 @@ func (o *Options) plan(ctx context.Context, c *kube.Clients) (repair.HealPlan, e
 	if o.name != "" {
 		target = &diagnose.Target{Kind: "RayCluster", Name: o.name}
 		if !s.Has(*target) {
-			return repair.HealPlan{}, exit.Errorf(exit.NotFound, "raycluster %q not found in namespace %q; list them with: kubectl get rayclusters -n %s",
-				o.name, o.namespace, o.namespace)
+			return repair.HealPlan{}, cmdutil.NotFound(o.name, o.namespace, "", "RayCluster")
 		}
 	}
 	r := diagnose.DiagnoseTarget(s, o.rules, target)

@@ -9,12 +9,17 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/repair"
 )
 
-// printPlan prints what heal will do, then what it will not and why, before anything changes.
+// printPlan prints what heal will do, then what it will not and why, before anything changes:
+// each pod on a line, the evidence on the next (-o json has the whole why).
 func printPlan(w io.Writer, p repair.HealPlan, where string) {
 	if len(p.Actions) > 0 {
 		fmt.Fprintf(w, "Plan: %s\n", plural(len(p.Actions), "delete", "deletes"))
 		for _, a := range p.Actions {
-			fmt.Fprintf(w, "  %s pod %s/%s of RayCluster %s (%s): %s\n", a.Verb(), a.Pod.Namespace, a.Pod.Name, a.Cluster.Name, a.Rule, a.Why)
+			why := a.Summary
+			if why == "" {
+				why = a.Why
+			}
+			fmt.Fprintf(w, "  %s pod %s/%s of RayCluster %s (%s)\n    %s\n", a.Verb(), a.Pod.Namespace, a.Pod.Name, a.Cluster.Name, a.Rule, why)
 		}
 	}
 	if len(p.FinalizerRemovals) > 0 {
@@ -26,7 +31,7 @@ func printPlan(w io.Writer, p repair.HealPlan, where string) {
 	if len(p.NotHealable) > 0 {
 		fmt.Fprintf(w, "Not healable: %d\n", len(p.NotHealable))
 		for _, s := range p.NotHealable {
-			fmt.Fprintf(w, "  %s %s/%s of RayCluster %s (%s): %s\n", lower(s.Object.Kind), s.Object.Namespace, s.Object.Name, s.Cluster.Name, s.Rule, s.Why)
+			fmt.Fprintf(w, "  %s %s/%s of RayCluster %s (%s)\n    %s\n", lower(s.Object.Kind), s.Object.Namespace, s.Object.Name, s.Cluster.Name, s.Rule, s.Why)
 		}
 	}
 	printAccepted(w, p.Accepted)

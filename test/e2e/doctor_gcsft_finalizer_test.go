@@ -62,22 +62,24 @@ func TestDoctorGCSFTFinalizerStuck(t *testing.T) {
 		t.Errorf("--remove-gcs-ft-finalizer with no finding: want exit 2: %s", res)
 	}
 
-	time.Sleep(time.Until(deleting.DeletionTimestamp.Add(diagnose.DefaultOptions().FinalizerStuckAfter + 5*time.Second)))
-	d, res := h.doctorJSON()
+	// The threshold (10m by default) is set to 20s with its flag, so the test does not wait 10 minutes.
+	stuck := []string{"--finalizer-stuck-after", "20s"}
+	time.Sleep(time.Until(deleting.DeletionTimestamp.Add(25 * time.Second)))
+	d, res := h.doctorJSON(stuck...)
 	if res.Code != 1 {
 		t.Fatalf("gcs-ft-finalizer-stuck is an error: want exit 1: %s", res)
 	}
 	f := d.finding(t, "ftc", "gcs-ft-finalizer-stuck")
-	wantContains(t, "gcs-ft-finalizer-stuck", f.Message, "RayCluster "+h.NS+"/ftc has been deleting for 10m",
+	wantContains(t, "gcs-ft-finalizer-stuck", f.Message, "RayCluster "+h.NS+"/ftc has been deleting for ",
 		"held by finalizer ray.io/gcs-ft-redis-cleanup-finalizer", "cleanup Job ftc-redis-cleanup is suspended",
 		"leaves the GCS data of storage namespace "+string(rc.UID)+" in Redis")
 	wantContains(t, "remedy", f.Remedy, "kubectl ray heal ftc -n "+h.NS+" --remove-gcs-ft-finalizer")
 
 	// heal without the flag: not healable, says how and what stays in Redis; nothing changes.
-	res = h.Run("heal", "ftc", "--yes")
+	res = h.Run(append([]string{"heal", "ftc", "--yes"}, stuck...)...)
 	wantContains(t, "heal without the flag", res.Stdout, "only with --remove-gcs-ft-finalizer", "stays in Redis", "Nothing to heal")
 	// --dry-run: the server-side dry run is accepted, nothing changes.
-	res = h.Run("heal", "ftc", "--remove-gcs-ft-finalizer", "--dry-run")
+	res = h.Run(append([]string{"heal", "ftc", "--remove-gcs-ft-finalizer", "--dry-run"}, stuck...)...)
 	if res.Code != 0 {
 		t.Fatalf("dry run: %s", res)
 	}
@@ -86,11 +88,11 @@ func TestDoctorGCSFTFinalizerStuck(t *testing.T) {
 		t.Fatalf("after heal without the flag and --dry-run the finalizer must be there: %v %+v", err, got)
 	}
 	// Without --yes and without a terminal: refused, nothing changes.
-	if res := h.Run("heal", "ftc", "--remove-gcs-ft-finalizer"); res.Code != 6 {
+	if res := h.Run(append([]string{"heal", "ftc", "--remove-gcs-ft-finalizer"}, stuck...)...); res.Code != 6 {
 		t.Errorf("without --yes: want exit 6: %s", res)
 	}
 	// With the flag and --yes: removed; the RayCluster, held by nothing else, is gone.
-	res = h.Run("heal", "ftc", "--remove-gcs-ft-finalizer", "--yes")
+	res = h.Run(append([]string{"heal", "ftc", "--remove-gcs-ft-finalizer", "--yes"}, stuck...)...)
 	if res.Code != 0 {
 		t.Fatalf("heal --remove-gcs-ft-finalizer --yes: %s", res)
 	}

@@ -32,7 +32,7 @@ func Reference(repo, tag string, digest *v1.Hash) (string, error) {
 	if digest != nil {
 		ref += "@" + digest.String()
 	}
-	if _, err := name.ParseReference(ref, name.StrictValidation); err != nil {
+	if _, err := name.ParseReference(ref, name.WeakValidation); err != nil {
 		return "", fmt.Errorf("%q is not an image reference: %w", ref, err)
 	}
 	return ref, nil
@@ -87,11 +87,11 @@ func CheckManifest(manifest []byte, repo, tag string, digest v1.Hash, pinned boo
 	if err != nil {
 		return "", err
 	}
-	ref, err := name.ParseReference(img, name.StrictValidation)
+	ref, err := name.ParseReference(img, name.WeakValidation)
 	if err != nil {
 		return "", fmt.Errorf("the manifest's image %q: %w", img, err)
 	}
-	want, err := name.NewRepository(repo, name.StrictValidation)
+	want, err := name.NewRepository(repo, name.WeakValidation)
 	if err != nil {
 		return "", err
 	}

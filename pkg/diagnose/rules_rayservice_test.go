@@ -1,7 +1,6 @@
 package diagnose
 
 import (
-	"strings"
 	"testing"
 )
 
@@ -47,32 +46,7 @@ func TestRayServiceFindingDetails(t *testing.T) {
 		t.Run(c.fixture+"/"+c.rule, func(t *testing.T) {
 			f := loadFixture(t, c.fixture)
 			r := Diagnose(&f.snap, DefaultOptions())
-			var fd *Finding
-			for i := range r.Findings {
-				if r.Findings[i].Rule == c.rule {
-					if fd != nil {
-						t.Fatalf("two %s findings", c.rule)
-					}
-					fd = &r.Findings[i]
-				}
-			}
-			if fd == nil {
-				t.Fatalf("no %s finding", c.rule)
-			}
-			if obj := fd.Object.Kind + " " + fd.Object.Namespace + "/" + fd.Object.Name; obj != c.object {
-				t.Errorf("object = %q, want %q", obj, c.object)
-			}
-			text := fd.Message + " | " + fd.Remedy
-			for _, s := range c.contains {
-				if !strings.Contains(text, s) {
-					t.Errorf("%q does not contain %q", text, s)
-				}
-			}
-			for k, v := range c.evidence {
-				if fd.Evidence[k] != v {
-					t.Errorf("evidence[%s] = %q, want %q", k, fd.Evidence[k], v)
-				}
-			}
+			wantFinding(t, r.Findings, c.rule, c.object, c.contains, c.evidence, true)
 		})
 	}
 }

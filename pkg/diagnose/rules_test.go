@@ -91,29 +91,40 @@ func TestFindingDetails(t *testing.T) {
 		t.Run(c.fixture+"/"+c.rule, func(t *testing.T) {
 			f := loadFixture(t, c.fixture)
 			r := Diagnose(&f.snap, DefaultOptions())
-			var fd *Finding
-			for i := range r.Findings {
-				if r.Findings[i].Rule == c.rule {
-					fd = &r.Findings[i]
-				}
-			}
-			if fd == nil {
-				t.Fatalf("no %s finding", c.rule)
-			}
-			if obj := fd.Object.Kind + " " + fd.Object.Namespace + "/" + fd.Object.Name; obj != c.object {
-				t.Errorf("object = %q, want %q", obj, c.object)
-			}
-			text := fd.Message + " | " + fd.Remedy
-			for _, s := range c.contains {
-				if !strings.Contains(text, s) {
-					t.Errorf("%q does not contain %q", text, s)
-				}
-			}
-			for k, v := range c.evidence {
-				if fd.Evidence[k] != v {
-					t.Errorf("evidence[%s] = %q, want %q", k, fd.Evidence[k], v)
-				}
-			}
+			wantFinding(t, r.Findings, c.rule, c.object, c.contains, c.evidence, false)
 		})
+	}
+}
+
+// wantFinding fails unless findings hold a finding of rule about object (Kind ns/name) whose
+// message or remedy contains each of contains and whose evidence has evidence; unique also fails
+// when the rule fired twice.
+func wantFinding(t *testing.T, findings []Finding, rule, object string, contains []string, evidence map[string]string, unique bool) {
+	t.Helper()
+	var fd *Finding
+	for i := range findings {
+		if findings[i].Rule == rule {
+			if fd != nil && unique {
+				t.Fatalf("two %s findings", rule)
+			}
+			fd = &findings[i]
+		}
+	}
+	if fd == nil {
+		t.Fatalf("no %s finding", rule)
+	}
+	if obj := fd.Object.Kind + " " + fd.Object.Namespace + "/" + fd.Object.Name; obj != object {
+		t.Errorf("object = %q, want %q", obj, object)
+	}
+	text := fd.Message + " | " + fd.Remedy
+	for _, s := range contains {
+		if !strings.Contains(text, s) {
+			t.Errorf("%q does not contain %q", text, s)
+		}
+	}
+	for k, v := range evidence {
+		if fd.Evidence[k] != v {
+			t.Errorf("evidence[%s] = %q, want %q", k, fd.Evidence[k], v)
+		}
 	}
 }

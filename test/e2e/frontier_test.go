@@ -228,6 +228,14 @@ func TestHealStaleWorkers(t *testing.T) {
 	if len(workers) == 0 {
 		t.Fatal("no worker")
 	}
+	// Container start times have one-second resolution, and under kwok the whole evict-and-heal
+	// takes about a second: a head started in the worker's own second cannot be ordered after it,
+	// and the rule rightly stays silent. Wait for the next second to be safely past.
+	for _, w := range workers {
+		if cs := w.Status.ContainerStatuses; len(cs) > 0 && cs[0].State.Running != nil {
+			time.Sleep(time.Until(cs[0].State.Running.StartedAt.Add(2 * time.Second)))
+		}
+	}
 	old := h.healEvict("sw")
 	if res := h.Run("heal", "sw", "--yes", "--timeout", "90s"); res.Code != 0 {
 		t.Fatalf("heal: %s", res)
@@ -260,11 +268,15 @@ func TestHealStaleWorkers(t *testing.T) {
 	if res := h.Run(append([]string{"heal", "sw", "--yes", "--stale-workers", "--timeout", "90s"}, grace...)...); res.Code != 0 {
 		t.Fatalf("heal --stale-workers: %s", res)
 	}
-	for _, w := range workers {
-		if !h.podGone(w.Name, string(w.UID)) {
-			t.Errorf("stale worker %s not deleted", w.Name)
+	// heal returns once the deletes are accepted; kwok removes the pods a moment later.
+	h.WaitFor("the stale workers deleted", 30*time.Second, func() (bool, error) {
+		for _, w := range workers {
+			if !h.podGone(w.Name, string(w.UID)) {
+				return false, nil
+			}
 		}
-	}
+		return true, nil
+	})
 	evs := healEventsAbout(h.healEvents(), "Pod", workers[0].Name)
 	if len(evs) != 1 || !strings.Contains(evs[0].Message, "deleted worker pod "+workers[0].Name) {
 		t.Errorf("RayHeadHealed Events about %s: %+v", workers[0].Name, evs)

@@ -4,75 +4,38 @@
 // named in a message to its flag; nothing here knows about either.
 package chaos
 
-import (
-	"errors"
-	"fmt"
-	"slices"
-)
+import "github.com/kubectl-ray/kubectl-ray/pkg/fault"
 
 // Setting names one input of an experiment, as its Settings call it. Messages carry it as an
 // argument, so the command can show it as the flag that set it.
-type Setting string
+type Setting = fault.Field
 
-// ErrorKind says what went wrong, so the command can pick an exit code.
-type ErrorKind int
+// ErrorKind says what went wrong, so the command can pick an exit code. The runners' errors are
+// pkg/fault's, the kinds every core package uses; these names read well in the runners.
+type ErrorKind = fault.Kind
 
 const (
 	// Invalid: the settings ask for something impossible, or the target is refused (not a Ray
 	// pod, kube-system, not running). Nothing was changed.
-	Invalid ErrorKind = iota + 1
+	Invalid = fault.Invalid
 	// NotFound: the target, or something the run needs (a head, ready endpoints), does not exist.
-	NotFound
+	NotFound = fault.NotFound
 	// Failed: the cluster refused or failed an operation the run needed.
-	Failed
+	Failed = fault.API
 	// Interrupted: the run was canceled (Ctrl-C); what was seen is in the report.
-	Interrupted
+	Interrupted = fault.Interrupted
 )
 
 // Error is a one-line message meant for a person, with a kind.
-type Error struct {
-	Kind   ErrorKind
-	format string
-	args   []any
-}
+type Error = fault.Error
 
 // Errorf is an Error; Setting arguments are shown by the command as their flags.
 func Errorf(kind ErrorKind, format string, args ...any) *Error {
-	return &Error{Kind: kind, format: format, args: args}
+	return fault.Errorf(kind, format, args...)
 }
 
-// Error shows settings by their own names.
-func (e *Error) Error() string { return e.Text(func(s Setting) string { return string(s) }) }
-
-// Text renders the message with each Setting argument shown as name returns it.
-func (e *Error) Text(name func(Setting) string) string {
-	args := slices.Clone(e.args)
-	for i, a := range args {
-		if s, ok := a.(Setting); ok {
-			args[i] = name(s)
-		}
-	}
-	return fmt.Sprintf(e.format, args...)
-}
-
-// Unwrap is the first error among the arguments, if any.
-func (e *Error) Unwrap() error {
-	for _, a := range e.args {
-		if err, ok := a.(error); ok {
-			return err
-		}
-	}
-	return nil
-}
-
-// KindOf is err's kind, or 0 when err is not an Error (an API error passed through as is).
-func KindOf(err error) ErrorKind {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Kind
-	}
-	return 0
-}
+// KindOf is err's kind, or 0 when err carries none.
+func KindOf(err error) ErrorKind { return fault.KindOf(err) }
 
 // Outcome is what a finished experiment concluded. A run that could not conclude (bad input, a
 // refused kill, Ctrl-C) returns an error instead.

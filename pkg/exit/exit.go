@@ -74,10 +74,11 @@ func CodeOf(err error) int {
 // faultCodes maps what core packages say went wrong (pkg/fault) to exit codes: the core never
 // picks an exit code itself.
 var faultCodes = map[fault.Kind]int{
-	fault.API:       API,
-	fault.Forbidden: Forbidden,
-	fault.NotFound:  NotFound,
-	fault.Invalid:   Usage,
+	fault.API:         API,
+	fault.Forbidden:   Forbidden,
+	fault.NotFound:    NotFound,
+	fault.Invalid:     Usage,
+	fault.Interrupted: Interrupted,
 }
 
 // Has reports whether err already carries an exit code, or a fault.Kind that maps to one.

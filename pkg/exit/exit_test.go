@@ -31,3 +31,11 @@ func TestCodeOf(t *testing.T) {
 		}
 	}
 }
+
+func TestCoreKindsMapToExitCodes(t *testing.T) {
+	for kind, want := range map[fault.Kind]int{fault.API: API, fault.Forbidden: Forbidden, fault.NotFound: NotFound, fault.Invalid: Usage, fault.Interrupted: Interrupted} {
+		if got := CodeOf(fault.Errorf(kind, "x")); got != want {
+			t.Errorf("kind %d: exit %d, want %d", kind, got, want)
+		}
+	}
+}

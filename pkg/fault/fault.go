@@ -1,11 +1,12 @@
 // Package fault names what kind of failure an error is, so core packages (pkg/kube, the chaos
-// runners) can say "forbidden" or "not found" without knowing the CLI. pkg/exit maps each kind
-// to its exit code at the edge; this package imports nothing of the project.
+// runners, pkg/repair) can say "forbidden" or "not found" without knowing the CLI. pkg/exit maps
+// each kind to its exit code at the edge; this package imports nothing of the project.
 package fault
 
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Kind is what kind of failure an error is. The zero Kind means none was said.
@@ -13,29 +14,61 @@ type Kind int
 
 const (
 	// API: the cluster could not be reached or answered with an error, including KubeRay's
-	// resource definitions missing.
+	// resource definitions missing, or refused or failed an operation a run needed.
 	API Kind = iota + 1
 	// Forbidden: RBAC or admission refused a request.
 	Forbidden
-	// NotFound: a named object does not exist.
+	// NotFound: a named object, or something a run needs (a head, ready endpoints), does not
+	// exist.
 	NotFound
 	// Invalid: what was asked cannot be done as asked (an unknown mode, a namespace that does
-	// not exist); the message names the fix.
+	// not exist, settings that contradict each other, a target that is refused); the message
+	// names the fix. Nothing was changed.
 	Invalid
+	// Interrupted: the run was canceled (Ctrl-C) before it finished.
+	Interrupted
 )
 
-// Error is a one-line message meant for a person, with its Kind.
+// Field names one input of a core function (a chaos experiment's setting, say) in a message. The
+// command shows it as the flag that set it, so the core never spells a flag.
+type Field string
+
+// Error is a one-line message meant for a person, with its Kind. It keeps its format and
+// arguments so a command can render each Field argument as its own flag name (Text).
 type Error struct {
-	Kind Kind
-	Err  error
+	Kind   Kind
+	format string
+	args   []any
 }
 
-func (e *Error) Error() string { return e.Err.Error() }
-func (e *Error) Unwrap() error { return e.Err }
+// Errorf returns an error of kind k. %w works as in fmt.Errorf; Field arguments print as their
+// own names unless a command renders them with Text.
+func Errorf(k Kind, format string, a ...any) *Error {
+	return &Error{Kind: k, format: format, args: a}
+}
 
-// Errorf returns an error of kind k.
-func Errorf(k Kind, format string, a ...any) error {
-	return &Error{Kind: k, Err: fmt.Errorf(format, a...)}
+// Error shows fields by their own names.
+func (e *Error) Error() string { return e.Text(func(f Field) string { return string(f) }) }
+
+// Text renders the message with each Field argument shown as name returns it.
+func (e *Error) Text(name func(Field) string) string {
+	args := slices.Clone(e.args)
+	for i, a := range args {
+		if f, ok := a.(Field); ok {
+			args[i] = name(f)
+		}
+	}
+	return fmt.Errorf(e.format, args...).Error()
+}
+
+// Unwrap is the first error among the arguments, if any: the cause a message quotes.
+func (e *Error) Unwrap() error {
+	for _, a := range e.args {
+		if err, ok := a.(error); ok {
+			return err
+		}
+	}
+	return nil
 }
 
 // KindOf is the Kind of the first *Error in err's chain, or 0.

@@ -18,3 +18,18 @@ func TestKindOf(t *testing.T) {
 		t.Error("a plain error has no kind")
 	}
 }
+
+func TestTextShowsFieldsAsTheCommandNamesThem(t *testing.T) {
+	cause := errors.New("connection refused")
+	err := Errorf(Invalid, "pass %s or %s, not both (%w)", Field("size"), Field("percent"), cause)
+	if got := err.Error(); got != "pass size or percent, not both (connection refused)" {
+		t.Errorf("Error() = %q", got)
+	}
+	flag := func(f Field) string { return "--" + string(f) }
+	if got := err.Text(flag); got != "pass --size or --percent, not both (connection refused)" {
+		t.Errorf("Text(flag) = %q", got)
+	}
+	if !errors.Is(err, cause) {
+		t.Error("the quoted cause must stay reachable with errors.Is")
+	}
+}

@@ -8,11 +8,6 @@ import (
 	"testing"
 	"time"
 
-	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
-	appsv1 "k8s.io/api/apps/v1"
-	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
-	discoveryv1 "k8s.io/api/discovery/v1"
 	"sigs.k8s.io/yaml"
 )
 
@@ -109,57 +104,25 @@ func loadFixture(t *testing.T, name string) fixture {
 		var err error
 		switch o.kind {
 		case "RayCluster":
-			var v rayv1.RayCluster
-			err = yaml.UnmarshalStrict(o.raw, &v)
-			s.Clusters = append(s.Clusters, v)
+			err = decodeAppend(o.raw, &s.Clusters, true)
 		case "RayService":
-			var v rayv1.RayService
-			err = yaml.UnmarshalStrict(o.raw, &v)
-			s.Services = append(s.Services, v)
+			err = decodeAppend(o.raw, &s.Services, true)
 		case "RayJob":
-			var v rayv1.RayJob
-			err = yaml.UnmarshalStrict(o.raw, &v)
-			s.Jobs = append(s.Jobs, v)
+			err = decodeAppend(o.raw, &s.Jobs, true)
 		case "Pod":
-			var v corev1.Pod
-			err = yaml.UnmarshalStrict(o.raw, &v)
-			s.Pods = append(s.Pods, v)
+			err = decodeAppend(o.raw, &s.Pods, true)
 		case "Node":
-			var v corev1.Node
-			err = yaml.UnmarshalStrict(o.raw, &v)
-			if !blind["nodes"] {
-				s.Nodes = append(s.Nodes, v)
-			}
+			err = decodeAppend(o.raw, &s.Nodes, !blind["nodes"])
 		case "Service":
-			var v corev1.Service
-			err = yaml.UnmarshalStrict(o.raw, &v)
-			if !blind["services"] {
-				s.Serve = append(s.Serve, v)
-			}
+			err = decodeAppend(o.raw, &s.Serve, !blind["services"])
 		case "Deployment":
-			var v appsv1.Deployment
-			err = yaml.UnmarshalStrict(o.raw, &v)
-			if !blind["deployments"] {
-				s.Deployments = append(s.Deployments, v)
-			}
+			err = decodeAppend(o.raw, &s.Deployments, !blind["deployments"])
 		case "Event":
-			var v corev1.Event
-			err = yaml.UnmarshalStrict(o.raw, &v)
-			if !blind["events"] {
-				s.Events = append(s.Events, v)
-			}
+			err = decodeAppend(o.raw, &s.Events, !blind["events"])
 		case "EndpointSlice":
-			var v discoveryv1.EndpointSlice
-			err = yaml.UnmarshalStrict(o.raw, &v)
-			if !blind["endpointslices"] {
-				s.ServeEndpoints = append(s.ServeEndpoints, v)
-			}
+			err = decodeAppend(o.raw, &s.ServeEndpoints, !blind["endpointslices"])
 		case "Job":
-			var v batchv1.Job
-			err = yaml.UnmarshalStrict(o.raw, &v)
-			if !blind["jobs"] {
-				s.CleanupJobs = append(s.CleanupJobs, v)
-			}
+			err = decodeAppend(o.raw, &s.CleanupJobs, !blind["jobs"])
 		default:
 			err = fmt.Errorf("unknown kind %q", o.kind)
 		}
@@ -171,6 +134,19 @@ func loadFixture(t *testing.T, name string) fixture {
 		s.Blind = append(s.Blind, Gap{Resource: r, Reason: "forbidden"})
 	}
 	return f
+}
+
+// decodeAppend decodes one fixture object strictly (a typo in a field fails the fixture) and
+// appends it to list when keep: a resource the fixture marks blind is decoded but never seen.
+func decodeAppend[T any](raw []byte, list *[]T, keep bool) error {
+	var v T
+	if err := yaml.UnmarshalStrict(raw, &v); err != nil {
+		return err
+	}
+	if keep {
+		*list = append(*list, v)
+	}
+	return nil
 }
 
 // got lists findings as "<severity> <rule>", the form fixtures' want lines use.

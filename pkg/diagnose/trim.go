@@ -88,25 +88,22 @@ func Trimmed(s *Snapshot) *Snapshot {
 	t := *s
 	t.Secrets = Secrets{}
 	t.Secrets.Merge(s.Secrets)
-	t.Pods = make([]corev1.Pod, len(s.Pods))
-	for i := range s.Pods {
-		s.Pods[i].DeepCopyInto(&t.Pods[i])
-		TrimPod(&t.Pods[i], t.Secrets)
-	}
-	t.Clusters = make([]rayv1.RayCluster, len(s.Clusters))
-	for i := range s.Clusters {
-		s.Clusters[i].DeepCopyInto(&t.Clusters[i])
-		TrimCluster(&t.Clusters[i], t.Secrets)
-	}
-	t.CleanupJobs = make([]batchv1.Job, len(s.CleanupJobs))
-	for i := range s.CleanupJobs {
-		s.CleanupJobs[i].DeepCopyInto(&t.CleanupJobs[i])
-		TrimJob(&t.CleanupJobs[i], t.Secrets)
-	}
-	t.Nodes = make([]corev1.Node, len(s.Nodes))
-	for i := range s.Nodes {
-		s.Nodes[i].DeepCopyInto(&t.Nodes[i])
-		TrimNode(&t.Nodes[i])
-	}
+	t.Pods = trimmedCopy(s.Pods, func(p *corev1.Pod) { TrimPod(p, t.Secrets) })
+	t.Clusters = trimmedCopy(s.Clusters, func(c *rayv1.RayCluster) { TrimCluster(c, t.Secrets) })
+	t.CleanupJobs = trimmedCopy(s.CleanupJobs, func(j *batchv1.Job) { TrimJob(j, t.Secrets) })
+	t.Nodes = trimmedCopy(s.Nodes, TrimNode)
 	return &t
+}
+
+// trimmedCopy deep-copies each object of in and trims the copy.
+func trimmedCopy[T any, P interface {
+	*T
+	DeepCopyInto(*T)
+}](in []T, trim func(*T)) []T {
+	out := make([]T, len(in))
+	for i := range in {
+		P(&in[i]).DeepCopyInto(&out[i])
+		trim(&out[i])
+	}
+	return out
 }

@@ -43,34 +43,48 @@ func HealEvents(a Action, at time.Time, dryRun bool) []*corev1.Event {
 		why = a.Why
 	}
 	msg := fmt.Sprintf("kubectl-ray heal %s %s pod %s (uid %s) for rule %s: %s", verb, role, a.Pod.Name, a.Pod.UID, a.Rule, why)
+	podRef := podEventRef(a.Pod, a.ResourceVersion)
+	clusterRef := clusterEventRef(a.Cluster, "")
+	return []*corev1.Event{
+		newEvent(clusterRef, &podRef, corev1.EventTypeNormal, EventReason, action, msg, at),
+		newEvent(podRef, &clusterRef, corev1.EventTypeNormal, EventReason, action, msg, at),
+	}
+}
+
+// newEvent is a core/v1 Event from heal about on, its message cut to what every API version
+// accepts.
+func newEvent(on corev1.ObjectReference, related *corev1.ObjectReference, typ, reason, action, msg string, at time.Time) *corev1.Event {
 	if len(msg) > maxEventMessage {
 		msg = msg[:maxEventMessage-3] + "..."
 	}
-	podRef := corev1.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: a.Pod.Namespace, Name: a.Pod.Name,
-		UID: types.UID(a.Pod.UID), ResourceVersion: a.ResourceVersion}
-	clusterRef := corev1.ObjectReference{Kind: "RayCluster", APIVersion: "ray.io/v1", Namespace: a.Cluster.Namespace,
-		Name: a.Cluster.Name, UID: types.UID(a.Cluster.UID)}
-	ev := func(on corev1.ObjectReference, related *corev1.ObjectReference) *corev1.Event {
-		ts := metav1.NewTime(at)
-		return &corev1.Event{
-			ObjectMeta: metav1.ObjectMeta{
-				// The name scheme of client-go's recorder: unique per object and instant.
-				Name:      fmt.Sprintf("%s.%x", on.Name, at.UnixNano()),
-				Namespace: on.Namespace,
-			},
-			InvolvedObject: on,
-			Related:        related,
-			Reason:         EventReason,
-			Action:         action,
-			Message:        msg,
-			Type:           corev1.EventTypeNormal,
-			Source:         corev1.EventSource{Component: EventSource},
-			FirstTimestamp: ts,
-			LastTimestamp:  ts,
-			Count:          1,
-		}
+	ts := metav1.NewTime(at)
+	return &corev1.Event{
+		ObjectMeta: metav1.ObjectMeta{
+			// The name scheme of client-go's recorder: unique per object and instant.
+			Name:      fmt.Sprintf("%s.%x", on.Name, at.UnixNano()),
+			Namespace: on.Namespace,
+		},
+		InvolvedObject: on,
+		Related:        related,
+		Reason:         reason,
+		Action:         action,
+		Message:        msg,
+		Type:           typ,
+		Source:         corev1.EventSource{Component: EventSource},
+		FirstTimestamp: ts,
+		LastTimestamp:  ts,
+		Count:          1,
 	}
-	return []*corev1.Event{ev(clusterRef, &podRef), ev(podRef, &clusterRef)}
+}
+
+func clusterEventRef(c diagnose.Ref, resourceVersion string) corev1.ObjectReference {
+	return corev1.ObjectReference{Kind: "RayCluster", APIVersion: "ray.io/v1", Namespace: c.Namespace, Name: c.Name,
+		UID: types.UID(c.UID), ResourceVersion: resourceVersion}
+}
+
+func podEventRef(p diagnose.Ref, resourceVersion string) corev1.ObjectReference {
+	return corev1.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: p.Namespace, Name: p.Name,
+		UID: types.UID(p.UID), ResourceVersion: resourceVersion}
 }
 
 // EventReasonBackedOff is the reason of the Event the watchdog records when it leaves a cluster
@@ -80,26 +94,10 @@ const EventReasonBackedOff = "RayHealBackedOff"
 // BackOffEvent records on the RayCluster that heal backed off, and why.
 func BackOffEvent(sk Skip, at time.Time) *corev1.Event {
 	msg := "kubectl-ray heal --watch leaves this cluster alone: " + sk.Why
-	if len(msg) > maxEventMessage {
-		msg = msg[:maxEventMessage-3] + "..."
-	}
-	ts := metav1.NewTime(at)
-	on := corev1.ObjectReference{Kind: "RayCluster", APIVersion: "ray.io/v1", Namespace: sk.Cluster.Namespace,
-		Name: sk.Cluster.Name, UID: types.UID(sk.Cluster.UID)}
-	ev := &corev1.Event{
-		ObjectMeta:     metav1.ObjectMeta{Name: fmt.Sprintf("%s.%x", on.Name, at.UnixNano()), Namespace: on.Namespace},
-		InvolvedObject: on,
-		Reason:         EventReasonBackedOff,
-		Action:         "BackOff",
-		Message:        msg,
-		Type:           corev1.EventTypeWarning,
-		Source:         corev1.EventSource{Component: EventSource},
-		FirstTimestamp: ts,
-		LastTimestamp:  ts,
-		Count:          1,
-	}
+	var related *corev1.ObjectReference
 	if sk.Object.Kind == "Pod" {
-		ev.Related = &corev1.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: sk.Object.Namespace, Name: sk.Object.Name, UID: types.UID(sk.Object.UID)}
+		ref := podEventRef(sk.Object, "")
+		related = &ref
 	}
-	return ev
+	return newEvent(clusterEventRef(sk.Cluster, ""), related, corev1.EventTypeWarning, EventReasonBackedOff, "BackOff", msg, at)
 }

@@ -7,7 +7,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
@@ -126,22 +125,5 @@ func finalizerEvent(r FinalizerRemoval, at time.Time, dryRun bool) *corev1.Event
 		verb = "would have removed (dry run)"
 	}
 	msg := fmt.Sprintf("kubectl-ray heal %s finalizer %s for rule %s; %s", verb, r.Finalizer, r.Rule, r.LeftBehind)
-	if len(msg) > maxEventMessage {
-		msg = msg[:maxEventMessage-3] + "..."
-	}
-	ts := metav1.NewTime(at)
-	on := corev1.ObjectReference{Kind: "RayCluster", APIVersion: "ray.io/v1", Namespace: r.Cluster.Namespace, Name: r.Cluster.Name,
-		UID: types.UID(r.Cluster.UID), ResourceVersion: r.ResourceVersion}
-	return &corev1.Event{
-		ObjectMeta:     metav1.ObjectMeta{Name: fmt.Sprintf("%s.%x", on.Name, at.UnixNano()), Namespace: on.Namespace},
-		InvolvedObject: on,
-		Reason:         EventReasonFinalizer,
-		Action:         "RemoveFinalizer",
-		Message:        msg,
-		Type:           corev1.EventTypeWarning,
-		Source:         corev1.EventSource{Component: EventSource},
-		FirstTimestamp: ts,
-		LastTimestamp:  ts,
-		Count:          1,
-	}
+	return newEvent(clusterEventRef(r.Cluster, r.ResourceVersion), nil, corev1.EventTypeWarning, EventReasonFinalizer, "RemoveFinalizer", msg, at)
 }

@@ -20,26 +20,8 @@ import (
 func TestDoctorHeadTerminatingStuck(t *testing.T) {
 	t.Parallel()
 	h := NewH(t)
-	lost := "lost-" + h.NS
-	if _, err := play.NodeLost(h.Ctx, h.Kube, lost); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = h.Kube.CoreV1().Nodes().Delete(h.Ctx, lost, metav1.DeleteOptions{}) })
-	// The head is bound to the lost node from the start (nodeName skips the scheduler), as a head
-	// whose node then stopped reporting.
-	h.CreateRayCluster("stuck", func(rc *rayv1.RayCluster) { rc.Spec.HeadGroupSpec.Template.Spec.NodeName = lost })
-	var head corev1.Pod
-	h.WaitFor("the operator to create the head", 60*time.Second, func() (bool, error) {
-		heads := h.Pods("stuck", "head")
-		if len(heads) == 1 {
-			head = heads[0]
-		}
-		return len(heads) == 1, nil
-	})
-	grace := int64(1)
-	if err := h.Kube.CoreV1().Pods(h.NS).Delete(h.Ctx, head.Name, metav1.DeleteOptions{GracePeriodSeconds: &grace}); err != nil {
-		t.Fatal(err)
-	}
+	head := h.headStuckTerminating("stuck")
+	lost := head.Spec.NodeName
 	deleted := time.Now()
 	d, _ := h.doctorJSON()
 	for _, f := range d.Findings {

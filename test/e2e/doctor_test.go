@@ -172,23 +172,7 @@ func TestDoctorHeadTerminated(t *testing.T) {
 func TestDoctorHeadPendingUnschedulable(t *testing.T) {
 	t.Parallel()
 	h := NewH(t)
-	h.CreateRayCluster("nowhere", func(rc *rayv1.RayCluster) {
-		rc.Spec.HeadGroupSpec.Template.Spec.NodeSelector = map[string]string{"kubectl-ray.io/no-such-node": "true"}
-	})
-	var head corev1.Pod
-	h.WaitFor("the scheduler to mark the head Unschedulable", 60*time.Second, func() (bool, error) {
-		heads := h.Pods("nowhere", "head")
-		if len(heads) != 1 {
-			return false, nil
-		}
-		head = heads[0]
-		for _, c := range head.Status.Conditions {
-			if c.Type == corev1.PodScheduled && c.Reason == corev1.PodReasonUnschedulable {
-				return true, nil
-			}
-		}
-		return false, nil
-	})
+	head := h.unschedulableHead("nowhere")
 	d, res := h.doctorJSON()
 	if res.Code != 1 {
 		t.Fatalf("%s", res)

@@ -5,11 +5,8 @@ import (
 	"testing"
 	"time"
 
-	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-ray/kubectl-ray/test/play"
 )
@@ -23,28 +20,8 @@ func TestHealForceStuckHead(t *testing.T) {
 	t.Parallel()
 	h := NewH(t)
 	proxy := newAPIProxy(t, h.SB)
-	lost := "lost-" + h.NS
-	healNodeLost(h, lost)
-	t.Cleanup(func() { _ = h.Kube.CoreV1().Nodes().Delete(h.Ctx, lost, metav1.DeleteOptions{}) })
-	h.CreateRayCluster("stuck", func(rc *rayv1.RayCluster) { rc.Spec.HeadGroupSpec.Template.Spec.NodeName = lost })
-	var head corev1.Pod
-	h.WaitFor("the operator to create the head", 60*time.Second, func() (bool, error) {
-		heads := h.Pods("stuck", "head")
-		if len(heads) == 1 {
-			head = heads[0]
-		}
-		return len(heads) == 1, nil
-	})
-	// nodeName only put the first head on the lost node, as the scheduler would have; the next
-	// head may go anywhere.
-	if _, err := h.Ray.RayV1().RayClusters(h.NS).Patch(h.Ctx, "stuck", types.JSONPatchType,
-		[]byte(`[{"op":"remove","path":"/spec/headGroupSpec/template/spec/nodeName"}]`), metav1.PatchOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	grace := int64(1)
-	if err := h.Kube.CoreV1().Pods(h.NS).Delete(h.Ctx, head.Name, metav1.DeleteOptions{GracePeriodSeconds: &grace}); err != nil {
-		t.Fatal(err)
-	}
+	head := h.headStuckTerminating("stuck")
+	lost := head.Spec.NodeName
 	h.WaitFor("doctor to report head-terminating-stuck", 150*time.Second, func() (bool, error) {
 		_, findings := h.doctorFindings("stuck")
 		return contains(findings, "error head-terminating-stuck pod/"+head.Name), nil

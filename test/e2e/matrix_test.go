@@ -10,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-ray/kubectl-ray/test/play"
 	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
@@ -334,23 +333,7 @@ func matrixCrashLoop(t *testing.T, h *H, v kubeRayVersion) {
 
 // unschedulable: the real scheduler finds no node for the head. No version acts; heal does not.
 func matrixUnschedulable(t *testing.T, h *H, v kubeRayVersion) {
-	h.CreateRayCluster("nowhere", func(rc *rayv1.RayCluster) {
-		rc.Spec.HeadGroupSpec.Template.Spec.NodeSelector = map[string]string{"kubectl-ray.io/no-such-node": "true"}
-	})
-	var head corev1.Pod
-	h.WaitFor("the scheduler to mark the head Unschedulable", 60*time.Second, func() (bool, error) {
-		heads := h.Pods("nowhere", "head")
-		if len(heads) != 1 {
-			return false, nil
-		}
-		head = heads[0]
-		for _, c := range head.Status.Conditions {
-			if c.Type == corev1.PodScheduled && c.Reason == corev1.PodReasonUnschedulable {
-				return true, nil
-			}
-		}
-		return false, nil
-	})
+	h.unschedulableHead("nowhere")
 	d, res := h.doctorJSON()
 	if res.Code != 1 {
 		t.Fatalf("doctor: %s", res)
@@ -369,27 +352,7 @@ func matrixUnschedulable(t *testing.T, h *H, v kubeRayVersion) {
 // the kill) and the head is deleted. Every version keeps counting it as the head (kuberay #4078):
 // doctor reports it past the margin and heal --force replaces it; the operator makes a new head.
 func matrixStuck(t *testing.T, h *H, v kubeRayVersion) {
-	lost := "lost-" + h.NS
-	healNodeLost(h, lost)
-	t.Cleanup(func() { _ = h.Kube.CoreV1().Nodes().Delete(h.Ctx, lost, metav1.DeleteOptions{}) })
-	h.CreateRayCluster("stuck", func(rc *rayv1.RayCluster) { rc.Spec.HeadGroupSpec.Template.Spec.NodeName = lost })
-	var head corev1.Pod
-	h.WaitFor("the operator to create the head", 60*time.Second, func() (bool, error) {
-		heads := h.Pods("stuck", "head")
-		if len(heads) == 1 {
-			head = heads[0]
-		}
-		return len(heads) == 1, nil
-	})
-	// nodeName only put the first head on the lost node, as the scheduler would have.
-	if _, err := h.Ray.RayV1().RayClusters(h.NS).Patch(h.Ctx, "stuck", types.JSONPatchType,
-		[]byte(`[{"op":"remove","path":"/spec/headGroupSpec/template/spec/nodeName"}]`), metav1.PatchOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	grace := int64(1)
-	if err := h.Kube.CoreV1().Pods(h.NS).Delete(h.Ctx, head.Name, metav1.DeleteOptions{GracePeriodSeconds: &grace}); err != nil {
-		t.Fatal(err)
-	}
+	head := h.headStuckTerminating("stuck")
 	var d drDoc
 	h.WaitFor("doctor to report head-terminating-stuck", 150*time.Second, func() (bool, error) {
 		time.Sleep(3 * time.Second) // a doctor run every 200ms is needless load

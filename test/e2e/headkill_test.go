@@ -325,7 +325,7 @@ func TestHeadKillBadInputAndURL(t *testing.T) {
 		{"unknown Service", []string{"bad", "--service", "missing", "--port", "8000", "--yes"}, 5, `service "missing" not found`},
 		{"Service without ready endpoints", []string{"bad", "--service", "bad-empty", "--port", "8000", "--yes"}, 5, "has no ready endpoints"},
 		{"Service without the port", []string{"bad", "--service", "bad-all", "--port", "9000", "--yes"}, 2, "has no TCP port 9000"},
-		{"unreachable URL", []string{"bad", "--target", unreachable, "--yes"}, 2, "the warm-up failed"},
+		{"unreachable URL", []string{"bad", "--target", unreachable, "--yes"}, 2, "error: nothing was killed: "},
 		{"nothing to probe", []string{"bad", "--yes"}, 2, "say what to probe"},
 		{"rate zero", []string{"bad", "--target", unreachable, "--rate", "0", "--yes"}, 2, "is not positive"},
 		{"rate absurd", []string{"bad", "--target", unreachable, "--rate", "1000000/s", "--yes"}, 2, "above the probe's limit"},
@@ -355,6 +355,11 @@ func TestHeadKillBadInputAndURL(t *testing.T) {
 			// One clear line; only a run that got as far as the warm-up prints progress first.
 			if lines := strings.Split(strings.TrimSpace(res.Stderr), "\n"); len(lines) != 1 && c.name != "unreachable URL" {
 				t.Errorf("want one line on stderr, got %d:\n%s", len(lines), res.Stderr)
+			}
+			// A failed warm-up says first, and briefly, that nothing was killed.
+			if c.name == "unreachable URL" && (!strings.HasPrefix(res.Stdout, "Nothing was killed: the warm-up failed") ||
+				strings.Count(res.Stdout, "\n") > 5 || strings.Contains(res.Stdout, "Stopped early")) {
+				t.Errorf("a failed warm-up's report: %q", res.Stdout)
 			}
 			if strings.Contains(res.Stdout+res.Stderr, "hunter2secret") {
 				t.Errorf("a credential from the URL was printed: %s", res)

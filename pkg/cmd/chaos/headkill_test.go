@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -279,5 +281,34 @@ func TestHeadKillCtrlCWhileWatchesCannotStart(t *testing.T) {
 		if (strings.HasPrefix(w, "delete") || strings.HasPrefix(w, "create pods/eviction")) && !strings.HasSuffix(w, "(dry run)") {
 			t.Fatalf("killed after Ctrl-C: %v", h.writeActions())
 		}
+	}
+}
+
+// TestHeadKillWarmupFailsKillsNothing: a warm-up against a closed port says first that nothing
+// was killed, briefly, with the warm-up's errors; the error line, the last progress line and the
+// report count the same requests (exit 2, only the permission check's dry-run delete written).
+func TestHeadKillWarmupFailsKillsNothing(t *testing.T) {
+	k, r := hkObjects()
+	h := newHKHarness(t, k, r)
+	err := h.run("demo", "--target", "http://127.0.0.1:1/", "--warmup", "1s", "--rate", "5/s", "--yes")
+	m := regexp.MustCompile(`^nothing was killed: (\d+) of (\d+) warm-up requests to http://127.0.0.1:1 failed \(connection (\d+)\); check --target/--service and that it answers 2xx$`).
+		FindStringSubmatch(fmt.Sprint(err))
+	if exit.CodeOf(err) != exit.Usage || m == nil || m[1] != m[2] || m[1] != m[3] {
+		t.Fatalf("exit %d: %v", exit.CodeOf(err), err)
+	}
+	n := m[1]
+	want := "Nothing was killed: the warm-up failed, so the head of demo in namespace ml was left alone.\n" +
+		"  probe     GET http://127.0.0.1:1/ at 5/s, warm-up 1s, request timeout 2000ms\n" +
+		"  requests  0 ok, " + n + " failed\n" +
+		"  by error class: refused=" + n + "\n"
+	if h.out.String() != want {
+		t.Errorf("stdout:\n%s\nwant:\n%s", h.out.String(), want)
+	}
+	lines := strings.Split(strings.TrimSpace(h.errOut.String()), "\n")
+	if last := lines[len(lines)-1]; !strings.Contains(last, " requests "+n+" ok 0 errors "+n+" ") {
+		t.Errorf("last progress line %q does not count the report's %s requests", last, n)
+	}
+	if got := strings.Join(h.writeActions(), "; "); got != "delete pods (dry run)" {
+		t.Errorf("writes %q, want only the dry-run delete", got)
 	}
 }

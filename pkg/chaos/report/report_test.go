@@ -309,7 +309,7 @@ func warmupFailedInput() Input {
 		Settings: Settings{Cluster: "demo", Namespace: "ml", Mode: "delete", Target: "http://127.0.0.1:1", Method: "GET", Path: "/",
 			Rate: 5, WarmupMs: 1000, AfterMs: 60000, RequestTimeout: 2000},
 		Probe: res, Timeline: timeline.New(timeline.Event{Kind: timeline.RayClusterState, At: at(-50), To: "ready", Detail: "first seen"}),
-		SLO:   SLO{MaxErrors: &maxErr}, WarmupFailed: true,
+		SLO: SLO{MaxErrors: &maxErr}, WarmupFailed: true,
 		Advice: []Advice{{Source: "doctor", Rule: "gcs-ft-off", Text: "GCS fault tolerance is off."}},
 	}
 }

@@ -320,9 +320,9 @@ func TestHeadKillBadInputAndURL(t *testing.T) {
 		code int
 		want string
 	}{
-		{"unknown cluster", []string{"nope", "--target", unreachable, "--yes"}, 5, `raycluster "nope" not found`},
-		{"unknown RayService", []string{"rayservice/nope", "--yes"}, 5, `rayservice "nope" not found`},
-		{"unknown Service", []string{"bad", "--service", "missing", "--port", "8000", "--yes"}, 5, `service "missing" not found`},
+		{"unknown cluster", []string{"nope", "--target", unreachable, "--yes"}, 5, `error: RayCluster "nope" not found in namespace "` + h.NS + `"; list them with: kubectl get rayclusters -n ` + h.NS},
+		{"unknown RayService", []string{"rayservice/nope", "--yes"}, 5, `error: RayService "nope" not found in namespace "` + h.NS + `"; list them with: kubectl get rayservices -n ` + h.NS},
+		{"unknown Service", []string{"bad", "--service", "missing", "--port", "8000", "--yes"}, 5, `error: Service "missing" not found in namespace "` + h.NS + `"; list them with: kubectl get services -n ` + h.NS},
 		{"Service without ready endpoints", []string{"bad", "--service", "bad-empty", "--port", "8000", "--yes"}, 5, "has no ready endpoints"},
 		{"Service without the port", []string{"bad", "--service", "bad-all", "--port", "9000", "--yes"}, 2, "has no TCP port 9000"},
 		{"unreachable URL", []string{"bad", "--target", unreachable, "--yes"}, 2, "error: nothing was killed: "},

@@ -139,8 +139,8 @@ func TestHeadKillRefusals(t *testing.T) {
 				return a.GetSubresource() == "eviction", nil, apierrors.NewTooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", 0)
 			})
 		}, exit.API, "the API refused to evict pod demo-head-x7k2p (429): Cannot evict pod as it would violate the pod's disruption budget: a PodDisruptionBudget blocks the eviction; nothing was killed"},
-		{"unknown cluster", []string{"nope", "--target", "http://127.0.0.1:1", "--yes"}, nil, exit.NotFound, `raycluster "nope" not found`},
-		{"unknown service", []string{"demo", "--service", "nope", "--port", "8000", "--yes"}, nil, exit.NotFound, `service "nope" not found`},
+		{"unknown cluster", []string{"nope", "--target", "http://127.0.0.1:1", "--yes"}, nil, exit.NotFound, `RayCluster "nope" not found in namespace "ml"; list them with: kubectl get rayclusters -n ml`},
+		{"unknown service", []string{"demo", "--service", "nope", "--port", "8000", "--yes"}, nil, exit.NotFound, `Service "nope" not found in namespace "ml"; list them with: kubectl get services -n ml`},
 		{"no ready endpoints", append(svc, "--yes"), func(h *hkHarness) {
 			_ = h.kube.DiscoveryV1().EndpointSlices("ml").Delete(context.Background(), "demo-serve-svc-abc", metav1.DeleteOptions{})
 			h.writes = nil

@@ -27,6 +27,7 @@ func (o *PressureOptions) Complete(cmd *cobra.Command, args []string) error {
 		o.s.Cluster = t.Name
 	}
 	o.s.RoleSet = cmd.Flags().Changed("role")
+	o.s.PercentSet = cmd.Flags().Changed("percent")
 	if o.s.Kind == pressure.Disk {
 		o.s.Fill = pressure.Fill(o.fill)
 	}

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
 	"io"
 	"net"
@@ -53,6 +54,17 @@ func TestHeadKillServiceReport(t *testing.T) {
 		if !strings.Contains(res.Stdout, want) {
 			t.Errorf("dry run output lacks %q:\n%s", want, res.Stdout)
 		}
+	}
+	// -o json: the same plan as one document (as heal --dry-run -o json).
+	res = h.Run(append(svcArgs, "--dry-run", "-o", "json")...)
+	var plan struct {
+		Kind      string
+		Head      struct{ Name string }
+		Endpoints []string
+	}
+	if err := json.Unmarshal([]byte(res.Stdout), &plan); res.Code != 0 || err != nil || plan.Kind != "HeadKillPlan" ||
+		plan.Head.Name != head.Name || len(plan.Endpoints) != 2 {
+		t.Errorf("dry run -o json: %v, plan %+v, %s", err, plan, res)
 	}
 	headUnchanged(h, head)
 	if _, total, _ := sc.tally(before); len(total) != 0 {

@@ -187,7 +187,8 @@ func killHead(ctx context.Context, c Cluster, head *corev1.Pod, mode kube.KillMo
 	return c.KillHeadPod(ctx, now, mode, false)
 }
 
-func (s *Settings) buildReport(t *target, res *PlanResult, tr *Tracker, advice []report.Advice) *report.Report {
+// reportSettings echo what was asked, for the report and the dry-run plan.
+func (s *Settings) reportSettings(t *target) report.Settings {
 	rs := report.Settings{Cluster: s.targetName(), Namespace: s.Namespace, Mode: s.Mode, Target: s.probeTarget(t),
 		Method: s.probeCfg.Method, Path: ShownPath(s.probeCfg.Path), Rate: s.probeCfg.Rate, WarmupMs: s.Warmup.Milliseconds(),
 		RequestTimeout: s.RequestTimeout.Milliseconds()}
@@ -196,6 +197,11 @@ func (s *Settings) buildReport(t *target, res *PlanResult, tr *Tracker, advice [
 	} else {
 		rs.AfterMs = s.After.Milliseconds()
 	}
+	return rs
+}
+
+func (s *Settings) buildReport(t *target, res *PlanResult, tr *Tracker, advice []report.Advice) *report.Report {
+	rs := s.reportSettings(t)
 	var slo report.SLO
 	if s.MaxErrorsSet {
 		slo.MaxErrors = &s.MaxErrors

@@ -115,6 +115,27 @@ func TestHeadKillDryRun(t *testing.T) {
 	}
 }
 
+// TestHeadKillDryRunJSON: -o json prints the plan as one JSON document, as heal --dry-run -o
+// json does, after the server's dry run; a refused dry run leaves stdout empty.
+func TestHeadKillDryRunJSON(t *testing.T) {
+	k, r := hkObjects()
+	h := newHKHarness(t, k, r)
+	if err := h.run("demo", "--service", "demo-serve-svc", "--port", "8000", "--dry-run", "--warmup", "5s", "--until-recovered",
+		"--timeout", "2m", "--rate", "20/s", "--min-availability", "99.5", "-o", "json"); err != nil {
+		t.Fatal(err)
+	}
+	golden.Assert(t, filepath.Join("testdata", "headkill-dry-run.json"), []byte(h.out.String()))
+
+	h = newHKHarness(t, k, r)
+	h.kube.PrependReactor("delete", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "demo-head-x7k2p", nil)
+	})
+	err := h.run("demo", "--target", "http://127.0.0.1:1", "--dry-run", "-o", "json")
+	if exit.CodeOf(err) != exit.Forbidden || h.out.Len() != 0 {
+		t.Fatalf("refused dry run: exit %d (%v), stdout %q", exit.CodeOf(err), err, h.out.String())
+	}
+}
+
 func TestHeadKillRefusals(t *testing.T) {
 	svc := []string{"demo", "--service", "demo-serve-svc", "--port", "8000"}
 	forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "demo-head-x7k2p", nil)
@@ -194,7 +215,8 @@ func TestHeadKillBadFlags(t *testing.T) {
 		{append(u, "--max-errors", "-1"), "--max-errors must be 0 or more"},
 		{append(u, "--min-availability", "100.5"), "percentage from 0 to 100"},
 		{append(u, "--mode", "kill"), "--mode must be delete, force or evict"},
-		{append(u, "-o", "yaml"), "--output must be text, json or junit"},
+		{append(u, "-o", "yaml"), `unknown output format "yaml": use -o text|json|junit`},
+		{append(u, "--dry-run", "-o", "junit"), "--dry-run prints a plan, which has no SLO result for JUnit: use -o text or -o json"},
 		{append(u, "--header", "A: b", "--header", "Authorization Bearer s3cr3t"), "--header number 2 is not K:V"},
 		{append(u, "--service", "s", "--port", "8000"), "exclude each other"},
 		{append(u, "--rate", "1000/s", "--after", "1h"), "exceed the probe's limit"},

@@ -45,10 +45,8 @@ func (o *PressureOptions) Validate() error {
 	if err := o.s.Validate(); err != nil {
 		return o.exitError(err)
 	}
-	switch o.output {
-	case "text", "json", "junit":
-	default:
-		return exit.Usagef("--output must be text, json or junit, not %q", o.output)
+	if err := o.output.Validate(); err != nil {
+		return err
 	}
 	if err := checkWritable(o.reportHTML); err != nil {
 		return exit.Usagef("--report-html %s: %v; give a file in a directory you can write", o.reportHTML, err)
@@ -92,7 +90,7 @@ func (o *PressureOptions) Run(cmd *cobra.Command) error {
 		return nil
 	}
 	o.s.Now, o.s.Warn, o.s.Progress = o.f.Now, errOut, out
-	if o.output != "text" {
+	if o.output.Value != "text" {
 		o.s.Progress = errOut // stdout holds the document only
 	}
 	o.s.Confirm = confirmation{f: o.f, yes: o.yes,
@@ -115,7 +113,7 @@ func (o *PressureOptions) Run(cmd *cobra.Command) error {
 
 // write prints the report in the asked format; text has printed the timeline as it happened.
 func (o *PressureOptions) write(out io.Writer, r *report.PressureReport) error {
-	switch o.output {
+	switch o.output.Value {
 	case "json":
 		return report.WriteJSON(out, r)
 	case "junit":

@@ -369,6 +369,9 @@ func TestHeadKillBadInputAndURL(t *testing.T) {
 				t.Errorf("want one line on stderr, got %d:\n%s", len(lines), res.Stderr)
 			}
 			// A failed warm-up says first, and briefly, that nothing was killed.
+			if c.name == "unreachable URL" {
+				save("warmup-failed.txt", "$ kubectl ray "+strings.Join(args, " ")+"\n"+res.Stdout+res.Stderr)
+			}
 			if c.name == "unreachable URL" && (!strings.HasPrefix(res.Stdout, "Nothing was killed: the warm-up failed") ||
 				strings.Count(res.Stdout, "\n") > 5 || strings.Contains(res.Stdout, "Stopped early")) {
 				t.Errorf("a failed warm-up's report: %q", res.Stdout)

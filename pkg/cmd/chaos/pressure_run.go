@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
-	"sigs.k8s.io/yaml"
 
 	corechaos "github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/pressure"
@@ -48,6 +47,9 @@ func (o *PressureOptions) Validate() error {
 	if err := o.output.Validate(); err != nil {
 		return err
 	}
+	if o.s.DryRun && o.output.Value == "junit" {
+		return exit.Usagef("--dry-run prints the ephemeral container, which has no result for JUnit: use -o text (YAML) or -o json")
+	}
 	if err := checkWritable(o.reportHTML); err != nil {
 		return exit.Usagef("--report-html %s: %v; give a file in a directory you can write", o.reportHTML, err)
 	}
@@ -79,11 +81,12 @@ func (o *PressureOptions) Run(cmd *cobra.Command) error {
 		if err != nil {
 			return o.exitError(err)
 		}
-		b, err := yaml.Marshal(ec)
-		if err != nil {
-			return err
+		// text is the container as YAML, as kubectl debug shows it; -o json the same as JSON.
+		format := "yaml"
+		if o.output.Value == "json" {
+			format = "json"
 		}
-		if _, err := out.Write(b); err != nil {
+		if err := cmdutil.PrintStructured(out, format, ec); err != nil {
 			return err
 		}
 		fmt.Fprintf(errOut, "dry run: the API server accepted %s for pod %s/%s; nothing was injected\n", ec.Name, pod.Namespace, pod.Name)

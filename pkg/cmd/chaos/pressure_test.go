@@ -101,6 +101,23 @@ func (h *harness) storedEphemeral(t *testing.T, name string) []corev1.EphemeralC
 	return p.Spec.EphemeralContainers
 }
 
+// TestDryRunJSON: -o json prints the same container as JSON; -o junit is refused before any call.
+func TestDryRunJSON(t *testing.T) {
+	h := newHarness(t, "ml", head("demo-head-x7k2p"))
+	if err := h.run(t, NewDiskPressureCmd, "pod/demo-head-x7k2p", "--size", "10Gi", "--dry-run", "-o", "json"); err != nil {
+		t.Fatal(err)
+	}
+	var ec corev1.EphemeralContainer
+	if err := json.Unmarshal(h.out.Bytes(), &ec); err != nil || ec.Name != "kubectl-ray-disk-pressure-abcde" || ec.TargetContainerName != "ray-head" {
+		t.Fatalf("stdout is not the container as JSON (%v): %s", err, h.out.String())
+	}
+	h = newHarness(t, "ml", head("demo-head-x7k2p"))
+	err := h.run(t, NewDiskPressureCmd, "pod/demo-head-x7k2p", "--size", "10Gi", "--dry-run", "-o", "junit")
+	if exit.CodeOf(err) != exit.Usage || err.Error() != "--dry-run prints the ephemeral container, which has no result for JUnit: use -o text (YAML) or -o json" || len(h.client.Actions()) != 0 {
+		t.Fatalf("dry run -o junit: exit %d %v, %d API calls", exit.CodeOf(err), err, len(h.client.Actions()))
+	}
+}
+
 func TestDryRunPrintsExactContainerAndAddsNothing(t *testing.T) {
 	h := newHarness(t, "ml", head("demo-head-x7k2p"))
 	if err := h.run(t, NewDiskPressureCmd, "pod/demo-head-x7k2p", "--size", "10Gi", "--dry-run"); err != nil {

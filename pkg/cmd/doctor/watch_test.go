@@ -92,6 +92,34 @@ func TestWatchPrintsChanges(t *testing.T) {
 	}
 }
 
+// TestWatchSelector: -l applies to the RayClusters' labels, as in a one-shot run: the one
+// cluster with findings (team=ml) is left out, so only the header is printed.
+func TestWatchSelector(t *testing.T) {
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
+	core, ray := loadObjects(t, filepath.Join("testdata", "scene.yaml"))
+	kc, rc := kfake.NewClientset(core...), rayfake.NewSimpleClientset(ray...)
+	out, errOut := &lockedBuffer{}, &lockedBuffer{}
+	f := cmdutil.NewFactory(genericclioptions.NewConfigFlags(true), genericiooptions.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: errOut})
+	f.Now = func() time.Time { return now }
+	f.NewClients = func(*genericclioptions.ConfigFlags) (*kube.Clients, error) { return &kube.Clients{Kube: kc, Ray: rc}, nil }
+	root := &cobra.Command{Use: "kubectl-ray", SilenceErrors: true, SilenceUsage: true}
+	f.ConfigFlags.AddFlags(root.PersistentFlags())
+	root.AddCommand(doctor.NewCmd(f))
+	root.SetArgs([]string{"doctor", "-n", "ml", "--watch", "-l", "team!=ml"})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- root.ExecuteContext(ctx) }()
+	waitFor(t, errOut, "watching")
+	time.Sleep(300 * time.Millisecond)
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got, want := out.String(), "EVENT    SEVERITY RAYCLUSTER               RULE                     OBJECT                           MESSAGE\n"; got != want {
+		t.Fatalf("got %q, want only the header %q", got, want)
+	}
+}
+
 func waitFor(t *testing.T, b *lockedBuffer, what string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)

@@ -101,7 +101,9 @@ func TestWatchSelector(t *testing.T) {
 	out, errOut := &lockedBuffer{}, &lockedBuffer{}
 	f := cmdutil.NewFactory(genericclioptions.NewConfigFlags(true), genericiooptions.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: errOut})
 	f.Now = func() time.Time { return now }
-	f.NewClients = func(*genericclioptions.ConfigFlags) (*kube.Clients, error) { return &kube.Clients{Kube: kc, Ray: rc}, nil }
+	f.NewClients = func(*genericclioptions.ConfigFlags) (*kube.Clients, error) {
+		return &kube.Clients{Kube: kc, Ray: rc}, nil
+	}
 	root := &cobra.Command{Use: "kubectl-ray", SilenceErrors: true, SilenceUsage: true}
 	f.ConfigFlags.AddFlags(root.PersistentFlags())
 	root.AddCommand(doctor.NewCmd(f))

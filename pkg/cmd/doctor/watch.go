@@ -76,6 +76,9 @@ func (o *Options) runWatch(ctx context.Context, c *kube.Clients) error {
 	if o.namespace == "" {
 		scope = "in all namespaces"
 	}
+	if o.selector != "" {
+		scope += " (-l " + o.selector + " is applied to each)"
+	}
 	fmt.Fprintf(errOut, "watching %s %s; Ctrl-C to stop\n", plural(len(keys), "RayCluster"), scope)
 
 	p := &changePrinter{w: o.f.IOStreams.Out, json: o.output.Value == "json", wide: o.output.Value == "wide"}

@@ -120,6 +120,9 @@ func TestWatchSelector(t *testing.T) {
 	if got, want := out.String(), "EVENT    SEVERITY RAYCLUSTER               RULE                     OBJECT                           MESSAGE\n"; got != want {
 		t.Fatalf("got %q, want only the header %q", got, want)
 	}
+	if got, want := errOut.String(), "watching 3 RayClusters in namespace \"ml\" (-l team!=ml is applied to each); Ctrl-C to stop\n"; got != want {
+		t.Errorf("stderr %q, want %q", got, want)
+	}
 }
 
 func waitFor(t *testing.T, b *lockedBuffer, what string) {

@@ -1,10 +1,8 @@
 package cmdutil
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 )
 
 // NameScope refuses a NAME with -A, as `kubectl get NAME -A` does: a name is looked up in one
@@ -17,25 +15,8 @@ func NameScope(name string, allNamespaces bool) error {
 }
 
 // NotFound is the error for a named object that is not there, in the same words for every
-// command: what was looked for, where, and the kubectl command that lists what there is.
-// kinds are what the name may be (e.g. "RayCluster", or "RayCluster", "RayService", "RayJob"
-// for a bare name doctor accepts); namespace "" means every namespace.
+// command and for API errors (kube.NotFoundText). kinds are what the name may be; namespace ""
+// means every namespace.
 func NotFound(name, namespace, selector string, kinds ...string) error {
-	var resources []string
-	for _, k := range kinds {
-		resources = append(resources, strings.ToLower(k)+"s")
-	}
-	what := kinds[0]
-	if n := len(kinds); n > 1 {
-		what = strings.Join(kinds[:n-1], ", ") + " or " + kinds[n-1]
-	}
-	where, flags := "in any namespace", " -A"
-	if namespace != "" {
-		where, flags = fmt.Sprintf("in namespace %q", namespace), " -n "+namespace
-	}
-	if selector != "" {
-		where += " matching -l " + selector
-		flags += " -l " + selector
-	}
-	return exit.Errorf(exit.NotFound, "%s %q not found %s; list them with: kubectl get %s%s", what, name, where, strings.Join(resources, ","), flags)
+	return exit.Errorf(exit.NotFound, "%s", kube.NotFoundText(name, namespace, selector, kinds...))
 }

@@ -47,6 +47,8 @@ func Explain(err error, req Request) error {
 			req.Verb, req.Resource, req.where(), req.Verb, req.Resource, req.Verb, req.Resource, nsFlag(req.Namespace))
 	case apierrors.IsUnauthorized(err):
 		return fault.Errorf(fault.API, "unauthorized: the API server %s rejected your credentials; refresh them or pick another --context", req.Host)
+	case apierrors.IsNotFound(err) && req.Name != "" && kinds[req.Resource] != "" && req.Namespace != "":
+		return fault.Errorf(fault.NotFound, "%s", NotFoundText(req.Name, req.Namespace, "", kinds[req.Resource]))
 	case apierrors.IsNotFound(err) && req.Name != "":
 		return fault.Errorf(fault.NotFound, "%s %q not found %s; list them with: kubectl get %s%s",
 			singular(req.Resource), req.Name, req.where(), req.Resource, nsFlag(req.Namespace))

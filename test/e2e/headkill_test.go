@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
 	"io"
 	"net"
@@ -53,6 +54,17 @@ func TestHeadKillServiceReport(t *testing.T) {
 		if !strings.Contains(res.Stdout, want) {
 			t.Errorf("dry run output lacks %q:\n%s", want, res.Stdout)
 		}
+	}
+	// -o json: the same plan as one document (as heal --dry-run -o json).
+	res = h.Run(append(svcArgs, "--dry-run", "-o", "json")...)
+	var plan struct {
+		Kind      string
+		Head      struct{ Name string }
+		Endpoints []string
+	}
+	if err := json.Unmarshal([]byte(res.Stdout), &plan); res.Code != 0 || err != nil || plan.Kind != "HeadKillPlan" ||
+		plan.Head.Name != head.Name || len(plan.Endpoints) != 2 {
+		t.Errorf("dry run -o json: %v, plan %+v, %s", err, plan, res)
 	}
 	headUnchanged(h, head)
 	if _, total, _ := sc.tally(before); len(total) != 0 {
@@ -320,12 +332,12 @@ func TestHeadKillBadInputAndURL(t *testing.T) {
 		code int
 		want string
 	}{
-		{"unknown cluster", []string{"nope", "--target", unreachable, "--yes"}, 5, `raycluster "nope" not found`},
-		{"unknown RayService", []string{"rayservice/nope", "--yes"}, 5, `rayservice "nope" not found`},
-		{"unknown Service", []string{"bad", "--service", "missing", "--port", "8000", "--yes"}, 5, `service "missing" not found`},
+		{"unknown cluster", []string{"nope", "--target", unreachable, "--yes"}, 5, `error: RayCluster "nope" not found in namespace "` + h.NS + `"; list them with: kubectl get rayclusters -n ` + h.NS},
+		{"unknown RayService", []string{"rayservice/nope", "--yes"}, 5, `error: RayService "nope" not found in namespace "` + h.NS + `"; list them with: kubectl get rayservices -n ` + h.NS},
+		{"unknown Service", []string{"bad", "--service", "missing", "--port", "8000", "--yes"}, 5, `error: Service "missing" not found in namespace "` + h.NS + `"; list them with: kubectl get services -n ` + h.NS},
 		{"Service without ready endpoints", []string{"bad", "--service", "bad-empty", "--port", "8000", "--yes"}, 5, "has no ready endpoints"},
 		{"Service without the port", []string{"bad", "--service", "bad-all", "--port", "9000", "--yes"}, 2, "has no TCP port 9000"},
-		{"unreachable URL", []string{"bad", "--target", unreachable, "--yes"}, 2, "the warm-up failed"},
+		{"unreachable URL", []string{"bad", "--target", unreachable, "--yes"}, 2, "error: nothing was killed: "},
 		{"nothing to probe", []string{"bad", "--yes"}, 2, "say what to probe"},
 		{"rate zero", []string{"bad", "--target", unreachable, "--rate", "0", "--yes"}, 2, "is not positive"},
 		{"rate absurd", []string{"bad", "--target", unreachable, "--rate", "1000000/s", "--yes"}, 2, "above the probe's limit"},
@@ -355,6 +367,14 @@ func TestHeadKillBadInputAndURL(t *testing.T) {
 			// One clear line; only a run that got as far as the warm-up prints progress first.
 			if lines := strings.Split(strings.TrimSpace(res.Stderr), "\n"); len(lines) != 1 && c.name != "unreachable URL" {
 				t.Errorf("want one line on stderr, got %d:\n%s", len(lines), res.Stderr)
+			}
+			// A failed warm-up says first, and briefly, that nothing was killed.
+			if c.name == "unreachable URL" {
+				save("warmup-failed.txt", "$ kubectl ray "+strings.Join(args, " ")+"\n"+res.Stdout+res.Stderr)
+			}
+			if c.name == "unreachable URL" && (!strings.HasPrefix(res.Stdout, "Nothing was killed: the warm-up failed") ||
+				strings.Count(res.Stdout, "\n") > 5 || strings.Contains(res.Stdout, "Stopped early")) {
+				t.Errorf("a failed warm-up's report: %q", res.Stdout)
 			}
 			if strings.Contains(res.Stdout+res.Stderr, "hunter2secret") {
 				t.Errorf("a credential from the URL was printed: %s", res)

@@ -4,7 +4,7 @@ import (
 	"testing"
 )
 
-// doctor and heal answer the same input with the same line, through the real binary: a NAME with
+// doctor, heal and chaos answer the same input with the same line, through the real binary: a NAME with
 // -A is refused as `kubectl get NAME -A` is, an unknown name is named with the kubectl command
 // that lists what there is, an unknown --context points to kubectl config get-contexts, and an
 // unknown -o lists the formats.
@@ -23,10 +23,14 @@ func TestOneVoice(t *testing.T) {
 		{[]string{"heal", "nope", "-A"}, 2, nameWithA},
 		{[]string{"doctor", "raycluster/nope", "-n", h.NS}, 5, notFound},
 		{[]string{"heal", "raycluster/nope", "-n", h.NS}, 5, notFound},
+		{[]string{"chaos", "head-kill", "nope", "--target", "http://127.0.0.1:1/", "-n", h.NS, "--yes"}, 5, notFound},
+		{[]string{"chaos", "disk-pressure", "nope", "--size", "1Gi", "-n", h.NS, "--yes"}, 5, notFound},
 		{[]string{"doctor", "--context", "prod"}, 3, context},
 		{[]string{"heal", "--context", "prod"}, 3, context},
 		{[]string{"doctor", "-o", "xml"}, 2, `error: unknown output format "xml": use -o table|wide|json|yaml|junit|prometheus`},
 		{[]string{"heal", "-o", "xml"}, 2, `error: unknown output format "xml": use -o text|json`},
+		{[]string{"chaos", "head-kill", "nope", "--target", "http://127.0.0.1:1/", "-o", "xml"}, 2, `error: unknown output format "xml": use -o text|json|junit`},
+		{[]string{"chaos", "memory-pressure", "nope", "--bytes", "1Gi", "-o", "xml"}, 2, `error: unknown output format "xml": use -o text|json|junit`},
 	} {
 		res := h.Run(c.args...)
 		wantOneLineError(t, res, c.code)

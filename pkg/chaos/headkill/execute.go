@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"strings"
 	"time"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
@@ -84,9 +85,7 @@ func (s *Settings) run(ctx context.Context, c Cluster, t *target, advice []repor
 	case res.Result != nil && res.Result.Interrupted:
 		return r, outcome, chaos.Errorf(chaos.Interrupted, "interrupted: the report above covers what was seen")
 	case res.WarmupFailed:
-		w := res.Warmup
-		return r, outcome, invalid("the warm-up failed against %s (%d ok, %d failed: http %d, connection %d, timeout %d), so nothing was killed; check %s/%s and that it answers 2xx",
-			s.probeTarget(t), w.OK, w.Errors(), w.HTTPErrors, w.ConnErrors, w.Timeouts, SetTarget, SetService)
+		return r, outcome, warmupError(s.probeTarget(t), res.Warmup)
 	case res.KillErr != nil:
 		return r, outcome, killError(res.KillErr)
 	case s.UntilRecovered && !res.Recovered:
@@ -142,6 +141,26 @@ func (s *Settings) followEndpoints(ctx, watchCtx, startCtx context.Context, c Cl
 	return set, feeder, nil
 }
 
+// warmupError says first that nothing was killed, then how the warm-up failed, in the report's
+// counts.
+func warmupError(target string, w probe.Live) error {
+	if w.Requests() == 0 {
+		return invalid("nothing was killed: no warm-up request to %s finished; check %s/%s and that it answers 2xx",
+			target, SetTarget, SetService)
+	}
+	var how []string
+	for _, c := range []struct {
+		name string
+		n    int64
+	}{{"http", w.HTTPErrors}, {"connection", w.ConnErrors}, {"timeout", w.Timeouts}} {
+		if c.n > 0 {
+			how = append(how, fmt.Sprintf("%s %d", c.name, c.n))
+		}
+	}
+	return invalid("nothing was killed: %d of %s to %s failed (%s); check %s/%s and that it answers 2xx",
+		w.Errors(), report.Plural(int(w.Requests()), "warm-up request", "warm-up requests"), target, strings.Join(how, ", "), SetTarget, SetService)
+}
+
 // startError explains why the run ended before the probe started; nothing was killed.
 func startError(signal, start context.Context, err error) error {
 	switch {
@@ -168,7 +187,8 @@ func killHead(ctx context.Context, c Cluster, head *corev1.Pod, mode kube.KillMo
 	return c.KillHeadPod(ctx, now, mode, false)
 }
 
-func (s *Settings) buildReport(t *target, res *PlanResult, tr *Tracker, advice []report.Advice) *report.Report {
+// reportSettings echo what was asked, for the report and the dry-run plan.
+func (s *Settings) reportSettings(t *target) report.Settings {
 	rs := report.Settings{Cluster: s.targetName(), Namespace: s.Namespace, Mode: s.Mode, Target: s.probeTarget(t),
 		Method: s.probeCfg.Method, Path: ShownPath(s.probeCfg.Path), Rate: s.probeCfg.Rate, WarmupMs: s.Warmup.Milliseconds(),
 		RequestTimeout: s.RequestTimeout.Milliseconds()}
@@ -177,6 +197,11 @@ func (s *Settings) buildReport(t *target, res *PlanResult, tr *Tracker, advice [
 	} else {
 		rs.AfterMs = s.After.Milliseconds()
 	}
+	return rs
+}
+
+func (s *Settings) buildReport(t *target, res *PlanResult, tr *Tracker, advice []report.Advice) *report.Report {
+	rs := s.reportSettings(t)
 	var slo report.SLO
 	if s.MaxErrorsSet {
 		slo.MaxErrors = &s.MaxErrors
@@ -184,5 +209,6 @@ func (s *Settings) buildReport(t *target, res *PlanResult, tr *Tracker, advice [
 	if s.MinAvailabilitySet {
 		slo.MinAvailability = &s.MinAvailability
 	}
-	return report.Build(report.Input{Settings: rs, Probe: res.Result, Timeline: tr.Timeline(), SLO: slo, Advice: advice})
+	return report.Build(report.Input{Settings: rs, Probe: res.Result, Timeline: tr.Timeline(), SLO: slo, Advice: advice,
+		WarmupFailed: res.WarmupFailed})
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
@@ -15,6 +14,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+	"github.com/kubectl-ray/kubectl-ray/pkg/schema"
 )
 
 // Cluster is every API operation a head kill makes (pkg/kube's Clients in the command, a fake
@@ -69,61 +69,38 @@ func Run(ctx context.Context, c Cluster, s Settings) (*report.Report, chaos.Outc
 	return s.run(ctx, c, t, advice)
 }
 
-// DryRun says exactly what a run would do, on s.Out. The kill is dry-run on the API server
-// (RBAC, admission and PodDisruptionBudgets are checked); no port-forward is opened, no request
-// is sent.
-func DryRun(ctx context.Context, c Cluster, s Settings) error {
+// DryRun says exactly what a run would do. The kill is dry-run on the API server first (RBAC,
+// admission and PodDisruptionBudgets are checked), so a plan is returned only once the server
+// accepted it; no port-forward is opened, no request is sent.
+func DryRun(ctx context.Context, c Cluster, s Settings) (*report.Plan, error) {
 	s.DryRun = true
 	if err := s.Validate(); err != nil {
-		return err
+		return nil, err
 	}
 	t, err := resolve(ctx, c, &s)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	out, cfg := s.Out, s.probeCfg
-	fmt.Fprintf(out, "Dry run of a head kill of %s in namespace %s: nothing is killed and no request is sent.\n", s.targetName(), s.Namespace)
-	fmt.Fprintf(out, "Would kill:   pod %s (head of RayCluster %s) by %s\n", t.head.Name, t.cluster, s.killWhat(t))
-	if t.service != "" {
-		names := make([]string, len(t.ready))
-		for i, e := range t.ready {
-			names[i] = fmt.Sprintf("%s:%d", e.Pod, e.Port)
-		}
-		fmt.Fprintf(out, "Would probe:  %s %s%s at %v/s through a port-forward to each of %d ready endpoints: %s\n",
-			cfg.Method, s.probeTarget(t), ShownPath(cfg.Path), cfg.Rate, len(t.ready), strings.Join(names, ", "))
-	} else {
-		fmt.Fprintf(out, "Would probe:  %s %s%s at %v/s\n", cfg.Method, s.targetBase, ShownPath(cfg.Path), cfg.Rate)
-	}
-	fmt.Fprintf(out, "Schedule:     warm-up %s (the kill happens only if every warm-up request succeeds), then probe %s; request timeout %s; about %d requests (at most %d if the warm-up's last answers and the kill take their whole allowance)\n",
-		s.Warmup, s.afterText(), s.RequestTimeout, probe.Planned(cfg.Rate, s.Warmup+s.post()),
-		probe.Planned(cfg.Rate, ScheduleLength(s.Warmup, s.RequestTimeout, s.post())))
-	fmt.Fprintf(out, "SLO:          %s\n", s.slo())
 	if err := c.KillHeadPod(ctx, t.head, s.killMode, true); err != nil {
-		return killError(err)
+		return nil, killError(err)
 	}
-	fmt.Fprintf(out, "The API server accepted a dry run of the kill of pod %s/%s.\n", t.head.Namespace, t.head.Name)
-	return nil
-}
-
-func (s *Settings) afterText() string {
-	if s.UntilRecovered {
-		return fmt.Sprintf("until recovered, at most %s", s.Timeout)
+	cfg := s.probeCfg
+	p := &report.Plan{APIVersion: schema.APIVersion, Kind: report.PlanKind, Settings: s.reportSettings(t),
+		Head: report.PlanHead{Namespace: t.head.Namespace, Name: t.head.Name, UID: string(t.head.UID), RayCluster: t.cluster},
+		Kill: s.killWhat(t), Endpoints: []string{},
+		PlannedRequests: probe.Planned(cfg.Rate, s.Warmup+s.post()),
+		MaxRequests:     probe.Planned(cfg.Rate, ScheduleLength(s.Warmup, s.RequestTimeout, s.post())),
+		ServerDryRun:    "accepted"}
+	for _, e := range t.ready {
+		p.Endpoints = append(p.Endpoints, fmt.Sprintf("%s:%d", e.Pod, e.Port))
 	}
-	return s.After.String()
-}
-
-func (s *Settings) slo() string {
-	var out []string
 	if s.MaxErrorsSet {
-		out = append(out, fmt.Sprintf("max-errors %d", s.MaxErrors))
+		p.SLO.MaxErrors = &s.MaxErrors
 	}
 	if s.MinAvailabilitySet {
-		out = append(out, fmt.Sprintf("min-availability %v%%", s.MinAvailability))
+		p.SLO.MinAvailability = &s.MinAvailability
 	}
-	if len(out) == 0 {
-		return "none (exit 0 whatever happens)"
-	}
-	return strings.Join(out, ", ")
+	return p, nil
 }
 
 // doctorAdvice is doctor's RayService rules' findings for the target, read before the kill.

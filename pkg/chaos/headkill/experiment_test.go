@@ -127,7 +127,7 @@ func TestRunRefusalsKillNothing(t *testing.T) {
 		{"pdb", func(s *Settings, f *fakeCluster) {
 			s.Mode, f.killErr = "evict", &kube.Refused{Pod: "demo-head-x7k2p", Code: 429, Message: "would violate the budget."}
 		}, chaos.Failed, "the API refused to evict pod demo-head-x7k2p (429): would violate the budget: a PodDisruptionBudget blocks the eviction; nothing was killed (use mode delete to ignore PodDisruptionBudgets)", "evict (dry run)"},
-		{"warm-up fails", func(*Settings, *fakeCluster) {}, chaos.Invalid, "the warm-up failed against http://127.0.0.1:", "delete (dry run)"},
+		{"warm-up fails", func(*Settings, *fakeCluster) {}, chaos.Invalid, " warm-up requests to http://127.0.0.1:", "delete (dry run)"},
 		{"unknown cluster", func(s *Settings, _ *fakeCluster) { s.Cluster = "nope" }, 0, `raycluster "nope" not found`, ""},
 		{"bad rate", func(s *Settings, _ *fakeCluster) { s.Rate = "5/h" }, chaos.Invalid, `rate "5/h": use requests per second or minute`, ""},
 	} {

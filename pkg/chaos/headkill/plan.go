@@ -34,7 +34,7 @@ type Plan struct {
 type PlanResult struct {
 	Result *probe.Result
 	// WarmupFailed: the warm-up saw an error or no answer, so nothing was killed. Warmup holds
-	// the counters at its end.
+	// the counters when it was judged, or, once it failed, when the probe ended.
 	WarmupFailed bool
 	Warmup       probe.Live
 	// Killed: the kill call succeeded. KillErr is why it did not.
@@ -134,7 +134,11 @@ func RunPlan(ctx context.Context, p Plan) *PlanResult {
 	if out.Warmup.OK == 0 || out.Warmup.Errors() > 0 {
 		out.WarmupFailed = true
 		pr.Stop()
-		return finish()
+		finish()
+		// The final counts: a request due while the warm-up was judged is in the report too,
+		// so the error's numbers and the report's agree.
+		out.Warmup = pr.Live()
+		return out
 	}
 
 	p.Tracker.Kill(p.Mode, p.Now())

@@ -75,6 +75,10 @@ func TestRunWarmupFailureKillsNothing(t *testing.T) {
 	if !out.Result.Stopped || len(out.Result.Records) > 25 {
 		t.Fatalf("the probe went on after the failed warm-up: %d records, stopped %v", len(out.Result.Records), out.Result.Stopped)
 	}
+	// The error's counts are the report's: every request of the run, none left out.
+	if n := out.Warmup.Requests(); n != int64(len(out.Result.Records)) || out.Warmup.Errors() != n {
+		t.Fatalf("warm-up counters %+v, want all %d requests of the run, all failed", out.Warmup, len(out.Result.Records))
+	}
 	if _, ok := p.Tracker.Timeline().Kill(); ok {
 		t.Fatal("KillRequested recorded without a kill")
 	}

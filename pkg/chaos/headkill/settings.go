@@ -70,9 +70,8 @@ type Settings struct {
 	MinAvailability    float64
 	MinAvailabilitySet bool
 
-	// DryRun prints the plan to Out and has the API server dry-run the kill.
+	// DryRun: only plan, and have the API server dry-run the kill (DryRun, not Run).
 	DryRun bool
-	Out    io.Writer
 	// Progress is called every ProgressEvery with the probe's counters and the head's state.
 	Progress      func(l probe.Live, head string)
 	ProgressEvery time.Duration

@@ -21,6 +21,8 @@ type Options struct {
 	// Percent is used.
 	Amount  string
 	Percent int
+	// PercentSet: --percent was given, so a 0 is out of range rather than "no percent".
+	PercentSet bool
 	// Duration bounds the whole run inside the container, fill included.
 	Duration        time.Duration
 	Image           string
@@ -52,8 +54,12 @@ func (o Options) Validate() error {
 	default:
 		return invalid("unknown pressure kind %q", o.Kind)
 	}
-	if (o.Amount == "") == (o.Percent == 0) {
+	percent := o.Percent != 0 || o.PercentSet
+	switch {
+	case o.Amount != "" && percent:
 		return invalid("say how much: pass %s (e.g. 10Gi) or %s (1-100), not both", SetAmount, SetPercent)
+	case o.Amount == "" && !percent:
+		return invalid("say how much: pass %s (e.g. 10Gi) or %s (1-100)", SetAmount, SetPercent)
 	}
 	if o.Amount != "" {
 		n, err := parseBytes(o.Amount)
@@ -64,7 +70,7 @@ func (o Options) Validate() error {
 			return err
 		}
 	}
-	if o.Percent != 0 && (o.Percent < 1 || o.Percent > 100) {
+	if percent && (o.Percent < 1 || o.Percent > 100) {
 		return invalid("%s %d is out of range: use 1 to 100", SetPercent, o.Percent)
 	}
 	if o.Duration < time.Second {

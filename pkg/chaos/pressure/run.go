@@ -7,11 +7,13 @@ import (
 	"sort"
 	"time"
 
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
@@ -19,6 +21,9 @@ import (
 // fake in tests). Errors come back explained, one line each.
 type Cluster interface {
 	GetPodByName(ctx context.Context, namespace, name string) (*corev1.Pod, error)
+	// GetRayCluster is read only when no pod matched, to tell a misspelled RayCluster (not
+	// found) from one without a pod of the role.
+	GetRayCluster(ctx context.Context, namespace, name string) (*rayv1.RayCluster, error)
 	ListPodsMatching(ctx context.Context, namespace, selector string) ([]corev1.Pod, error)
 	// InjectEphemeralContainer adds ec to pod only while pod is the version read (uid and
 	// resourceVersion preconditions); dryRun has the API server judge it and store nothing.
@@ -123,6 +128,11 @@ func targetPod(ctx context.Context, c Cluster, s Settings) (*corev1.Pod, error) 
 		return nil, err
 	}
 	if len(pods) == 0 {
+		// A misspelled name gets the not-found line every command gives. Without permission to
+		// read RayClusters, the line below still says what was looked for.
+		if _, err := c.GetRayCluster(ctx, s.Namespace, s.Cluster); fault.KindOf(err) == fault.NotFound {
+			return nil, err
+		}
 		return nil, chaos.Errorf(chaos.NotFound, "no %s pod of RayCluster %q in namespace %q; list them with: kubectl get pods -n %s -l %s",
 			s.Role, s.Cluster, s.Namespace, s.Namespace, selector)
 	}

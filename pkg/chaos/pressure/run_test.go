@@ -9,12 +9,14 @@ import (
 	"testing"
 	"time"
 
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
@@ -37,9 +39,17 @@ func (f *fakeCluster) GetPodByName(_ context.Context, _, name string) (*corev1.P
 	return f.pod.DeepCopy(), nil
 }
 
+// GetRayCluster knows RayCluster raycluster-demo only.
+func (f *fakeCluster) GetRayCluster(_ context.Context, namespace, name string) (*rayv1.RayCluster, error) {
+	if name != "raycluster-demo" {
+		return nil, fault.Errorf(fault.NotFound, "RayCluster %q not found in namespace %q", name, namespace)
+	}
+	return &rayv1.RayCluster{}, nil
+}
+
 func (f *fakeCluster) ListPodsMatching(_ context.Context, _, selector string) ([]corev1.Pod, error) {
 	f.selectors = append(f.selectors, selector)
-	if !strings.Contains(selector, "node-type="+f.pod.Labels[ray.LabelNodeType]) {
+	if !strings.Contains(selector, "node-type="+f.pod.Labels[ray.LabelNodeType]) || !strings.Contains(selector, "cluster="+f.pod.Labels[ray.LabelCluster]+",") {
 		return nil, nil
 	}
 	return []corev1.Pod{*f.pod.DeepCopy()}, nil
@@ -134,6 +144,7 @@ func TestRunRefusalsInjectNothing(t *testing.T) {
 		{"not confirmed", func(s *Settings, _ *fakeCluster) { s.Confirm = func(chaos.Confirmation) error { return declined } }, 0, "declined"},
 		{"watch refused", func(s *Settings, f *fakeCluster) { s.Watch, f.watchErr = true, errors.New("forbidden") }, 0, "forbidden"},
 		{"no worker", func(s *Settings, _ *fakeCluster) { s.Role = "worker" }, chaos.NotFound, `no worker pod of RayCluster "raycluster-demo" in namespace "ml"`},
+		{"no such cluster", func(s *Settings, _ *fakeCluster) { s.Cluster = "nope" }, 0, `RayCluster "nope" not found in namespace "ml"`},
 		{"kube-system", func(s *Settings, _ *fakeCluster) { s.Namespace = "kube-system" }, chaos.Invalid, "refusing to put pressure on pods in kube-system"},
 		{"role with a pod", func(s *Settings, _ *fakeCluster) { s.Pod, s.RoleSet = "x", true }, chaos.Invalid, "role applies to a RAYCLUSTER argument"},
 	}

@@ -350,7 +350,8 @@ func (p *Prober) bucket(rec *Record) *bucket {
 }
 
 func (p *Prober) count(rec *Record) {
-	p.live.done.Add(1)
+	// done last, and Live reads it first: a progress line never shows a judged request as aborted.
+	defer p.live.done.Add(1)
 	b := p.bucket(rec)
 	switch {
 	case rec.Class == ClassCanceled:

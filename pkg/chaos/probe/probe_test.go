@@ -379,9 +379,14 @@ func TestCancelReturnsWhatWasSeen(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(hold)
-	res := New(Config{Rate: 100, Timeout: 10 * time.Second}, NewURL("x", srv.URL)).Run(ctx, 10*time.Second)
+	p := New(Config{Rate: 100, Timeout: 10 * time.Second}, NewURL("x", srv.URL))
+	res := p.Run(ctx, 10*time.Second)
 	if !res.Interrupted {
 		t.Fatal("not marked interrupted")
+	}
+	// The last progress line counts as the report does: aborted requests are not "requests".
+	if l := p.Live(); l.Requests() != 0 || l.Aborted() != int64(len(res.Records)) {
+		t.Fatalf("live requests %d aborted %d, want 0 and %d", l.Requests(), l.Aborted(), len(res.Records))
 	}
 	if len(res.Records) < 5 || len(res.Records) >= 1000 {
 		t.Fatalf("records %d, want between 5 and 999", len(res.Records))
@@ -451,5 +456,19 @@ func TestEndAfterShortensTheSchedule(t *testing.T) {
 	p.EndAfter(time.Hour)
 	if res := p.Run(context.Background(), 200*time.Millisecond); res.Duration != 200*time.Millisecond || len(res.Records) != 20 {
 		t.Fatalf("duration %s records %d, want 200ms and 20", res.Duration, len(res.Records))
+	}
+}
+
+// TestLiveString: the progress line counts judged requests (the report's "requests"), no-endpoint
+// ones included, and names aborted requests apart.
+func TestLiveString(t *testing.T) {
+	l := Live{Elapsed: 5*time.Second + 170*time.Millisecond, Scheduled: 260, Sent: 253, Done: 256,
+		OK: 150, HTTPErrors: 100, ConnErrors: 4, InFlight: 1}
+	if got, want := l.String(), "5.1s requests 254 ok 150 errors 104 (http 100, conn 4, timeout 0) in flight 1 aborted 2"; got != want {
+		t.Fatalf("got  %q\nwant %q", got, want)
+	}
+	l.Done = 254
+	if got, want := l.String(), "5.1s requests 254 ok 150 errors 104 (http 100, conn 4, timeout 0) in flight 1"; got != want {
+		t.Fatalf("got  %q\nwant %q", got, want)
 	}
 }

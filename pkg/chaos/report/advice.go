@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
@@ -19,6 +18,7 @@ const (
 	AdviceConnErrors       = "connection-errors"
 	AdviceNoEndpoints      = "no-endpoints"
 	AdvicePartial          = "partial-run"
+	AdviceWarmupFailed     = "warmup-failed"
 )
 
 // observedAdvice draws conclusions from this run only; each names the fact it rests on.
@@ -28,24 +28,33 @@ func observedAdvice(r *Report, kill timeline.Event, killed bool, res *probe.Resu
 		out = append(out, Advice{Source: "observed", Rule: rule, Text: fmt.Sprintf(format, a...)})
 	}
 	if r.Probe.Interrupted {
-		add(AdvicePartial, "The run was interrupted after %d of %d planned requests; the numbers cover only what was seen.",
-			r.Probe.Scheduled, r.Probe.Planned)
+		add(AdvicePartial, "The run was interrupted after %d of %s; the numbers cover only what was seen.",
+			r.Probe.Scheduled, Plural(r.Probe.Planned, "planned request", "planned requests"))
 	}
 	t := r.Totals
+	if r.Probe.WarmupFailed {
+		add(AdviceWarmupFailed, "Nothing was killed: %d of %s failed. The head is killed only after a warm-up "+
+			"in which every request succeeds (2xx or 3xx); make the target answer, then run again.",
+			t.Errors, Plural(t.Requests, "warm-up request", "warm-up requests"))
+	}
+	if !killed {
+		// The rest explains what a kill did to clients; without a kill it would blame one.
+		return out
+	}
 	if t.Requests > 0 && t.Errors == 0 {
 		add(AdviceNoErrors, "No request failed: the head kill was invisible to this client at %v/s.", r.Settings.Rate)
 		return out
 	}
-	if killed && kill.Object != "" {
+	if kill.Object != "" {
 		for _, e := range r.Endpoints {
 			if e.Name == kill.Object && e.Errors > 0 {
-				add(AdviceErrorsFromHead, "%d of %d errors came through the killed head pod %s: its Serve proxy was behind the Service. "+
+				add(AdviceErrorsFromHead, "%d of %s came through the killed head pod %s: its Serve proxy was behind the Service. "+
 					"Exclude the head from the serve Service (spec.excludeHeadPodFromServeSvc, KubeRay v1.3.0+) so only worker proxies take traffic.",
-					e.Errors, t.Errors, e.Name)
+					e.Errors, Plural(t.Errors, "error", "errors"), e.Name)
 			}
 		}
 	}
-	if killed && r.ErrorWindow != nil {
+	if r.ErrorWindow != nil {
 		if g := r.Recovery.OldHeadGoneMs; g != nil {
 			if last, ok := lastErrorOfOldHead(r, kill.Object); ok && last > *g {
 				add(AdviceErrorsAfterGone, "Errors went on %s after the old head was gone: something still routed to it "+
@@ -65,17 +74,17 @@ func observedAdvice(r *Report, kill timeline.Event, killed bool, res *probe.Resu
 			r.Recovery.ActiveClusterFrom, r.Recovery.ActiveClusterTo)
 	}
 	if t.Timeouts > 0 {
-		add(AdviceTimeouts, "%d requests got no answer within %dms: requests in flight on the killed pod were lost. "+
-			"Give clients a timeout and a retry.", t.Timeouts, r.Settings.RequestTimeout)
+		add(AdviceTimeouts, "%s no answer within %dms: requests in flight on the killed pod were lost. "+
+			"Give clients a timeout and a retry.", Plural(t.Timeouts, "request got", "requests got"), r.Settings.RequestTimeout)
 	}
 	conn := t.ByClass[probe.ClassRefused.String()] + t.ByClass[probe.ClassReset.String()]
 	if conn > 0 {
-		add(AdviceConnErrors, "%d requests failed at the connection (refused or reset): a pod's proxy went away under open connections. "+
-			"Retry on connection errors; they are safe to retry for idempotent requests.", conn)
+		add(AdviceConnErrors, "%s at the connection (refused or reset): a pod's proxy went away under open connections. "+
+			"Retry on connection errors; they are safe to retry for idempotent requests.", Plural(conn, "request failed", "requests failed"))
 	}
 	if n := t.ByClass[probe.ClassNoEndpoint.String()]; n > 0 {
-		add(AdviceNoEndpoints, "For %d requests the Service had no ready endpoint at all: every serving pod was out at once. "+
-			"Run more than one worker with a Serve proxy.", n)
+		add(AdviceNoEndpoints, "For %s the Service had no ready endpoint at all: every serving pod was out at once. "+
+			"Run more than one worker with a Serve proxy.", Plural(n, "request", "requests"))
 	}
 	return out
 }
@@ -85,7 +94,7 @@ func observedAdvice(r *Report, kill timeline.Event, killed bool, res *probe.Resu
 // own errors count (errors from other pods' proxies after it was gone are not "routed to it");
 // with a URL target nothing is attributed, so every error counts.
 func lastErrorOfOldHead(r *Report, oldHead string) (float64, bool) {
-	if !strings.HasPrefix(r.Settings.Target, "service/") {
+	if !r.Settings.TracksEndpoints() {
 		return r.ErrorWindow.LastMs, true
 	}
 	for _, e := range r.Endpoints {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"time"
@@ -25,7 +26,7 @@ func Build(in Input) *Report {
 	var ref time.Duration
 	r.Probe = ProbeInfo{Start: res.Start, Reference: "probeStart", ElapsedMs: ms(res.Elapsed),
 		Planned: probe.Planned(res.Rate, res.Duration), Scheduled: len(res.Records),
-		Interrupted: res.Interrupted, Stopped: res.Stopped}
+		Interrupted: res.Interrupted, Stopped: res.Stopped, WarmupFailed: in.WarmupFailed}
 	if res.Rate <= 0 || res.Duration <= 0 {
 		r.Probe.Planned = len(res.Records)
 	}
@@ -47,7 +48,7 @@ func Build(in Input) *Report {
 		r.Events = append(r.Events, Event{Event: e, AtMs: relAt(e.At)})
 	}
 	r.Seconds = seconds(res, in.Timeline, rel)
-	r.Verdict = verdict(r.Totals, in.SLO)
+	r.Verdict = verdict(r.Totals, in.SLO, in.WarmupFailed)
 	r.Advice = append(observedAdvice(r, kill, killed, res), in.Advice...)
 	if r.Advice == nil {
 		r.Advice = []Advice{}
@@ -290,12 +291,18 @@ func seconds(res *probe.Result, tl *timeline.Timeline, rel func(time.Duration) f
 	return out
 }
 
-func verdict(t Totals, slo SLO) Verdict {
+// verdict checks the SLO. A failed warm-up fails the verdict whatever the SLO: nothing was
+// killed, so a passing SLO would say the head kill was harmless when it was never tried.
+func verdict(t Totals, slo SLO, warmupFailed bool) Verdict {
 	v := Verdict{Passed: true, Checks: []Check{}}
+	if warmupFailed {
+		v.Checks = append(v.Checks, Check{Name: "warm-up", Actual: float64(t.Errors),
+			Message: fmt.Sprintf("%d of %s failed, so nothing was killed", t.Errors, Plural(t.Requests, "warm-up request", "warm-up requests"))})
+	}
 	if slo.MaxErrors != nil {
 		c := Check{Name: "max-errors", Limit: float64(*slo.MaxErrors), Actual: float64(t.Errors)}
 		c.Passed = int64(t.Errors) <= *slo.MaxErrors
-		c.Message = strconv.Itoa(t.Errors) + " errors, at most " + strconv.FormatInt(*slo.MaxErrors, 10) + " allowed"
+		c.Message = Plural(t.Errors, "error", "errors") + ", at most " + strconv.FormatInt(*slo.MaxErrors, 10) + " allowed"
 		v.Checks = append(v.Checks, c)
 	}
 	if slo.MinAvailability != nil {

@@ -100,8 +100,11 @@ func WriteHTML(w io.Writer, r *Report) error {
 		{"new head Running", rc.NewHeadRunningMs}, {"new head Ready", rc.NewHeadReadyMs}, {"RayCluster ready", rc.RayClusterReadyMs},
 		{"endpoints back", rc.EndpointsBackMs}} {
 		v := optSecs(s.v)
-		if s.k == "RayCluster ready" && rc.RayClusterStayedReady {
+		switch {
+		case s.k == "RayCluster ready" && rc.RayClusterStayedReady:
 			v = "stayed ready"
+		case s.k == "endpoints back" && !r.Settings.TracksEndpoints():
+			v = endpointsNotTracked
 		}
 		d.Recovery = append(d.Recovery, kvRow{s.k, v})
 	}
@@ -109,7 +112,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 }
 
 var htmlPage = template.Must(template.New("report").Funcs(template.FuncMap{
-	"secs": secs, "opt": optSecs,
+	"secs": secs, "opt": optSecs, "plural": Plural,
 	"f1":  func(f float64) string { return fmt.Sprintf("%.1f", f) },
 	"f3":  func(f float64) string { return fmt.Sprintf("%.3f", f) },
 	"add": func(a, b float64) float64 { return a + b },
@@ -128,7 +131,8 @@ svg text{font-size:11px;font-family:system-ui,sans-serif}
 <p>Mode {{.R.Settings.Mode}}; probe {{.R.Settings.Method}} {{.R.Settings.Target}}{{.R.Settings.Path}} at {{.R.Settings.Rate}}/s,
 request timeout {{.R.Settings.RequestTimeout}}ms. Started {{.R.Probe.Start.UTC.Format "2006-01-02T15:04:05.000Z"}}.
 Times are relative to {{if eq .R.Probe.Reference "kill"}}the kill{{else}}the probe start{{end}}.</p>
-<h2>Verdict: {{if not .R.Verdict.Checks}}no SLO given{{else if .R.Verdict.Passed}}<span class="pass">PASS</span>{{else}}<span class="fail">FAIL</span>{{end}}</h2>
+{{if .R.Probe.WarmupFailed}}<p class="fail">Nothing was killed: the warm-up failed ({{.R.Totals.Errors}} of {{plural .R.Totals.Requests "request" "requests"}} failed), so the head was left alone. The figures below are the warm-up's.</p>
+{{end}}<h2>Verdict: {{if not .R.Verdict.Checks}}no SLO given{{else if .R.Verdict.Passed}}<span class="pass">PASS</span>{{else}}<span class="fail">FAIL</span>{{end}}</h2>
 {{if .R.Verdict.Checks}}<table><tr><th>SLO</th><th>limit</th><th>actual</th><th>result</th></tr>
 {{range .R.Verdict.Checks}}<tr><td>{{.Name}}</td><td>{{.Limit}}</td><td>{{.Actual}}</td><td>{{if .Passed}}<span class="pass">pass</span>{{else}}<span class="fail">fail</span>{{end}}</td></tr>
 {{end}}</table>{{end}}
@@ -146,7 +150,7 @@ Times are relative to {{if eq .R.Probe.Reference "kill"}}the kill{{else}}the pro
 <h2>Totals</h2><table>{{range .Status}}<tr><td>{{.K}}</td><td>{{.V}}</td></tr>{{end}}
 {{range .Classes}}<tr><td>{{.K}}</td><td>{{.V}}</td></tr>{{end}}</table>
 <h2>Error window</h2>{{with .R.ErrorWindow}}<table><tr><td>first error</td><td>{{secs .FirstMs}}</td></tr>
-<tr><td>last error</td><td>{{secs .LastMs}}</td></tr><tr><td>longest run</td><td>{{.LongestRun.Requests}} requests, {{secs .LongestRun.StartMs}} to {{secs .LongestRun.EndMs}}</td></tr></table>{{else}}<p>No errors.</p>{{end}}
+<tr><td>last error</td><td>{{secs .LastMs}}</td></tr><tr><td>longest run</td><td>{{plural .LongestRun.Requests "request" "requests"}}, {{secs .LongestRun.StartMs}} to {{secs .LongestRun.EndMs}}</td></tr></table>{{else}}<p>No errors.</p>{{end}}
 {{if eq .R.Probe.Reference "kill"}}<h2>Recovery</h2><table>{{range .Recovery}}<tr><td>{{.K}}</td><td>{{.V}}</td></tr>{{end}}
 {{if .R.Recovery.ActiveClusterChanged}}<tr><td>RayService active cluster</td><td>{{.R.Recovery.ActiveClusterFrom}} → {{.R.Recovery.ActiveClusterTo}}</td></tr>{{end}}</table>{{end}}
 <h2>Endpoints</h2><table><tr><th>endpoint</th><th>requests</th><th>ok</th><th>errors</th><th>5xx</th><th>conn</th><th>timeout</th><th>availability</th><th>first error</th><th>last error</th></tr>

@@ -18,7 +18,11 @@ func WriteJUnit(w io.Writer, r *Report) error {
 	for _, c := range r.Verdict.Checks {
 		tc := junit.Case{Name: c.Name, Classname: "head-kill.slo", SystemOut: summary}
 		if !c.Passed {
-			tc.Failure = &junit.Failure{Message: c.Message, Type: "SLOViolated", Text: summary}
+			typ := "SLOViolated"
+			if c.Name == "warm-up" {
+				typ = "WarmupFailed" // no SLO was measured: nothing was killed
+			}
+			tc.Failure = &junit.Failure{Message: c.Message, Type: typ, Text: summary}
 		}
 		suite.Cases = append(suite.Cases, tc)
 	}

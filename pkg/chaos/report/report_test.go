@@ -119,8 +119,13 @@ func TestBuildCleanAndInterrupted(t *testing.T) {
 		res.Records = append(res.Records, probe.Record{Scheduled: s, Sent: s, Latency: time.Millisecond, Status: 200})
 	}
 	r := Build(Input{Probe: res, Timeline: timeline.New()})
+	// No kill (interrupted in the warm-up, or refused): nothing to say about what a kill did.
 	if r.ErrorWindow != nil || r.Totals.Availability != 100 || !r.Verdict.Passed || r.Probe.Reference != "probeStart" ||
-		len(r.Advice) != 1 || r.Advice[0].Rule != AdviceNoErrors {
+		len(r.Advice) != 0 {
+		t.Fatalf("clean report without a kill %+v", r)
+	}
+	r = Build(Input{Probe: res, Timeline: timeline.New(timeline.Event{Kind: timeline.KillRequested, At: at(500), Object: "h"})})
+	if r.Probe.Reference != "kill" || len(r.Advice) != 1 || r.Advice[0].Rule != AdviceNoErrors {
 		t.Fatalf("clean report %+v", r)
 	}
 
@@ -146,7 +151,8 @@ func TestGolden(t *testing.T) {
 	}
 	clean.Timeline = timeline.New(timeline.Event{Kind: timeline.KillRequested, At: at(3000), Object: "demo-head-a", Detail: "force"})
 	clean.Advice = nil
-	for name, in := range map[string]Input{"headkill": headKillInput(), "clean": clean} {
+	for name, in := range map[string]Input{"headkill": headKillInput(), "clean": clean, "url-one-error": urlOneErrorInput(),
+		"warmup-failed": warmupFailedInput()} {
 		r := Build(in)
 		outputs := map[string]func(*bytes.Buffer) error{
 			".txt":       func(b *bytes.Buffer) error { return WriteText(b, r, false) },
@@ -260,5 +266,74 @@ func TestErrorsAfterGoneOnlyFromTheOldHead(t *testing.T) {
 	in.Settings.Target = "http://serve.example:8000" // no attribution: any late error counts
 	if got := rules(Build(in)); !strings.Contains(got, AdviceErrorsAfterGone) {
 		t.Fatalf("URL target: advice %q", got)
+	}
+}
+
+// urlOneErrorInput is a --target URL run with one timeout after the kill: every count of one is
+// singular, and "endpoints back" does not apply to a URL.
+func urlOneErrorInput() Input {
+	res := &probe.Result{Start: start, Rate: 10, Duration: 4 * time.Second, Elapsed: 4 * time.Second, Endpoints: []string{"127.0.0.1:8000"}}
+	for i := range 40 {
+		sched := time.Duration(i) * 100 * time.Millisecond
+		rec := probe.Record{Scheduled: sched, Sent: sched, Latency: 2 * time.Millisecond, Class: probe.ClassHTTP, Status: 200}
+		if i == 25 {
+			rec.Class, rec.Status, rec.Latency = probe.ClassTimeout, 0, time.Second
+		}
+		res.Records = append(res.Records, rec)
+	}
+	tl := timeline.New(
+		timeline.Event{Kind: timeline.KillRequested, At: at(2000), Object: "demo-head-a", Detail: "delete"},
+		timeline.Event{Kind: timeline.OldHeadGone, At: at(2100), Object: "demo-head-a"},
+		timeline.Event{Kind: timeline.NewHeadCreated, At: at(2200), Object: "demo-head-b"},
+		timeline.Event{Kind: timeline.NewHeadReady, At: at(3000), Object: "demo-head-b"},
+	)
+	maxErr := int64(5)
+	return Input{
+		Settings: Settings{Cluster: "demo", Namespace: "ml", Mode: "delete", Target: "http://127.0.0.1:8000", Method: "GET", Path: "/",
+			Rate: 10, WarmupMs: 2000, AfterMs: 2000, RequestTimeout: 1000},
+		Probe: res, Timeline: tl, SLO: SLO{MaxErrors: &maxErr},
+	}
+}
+
+// warmupFailedInput is a warm-up against a closed port: six refused requests, the probe stopped,
+// nothing killed.
+func warmupFailedInput() Input {
+	res := &probe.Result{Start: start, Rate: 5, Duration: 70 * time.Second, Elapsed: 1002 * time.Millisecond, Stopped: true,
+		Endpoints: []string{"127.0.0.1:1"}}
+	for i := range 6 {
+		sched := time.Duration(i) * 200 * time.Millisecond
+		res.Records = append(res.Records, probe.Record{Scheduled: sched, Sent: sched, Latency: time.Millisecond, Class: probe.ClassRefused})
+	}
+	maxErr := int64(10)
+	return Input{
+		Settings: Settings{Cluster: "demo", Namespace: "ml", Mode: "delete", Target: "http://127.0.0.1:1", Method: "GET", Path: "/",
+			Rate: 5, WarmupMs: 1000, AfterMs: 60000, RequestTimeout: 2000},
+		Probe: res, Timeline: timeline.New(timeline.Event{Kind: timeline.RayClusterState, At: at(-50), To: "ready", Detail: "first seen"}),
+		SLO: SLO{MaxErrors: &maxErr}, WarmupFailed: true,
+		Advice: []Advice{{Source: "doctor", Rule: "gcs-ft-off", Text: "GCS fault tolerance is off."}},
+	}
+}
+
+// TestWarmupFailedSaysNothingWasKilled: a failed warm-up fails the verdict whatever the SLO, and
+// the report blames no kill.
+func TestWarmupFailedSaysNothingWasKilled(t *testing.T) {
+	r := Build(warmupFailedInput())
+	if !r.Probe.WarmupFailed || r.Verdict.Passed || len(r.Verdict.Checks) != 2 || r.Verdict.Checks[0].Name != "warm-up" || !r.Verdict.Checks[1].Passed {
+		t.Fatalf("verdict %+v", r.Verdict)
+	}
+	var rules []string
+	for _, a := range r.Advice {
+		rules = append(rules, a.Rule)
+	}
+	if got := strings.Join(rules, " "); got != "warmup-failed gcs-ft-off" {
+		t.Fatalf("advice %q, want the warm-up's and doctor's only", got)
+	}
+}
+
+func TestPlural(t *testing.T) {
+	for n, want := range map[int]string{0: "0 requests", 1: "1 request", 2: "2 requests"} {
+		if got := Plural(n, "request", "requests"); got != want {
+			t.Errorf("Plural(%d) = %q, want %q", n, got, want)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 )
 
 // barWidth is the widest per-second bar in the terminal timeline.
@@ -31,6 +32,10 @@ const reset = "\x1b[0m"
 func WriteText(w io.Writer, r *Report, color bool) error {
 	p := &printer{w: w}
 	s := r.Settings
+	if r.Probe.WarmupFailed {
+		writeWarmupFailed(p, r)
+		return p.e
+	}
 	p.f("Head kill of %s in namespace %s (mode %s)\n", s.Cluster, s.Namespace, s.Mode)
 	p.f("Probe: %s %s%s at %v/s, request timeout %dms, warm-up %dms", s.Method, s.Target, s.Path, s.Rate, s.RequestTimeout, s.WarmupMs)
 	switch {
@@ -46,9 +51,11 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 	p.f("Ran %s from %s; times below are relative to %s.\n", secs(r.Probe.ElapsedMs), r.Probe.Start.UTC().Format("2006-01-02T15:04:05.000Z"), ref)
 	switch {
 	case r.Probe.Interrupted:
-		p.f("Interrupted: %d of %d planned requests were scheduled.\n", r.Probe.Scheduled, r.Probe.Planned)
+		p.f("Interrupted: %d of %s were scheduled.\n", r.Probe.Scheduled, Plural(r.Probe.Planned, "planned request", "planned requests"))
+	case r.Probe.Stopped && r.Probe.KillAtMs == nil:
+		p.f("Stopped before the kill: %d of %s were scheduled.\n", r.Probe.Scheduled, Plural(r.Probe.Planned, "planned request", "planned requests"))
 	case r.Probe.Stopped:
-		p.f("Stopped early once recovered: %d of %d planned requests were scheduled.\n", r.Probe.Scheduled, r.Probe.Planned)
+		p.f("Stopped early once recovered: %d of %s were scheduled.\n", r.Probe.Scheduled, Plural(r.Probe.Planned, "planned request", "planned requests"))
 	}
 	p.f("Probe schedule error: p99 %.3fms, max %.3fms.\n", r.Probe.SendLagP99Ms, r.Probe.SendLagMaxMs)
 
@@ -84,8 +91,8 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 	if e := r.ErrorWindow; e == nil {
 		p.f("  no errors\n")
 	} else {
-		p.f("  first error  %s\n  last error   %s\n  longest run  %d requests in a row, %s to %s\n",
-			secs(e.FirstMs), secs(e.LastMs), e.LongestRun.Requests, secs(e.LongestRun.StartMs), secs(e.LongestRun.EndMs))
+		p.f("  first error  %s\n  last error   %s\n  longest run  %s in a row, %s to %s\n",
+			secs(e.FirstMs), secs(e.LastMs), Plural(e.LongestRun.Requests, "request", "requests"), secs(e.LongestRun.StartMs), secs(e.LongestRun.EndMs))
 	}
 
 	if r.Probe.KillAtMs != nil {
@@ -112,7 +119,11 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 		} else {
 			step("RayCluster ready", rc.RayClusterReadyMs, "")
 		}
-		step("endpoints back", rc.EndpointsBackMs, "")
+		if r.Settings.TracksEndpoints() {
+			step("endpoints back", rc.EndpointsBackMs, "")
+		} else {
+			fmt.Fprintf(tw, "  endpoints\t%s\n", endpointsNotTracked)
+		}
 		p.err(tw.Flush())
 		if rc.ActiveClusterChanged {
 			p.f("  RayService active cluster changed: %s -> %s\n", rc.ActiveClusterFrom, rc.ActiveClusterTo)
@@ -129,7 +140,7 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 	p.err(tw.Flush())
 
 	l := r.Latency
-	p.f("\nLatency from scheduled send (%d requests)\n  p50 %.3fms  p90 %.3fms  p99 %.3fms  max %.3fms\n", l.Count, l.P50Ms, l.P90Ms, l.P99Ms, l.MaxMs)
+	p.f("\nLatency from scheduled send (%s)\n  p50 %.3fms  p90 %.3fms  p99 %.3fms  max %.3fms\n", Plural(int(l.Count), "request", "requests"), l.P50Ms, l.P90Ms, l.P99Ms, l.MaxMs)
 
 	p.f("\nTimeline, one row per second:")
 	for _, c := range classes {
@@ -204,6 +215,34 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 		}
 	}
 	return p.e
+}
+
+// endpointsNotTracked stands for "endpoints back" with a URL target: the probe does not follow
+// a Service's endpoints then, so there is no time to show, and "not seen" would read as a failure.
+const endpointsNotTracked = "not tracked with --target"
+
+// writeWarmupFailed is the whole text report of a run that killed nothing: that first, then
+// what the warm-up's requests got, the errors by status and class.
+func writeWarmupFailed(p *printer, r *Report) {
+	s, t := r.Settings, r.Totals
+	p.f("Nothing was killed: the warm-up failed, so the head of %s in namespace %s was left alone.\n", s.Cluster, s.Namespace)
+	p.f("  probe     %s %s%s at %v/s, warm-up %s, request timeout %dms\n", s.Method, s.Target, s.Path, s.Rate, time.Duration(s.WarmupMs)*time.Millisecond, s.RequestTimeout)
+	p.f("  requests  %d ok, %d failed\n", t.Status2xx+t.Status3xx, t.Errors)
+	failed := map[string]int{}
+	for code, n := range t.ByStatus {
+		if c, err := strconv.Atoi(code); err == nil && c >= 400 {
+			failed[code] = n
+		}
+	}
+	if len(failed) > 0 {
+		p.f("  by status: %s\n", kv(failed))
+	}
+	if len(t.ByClass) > 0 {
+		p.f("  by error class: %s\n", kv(t.ByClass))
+	}
+	if t.Aborted > 0 {
+		p.f("  aborted (in flight at stop): %d\n", t.Aborted)
+	}
 }
 
 // printer keeps the first write error so the layout code stays readable.

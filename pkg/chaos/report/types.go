@@ -3,6 +3,7 @@
 package report
 
 import (
+	"strings"
 	"time"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
@@ -29,6 +30,10 @@ type Settings struct {
 	RequestTimeout int64   `json:"requestTimeoutMs"`
 }
 
+// TracksEndpoints is whether the probe followed a Service's endpoints (a Service target), so
+// that "endpoints back" has a meaning; a URL target has none.
+func (s Settings) TracksEndpoints() bool { return strings.HasPrefix(s.Target, "service/") }
+
 // SLO is what the run must hold; a nil field is not checked.
 type SLO struct {
 	MaxErrors       *int64
@@ -51,6 +56,8 @@ type Input struct {
 	// Advice from doctor's RayService rules (serve-head-in-service, serve-head-has-cpus, gcs-ft-off),
 	// appended after what this run observed.
 	Advice []Advice
+	// WarmupFailed: the warm-up saw an error or no answer, so nothing was killed.
+	WarmupFailed bool
 }
 
 // Report is the whole result. Times named ...Ms are milliseconds relative to Reference: the kill
@@ -81,6 +88,9 @@ type ProbeInfo struct {
 	Scheduled   int       `json:"scheduled"` // requests actually scheduled (fewer if stopped)
 	Interrupted bool      `json:"interrupted"`
 	Stopped     bool      `json:"stopped"`
+	// WarmupFailed: a warm-up request failed (or none was answered), so nothing was killed;
+	// the report covers the warm-up only.
+	WarmupFailed bool `json:"warmupFailed"`
 	// SendLag is the probe's own schedule error (actual send - scheduled send).
 	SendLagP99Ms float64 `json:"sendLagP99Ms"`
 	SendLagMaxMs float64 `json:"sendLagMaxMs"`
@@ -191,7 +201,7 @@ type Verdict struct {
 
 // Check is one SLO.
 type Check struct {
-	Name    string  `json:"name"` // "max-errors" or "min-availability"
+	Name    string  `json:"name"` // "max-errors", "min-availability", or "warm-up" when it failed
 	Limit   float64 `json:"limit"`
 	Actual  float64 `json:"actual"`
 	Passed  bool    `json:"passed"`

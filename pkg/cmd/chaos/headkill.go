@@ -24,7 +24,7 @@ type HeadKillOptions struct {
 	f *cmdutil.Factory
 	s headkill.Settings
 
-	output     string
+	output     *cmdutil.OutputFlag
 	reportHTML string
 	yes        bool
 }
@@ -58,7 +58,7 @@ printed first).`,
   kubectl ray chaos head-kill demo --target http://serve.example:8000 --path /healthz \
     --until-recovered --timeout 5m --min-availability 99 -o junit --report-html head-kill.html --yes
 
-  # Show what would happen: nothing is killed and no request is sent
+  # Show what would happen: nothing is killed and no request is sent (-o json: the plan as JSON)
   kubectl ray chaos head-kill rayservice/demo --dry-run`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return cmdutil.RunOptions(o, cmd, args) },
@@ -81,8 +81,8 @@ printed first).`,
 	fl.DurationVar(&o.s.RequestTimeout, "request-timeout", probe.DefaultTimeout, "Per-request timeout of the probe (on this command it replaces kubectl's --request-timeout for API calls, which then use client-go's defaults)")
 	fl.Int64Var(&o.s.MaxErrors, "max-errors", 0, "SLO: at most this many failed requests")
 	fl.Float64Var(&o.s.MinAvailability, "min-availability", 0, "SLO: at least this percentage of requests succeed, e.g. 99.9")
-	fl.StringVarP(&o.output, "output", "o", "text", "Report format: text, json or junit")
-	_ = cmd.RegisterFlagCompletionFunc("output", fixed("text", "json", "junit"))
+	o.output = cmdutil.AddOutputFlag(cmd, "text", "json", "junit")
+	fl.Lookup("output").Usage = "Report format: text|json|junit (with --dry-run, the plan: text|json)"
 	fl.StringVar(&o.reportHTML, "report-html", "", "Also write the report as one self-contained HTML page to this file")
 	fl.BoolVarP(&o.yes, "yes", "y", false, "Do not ask for confirmation")
 	fl.BoolVar(&o.s.DryRun, "dry-run", false, "Print what would be done and have the API server dry-run the kill; kill nothing, send no request")

@@ -20,10 +20,11 @@ import (
 
 // Validate checks every flag before the API is touched: bad input kills nothing.
 func (o *HeadKillOptions) Validate() error {
-	switch o.output {
-	case "text", "json", "junit":
-	default:
-		return exit.Usagef("--output must be text, json or junit, not %q", o.output)
+	if err := o.output.Validate(); err != nil {
+		return err
+	}
+	if o.s.DryRun && o.output.Value == "junit" {
+		return exit.Usagef("--dry-run prints a plan, which has no SLO result for JUnit: use -o text or -o json")
 	}
 	if err := checkWritable(o.reportHTML); err != nil {
 		return exit.Usagef("--report-html %s: %v; give a file in a directory you can write", o.reportHTML, err)
@@ -40,9 +41,17 @@ func (o *HeadKillOptions) Run(cmd *cobra.Command) error {
 		return err
 	}
 	errOut := o.f.IOStreams.ErrOut
-	o.s.Now, o.s.Warn, o.s.Out = o.f.Now, errOut, o.f.IOStreams.Out
+	o.s.Now, o.s.Warn = o.f.Now, errOut
 	if o.s.DryRun {
-		return exitError(headkill.DryRun(ctx, c, o.s), flagOf)
+		// The server judges first: a refused kill leaves stdout empty.
+		plan, err := headkill.DryRun(ctx, c, o.s)
+		if err != nil {
+			return exitError(err, flagOf)
+		}
+		if o.output.Value == "json" {
+			return report.WriteJSON(o.f.IOStreams.Out, plan)
+		}
+		return report.WritePlanText(o.f.IOStreams.Out, plan)
 	}
 	prog := newProgress(errOut, cmdutil.IsTerminal(errOut), o.s.ProgressEvery)
 	o.s.Progress, o.s.ProgressEvery, o.s.Interrupts = prog.update, prog.every, signalContext
@@ -71,7 +80,7 @@ func (o *HeadKillOptions) Run(cmd *cobra.Command) error {
 // write prints the report in the asked format.
 func (o *HeadKillOptions) write(r *report.Report) error {
 	out := o.f.IOStreams.Out
-	switch o.output {
+	switch o.output.Value {
 	case "json":
 		return report.WriteJSON(out, r)
 	case "junit":

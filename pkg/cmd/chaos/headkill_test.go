@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -113,6 +115,27 @@ func TestHeadKillDryRun(t *testing.T) {
 	}
 }
 
+// TestHeadKillDryRunJSON: -o json prints the plan as one JSON document, as heal --dry-run -o
+// json does, after the server's dry run; a refused dry run leaves stdout empty.
+func TestHeadKillDryRunJSON(t *testing.T) {
+	k, r := hkObjects()
+	h := newHKHarness(t, k, r)
+	if err := h.run("demo", "--service", "demo-serve-svc", "--port", "8000", "--dry-run", "--warmup", "5s", "--until-recovered",
+		"--timeout", "2m", "--rate", "20/s", "--min-availability", "99.5", "-o", "json"); err != nil {
+		t.Fatal(err)
+	}
+	golden.Assert(t, filepath.Join("testdata", "headkill-dry-run.json"), []byte(h.out.String()))
+
+	h = newHKHarness(t, k, r)
+	h.kube.PrependReactor("delete", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "demo-head-x7k2p", nil)
+	})
+	err := h.run("demo", "--target", "http://127.0.0.1:1", "--dry-run", "-o", "json")
+	if exit.CodeOf(err) != exit.Forbidden || h.out.Len() != 0 {
+		t.Fatalf("refused dry run: exit %d (%v), stdout %q", exit.CodeOf(err), err, h.out.String())
+	}
+}
+
 func TestHeadKillRefusals(t *testing.T) {
 	svc := []string{"demo", "--service", "demo-serve-svc", "--port", "8000"}
 	forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "demo-head-x7k2p", nil)
@@ -137,8 +160,8 @@ func TestHeadKillRefusals(t *testing.T) {
 				return a.GetSubresource() == "eviction", nil, apierrors.NewTooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", 0)
 			})
 		}, exit.API, "the API refused to evict pod demo-head-x7k2p (429): Cannot evict pod as it would violate the pod's disruption budget: a PodDisruptionBudget blocks the eviction; nothing was killed"},
-		{"unknown cluster", []string{"nope", "--target", "http://127.0.0.1:1", "--yes"}, nil, exit.NotFound, `raycluster "nope" not found`},
-		{"unknown service", []string{"demo", "--service", "nope", "--port", "8000", "--yes"}, nil, exit.NotFound, `service "nope" not found`},
+		{"unknown cluster", []string{"nope", "--target", "http://127.0.0.1:1", "--yes"}, nil, exit.NotFound, `RayCluster "nope" not found in namespace "ml"; list them with: kubectl get rayclusters -n ml`},
+		{"unknown service", []string{"demo", "--service", "nope", "--port", "8000", "--yes"}, nil, exit.NotFound, `Service "nope" not found in namespace "ml"; list them with: kubectl get services -n ml`},
 		{"no ready endpoints", append(svc, "--yes"), func(h *hkHarness) {
 			_ = h.kube.DiscoveryV1().EndpointSlices("ml").Delete(context.Background(), "demo-serve-svc-abc", metav1.DeleteOptions{})
 			h.writes = nil
@@ -192,7 +215,8 @@ func TestHeadKillBadFlags(t *testing.T) {
 		{append(u, "--max-errors", "-1"), "--max-errors must be 0 or more"},
 		{append(u, "--min-availability", "100.5"), "percentage from 0 to 100"},
 		{append(u, "--mode", "kill"), "--mode must be delete, force or evict"},
-		{append(u, "-o", "yaml"), "--output must be text, json or junit"},
+		{append(u, "-o", "yaml"), `unknown output format "yaml": use -o text|json|junit`},
+		{append(u, "--dry-run", "-o", "junit"), "--dry-run prints a plan, which has no SLO result for JUnit: use -o text or -o json"},
 		{append(u, "--header", "A: b", "--header", "Authorization Bearer s3cr3t"), "--header number 2 is not K:V"},
 		{append(u, "--service", "s", "--port", "8000"), "exclude each other"},
 		{append(u, "--rate", "1000/s", "--after", "1h"), "exceed the probe's limit"},
@@ -279,5 +303,34 @@ func TestHeadKillCtrlCWhileWatchesCannotStart(t *testing.T) {
 		if (strings.HasPrefix(w, "delete") || strings.HasPrefix(w, "create pods/eviction")) && !strings.HasSuffix(w, "(dry run)") {
 			t.Fatalf("killed after Ctrl-C: %v", h.writeActions())
 		}
+	}
+}
+
+// TestHeadKillWarmupFailsKillsNothing: a warm-up against a closed port says first that nothing
+// was killed, briefly, with the warm-up's errors; the error line, the last progress line and the
+// report count the same requests (exit 2, only the permission check's dry-run delete written).
+func TestHeadKillWarmupFailsKillsNothing(t *testing.T) {
+	k, r := hkObjects()
+	h := newHKHarness(t, k, r)
+	err := h.run("demo", "--target", "http://127.0.0.1:1/", "--warmup", "1s", "--rate", "5/s", "--yes")
+	m := regexp.MustCompile(`^nothing was killed: (\d+) of (\d+) warm-up requests to http://127.0.0.1:1 failed \(connection (\d+)\); check --target/--service and that it answers 2xx$`).
+		FindStringSubmatch(fmt.Sprint(err))
+	if exit.CodeOf(err) != exit.Usage || m == nil || m[1] != m[2] || m[1] != m[3] {
+		t.Fatalf("exit %d: %v", exit.CodeOf(err), err)
+	}
+	n := m[1]
+	want := "Nothing was killed: the warm-up failed, so the head of demo in namespace ml was left alone.\n" +
+		"  probe     GET http://127.0.0.1:1/ at 5/s, warm-up 1s, request timeout 2000ms\n" +
+		"  requests  0 ok, " + n + " failed\n" +
+		"  by error class: refused=" + n + "\n"
+	if h.out.String() != want {
+		t.Errorf("stdout:\n%s\nwant:\n%s", h.out.String(), want)
+	}
+	lines := strings.Split(strings.TrimSpace(h.errOut.String()), "\n")
+	if last := lines[len(lines)-1]; !strings.Contains(last, " requests "+n+" ok 0 errors "+n+" ") {
+		t.Errorf("last progress line %q does not count the report's %s requests", last, n)
+	}
+	if got := strings.Join(h.writeActions(), "; "); got != "delete pods (dry run)" {
+		t.Errorf("writes %q, want only the dry-run delete", got)
 	}
 }

@@ -23,7 +23,7 @@ type PressureOptions struct {
 	amountFlag string // --size or --bytes
 	fill       string
 	yes        bool
-	output     string
+	output     *cmdutil.OutputFlag
 	reportHTML string
 }
 
@@ -98,8 +98,8 @@ func (o *PressureOptions) command(use, short, long, example string) *cobra.Comma
 	fl.BoolVar(&o.s.DryRun, "dry-run", false, "Print the exact ephemeral container and have the API server validate it; inject nothing")
 	fl.BoolVar(&o.s.Watch, "watch-eviction", false, "After injecting, watch the pod and its node and print the timeline until recovery or --timeout")
 	fl.DurationVar(&o.s.Timeout, "timeout", 10*time.Minute, "How long --watch-eviction waits")
-	fl.StringVarP(&o.output, "output", "o", "text", "Report format: text (the timeline as it happens), json or junit (the timeline goes to stderr)")
-	_ = cmd.RegisterFlagCompletionFunc("output", fixed("text", "json", "junit"))
+	o.output = cmdutil.AddOutputFlag(cmd, "text", "json", "junit")
+	fl.Lookup("output").Usage = "Report format: text|json|junit (text: the timeline as it happens; json, junit: the report on stdout, the timeline on stderr)"
 	fl.StringVar(&o.reportHTML, "report-html", "", "Also write the report as one self-contained HTML page to this file")
 	return cmd
 }

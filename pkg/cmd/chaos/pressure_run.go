@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
-	"sigs.k8s.io/yaml"
 
 	corechaos "github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/pressure"
@@ -27,6 +26,7 @@ func (o *PressureOptions) Complete(cmd *cobra.Command, args []string) error {
 		o.s.Cluster = t.Name
 	}
 	o.s.RoleSet = cmd.Flags().Changed("role")
+	o.s.PercentSet = cmd.Flags().Changed("percent")
 	if o.s.Kind == pressure.Disk {
 		o.s.Fill = pressure.Fill(o.fill)
 	}
@@ -44,10 +44,11 @@ func (o *PressureOptions) Validate() error {
 	if err := o.s.Validate(); err != nil {
 		return o.exitError(err)
 	}
-	switch o.output {
-	case "text", "json", "junit":
-	default:
-		return exit.Usagef("--output must be text, json or junit, not %q", o.output)
+	if err := o.output.Validate(); err != nil {
+		return err
+	}
+	if o.s.DryRun && o.output.Value == "junit" {
+		return exit.Usagef("--dry-run prints the ephemeral container, which has no result for JUnit: use -o text (YAML) or -o json")
 	}
 	if err := checkWritable(o.reportHTML); err != nil {
 		return exit.Usagef("--report-html %s: %v; give a file in a directory you can write", o.reportHTML, err)
@@ -80,18 +81,19 @@ func (o *PressureOptions) Run(cmd *cobra.Command) error {
 		if err != nil {
 			return o.exitError(err)
 		}
-		b, err := yaml.Marshal(ec)
-		if err != nil {
-			return err
+		// text is the container as YAML, as kubectl debug shows it; -o json the same as JSON.
+		format := "yaml"
+		if o.output.Value == "json" {
+			format = "json"
 		}
-		if _, err := out.Write(b); err != nil {
+		if err := cmdutil.PrintStructured(out, format, ec); err != nil {
 			return err
 		}
 		fmt.Fprintf(errOut, "dry run: the API server accepted %s for pod %s/%s; nothing was injected\n", ec.Name, pod.Namespace, pod.Name)
 		return nil
 	}
 	o.s.Now, o.s.Warn, o.s.Progress = o.f.Now, errOut, out
-	if o.output != "text" {
+	if o.output.Value != "text" {
 		o.s.Progress = errOut // stdout holds the document only
 	}
 	o.s.Confirm = confirmation{f: o.f, yes: o.yes,
@@ -114,7 +116,7 @@ func (o *PressureOptions) Run(cmd *cobra.Command) error {
 
 // write prints the report in the asked format; text has printed the timeline as it happened.
 func (o *PressureOptions) write(out io.Writer, r *report.PressureReport) error {
-	switch o.output {
+	switch o.output.Value {
 	case "json":
 		return report.WriteJSON(out, r)
 	case "junit":

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	rayfake "github.com/ray-project/kuberay/ray-operator/pkg/client/clientset/versioned/fake"
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -63,7 +65,8 @@ func newHarness(t *testing.T, namespace string, objs ...runtime.Object) *harness
 		return true, obj, err
 	})
 	h.record(h.client)
-	h.f, h.out, h.errOut = testFactory(namespace, &kube.Clients{Kube: h.client})
+	rc := &rayv1.RayCluster{ObjectMeta: metav1.ObjectMeta{Name: "demo", Namespace: "ml"}}
+	h.f, h.out, h.errOut = testFactory(namespace, &kube.Clients{Kube: h.client, Ray: rayfake.NewSimpleClientset(rc)})
 	return h
 }
 
@@ -96,6 +99,23 @@ func (h *harness) storedEphemeral(t *testing.T, name string) []corev1.EphemeralC
 		t.Fatal(err)
 	}
 	return p.Spec.EphemeralContainers
+}
+
+// TestDryRunJSON: -o json prints the same container as JSON; -o junit is refused before any call.
+func TestDryRunJSON(t *testing.T) {
+	h := newHarness(t, "ml", head("demo-head-x7k2p"))
+	if err := h.run(t, NewDiskPressureCmd, "pod/demo-head-x7k2p", "--size", "10Gi", "--dry-run", "-o", "json"); err != nil {
+		t.Fatal(err)
+	}
+	var ec corev1.EphemeralContainer
+	if err := json.Unmarshal(h.out.Bytes(), &ec); err != nil || ec.Name != "kubectl-ray-disk-pressure-abcde" || ec.TargetContainerName != "ray-head" {
+		t.Fatalf("stdout is not the container as JSON (%v): %s", err, h.out.String())
+	}
+	h = newHarness(t, "ml", head("demo-head-x7k2p"))
+	err := h.run(t, NewDiskPressureCmd, "pod/demo-head-x7k2p", "--size", "10Gi", "--dry-run", "-o", "junit")
+	if exit.CodeOf(err) != exit.Usage || err.Error() != "--dry-run prints the ephemeral container, which has no result for JUnit: use -o text (YAML) or -o json" || len(h.client.Actions()) != 0 {
+		t.Fatalf("dry run -o junit: exit %d %v, %d API calls", exit.CodeOf(err), err, len(h.client.Actions()))
+	}
 }
 
 func TestDryRunPrintsExactContainerAndAddsNothing(t *testing.T) {
@@ -175,16 +195,22 @@ func TestRefusalsInjectNothing(t *testing.T) {
 			`container "sidecar" not found in pod ml/demo-head-x7k2p; it has: ray-head (pass one with --target-container)`},
 		{"malformed size", "ml", NewDiskPressureCmd, []string{"demo", "--size", "lots", "--yes"}, exit.Usage,
 			`--size "lots" is not a quantity: use e.g. 512Mi, 10Gi or 2G`},
-		{"percent zero is not given", "ml", NewMemoryPressureCmd, []string{"demo", "--percent", "0", "--yes"}, exit.Usage,
-			"say how much: pass --bytes (e.g. 10Gi) or --percent (1-100), not both"},
+		{"percent zero", "ml", NewMemoryPressureCmd, []string{"demo", "--percent", "0", "--yes"}, exit.Usage,
+			"--percent 0 is out of range: use 1 to 100"},
+		{"no amount", "ml", NewDiskPressureCmd, []string{"demo", "--yes"}, exit.Usage,
+			"say how much: pass --size (e.g. 10Gi) or --percent (1-100)"},
+		{"size and percent", "ml", NewDiskPressureCmd, []string{"demo", "--size", "1Gi", "--percent", "5", "--yes"}, exit.Usage,
+			"say how much: pass --size (e.g. 10Gi) or --percent (1-100), not both"},
 		{"percent out of range", "ml", NewMemoryPressureCmd, []string{"demo", "--percent", "101", "--yes"}, exit.Usage,
 			"--percent 101 is out of range: use 1 to 100"},
 		{"role with a pod", "ml", NewDiskPressureCmd, []string{"pod/demo-head-x7k2p", "--role", "worker", "--size", "1Gi"}, exit.Usage,
 			"--role applies to a RAYCLUSTER argument, not to pod/demo-head-x7k2p"},
 		{"no such cluster", "ml", NewDiskPressureCmd, []string{"nope", "--size", "1Gi", "--yes"}, exit.NotFound,
-			`no head pod of RayCluster "nope" in namespace "ml"; list them with: kubectl get pods -n ml -l ray.io/cluster=nope,ray.io/node-type=head`},
+			`RayCluster "nope" not found in namespace "ml"; list them with: kubectl get rayclusters -n ml`},
+		{"no worker", "ml", NewDiskPressureCmd, []string{"demo", "--role", "worker", "--size", "1Gi", "--yes"}, exit.NotFound,
+			`no worker pod of RayCluster "demo" in namespace "ml"; list them with: kubectl get pods -n ml -l ray.io/cluster=demo,ray.io/node-type=worker`},
 		{"no such pod", "ml", NewDiskPressureCmd, []string{"pod/gone", "--size", "1Gi", "--yes"}, exit.NotFound,
-			`pod "gone" not found in namespace "ml"; list them with: kubectl get pods -n ml`},
+			`Pod "gone" not found in namespace "ml"; list them with: kubectl get pods -n ml`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

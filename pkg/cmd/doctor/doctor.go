@@ -24,6 +24,7 @@ type Options struct {
 	selector      string
 	failOn        string
 	minSeverity   string
+	watch         bool
 
 	namespace string // "" with -A
 	target    *diagnose.Target
@@ -39,7 +40,10 @@ const example = `  # Check every RayCluster in the current namespace
   kubectl ray doctor rayservice/my-service -n ml
 
   # Check everything, fail a CI step on warnings too, and keep a JUnit report
-  kubectl ray doctor -A --fail-on warning -o junit > doctor.xml`
+  kubectl ray doctor -A --fail-on warning -o junit > doctor.xml
+
+  # Stay running: print the findings now, then each one that appears or clears
+  kubectl ray doctor -A --watch`
 
 // NewCmd returns `kubectl ray doctor`.
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
@@ -69,6 +73,7 @@ installed; 4 forbidden; 5 the named object does not exist.`,
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"error", "warning", "never"}, cobra.ShellCompDirectiveNoFileComp
 	})
+	cmd.Flags().BoolVarP(&o.watch, "watch", "w", false, "Stay running and print findings as they appear and clear, as kubectl get -w (Ctrl-C ends it, exit 0)")
 	o.acc.addFlags(cmd)
 	addMinSeverity(cmd, o)
 	cmd.AddCommand(newExplainCmd(f))
@@ -120,6 +125,9 @@ func (o *Options) Validate() error {
 	if err := o.validateMinSeverity(); err != nil {
 		return err
 	}
+	if err := o.validateWatch(); err != nil {
+		return err
+	}
 	if _, err := labels.Parse(o.selector); err != nil {
 		return exit.Usagef("bad label selector %q: %v; write it as kubectl does, e.g. -l team=ml,env!=dev", o.selector, err)
 	}
@@ -131,6 +139,9 @@ func (o *Options) Run(cmd *cobra.Command) error {
 	c, err := o.f.Clients()
 	if err != nil {
 		return err
+	}
+	if o.watch {
+		return o.runWatch(cmdutil.Context(cmd), c)
 	}
 	s, err := c.LoadSnapshot(cmd.Context(), kube.SnapshotQuery{Namespace: o.namespace, Selector: o.selector, Now: o.f.Now()})
 	if err != nil {

@@ -144,7 +144,7 @@ func TestRunRefusalsInjectNothing(t *testing.T) {
 		{"not confirmed", func(s *Settings, _ *fakeCluster) { s.Confirm = func(chaos.Confirmation) error { return declined } }, 0, "declined"},
 		{"watch refused", func(s *Settings, f *fakeCluster) { s.Watch, f.watchErr = true, errors.New("forbidden") }, 0, "forbidden"},
 		{"no worker", func(s *Settings, _ *fakeCluster) { s.Role = "worker" }, chaos.NotFound, `no worker pod of RayCluster "raycluster-demo" in namespace "ml"`},
-		{"no such cluster", func(s *Settings, _ *fakeCluster) { s.Cluster = "nope" }, 0, `RayCluster "nope" not found in namespace "ml"`},
+		{"no such cluster", func(s *Settings, _ *fakeCluster) { s.Cluster = "nope" }, chaos.NotFound, `RayCluster "nope" not found in namespace "ml"`},
 		{"kube-system", func(s *Settings, _ *fakeCluster) { s.Namespace = "kube-system" }, chaos.Invalid, "refusing to put pressure on pods in kube-system"},
 		{"role with a pod", func(s *Settings, _ *fakeCluster) { s.Pod, s.RoleSet = "x", true }, chaos.Invalid, "role applies to a RAYCLUSTER argument"},
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -79,10 +80,15 @@ func testRayServiceLive(t *testing.T, sb *sandbox.Sandbox, version string) {
 	res := h.Run("chaos", "head-kill", "rayservice/rs", "--path", "/fruit", "--rate", "50/s", "--warmup", "2s",
 		"--until-recovered", "--timeout", "90s", "-o", "json", "--yes")
 	r := parseHeadKillReport(t, res)
-	_, served := ray.Tally(before, false)
+	perPod, served := ray.Tally(before, false)
 	t.Logf("report: %+v; stand-ins served %v", r.Totals, served)
-	if r.Totals.Status502 == 0 || served["502"] != r.Totals.Status502 || served["200"] != r.Totals.ByStatus["200"] {
-		t.Errorf("report counts 200: %d, 502: %d; the stand-ins served %v (want equal, some 502)", r.Totals.ByStatus["200"], r.Totals.Status502, served)
+	if r.Totals.Status502 == 0 || fmt.Sprint(httpCodes(r.Totals.ByStatus)) != fmt.Sprint(served) {
+		t.Errorf("report counts %v; the stand-ins served %v (want equal, some 502)", r.Totals.ByStatus, served)
+	}
+	for _, e := range r.Endpoints {
+		if got, want := fmt.Sprint(httpCodes(e.ByStatus)), fmt.Sprint(perPod[e.Name]); got != want {
+			t.Errorf("endpoint %s: report counts %s, its stand-in served %s", e.Name, got, want)
+		}
 	}
 	if !reportEndpointFailed(r, head.Name) {
 		t.Errorf("with the head in the Service, its endpoint should fail in the report: %+v", r.Endpoints)
@@ -232,6 +238,17 @@ func wantServeRules(t *testing.T, d drDoc, cluster string, want ...string) {
 	}
 }
 
+// httpCodes keeps the HTTP status codes of a byStatus map (not the outcome classes).
+func httpCodes(m map[string]int) map[string]int {
+	out := map[string]int{}
+	for k, v := range m {
+		if len(k) == 3 && k[0] >= '1' && k[0] <= '5' {
+			out[k] = v
+		}
+	}
+	return out
+}
+
 // reportEndpointFailed reports whether the endpoint of pod had failed requests in the report.
 func reportEndpointFailed(r *headKillReport, pod string) bool {
 	for _, e := range r.Endpoints {
@@ -240,4 +257,133 @@ func reportEndpointFailed(r *headKillReport, pod string) bool {
 		}
 	}
 	return false
+}
+
+// TestRayServiceLiveUpgrade: the real RayService controller upgrades (a new image makes KubeRay
+// start a pending cluster), with the Ray stand-ins playing Serve (PlayDashboardServeAPI,
+// PlayAppsStartDeploying, PlayProxyRoutes). A healthy upgrade switches the serve Service to the
+// new cluster and deletes the old one; an upgrade whose applications never become RUNNING on the
+// new cluster (NeverRunning) leaves traffic on the old cluster with UpgradeInProgress True. This is
+// what `chaos upgrade` (not built yet) would probe through.
+func TestRayServiceLiveUpgrade(t *testing.T) {
+	t.Parallel()
+	for _, v := range []struct {
+		version string
+		sb      func(*testing.T) *sandbox.Sandbox
+	}{{sandbox.OperatorV150, sandboxV150}, {sandbox.OperatorV160, sandboxV160}} {
+		t.Run(strings.ReplaceAll(v.version, ".", ""), func(t *testing.T) {
+			t.Parallel()
+			testRayServiceLiveUpgrade(t, v.sb(t), v.version)
+		})
+	}
+}
+
+func testRayServiceLiveUpgrade(t *testing.T, sb *sandbox.Sandbox, version string) {
+	h := newHOn(t, sb)
+	var mu sync.Mutex
+	healthy := map[string]bool{} // clusters whose apps may become RUNNING
+	ray := startRay(h, play.RayOptions{DeployTime: time.Second, NeverRunning: func(cluster string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return !healthy[cluster]
+	}})
+	allowAll := true
+	allow := func(cluster string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if allowAll {
+			healthy[cluster] = true
+		}
+		return healthy[cluster]
+	}
+	// Every cluster KubeRay creates may run its apps, until the test says otherwise.
+	stopAllowing := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-stopAllowing:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			l, err := h.Ray.RayV1().RayClusters(h.NS).List(h.Ctx, metav1.ListOptions{})
+			if err != nil {
+				continue
+			}
+			for _, rc := range l.Items {
+				allow(rc.Name)
+			}
+		}
+	}()
+	defer close(stopAllowing)
+
+	zero := int32(0)
+	old := h.createLiveRayService("up", version, func(rs *rayv1.RayService) { rs.Spec.RayClusterDeletionDelaySeconds = &zero })
+
+	// A healthy upgrade: new image, a pending cluster, its apps RUNNING, the switch, the old
+	// cluster deleted.
+	setImage := func(image string) {
+		t.Helper()
+		rs, err := h.Ray.RayV1().RayServices(h.NS).Get(h.Ctx, "up", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs.Spec.RayClusterSpec.HeadGroupSpec.Template.Spec.Containers[0].Image = image
+		for i := range rs.Spec.RayClusterSpec.WorkerGroupSpecs {
+			rs.Spec.RayClusterSpec.WorkerGroupSpecs[i].Template.Spec.Containers[0].Image = image
+		}
+		if _, err := h.Ray.RayV1().RayServices(h.NS).Update(h.Ctx, rs, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setImage("rayproject/ray:2.46.0-py311")
+	var active string
+	h.WaitFor("the switch to a new active cluster", 120*time.Second, func() (bool, error) {
+		rs, err := h.Ray.RayV1().RayServices(h.NS).Get(h.Ctx, "up", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		active = rs.Status.ActiveServiceStatus.RayClusterName
+		return active != old && active != "" && rs.Status.PendingServiceStatus.RayClusterName == "", nil
+	})
+	h.waitServeEndpoints("up-serve-svc", podNames(append(h.Pods(active, "head"), h.Pods(active, "worker")...)))
+	h.WaitFor("the old cluster "+old+" deleted", 60*time.Second, func() (bool, error) {
+		_, err := h.Ray.RayV1().RayClusters(h.NS).Get(h.Ctx, old, metav1.GetOptions{})
+		return err != nil, nil
+	})
+	if got := strings.Join(ray.Apps(active), ","); got != "fruit_app,math_app" {
+		t.Errorf("apps on the new cluster %s: %q", active, got)
+	}
+
+	// An upgrade whose new cluster never runs its apps: KubeRay keeps traffic on the active one.
+	mu.Lock()
+	allowAll = false
+	mu.Unlock()
+	setImage("rayproject/ray:2.46.0-py312")
+	var pending string
+	h.WaitFor("a pending cluster with its head Running", 90*time.Second, func() (bool, error) {
+		rs, err := h.Ray.RayV1().RayServices(h.NS).Get(h.Ctx, "up", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		pending = rs.Status.PendingServiceStatus.RayClusterName
+		if pending == "" {
+			return false, nil
+		}
+		heads := h.Pods(pending, "head")
+		return len(heads) == 1 && PodRunningReady(&heads[0]) && len(ray.Apps(pending)) == 2 &&
+			meta.IsStatusConditionTrue(rs.Status.Conditions, string(rayv1.UpgradeInProgress)), nil
+	})
+	time.Sleep(5 * time.Second) // several reconciles (KubeRay requeues a RayService every 2 s)
+	rs, err := h.Ray.RayV1().RayServices(h.NS).Get(h.Ctx, "up", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs.Status.ActiveServiceStatus.RayClusterName != active || rs.Status.PendingServiceStatus.RayClusterName != pending {
+		t.Errorf("with the new cluster's apps DEPLOYING: active %q pending %q, want %q and %q",
+			rs.Status.ActiveServiceStatus.RayClusterName, rs.Status.PendingServiceStatus.RayClusterName, active, pending)
+	}
+	h.waitServeEndpoints("up-serve-svc", podNames(append(h.Pods(active, "head"), h.Pods(active, "worker")...)))
+	if err := ray.Err(); err != nil {
+		t.Errorf("Ray stand-ins: %v", err)
+	}
 }

@@ -279,7 +279,32 @@ func sandboxV150(t *testing.T) *sandbox.Sandbox {
 	return v150
 }
 
+var (
+	v111ServeOnce sync.Once
+	v111Serve     *sandbox.Sandbox
+	v111ServeErr  error
+)
+
+// sandboxV111Serve starts (once) and returns a KubeRay v1.1.1 sandbox with the ServeNetwork, for
+// the live RayService tests only: the shared v1.1.1 sandbox's tests play the RayService
+// controller's part themselves, and with a pod network the real one would act as well.
+func sandboxV111Serve(t *testing.T) *sandbox.Sandbox {
+	t.Helper()
+	v111ServeOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		v111Serve, v111ServeErr = sandbox.Up(ctx, sandbox.Config{Dir: filepath.Join(env.work, "sandbox-v1.1.1-serve"), Operator: sandbox.OperatorV111, DieWithParent: true, ServeNetwork: true}, os.Stderr)
+	})
+	if v111ServeErr != nil {
+		t.Fatalf("starting the KubeRay v1.1.1 ServeNetwork sandbox: %v", v111ServeErr)
+	}
+	return v111Serve
+}
+
 func stopExtraSandboxes() {
+	if v111Serve != nil {
+		_ = v111Serve.Down()
+	}
 	if v150 != nil {
 		_ = v150.Down()
 	}

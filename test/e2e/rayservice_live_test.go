@@ -29,7 +29,7 @@ func TestRayServiceLive(t *testing.T) {
 	for _, v := range []struct {
 		version string
 		sb      func(*testing.T) *sandbox.Sandbox
-	}{{sandbox.OperatorV150, sandboxV150}, {sandbox.OperatorV160, sandboxV160}} {
+	}{{sandbox.OperatorV111, sandboxV111Serve}, {sandbox.OperatorV150, sandboxV150}, {sandbox.OperatorV160, sandboxV160}} {
 		t.Run(strings.ReplaceAll(v.version, ".", ""), func(t *testing.T) {
 			t.Parallel()
 			testRayServiceLive(t, v.sb(t), v.version)
@@ -62,10 +62,12 @@ func testRayServiceLive(t *testing.T, sb *sandbox.Sandbox, version string) {
 	// It labelled the head ray.io/serve=true after its stand-in proxy's /-/healthz answered 200
 	// (PlayProxyHealth); the workers carry the label from their template.
 	head := h.headOf(cluster)
-	if head.Labels["ray.io/serve"] != "true" {
-		t.Errorf("head %s: ray.io/serve=%q, want true (labelled by the operator)", head.Name, head.Labels["ray.io/serve"])
+	h.WaitFor("the operator to label head "+head.Name+" ray.io/serve=true", 30*time.Second, func() (bool, error) {
+		return h.headOf(cluster).Labels["ray.io/serve"] == "true", nil
+	})
+	if version != sandbox.OperatorV111 { // v1.1.1 records no Event for it
+		h.waitEvent("rs", "UpdatedHeadPodServeLabel", `Updated the serve label to "true" for the Head Pod `+h.NS+"/"+head.Name)
 	}
-	h.waitEvent("rs", "UpdatedHeadPodServeLabel", `Updated the serve label to "true" for the Head Pod `+h.NS+"/"+head.Name)
 	workers := h.Pods(cluster, "worker")
 	h.waitServeEndpoints("rs-serve-svc", append([]string{head.Name}, podNames(workers)...))
 
@@ -95,6 +97,13 @@ func testRayServiceLive(t *testing.T, sb *sandbox.Sandbox, version string) {
 	}
 	if r.Recovery.NewHead == "" || r.Recovery.NewHead == head.Name {
 		t.Errorf("report names no new head: %+v", r.Recovery)
+	}
+
+	if version == sandbox.OperatorV111 {
+		return // no excludeHeadPodFromServeSvc before KubeRay v1.2
+	}
+	if err := ray.Err(); err != nil {
+		t.Errorf("Ray stand-ins: %v", err)
 	}
 
 	// excludeHeadPodFromServeSvc: the operator relabels the head ray.io/serve=false; only the
@@ -173,11 +182,15 @@ func (h *H) createLiveRayService(name, version string, mutate func(*rayv1.RaySer
 	return got.Status.ActiveServiceStatus.RayClusterName
 }
 
-// rayServiceReady is the operator's own verdict: condition Ready True (v1.5.0, v1.6.0).
+// rayServiceReady is the operator's own verdict: condition Ready True (v1.5.0, v1.6.0), or
+// serviceStatus Running (v1.1.1 writes no conditions).
 func (h *H) rayServiceReady(name string) (bool, error) {
 	rs, err := h.Ray.RayV1().RayServices(h.NS).Get(h.Ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return false, err
+	}
+	if h.SB.Operator() == sandbox.OperatorV111 {
+		return rs.Status.ServiceStatus == rayv1.Running, nil
 	}
 	return meta.IsStatusConditionTrue(rs.Status.Conditions, string(rayv1.RayServiceReady)), nil
 }

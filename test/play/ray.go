@@ -146,13 +146,7 @@ func (r *Ray) observe(p *corev1.Pod, deleted bool) {
 	if deleted || p.DeletionTimestamp != nil {
 		if n != nil {
 			r.stopNode(n) // PlayPodLifetime
-			r.mu.Lock()
-			if c := r.clusters[n.cluster]; n.head && c.head == n.pod && len(c.apps) > 0 {
-				// PlayHeadRestartLosesApps: the Serve controller lived on the head; every
-				// other proxy has lost it (PlayProxyLostController).
-				c.apps, c.epoch = map[string]*serveApp{}, c.epoch+1
-			}
-			r.mu.Unlock()
+			r.headGone(n)
 		}
 		return
 	}
@@ -168,8 +162,7 @@ func (r *Ray) observe(p *corev1.Pod, deleted bool) {
 		r.clusters[cluster] = c
 	}
 	if head {
-		// PlayHeadRestartLosesApps: a new GCS, no Serve applications.
-		c.head, c.epoch, c.apps = p.Name, c.epoch+1, map[string]*serveApp{}
+		c.newHead(p.Name)
 	}
 	n = &rayNode{pod: p.Name, cluster: cluster, head: head, ip: p.Status.PodIP, epoch: c.epoch}
 	r.nodes[p.Name] = n
@@ -193,6 +186,21 @@ func (r *Ray) observe(p *corev1.Pod, deleted bool) {
 	}
 	r.portForward(p.Name, forwards)
 	r.logf("ray stand-ins: %s (%s of %s, pod IP %s): ports %v", p.Name, map[bool]string{true: "head", false: "worker"}[head], cluster, n.ip, forwards)
+}
+
+// newHead is PlayHeadRestartLosesApps: a new GCS, no Serve applications.
+func (c *rayCluster) newHead(pod string) {
+	c.head, c.epoch, c.apps = pod, c.epoch+1, map[string]*serveApp{}
+}
+
+// headGone: the deletion of the head n started. The Serve controller lived on it
+// (PlayHeadRestartLosesApps); every other proxy has lost it (PlayProxyLostController).
+func (r *Ray) headGone(n *rayNode) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if c := r.clusters[n.cluster]; n.head && c.head == n.pod && len(c.apps) > 0 {
+		c.apps, c.epoch = map[string]*serveApp{}, c.epoch+1
+	}
 }
 
 func containerPort(p *corev1.Pod, name string, def int) int {

@@ -17,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 )
 
 // ClusterDomain is the DNS suffix KubeRay puts after <svc>.<ns>.svc (utils.GetClusterDomainName's
@@ -41,11 +40,7 @@ type serviceProxy struct {
 	URL  string
 }
 
-func startServiceProxy(kube kubernetes.Interface, admin *rest.Config) (*serviceProxy, error) {
-	dyn, err := dynamic.NewForConfig(admin)
-	if err != nil {
-		return nil, err
-	}
+func startServiceProxy(kube kubernetes.Interface, dyn dynamic.Interface) (*serviceProxy, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("service proxy: %v", err)

@@ -66,7 +66,11 @@ func Up(ctx context.Context, cfg Config, out io.Writer) (_ *Sandbox, err error) 
 		return nil, err
 	}
 	if cfg.ServeNetwork {
-		if sb.svcProxy, err = startServiceProxy(sb.Kube, sb.Admin); err != nil {
+		dyn, err := dynamic.NewForConfig(sb.Admin)
+		if err != nil {
+			return nil, err
+		}
+		if sb.svcProxy, err = startServiceProxy(sb.Kube, dyn); err != nil {
 			return nil, err
 		}
 		sb.state.ServiceProxy = sb.svcProxy.URL

@@ -396,6 +396,8 @@ func testRayServiceLiveUpgrade(t *testing.T, sb *sandbox.Sandbox, version string
 			rs.Status.ActiveServiceStatus.RayClusterName, rs.Status.PendingServiceStatus.RayClusterName, active, pending)
 	}
 	h.waitServeEndpoints("up-serve-svc", podNames(append(h.Pods(active, "head"), h.Pods(active, "worker")...)))
+	d, _ := h.doctorJSON("--upgrade-stuck-after", "1s")
+	t.Logf("doctor on the pending cluster (head Ready, apps DEPLOYING): %q; on the active one: %q", d.rules(pending), d.rules(active))
 	if err := ray.Err(); err != nil {
 		t.Errorf("Ray stand-ins: %v", err)
 	}

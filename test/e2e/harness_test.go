@@ -239,6 +239,21 @@ func (h *H) dumpState() {
 			h.T.Logf("pod %s phase=%s reason=%s deleting=%v node=%s", p.Name, p.Status.Phase, p.Status.Reason, p.DeletionTimestamp != nil, p.Spec.NodeName)
 		}
 	}
+	if sl, err := h.Kube.DiscoveryV1().EndpointSlices(h.NS).List(context.Background(), metav1.ListOptions{}); err == nil {
+		for _, s := range sl.Items {
+			var eps []string
+			for _, e := range s.Endpoints {
+				eps = append(eps, fmt.Sprintf("%v ready=%v", e.Addresses, e.Conditions.Ready != nil && *e.Conditions.Ready))
+			}
+			var ports []string
+			for _, p := range s.Ports {
+				if p.Name != nil && p.Port != nil {
+					ports = append(ports, fmt.Sprintf("%s:%d", *p.Name, *p.Port))
+				}
+			}
+			h.T.Logf("endpointslice %s (service %s) ports %v endpoints %v", s.Name, s.Labels["kubernetes.io/service-name"], ports, eps)
+		}
+	}
 	h.T.Logf("operator log tail: %s", h.SB.LogTail("kuberay-operator", 5))
 }
 
@@ -248,13 +263,15 @@ var (
 	v150Err  error
 )
 
-// sandboxV150 starts (once) and returns a second sandbox running KubeRay v1.5.0.
+// sandboxV150 starts (once) and returns a second sandbox running KubeRay v1.5.0. Like the v1.6.0
+// one it has the ServeNetwork (loopback pod IPs, cluster DNS for the operator), so its RayService
+// controller can reach the Ray stand-ins of test/play (StartRay).
 func sandboxV150(t *testing.T) *sandbox.Sandbox {
 	t.Helper()
 	v150Once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
-		v150, v150Err = sandbox.Up(ctx, sandbox.Config{Dir: filepath.Join(env.work, "sandbox-v1.5.0"), Operator: sandbox.OperatorV150, DieWithParent: true}, os.Stderr)
+		v150, v150Err = sandbox.Up(ctx, sandbox.Config{Dir: filepath.Join(env.work, "sandbox-v1.5.0"), Operator: sandbox.OperatorV150, DieWithParent: true, ServeNetwork: true}, os.Stderr)
 	})
 	if v150Err != nil {
 		t.Fatalf("starting the KubeRay v1.5.0 sandbox: %v", v150Err)
@@ -262,7 +279,32 @@ func sandboxV150(t *testing.T) *sandbox.Sandbox {
 	return v150
 }
 
+var (
+	v111ServeOnce sync.Once
+	v111Serve     *sandbox.Sandbox
+	v111ServeErr  error
+)
+
+// sandboxV111Serve starts (once) and returns a KubeRay v1.1.1 sandbox with the ServeNetwork, for
+// the live RayService tests only: the shared v1.1.1 sandbox's tests play the RayService
+// controller's part themselves, and with a pod network the real one would act as well.
+func sandboxV111Serve(t *testing.T) *sandbox.Sandbox {
+	t.Helper()
+	v111ServeOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		v111Serve, v111ServeErr = sandbox.Up(ctx, sandbox.Config{Dir: filepath.Join(env.work, "sandbox-v1.1.1-serve"), Operator: sandbox.OperatorV111, DieWithParent: true, ServeNetwork: true}, os.Stderr)
+	})
+	if v111ServeErr != nil {
+		t.Fatalf("starting the KubeRay v1.1.1 ServeNetwork sandbox: %v", v111ServeErr)
+	}
+	return v111Serve
+}
+
 func stopExtraSandboxes() {
+	if v111Serve != nil {
+		_ = v111Serve.Down()
+	}
 	if v150 != nil {
 		_ = v150.Down()
 	}
@@ -283,7 +325,7 @@ func sandboxV160(t *testing.T) *sandbox.Sandbox {
 	v160Once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
-		v160, v160Err = sandbox.Up(ctx, sandbox.Config{Dir: filepath.Join(env.work, "sandbox-v1.6.0"), Operator: sandbox.OperatorV160, DieWithParent: true}, os.Stderr)
+		v160, v160Err = sandbox.Up(ctx, sandbox.Config{Dir: filepath.Join(env.work, "sandbox-v1.6.0"), Operator: sandbox.OperatorV160, DieWithParent: true, ServeNetwork: true}, os.Stderr)
 	})
 	if v160Err != nil {
 		t.Fatalf("starting the KubeRay v1.6.0 sandbox: %v", v160Err)

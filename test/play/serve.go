@@ -55,6 +55,8 @@ func (o *serveOutage) failing(at time.Time) bool {
 type Served struct {
 	At   time.Time
 	Code int
+
+	health bool // a /-/healthz check, not a request to an application
 }
 
 // RayServeStandIn plays one pod's Ray Serve HTTP proxy on its own loopback port: 200, or 502

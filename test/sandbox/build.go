@@ -255,3 +255,18 @@ func lastLines(s string, n int) string {
 	}
 	return strings.Join(lines, " | ")
 }
+
+// OperatorSample returns the path of KubeRay's sample manifest name (e.g.
+// "ray-service.sample.yaml") in the ray-operator module of version v, the one whose CRDs and
+// binary that sandbox runs (the cached samples are v1.1.1's).
+func (c Config) OperatorSample(ctx context.Context, v, name string) (string, error) {
+	if err := c.defaults(); err != nil {
+		return "", err
+	}
+	b := &builder{cfg: c, modules: filepath.Join(c.Repo, "hack", "sandbox", "modules")}
+	dir, err := b.moduleDir(ctx, "kuberay-"+v, "github.com/ray-project/kuberay/ray-operator")
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "config", "samples", name), nil
+}

@@ -50,6 +50,14 @@ type Config struct {
 	// DieWithParent kills the sandbox's processes when the creating process dies (tests); the CLI's
 	// `up` leaves them running until `down`.
 	DieWithParent bool
+	// ServeNetwork gives the operator a pod network that reaches stand-ins for Ray the way it
+	// reaches Ray in a cluster: HTTP_PROXY points at a small forward proxy in this process that
+	// sends <svc>.<ns>.svc.cluster.local names (through the Service's EndpointSlices) and pod IPs
+	// to the target of the pod's kwok PortForward object, always a loopback address. Go never
+	// proxies loopback addresses, so the operator's API server connection stays direct; no pod
+	// IP is ever dialled. The proxy lives in the process that called Up, so only in-process users
+	// (tests, the demo) can turn it on; docs/sandbox.md.
+	ServeNetwork bool
 }
 
 // DefaultCache is $KUBECTL_RAY_SANDBOX_CACHE, else ~/.cache/kubectl-ray/sandbox: outside the

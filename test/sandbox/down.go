@@ -32,10 +32,15 @@ func Down(cfg Config, out io.Writer) error {
 	return os.Remove(statePath(cfg.Dir))
 }
 
-// Down stops this sandbox.
-func (sb *Sandbox) Down() error { return Down(sb.cfg, sb.out) }
+// Down stops this sandbox, and its service proxy when it has one.
+func (sb *Sandbox) Down() error {
+	err := Down(sb.cfg, sb.out)
+	sb.svcProxy.close()
+	return err
+}
 
 func (sb *Sandbox) stopAll() int {
+	defer sb.svcProxy.close()
 	n := 0
 	for i := len(sb.state.Procs) - 1; i >= 0; i-- {
 		p := sb.state.Procs[i]

@@ -19,6 +19,8 @@ type State struct {
 	Kubeconfig string         `json:"kubeconfig"`
 	Server     string         `json:"server"`
 	Ports      map[string]int `json:"ports"`
+	// ServiceProxy is the operator's HTTP_PROXY (ServeNetwork only).
+	ServiceProxy string `json:"serviceProxy,omitempty"`
 	// Procs in start order; down stops them in reverse.
 	Procs []Proc `json:"procs"`
 }
@@ -28,7 +30,9 @@ type Proc struct {
 	Name string   `json:"name"`
 	PID  int      `json:"pid"`
 	Args []string `json:"args"`
-	Log  string   `json:"log"`
+	// Env is what the process got on top of this process's environment (Start reuses it).
+	Env []string `json:"env,omitempty"`
+	Log string   `json:"log"`
 }
 
 func statePath(dir string) string { return filepath.Join(dir, "state.json") }
@@ -55,6 +59,11 @@ func (s *State) save(dir string) error {
 
 // start launches bin with args in its own process group, logging to Dir/logs/<name>.log.
 func (sb *Sandbox) start(name, bin string, args ...string) (*Proc, error) {
+	return sb.startEnv(name, nil, bin, args...)
+}
+
+// startEnv is start with extra environment variables.
+func (sb *Sandbox) startEnv(name string, env []string, bin string, args ...string) (*Proc, error) {
 	logs := filepath.Join(sb.cfg.Dir, "logs")
 	if err := os.MkdirAll(logs, 0o755); err != nil {
 		return nil, err
@@ -68,6 +77,9 @@ func (sb *Sandbox) start(name, bin string, args ...string) (*Proc, error) {
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.Dir = sb.cfg.Dir
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if sb.cfg.DieWithParent {
 		cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
@@ -75,7 +87,7 @@ func (sb *Sandbox) start(name, bin string, args ...string) (*Proc, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s: %v", name, err)
 	}
-	p := Proc{Name: name, PID: cmd.Process.Pid, Args: append([]string{bin}, args...), Log: logPath}
+	p := Proc{Name: name, PID: cmd.Process.Pid, Args: append([]string{bin}, args...), Env: env, Log: logPath}
 	// Reap it when it exits, so a dead child is not a zombie that looks alive to down.
 	go func() { _ = cmd.Wait() }()
 	sb.state.Procs = append(sb.state.Procs, p)

@@ -34,7 +34,7 @@ func (sb *Sandbox) Start(ctx context.Context, name string) error {
 		return fmt.Errorf("%s is already running (pid %d)", name, last.PID)
 	}
 	args := append([]string(nil), last.Args[1:]...)
-	p, err := sb.start(name, last.Args[0], args...)
+	p, err := sb.startEnv(name, last.Env, last.Args[0], args...)
 	if err != nil {
 		return err
 	}

@@ -26,6 +26,8 @@ type Sandbox struct {
 	Admin *rest.Config
 	// Kube is an admin clientset.
 	Kube kubernetes.Interface
+
+	svcProxy *serviceProxy // ServeNetwork only; lives in this process
 }
 
 // Config returns the sandbox's configuration, defaults filled in.

@@ -65,6 +65,17 @@ func Up(ctx context.Context, cfg Config, out io.Writer) (_ *Sandbox, err error) 
 	if err := sb.createNodes(ctx, cfg.Nodes); err != nil {
 		return nil, err
 	}
+	if cfg.ServeNetwork {
+		dyn, err := dynamic.NewForConfig(sb.Admin)
+		if err != nil {
+			return nil, err
+		}
+		if sb.svcProxy, err = startServiceProxy(sb.Kube, dyn); err != nil {
+			return nil, err
+		}
+		sb.state.ServiceProxy = sb.svcProxy.URL
+		sb.logf("pod network for the operator: HTTP_PROXY=%s (<svc>.<ns>.svc.%s and pod IPs to the pods' PortForward targets)", sb.svcProxy.URL, ClusterDomain)
+	}
 	if cfg.Operator != OperatorNone {
 		if err := sb.startOperator(ctx); err != nil {
 			return nil, err
@@ -314,7 +325,10 @@ func (sb *Sandbox) startKwok(ctx context.Context) error {
 		// creation and every pod's Ready condition turns False.
 		"--node-lease-duration-seconds", "40",
 		"--enable-crds", "Stage,PortForward,ClusterPortForward,Logs,ClusterLogs,Exec,ClusterExec",
-		// Pod IPs are never dialled; traffic stays on loopback through port-forward.
+		// Pod IPs are never dialled. Traffic to a pod goes through port-forward to kwok on
+		// loopback, or (ServeNetwork) through the service proxy to the pod's PortForward target.
+		// Not a loopback range: EndpointSlice validation rejects loopback addresses, so Services
+		// would have no endpoints.
 		"--cidr", "10.0.0.0/16")
 	if err != nil {
 		return err
@@ -392,7 +406,13 @@ func (sb *Sandbox) startOperator(ctx context.Context) error {
 	p := sb.state.Ports
 	v := sb.cfg.Operator
 	sb.logf("starting the KubeRay operator %s (a local process)", v)
-	proc, err := sb.start("kuberay-operator", sb.cfg.operatorBin(v),
+	var env []string
+	if sb.state.ServiceProxy != "" {
+		// Only the cluster DNS names the operator dials (the Ray dashboard behind the head
+		// Service) go through it: Go's proxy rules exempt loopback IPs and localhost.
+		env = []string{"HTTP_PROXY=" + sb.state.ServiceProxy, "http_proxy=" + sb.state.ServiceProxy}
+	}
+	proc, err := sb.startEnv("kuberay-operator", env, sb.cfg.operatorBin(v),
 		"--kubeconfig", sb.cfg.Kubeconfig(),
 		"--enable-leader-election=false",
 		"--metrics-addr", "127.0.0.1:"+strconv.Itoa(p["operator-metrics"]),

@@ -40,6 +40,11 @@ func TestFrontierFindingDetails(t *testing.T) {
 			[]string{"1 worker(s) started before head raycluster-a-head-new01 (started 19m ago, Ready 19m ago) and have not restarted since",
 				"kuberay #1141", "kubectl ray heal raycluster-a -n ml --stale-workers"},
 			map[string]string{"workers": "raycluster-a-worker-small-xyz12", "stale": "1", "oldestWorkerStarted": "178m ago"}},
+		{"rayservice-upgrade-apps-stuck", RuleRayServiceUpgradeStuck, "RayService ml/svc",
+			[]string{"RayService ml/svc has been upgrading for 40m", "but its pending RayCluster svc-raycluster-n3w45 has a Ready head, " +
+				"but its Serve applications are not running: math_app DEPLOYING (Deploying app 'math_app'.); traffic stays on the active cluster svc-raycluster-q7x9z",
+				"read why the Serve applications do not start on RayCluster svc-raycluster-n3w45"},
+			map[string]string{"pendingApps": "has a Ready head, but its Serve applications are not running: math_app DEPLOYING (Deploying app 'math_app'.)"}},
 	}
 	for _, c := range cases {
 		t.Run(c.fixture+"/"+c.rule, func(t *testing.T) {

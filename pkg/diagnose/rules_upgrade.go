@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -35,7 +36,11 @@ func upgradeStuck(ix *index, c *clusterView) []Finding {
 	}
 	why, ready := pendingHeadState(c)
 	if ready {
-		return nil
+		// The head is Ready; what holds the switch then is Serve: KubeRay moves traffic only once
+		// every application of the pending cluster is RUNNING.
+		if why = pendingAppsState(rs); why == "" {
+			return nil
+		}
 	}
 	active := rs.Status.ActiveServiceStatus.RayClusterName
 	ev := map[string]string{
@@ -55,7 +60,34 @@ func upgradeStuck(ix *index, c *clusterView) []Finding {
 	remedy := fmt.Sprintf("fix what keeps the head of RayCluster %s from being Ready (its head findings in this report; "+
 		"kubectl ray doctor raycluster/%s -n %s), or revert the RayService change that started the upgrade",
 		c.rc.Name, c.rc.Name, c.rc.Namespace)
+	if ready {
+		ev["pendingApps"] = why
+		remedy = fmt.Sprintf("read why the Serve applications do not start on RayCluster %s (kubectl get rayservice %s -n %s -o jsonpath='{.status.pendingServiceStatus}'; "+
+			"the Serve logs on its head), or revert the RayService change that started the upgrade", c.rc.Name, rs.Name, rs.Namespace)
+	}
 	return []Finding{c.finding(RuleRayServiceUpgradeStuck, rsRef, msg, remedy, ev)}
+}
+
+// pendingAppsState says which Serve applications of the pending cluster are not RUNNING
+// ("has a Ready head, but its Serve applications are not running: fruit_app DEPLOYING, ..."), or ""
+// when every one reported is RUNNING. An upgrade with no application status reported yet is not
+// judged: the operator may not have submitted them, and the API does not say why.
+func pendingAppsState(rs *rayv1.RayService) string {
+	var notRunning []string
+	for name, app := range rs.Status.PendingServiceStatus.Applications {
+		if app.Status != rayv1.ApplicationStatusEnum.RUNNING {
+			st := orNone(app.Status)
+			if app.Message != "" {
+				st += " (" + oneLineMessage(app.Message) + ")"
+			}
+			notRunning = append(notRunning, name+" "+st)
+		}
+	}
+	if len(notRunning) == 0 {
+		return ""
+	}
+	sort.Strings(notRunning)
+	return "has a Ready head, but its Serve applications are not running: " + strings.Join(notRunning, ", ")
 }
 
 // pendingHeadState says why the cluster has no Ready head ("has no head pod", "head pod x is
@@ -98,4 +130,14 @@ func headNotReadyDetail(p *corev1.Pod) string {
 		}
 	}
 	return s
+}
+
+// oneLineMessage is the first line of a Serve message (they can carry a whole traceback), cut to
+// 200 characters.
+func oneLineMessage(m string) string {
+	m, _, _ = strings.Cut(strings.TrimSpace(m), "\n")
+	if len(m) > 200 {
+		m = m[:197] + "..."
+	}
+	return m
 }

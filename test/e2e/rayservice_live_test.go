@@ -366,6 +366,14 @@ func testRayServiceLiveUpgrade(t *testing.T, sb *sandbox.Sandbox, version string
 	if got := strings.Join(ray.Apps(active), ","); got != "fruit_app,math_app" {
 		t.Errorf("apps on the new cluster %s: %q", active, got)
 	}
+	// The sample's own configuration findings (gcs-ft-off, serve-head-*) stand; nothing about the
+	// upgrade or the Service's endpoints may.
+	d, _ := h.doctorJSON("--upgrade-stuck-after", "1s", "--serve-endpoints-grace", "1s")
+	for _, r := range d.rules(active) {
+		if strings.HasPrefix(r, "rayservice-upgrade-stuck ") || strings.HasPrefix(r, "serve-no-endpoints ") {
+			t.Errorf("doctor after a healthy upgrade: %q", d.rules(active))
+		}
+	}
 
 	// An upgrade whose new cluster never runs its apps: KubeRay keeps traffic on the active one.
 	mu.Lock()
@@ -396,8 +404,12 @@ func testRayServiceLiveUpgrade(t *testing.T, sb *sandbox.Sandbox, version string
 			rs.Status.ActiveServiceStatus.RayClusterName, rs.Status.PendingServiceStatus.RayClusterName, active, pending)
 	}
 	h.waitServeEndpoints("up-serve-svc", podNames(append(h.Pods(active, "head"), h.Pods(active, "worker")...)))
-	d, _ := h.doctorJSON("--upgrade-stuck-after", "1s")
+	// The threshold (20m by default) is set to 1s with its flag, so the test does not wait 20m.
+	d, _ = h.doctorJSON("--upgrade-stuck-after", "1s")
 	t.Logf("doctor on the pending cluster (head Ready, apps DEPLOYING): %q; on the active one: %q", d.rules(pending), d.rules(active))
+	f := d.finding(t, pending, "rayservice-upgrade-stuck")
+	wantContains(t, "message", f.Message, "RayService "+h.NS+"/up has been upgrading for", "pending RayCluster "+pending+" has a Ready head, but its Serve applications are not running: ",
+		"traffic stays on the active cluster "+active)
 	if err := ray.Err(); err != nil {
 		t.Errorf("Ray stand-ins: %v", err)
 	}

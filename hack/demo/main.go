@@ -79,7 +79,7 @@ func run(ctx context.Context, bin, dir string) error {
 	}
 
 	title("Starting a sandbox: etcd, kube-apiserver, controller-manager, scheduler, kwok and KubeRay v1.1.1")
-	cfg := sandbox.Config{Dir: dir, Operator: sandbox.OperatorV111, Nodes: 3}
+	cfg := sandbox.Config{Dir: dir, Operator: sandbox.OperatorV111, Nodes: 3, ServeNetwork: true}
 	_ = sandbox.Down(cfg, os.Stderr) // a demo interrupted before leaves its sandbox behind
 	sb, err := sandbox.Up(ctx, cfg, os.Stdout)
 	if err != nil {
@@ -131,6 +131,9 @@ func run(ctx context.Context, bin, dir string) error {
 	}
 	if err := d.diskPressure("raycluster-complete"); err != nil {
 		return fmt.Errorf("disk-pressure: %w", err)
+	}
+	if err := d.rayService(); err != nil {
+		return fmt.Errorf("rayservice: %w", err)
 	}
 	return nil
 }

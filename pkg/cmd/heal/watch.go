@@ -106,7 +106,7 @@ func (o *Options) watchdog(ctx context.Context, c *kube.Clients, log *repair.Log
 		Diagnose:  o.watchDiagnose,
 		Recheck:   func(s *diagnose.Snapshot) (time.Time, bool) { return recheckAt(s, rules) },
 		Exec:      &repair.Executor{Deleter: c, Events: events, DryRun: o.dryRun, Now: o.f.Now},
-		Workers:   watchWorkers,
+		Workers:   o.workers,
 		Opts:      repair.Options{Force: o.force, StaleWorkers: o.staleWorkers},
 		MinAge:    o.minAge,
 		Now:       o.f.Now,
@@ -152,10 +152,12 @@ func (o *Options) watchdog(ctx context.Context, c *kube.Clients, log *repair.Log
 
 // The watchdog's API budgets (docs/performance.md, "A burst"). Deletes and the informers' lists
 // use the command's client (50 requests/s, burst 100): 200 heads evicted at once are deleted within
-// about 2 s. Events have a client of their own and are written behind the deletes, so they never
+// about 2 s, as long as --workers deletes in flight keep up with that rate (32 workers: an answer
+// within 640 ms; with 8, a busy API server answering in 230 ms made it 5 s).
+// Events have a client of their own and are written behind the deletes, so they never
 // delay one; the Lease has one too, so a renewal never waits behind either.
 const (
-	watchWorkers         = 8
+	maxWorkers           = 64
 	eventQPS, eventBurst = 50, 100
 	eventWriters         = 4
 	eventQueue           = 4096

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -132,6 +133,9 @@ func (o *Options) watchdog(ctx context.Context, c *kube.Clients, log *repair.Log
 		return err
 	}
 	wm.synced()
+	// The first LISTs' pages are garbage now; give their memory back to the OS at once rather than
+	// over minutes, so the watchdog's resident size is what its caches hold.
+	debug.FreeOSMemory()
 	scope := o.namespace
 	if scope == "" {
 		scope = "all namespaces"

@@ -71,6 +71,8 @@ func measured(ctx context.Context, launcher, work, bin string, args ...string) (
 func TestDoctorAtScale(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 35*time.Minute)
 	defer cancel()
+	clusters = 1000 * *scale
+	t.Logf("fleet: %d RayClusters, %d pods (-scale %d)", clusters, clusters*(1+workersPerCluster), *scale)
 	work := t.TempDir()
 	bin, launcher := filepath.Join(work, "kubectl-ray"), filepath.Join(work, "maxrss")
 	for pkg, out := range map[string]string{"./cmd/kubectl-ray": bin, "./bench/maxrss": launcher} {
@@ -201,6 +203,9 @@ current-context: proxy
 	if len(missed) > 0 || len(extra) > 0 {
 		t.Errorf("doctor did not find exactly the broken clusters: missed %v, extra %v", missed, extra)
 	}
+
+	// The watchdog over the same fleet (it heals what was broken for doctor, so it comes last).
+	watchdogAtScale(ctx, t, sb, bin)
 }
 
 // bareList is (a): one paged LIST of the Ray pods and one of the RayClusters, concurrently.

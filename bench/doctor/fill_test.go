@@ -4,6 +4,7 @@ package doctor
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
@@ -24,11 +26,16 @@ import (
 
 const (
 	namespaces        = 10
-	clusters          = 1000
-	workersPerCluster = 4 // 1 head + 4 workers = 5 pods a cluster, 5,000 in all
+	workersPerCluster = 4 // 1 head + 4 workers = 5 pods a cluster, 5,000 in all at -scale 1
 	nodes             = 4
 	brokenEvery       = 50 // 2% of heads
 )
+
+// -scale 4 is the fleet four times larger: 4,000 RayClusters and 20,000 pods.
+var scale = flag.Int("scale", 1, "fleet size: 1 = 1,000 RayClusters and 5,000 pods; 4 = 4,000 and 20,000")
+
+// clusters is 1,000 × -scale, set when the test starts.
+var clusters = 1000
 
 func nsName(i int) string      { return fmt.Sprintf("bench-%02d", i%namespaces) }
 func clusterName(i int) string { return fmt.Sprintf("rc-%04d", i) }
@@ -96,10 +103,14 @@ func fill(ctx context.Context, t *testing.T, sb *sandbox.Sandbox, ray rayclient.
 			t.Fatal(err)
 		}
 	}
+	uids := make([]types.UID, clusters)
 	err = parallel(clusters, 16, func(i int) error {
 		rc := sample.DeepCopy()
 		rc.Name, rc.Namespace = clusterName(i), nsName(i)
-		_, err := ray.RayV1().RayClusters(rc.Namespace).Create(ctx, rc, metav1.CreateOptions{})
+		created, err := ray.RayV1().RayClusters(rc.Namespace).Create(ctx, rc, metav1.CreateOptions{})
+		if err == nil {
+			uids[i] = created.UID
+		}
 		return err
 	})
 	if err != nil {
@@ -113,6 +124,9 @@ func fill(ctx context.Context, t *testing.T, sb *sandbox.Sandbox, ray rayclient.
 			nodeType = "worker"
 		}
 		p := rayPod(nsName(i), clusterName(i), nodeType, j, sandbox.NodeName(j%nodes))
+		// KubeRay makes each pod controlled by its RayCluster (heal --watch acts only on those).
+		yes := true
+		p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "ray.io/v1", Kind: "RayCluster", Name: clusterName(i), UID: uids[i], Controller: &yes, BlockOwnerDeletion: &yes}}
 		_, err := sb.Kube.CoreV1().Pods(p.Namespace).Create(ctx, p, metav1.CreateOptions{})
 		return err
 	})

@@ -46,6 +46,24 @@ func ClientsFor(cfg *rest.Config) (*Clients, error) {
 	return &Clients{Config: cfg, Kube: k, Ray: r}, nil
 }
 
+// WithOwnRateLimit is a copy of c whose Kubernetes client has a rate limiter of its own, with
+// qps and burst: heal --watch writes its Events and renews its Lease through such copies, so a
+// burst of deletes never waits behind Events, and a Lease renewal never waits behind either
+// (a renewal late by RenewDeadline would end the leader's term mid-burst). With no rest.Config
+// (client fakes) it is c itself.
+func (c *Clients) WithOwnRateLimit(qps float32, burst int) (*Clients, error) {
+	if c == nil || c.Config == nil {
+		return c, nil
+	}
+	cfg := rest.CopyConfig(c.Config)
+	cfg.QPS, cfg.Burst, cfg.RateLimiter = qps, burst, nil
+	k, err := kubernetes.NewForConfig(Protobuf(cfg))
+	if err != nil {
+		return nil, fault.Errorf(fault.API, "cannot build a Kubernetes client: %v", err)
+	}
+	return &Clients{Config: cfg, Kube: k, Ray: c.Ray}, nil
+}
+
 // Host is the API server address, for messages.
 func (c *Clients) Host() string {
 	if c == nil || c.Config == nil {

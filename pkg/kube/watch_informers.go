@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 
@@ -56,8 +57,8 @@ func (c *Clients) NewHealInformers(namespace string, withNodes bool, onChange fu
 	// Plain informers over list/watch functions rather than client-go's informer factories: the
 	// factories pull every API group's informers and listers into the binary.
 	pods, clusters := c.Kube.CoreV1().Pods(namespace), c.Ray.RayV1().RayClusters(namespace)
-	h.pods = cache.NewSharedIndexInformer(listWatch(pods.List, pods.Watch, Selected{Label: ray.RayPodSelector}), &corev1.Pod{}, 0, cache.Indexers{})
-	h.clusters = cache.NewSharedIndexInformer(listWatch(clusters.List, clusters.Watch, Selected{}), &rayv1.RayCluster{}, 0, cache.Indexers{})
+	h.pods = cache.NewSharedIndexInformer(h.trimmedPages(listWatch(pods.List, pods.Watch, Selected{Label: ray.RayPodSelector})), &corev1.Pod{}, 0, cache.Indexers{})
+	h.clusters = cache.NewSharedIndexInformer(h.trimmedPages(listWatch(clusters.List, clusters.Watch, Selected{})), &rayv1.RayCluster{}, 0, cache.Indexers{})
 	if err := h.pods.AddIndexers(cache.Indexers{byCluster: podClusterIndex, byNode: podNodeIndex}); err != nil {
 		return nil, err
 	}
@@ -176,6 +177,34 @@ func (h *HealInformers) trim(obj any) (any, error) {
 		return stripManagedFields(obj)
 	}
 	return obj, nil
+}
+
+// trimmedPages makes an informer's first LIST come in pages (500 objects each, client-go's pager)
+// and trims each page as it arrives, before the pager gathers them: the full objects of one page
+// at a time, not of the whole fleet, are in memory at once. client-go's reflector lists first
+// with resourceVersion "0", which the API server answers from its cache in one piece, ignoring
+// the page size; resourceVersion "" (the latest) is paged. A relist after an expired watch keeps
+// client-go's choice (one piece, from the cache): that is rare, and its objects are trimmed too.
+func (h *HealInformers) trimmedPages(lw *cache.ListWatch) *cache.ListWatch {
+	list := lw.ListWithContextFunc
+	lw.ListWithContextFunc = func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+		if o.ResourceVersion == "0" {
+			o.ResourceVersion = ""
+		}
+		obj, err := list(ctx, o)
+		if err != nil {
+			return obj, err
+		}
+		items, err := meta.ExtractList(obj) // pointers into the list's items: trimmed in place
+		if err != nil {
+			return obj, nil
+		}
+		for _, it := range items {
+			_, _ = h.trim(it)
+		}
+		return obj, nil
+	}
+	return lw
 }
 
 // Fatal delivers an error the informers cannot retry past (RBAC revoked while running).

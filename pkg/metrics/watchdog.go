@@ -147,6 +147,10 @@ func (m *Watchdog) Beat(at time.Time) {
 // WatchError counts an error an informer retried after.
 func (m *Watchdog) WatchError(resource string) { m.watchErrors.WithLabelValues(resource).Inc() }
 
+// EventError counts an Event the watchdog could not write (it writes them after the delete,
+// off the heal path, so they are not part of the delete's Outcome).
+func (m *Watchdog) EventError() { m.apiErrors.WithLabelValues("event").Inc() }
+
 // PingError counts a failed API server health check.
 func (m *Watchdog) PingError() { m.apiErrors.WithLabelValues("ping").Inc() }
 

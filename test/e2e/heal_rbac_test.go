@@ -81,7 +81,7 @@ func TestHealRBACFromManifest(t *testing.T) {
 
 	// The watchdog as the Deployment runs it: leader election with the Lease in its namespace.
 	wd := h.startWatchdog("sa", h.SB.Kubeconfig(), "heal", "--watch", "--yes", "--min-age", "0s", "-n", h.NS,
-		"--leader-elect", "--lease-namespace", "kubectl-ray", "--as", healSA, "-o", "json")
+		"--leader-elect", "--lease-namespace", "kubectl-ray", "--as", healSA, "--workers", "4", "-o", "json")
 	wd.WaitRecord("leadership", 60*time.Second, "msg", "became leader; acting")
 	wd.WaitRecord("the watching line", 60*time.Second, "msg", "watching")
 	evicted := h.healEvict("rbac")

@@ -35,6 +35,7 @@ type Options struct {
 	leaderElect    bool
 	leaseNamespace string
 	metricsAddr    string
+	workers        int
 
 	changed func(flag string) bool
 	// rules are doctor's thresholds, from the same flags and accept files, so both agree.
@@ -92,6 +93,7 @@ the RayCluster and the pod.`,
 	fl.DurationVar(&o.minAge, "min-age", 10*time.Second, "With --watch: heal a head only after it has needed healing this long")
 	fl.BoolVar(&o.leaderElect, "leader-elect", false, "With --watch: act only while holding the Lease "+"kubectl-ray-heal, so several replicas can run")
 	fl.StringVar(&o.leaseNamespace, "lease-namespace", "", "With --leader-elect: the namespace of the Lease")
+	fl.IntVar(&o.workers, "workers", 32, "With --watch: how many RayClusters are examined and healed at once (never two for the same cluster)")
 	fl.StringVar(&o.metricsAddr, "metrics-bind-address", "", "With --watch: serve /metrics, /healthz and /readyz on this host:port (e.g. :8080); off when empty")
 	o.accept = cmdutil.AddAcceptFlags(cmd, "Never act on the findings this file accepts")
 	fl.BoolVar(&o.includeAccepted, "include-accepted", false, "Act on findings the accept files accept, too")
@@ -143,6 +145,10 @@ func (o *Options) Validate() error {
 		return exit.Usagef("--lease-namespace applies only with --leader-elect")
 	case !o.watch && o.metricsAddr != "":
 		return exit.Usagef("--metrics-bind-address applies only to --watch; a one-shot heal has nothing to scrape")
+	case !o.watch && o.changed("workers"):
+		return exit.Usagef("--workers applies only to --watch; a one-shot heal deletes its plan in order")
+	case o.watch && (o.workers < 1 || o.workers > maxWorkers):
+		return exit.Usagef("--workers must be between 1 and %d, e.g. --workers 8", maxWorkers)
 	case o.watch && o.removeGCSFT:
 		return exit.Usagef("--remove-gcs-ft-finalizer is a one-shot decision about named clusters; a watchdog never removes finalizers: run without --watch")
 	}

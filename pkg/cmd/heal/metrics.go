@@ -80,3 +80,9 @@ func (w *watchMetrics) watchError(resource string) {
 		w.m.WatchError(resource)
 	}
 }
+
+func (w *watchMetrics) eventError() {
+	if w.m != nil {
+		w.m.EventError()
+	}
+}

@@ -7,9 +7,13 @@ import (
 	"errors"
 	"os"
 	"os/signal"
+	"runtime/debug"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
@@ -47,10 +51,14 @@ func (o *Options) runWatch(ctx context.Context) error {
 	if err := c.CheckLeaseNamespace(ctx, o.leaseNamespace); err != nil {
 		return err
 	}
+	lease, err := c.WithOwnRateLimit(leaseQPS, leaseBurst)
+	if err != nil {
+		return err
+	}
 	id := identity()
 	ctx, fail := context.WithCancelCause(ctx)
 	var leading atomic.Bool
-	err = c.RunElected(ctx, o.leaseNamespace, id, election, func(lctx context.Context) {
+	err = lease.RunElected(ctx, o.leaseNamespace, id, election, func(lctx context.Context) {
 		if err := o.watchdog(lctx, c, log, wm); err != nil && lctx.Err() == nil {
 			fail(err) // a fatal error (RBAC) ends the process, leader or not
 		}
@@ -90,10 +98,16 @@ func (o *Options) watchdog(ctx context.Context, c *kube.Clients, log *repair.Log
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	rules := o.rules
+	events, err := o.asyncEvents(c, log, wm)
+	if err != nil {
+		return err
+	}
+	defer events.Close(eventsGrace)
 	wd := repair.NewWatchdog(repair.WatchdogConfig{
 		Diagnose:  o.watchDiagnose,
 		Recheck:   func(s *diagnose.Snapshot) (time.Time, bool) { return recheckAt(s, rules) },
-		Exec:      &repair.Executor{Deleter: c, Events: c, DryRun: o.dryRun, Now: o.f.Now},
+		Exec:      &repair.Executor{Deleter: c, Events: events, DryRun: o.dryRun, Now: o.f.Now},
+		Workers:   o.workers,
 		Opts:      repair.Options{Force: o.force, StaleWorkers: o.staleWorkers},
 		MinAge:    o.minAge,
 		Now:       o.f.Now,
@@ -119,6 +133,9 @@ func (o *Options) watchdog(ctx context.Context, c *kube.Clients, log *repair.Log
 		return err
 	}
 	wm.synced()
+	// The first LISTs' pages are garbage now; give their memory back to the OS at once rather than
+	// over minutes, so the watchdog's resident size is what its caches hold.
+	debug.FreeOSMemory()
 	scope := o.namespace
 	if scope == "" {
 		scope = "all namespaces"
@@ -135,6 +152,38 @@ func (o *Options) watchdog(ctx context.Context, c *kube.Clients, log *repair.Log
 	}()
 	wd.Run(ctx)
 	return fatal
+}
+
+// The watchdog's API budgets (docs/performance.md, "A burst"). Deletes and the informers' lists
+// use the command's client (50 requests/s, burst 100): 200 heads evicted at once are deleted within
+// about 2 s, as long as --workers deletes in flight keep up with that rate (32 workers: an answer
+// within 640 ms; with 8, a busy API server answering in 230 ms made it 5 s).
+// Events have a client of their own and are written behind the deletes, so they never
+// delay one; the Lease has one too, so a renewal never waits behind either.
+const (
+	maxWorkers           = 64
+	eventQPS, eventBurst = 50, 100
+	eventWriters         = 4
+	eventQueue           = 4096
+	eventTimeout         = 30 * time.Second
+	eventsGrace          = 5 * time.Second
+	leaseQPS, leaseBurst = 5, 10
+)
+
+// asyncEvents writes the watchdog's Events off the heal path, through a client with its own rate
+// limit; an Event that cannot be written is logged and counted, and the delete stands.
+func (o *Options) asyncEvents(c *kube.Clients, log *repair.Logger, wm *watchMetrics) (*repair.AsyncEvents, error) {
+	ec, err := c.WithOwnRateLimit(eventQPS, eventBurst)
+	if err != nil {
+		return nil, err
+	}
+	a := &repair.AsyncEvents{Sink: ec, Writers: eventWriters, Queue: eventQueue, Failed: func(ev *corev1.Event, err error) {
+		wm.eventError()
+		log.Line("warn", "Event not recorded; the delete stands", "reason", ev.Reason,
+			"object", strings.ToLower(ev.InvolvedObject.Kind)+"/"+ev.InvolvedObject.Namespace+"/"+ev.InvolvedObject.Name, "error", err.Error())
+	}}
+	a.Start(eventTimeout)
+	return a, nil
 }
 
 // identity names this replica in the Lease: the pod name in-cluster (HOSTNAME), plus a random

@@ -34,7 +34,7 @@ const NamePrefix = "kubectl-ray-"
 
 // DefaultImage is public, about 4 MB, and its busybox (1.36.1, built from defconfig) has every
 // applet the scripts use: sh, fallocate, dd, df, head, tail, mkfifo, sleep, kill.
-const DefaultImage = "docker.io/library/busybox:1.36.1"
+const DefaultImage = "busybox:1.36.1"
 
 // Caps bound what runs without --force.
 const (

@@ -27,7 +27,7 @@ func pressureInput() PressureInput {
 	)
 	return PressureInput{
 		Settings: PressureSettings{Experiment: "disk-pressure", Namespace: "ml", Target: "demo", Role: "head", Pod: "demo-head-x7k2p",
-			Node: "node-a", Container: c, TargetContainer: "ray-head", Image: "docker.io/library/busybox:1.36.1", Fill: "node",
+			Node: "node-a", Container: c, TargetContainer: "ray-head", Image: "busybox:1.36.1", Fill: "node",
 			Percent: 95, Basis: "95% of the free space of the node's container filesystem, measured when the container starts",
 			DurationMs: 120000, WatchEviction: true, TimeoutMs: 600000},
 		Injected: at(0),

@@ -1,11 +1,9 @@
 package doctor_test
 
 import (
-	"bytes"
 	"context"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,25 +18,37 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/internal/golden"
+	"github.com/kubectl-ray/kubectl-ray/pkg/internal/testio"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 )
 
-// lockedBuffer is written by the command's goroutine and read by the test's.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+// watching is a doctor --watch running in a goroutine on fake clients loaded with the scene.
+type watching struct {
+	kc          *kfake.Clientset
+	out, errOut *testio.Buffer
+	ctx         context.Context
+	cancel      context.CancelFunc
+	done        chan error
 }
 
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+func startWatch(t *testing.T, args ...string) *watching {
+	t.Helper()
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
+	core, ray := loadObjects(t, filepath.Join("testdata", "scene.yaml"))
+	w := &watching{kc: kfake.NewClientset(core...), out: &testio.Buffer{}, errOut: &testio.Buffer{}, done: make(chan error, 1)}
+	rc := rayfake.NewSimpleClientset(ray...)
+	f := cmdutil.NewFactory(genericclioptions.NewConfigFlags(true), genericiooptions.IOStreams{In: strings.NewReader(""), Out: w.out, ErrOut: w.errOut})
+	f.Now = func() time.Time { return now }
+	f.NewClients = func(*genericclioptions.ConfigFlags) (*kube.Clients, error) {
+		return &kube.Clients{Kube: w.kc, Ray: rc}, nil
+	}
+	root := &cobra.Command{Use: "kubectl-ray", SilenceErrors: true, SilenceUsage: true}
+	f.ConfigFlags.AddFlags(root.PersistentFlags())
+	root.AddCommand(doctor.NewCmd(f))
+	root.SetArgs(append([]string{"doctor"}, args...))
+	w.ctx, w.cancel = context.WithCancel(context.Background())
+	go func() { w.done <- root.ExecuteContext(w.ctx) }()
+	return w
 }
 
 // TestWatchPrintsChanges: doctor --watch prints the findings there at the start, then what
@@ -46,23 +56,8 @@ func (l *lockedBuffer) String() string {
 func TestWatchPrintsChanges(t *testing.T) {
 	for _, format := range []string{"table", "json"} {
 		t.Run(format, func(t *testing.T) {
-			t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
-			core, ray := loadObjects(t, filepath.Join("testdata", "scene.yaml"))
-			kc, rc := kfake.NewClientset(core...), rayfake.NewSimpleClientset(ray...)
-			out, errOut := &lockedBuffer{}, &lockedBuffer{}
-			f := cmdutil.NewFactory(genericclioptions.NewConfigFlags(true), genericiooptions.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: errOut})
-			f.Now = func() time.Time { return now }
-			f.NewClients = func(*genericclioptions.ConfigFlags) (*kube.Clients, error) {
-				return &kube.Clients{Kube: kc, Ray: rc}, nil
-			}
-			root := &cobra.Command{Use: "kubectl-ray", SilenceErrors: true, SilenceUsage: true}
-			f.ConfigFlags.AddFlags(root.PersistentFlags())
-			root.AddCommand(doctor.NewCmd(f))
-			root.SetArgs([]string{"doctor", "-n", "ml", "--watch", "-o", format})
-			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan error, 1)
-			go func() { done <- root.ExecuteContext(ctx) }()
-
+			w := startWatch(t, "-n", "ml", "--watch", "-o", format)
+			out, errOut, ctx, cancel, done, kc := w.out, w.errOut, w.ctx, w.cancel, w.done, w.kc
 			waitFor(t, out, "FOUND")
 			time.Sleep(300 * time.Millisecond) // every FOUND line is printed at once; no change follows
 			found := out.String()
@@ -95,22 +90,8 @@ func TestWatchPrintsChanges(t *testing.T) {
 // TestWatchSelector: -l applies to the RayClusters' labels, as in a one-shot run: the one
 // cluster with findings (team=ml) is left out, so only the header is printed.
 func TestWatchSelector(t *testing.T) {
-	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
-	core, ray := loadObjects(t, filepath.Join("testdata", "scene.yaml"))
-	kc, rc := kfake.NewClientset(core...), rayfake.NewSimpleClientset(ray...)
-	out, errOut := &lockedBuffer{}, &lockedBuffer{}
-	f := cmdutil.NewFactory(genericclioptions.NewConfigFlags(true), genericiooptions.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: errOut})
-	f.Now = func() time.Time { return now }
-	f.NewClients = func(*genericclioptions.ConfigFlags) (*kube.Clients, error) {
-		return &kube.Clients{Kube: kc, Ray: rc}, nil
-	}
-	root := &cobra.Command{Use: "kubectl-ray", SilenceErrors: true, SilenceUsage: true}
-	f.ConfigFlags.AddFlags(root.PersistentFlags())
-	root.AddCommand(doctor.NewCmd(f))
-	root.SetArgs([]string{"doctor", "-n", "ml", "--watch", "-l", "team!=ml"})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- root.ExecuteContext(ctx) }()
+	w := startWatch(t, "-n", "ml", "--watch", "-l", "team!=ml")
+	out, errOut, cancel, done := w.out, w.errOut, w.cancel, w.done
 	waitFor(t, errOut, "watching")
 	time.Sleep(300 * time.Millisecond)
 	cancel()
@@ -125,7 +106,7 @@ func TestWatchSelector(t *testing.T) {
 	}
 }
 
-func waitFor(t *testing.T, b *lockedBuffer, what string) {
+func waitFor(t *testing.T, b *testio.Buffer, what string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for !strings.Contains(b.String(), what) {

@@ -18,6 +18,12 @@ type Forward interface {
 	Close()
 }
 
+// EndpointsFollower hears each full set of ready endpoint pods (a Tracker records who came and
+// went).
+type EndpointsFollower interface {
+	Endpoints(names []string, at time.Time)
+}
+
 // OpenFunc opens a port-forward to port of pod (kube.Clients.PortForward in the command).
 type OpenFunc func(ctx context.Context, pod string, port int) (Forward, error)
 
@@ -28,7 +34,7 @@ type OpenFunc func(ctx context.Context, pod string, port int) (Forward, error)
 type Feeder struct {
 	Set     *probe.Set
 	Open    OpenFunc
-	Tracker *Tracker // hears every ready set; may be nil
+	Tracker EndpointsFollower // hears every ready set; may be nil
 	Warn    io.Writer
 	Now     func() time.Time
 
@@ -43,7 +49,7 @@ type Feeder struct {
 }
 
 // NewFeeder returns a Feeder whose forwards live until ctx ends or Close.
-func NewFeeder(ctx context.Context, set *probe.Set, open OpenFunc, tr *Tracker, warn io.Writer) *Feeder {
+func NewFeeder(ctx context.Context, set *probe.Set, open OpenFunc, tr EndpointsFollower, warn io.Writer) *Feeder {
 	return &Feeder{Set: set, Open: open, Tracker: tr, Warn: warn, Now: time.Now, ctx: ctx,
 		wanted: map[string]int{}, forwards: map[string]Forward{}, opening: map[string]bool{}}
 }

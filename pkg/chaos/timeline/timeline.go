@@ -34,6 +34,7 @@ const (
 	PendingHeadReady  Kind = "PendingHeadReady"  // Object: the pending cluster's head pod; Detail: the cluster
 	ServeAppsReady    Kind = "ServeAppsReady"    // Object: the cluster whose Serve apps are all RUNNING; Detail: the apps
 	OldClusterDeleted Kind = "OldClusterDeleted" // Object: the cluster active before the patch
+	UpgradeRefused    Kind = "UpgradeRefused"    // the API refused the patch; Detail: why
 
 	// Pressure runs (disk-pressure, memory-pressure); NewHeadCreated and NewHeadRunning above
 	// name the evicted head's replacement.

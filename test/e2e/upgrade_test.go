@@ -12,9 +12,11 @@ import (
 	"time"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/test/play"
+	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
 )
 
 // upgradeReport is the part of `chaos upgrade -o json` (UpgradeReport) the tests read.
@@ -93,8 +95,20 @@ func TestChaosUpgrade(t *testing.T) {
 	}
 
 	// A healthy upgrade: every step on the timeline, every request counted as a stand-in served it.
+	// It runs as a user holding only docs/rbac.md's chaos-upgrade role, as written there.
+	applier, err := sandbox.NewApplier(h.SB.Admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shipApplyDocRoles(h, applier)
+	docUser := "up-docrole-" + h.NS
+	if _, err := h.Kube.RbacV1().RoleBindings(h.NS).Create(h.Ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "up-docrole", Namespace: h.NS},
+		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "kubectl-ray:chaos-upgrade"},
+		Subjects: []rbacv1.Subject{{Kind: "User", APIGroup: "rbac.authorization.k8s.io", Name: docUser}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	before := time.Now()
-	res = h.Run("chaos", "upgrade", "rayservice/up", "--image", "rayproject/ray:2.46.0-py311", "--path", "/fruit",
+	res = h.Run("--as", docUser, "chaos", "upgrade", "rayservice/up", "--image", "rayproject/ray:2.46.0-py311", "--path", "/fruit",
 		"--rate", "20/s", "--warmup", "2s", "--timeout", "2m", "-o", "json", "--yes")
 	r := parseUpgradeReport(t, res)
 	saveUpgrade("upgrade-healthy.json", res.Stdout)

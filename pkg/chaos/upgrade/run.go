@@ -51,6 +51,9 @@ func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
 	switch {
 	case t.active == "":
 		return nil, chaos.Errorf(chaos.NotFound, "RayService %s/%s has no active RayCluster yet (status.activeServiceStatus.rayClusterName is empty): wait until it serves", s.Namespace, s.RayService)
+	case rs.Spec.UpgradeStrategy != nil && rs.Spec.UpgradeStrategy.Type != nil && *rs.Spec.UpgradeStrategy.Type == rayv1.None:
+		return nil, invalid("RayService %s/%s has spec.upgradeStrategy.type None: KubeRay would not start a new cluster for the change, so there is no upgrade to probe; nothing was changed",
+			s.Namespace, s.RayService)
 	case rs.Status.PendingServiceStatus.RayClusterName != "":
 		return nil, invalid("RayService %s/%s is already upgrading to RayCluster %s: nothing was changed; wait until that upgrade ends (kubectl get rayservice -n %s %s)",
 			s.Namespace, s.RayService, rs.Status.PendingServiceStatus.RayClusterName, s.Namespace, s.RayService)

@@ -229,6 +229,10 @@ func TestRefusals(t *testing.T) {
 		{"same image", func(s *Settings, _ *fakeCluster) { s.Image = "rayproject/ray:2.46.0" }, chaos.Invalid, "already runs image rayproject/ray:2.46.0"},
 		{"no-op patch", func(s *Settings, _ *fakeCluster) { s.Image, s.Patch = "", `{"metadata":{"labels":{"a":"b"}}}` }, chaos.Invalid, "changes nothing in the spec"},
 		{"upgrading", func(_ *Settings, f *fakeCluster) { f.rs.Status.PendingServiceStatus.RayClusterName = "p" }, chaos.Invalid, "already upgrading to RayCluster p"},
+		{"strategy None", func(_ *Settings, f *fakeCluster) {
+			none := rayv1.None
+			f.rs.Spec.UpgradeStrategy = &rayv1.RayServiceUpgradeStrategy{Type: &none}
+		}, chaos.Invalid, "upgradeStrategy.type None"},
 		{"short timeout", func(s *Settings, _ *fakeCluster) { s.Timeout = 5 * time.Second }, chaos.Invalid, "timeout 5s leaves no time after the patch"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -90,8 +90,20 @@ func TestChaosUpgrade(t *testing.T) {
 	if err := json.Unmarshal([]byte(res.Stdout), &plan); err != nil || plan.Kind != "UpgradePlan" || plan.ActiveCluster != old {
 		t.Errorf("--dry-run -o json: %v: %s", err, res)
 	}
+	// --patch: a change of rayClusterConfig is accepted; one that leaves the spec alone is refused.
+	res = h.Run("chaos", "upgrade", "rayservice/up", "--patch", `{"spec":{"rayClusterConfig":{"rayVersion":"2.46.1"}}}`, "--dry-run")
+	if res.Code != 0 || !strings.Contains(res.Stdout, fmt.Sprintf("generation %d -> %d", gen, gen+1)) {
+		t.Errorf("--patch --dry-run: %s", res)
+	}
+	res = h.Run("chaos", "upgrade", "rayservice/up", "--patch", `{"metadata":{"labels":{"team":"ml"}}}`, "--yes")
+	if res.Code != 2 || !strings.Contains(res.Stderr, "the patch changes nothing in the spec of RayService") || res.Stdout != "" {
+		t.Errorf("a --patch that changes no spec: want exit 2 and nothing done: %s", res)
+	}
 	if got := generation(); got != gen {
 		t.Fatalf("--dry-run changed the RayService: generation %d -> %d", gen, got)
+	}
+	if rs, err := h.Ray.RayV1().RayServices(h.NS).Get(h.Ctx, "up", metav1.GetOptions{}); err != nil || rs.Labels["team"] != "" {
+		t.Errorf("the refused patch was applied: %v %v", err, rs.Labels)
 	}
 
 	// A healthy upgrade: every step on the timeline, every request counted as a stand-in served it.

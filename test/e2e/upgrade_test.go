@@ -138,6 +138,11 @@ func TestChaosUpgrade(t *testing.T) {
 	if fmt.Sprint(httpCodes(r.Totals.ByStatus)) != fmt.Sprint(served) || r.Totals.Requests == 0 {
 		t.Errorf("report counts %v; the stand-ins served %v (want equal)", r.Totals.ByStatus, served)
 	}
+	// Zero downtime: the old pods serve until the new ones are behind the Service, and the probe
+	// moves over without a gap of its own (make-before-break port-forwards).
+	if r.Totals.Errors != 0 || r.Totals.Aborted != 0 {
+		t.Errorf("healthy upgrade: %d errors, %d aborted; want none", r.Totals.Errors, r.Totals.Aborted)
+	}
 	if _, err := h.Ray.RayV1().RayClusters(h.NS).Get(h.Ctx, old, metav1.GetOptions{}); err == nil {
 		t.Errorf("the old cluster %s still exists", old)
 	}

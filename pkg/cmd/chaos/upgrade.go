@@ -45,9 +45,10 @@ The upgrade is never reverted: the RayService keeps the patched spec. The probe 
 end with the run, at --timeout, or on Ctrl-C.
 
 Exit codes: 0 the upgrade switched and the SLO held, 1 it did not switch within --timeout or the
-SLO broke, 2 bad input, a patch that changes nothing, or a failed warm-up (nothing was changed),
-3 API errors, 4 no RBAC permission, 5 the RayService or its serve Service was not found, 6 not
-confirmed, 130 interrupted (the report of what was seen is printed first).`,
+SLO broke, 2 bad input, a patch the API server finds invalid or that changes nothing, or a failed
+warm-up (nothing was changed), 3 API errors, 4 no RBAC permission, 5 the RayService or its serve
+Service was not found, 6 not confirmed, 130 interrupted (the report of what was seen is printed
+first).`,
 		Example: `  # Move RayService demo to a new Ray image; fail if more than 10 requests fail
   kubectl ray chaos upgrade rayservice/demo --image rayproject/ray:2.47.0 --path /fruit --max-errors 10 --yes
 

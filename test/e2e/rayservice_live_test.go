@@ -281,7 +281,7 @@ func reportEndpointProbed(r *headKillReport, pod string) bool {
 // PlayAppsStartDeploying, PlayProxyRoutes). A healthy upgrade switches the serve Service to the
 // new cluster and deletes the old one; an upgrade whose applications never become RUNNING on the
 // new cluster (NeverRunning) leaves traffic on the old cluster with UpgradeInProgress True. This is
-// what `chaos upgrade` (not built yet) would probe through.
+// what `chaos upgrade` probes through (TestChaosUpgrade runs it).
 func TestRayServiceLiveUpgrade(t *testing.T) {
 	t.Parallel()
 	for _, v := range []struct {

@@ -3,6 +3,7 @@ package headkill
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/url"
 	"strings"
 	"time"
@@ -97,16 +98,48 @@ func (s *Settings) run(ctx context.Context, c Cluster, t *target, advice []repor
 // followEndpoints keeps a probe set equal to the Service's ready endpoints, each behind its own
 // port-forward, and returns once the first set is open.
 func (s *Settings) followEndpoints(ctx, watchCtx, startCtx context.Context, c Cluster, t *target, tr *Tracker) (*probe.Set, *Feeder, error) {
-	set := probe.NewSet(probe.RoundRobin, uint64(s.Now().UnixNano()))
+	set, feeder, err := FollowEndpoints(watchCtx, startCtx, c, EndpointsSpec{Namespace: s.Namespace, Service: t.service,
+		PortName: t.portName, Tracker: tr, Warn: s.Warn, Seed: uint64(s.Now().UnixNano())})
+	switch {
+	case err != nil && startCtx.Err() != nil:
+		return nil, feeder, startError(ctx, startCtx, startCtx.Err())
+	case err != nil:
+		return nil, feeder, err
+	case len(set.Names()) == 0:
+		return nil, feeder, noReadyEndpoints(s.Namespace, t.service)
+	}
+	return set, feeder, nil
+}
+
+// EndpointWatcher is what following a Service's endpoints needs of the cluster.
+type EndpointWatcher interface {
+	WatchReadyEndpoints(ctx context.Context, namespace, service, portName string, synced chan<- struct{}, handle func([]kube.ReadyEndpoint)) error
+	OpenTunnel(ctx context.Context, namespace, pod string, port int) (kube.Tunnel, error)
+}
+
+// EndpointsSpec is the Service FollowEndpoints follows.
+type EndpointsSpec struct {
+	Namespace, Service, PortName string
+	Tracker                      EndpointsFollower // may be nil
+	Warn                         io.Writer
+	Seed                         uint64 // of the set's order
+}
+
+// FollowEndpoints keeps a probe set equal to the Service's ready endpoints, each behind its own
+// port-forward, and returns once the first set is open (it may be empty: the caller decides).
+// The watch and the forwards live until watchCtx ends or the Feeder is closed; startCtx bounds
+// the wait for the first set (its error is returned when it ends first).
+func FollowEndpoints(watchCtx, startCtx context.Context, c EndpointWatcher, sp EndpointsSpec) (*probe.Set, *Feeder, error) {
+	set := probe.NewSet(probe.RoundRobin, sp.Seed)
 	feeder := NewFeeder(watchCtx, set, func(ctx context.Context, pod string, port int) (Forward, error) {
-		return c.OpenTunnel(ctx, s.Namespace, pod, port)
-	}, tr, s.Warn)
+		return c.OpenTunnel(ctx, sp.Namespace, pod, port)
+	}, sp.Tracker, sp.Warn)
 	first := make(chan error, 1)
 	synced := make(chan struct{})
 	go func() {
 		// The callback and the error below run in this goroutine, one after the other.
 		delivered, failed := false, false
-		err := c.WatchReadyEndpoints(watchCtx, s.Namespace, t.service, t.portName, synced, func(ready []kube.ReadyEndpoint) {
+		err := c.WatchReadyEndpoints(watchCtx, sp.Namespace, sp.Service, sp.PortName, synced, func(ready []kube.ReadyEndpoint) {
 			if failed || watchCtx.Err() != nil {
 				return // the run already ended on the first error
 			}
@@ -115,7 +148,7 @@ func (s *Settings) followEndpoints(ctx, watchCtx, startCtx context.Context, c Cl
 				delivered, failed = true, err != nil
 				first <- err
 			} else if err != nil {
-				fmt.Fprintf(s.Warn, "warning: %v\n", err)
+				fmt.Fprintf(sp.Warn, "warning: %v\n", err)
 			}
 		})
 		switch {
@@ -124,7 +157,7 @@ func (s *Settings) followEndpoints(ctx, watchCtx, startCtx context.Context, c Cl
 			first <- err
 		default:
 			// Mid-run (a token expired, RBAC revoked): the endpoints freeze from here on.
-			fmt.Fprintf(s.Warn, "warning: the endpoint watch ended: %v; endpoint changes after this are not seen\n", err)
+			fmt.Fprintf(sp.Warn, "warning: the endpoint watch ended: %v; endpoint changes after this are not seen\n", err)
 		}
 	}()
 	select {
@@ -133,10 +166,7 @@ func (s *Settings) followEndpoints(ctx, watchCtx, startCtx context.Context, c Cl
 			return nil, feeder, err
 		}
 	case <-startCtx.Done():
-		return nil, feeder, startError(ctx, startCtx, startCtx.Err())
-	}
-	if len(set.Names()) == 0 {
-		return nil, feeder, noReadyEndpoints(s.Namespace, t.service)
+		return nil, feeder, startCtx.Err()
 	}
 	return set, feeder, nil
 }

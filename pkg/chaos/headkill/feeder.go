@@ -18,6 +18,12 @@ type Forward interface {
 	Close()
 }
 
+// EndpointsFollower hears each full set of ready endpoint pods (a Tracker records who came and
+// went).
+type EndpointsFollower interface {
+	Endpoints(names []string, at time.Time)
+}
+
 // OpenFunc opens a port-forward to port of pod (kube.Clients.PortForward in the command).
 type OpenFunc func(ctx context.Context, pod string, port int) (Forward, error)
 
@@ -28,7 +34,7 @@ type OpenFunc func(ctx context.Context, pod string, port int) (Forward, error)
 type Feeder struct {
 	Set     *probe.Set
 	Open    OpenFunc
-	Tracker *Tracker // hears every ready set; may be nil
+	Tracker EndpointsFollower // hears every ready set; may be nil
 	Warn    io.Writer
 	Now     func() time.Time
 
@@ -43,7 +49,7 @@ type Feeder struct {
 }
 
 // NewFeeder returns a Feeder whose forwards live until ctx ends or Close.
-func NewFeeder(ctx context.Context, set *probe.Set, open OpenFunc, tr *Tracker, warn io.Writer) *Feeder {
+func NewFeeder(ctx context.Context, set *probe.Set, open OpenFunc, tr EndpointsFollower, warn io.Writer) *Feeder {
 	return &Feeder{Set: set, Open: open, Tracker: tr, Warn: warn, Now: time.Now, ctx: ctx,
 		wanted: map[string]int{}, forwards: map[string]Forward{}, opening: map[string]bool{}}
 }
@@ -71,10 +77,10 @@ func (f *Feeder) Update(eps []kube.ReadyEndpoint) error {
 	for _, e := range eps {
 		now[e.Pod] = e.Port
 	}
+	var departed []string
 	for pod := range f.wanted {
 		if _, ok := now[pod]; !ok {
-			f.Set.RemoveEndpoint(pod)
-			delete(f.forwards, pod)
+			departed = append(departed, pod)
 		}
 	}
 	f.wanted = now
@@ -86,7 +92,29 @@ func (f *Feeder) Update(eps []kube.ReadyEndpoint) error {
 		f.opening[e.Pod] = true
 		toOpen = append(toOpen, e)
 	}
+	// A pod that left is taken out at once, unless every pod in the set leaves while new ones
+	// join (a RayService switching to a new cluster): then the old pods stay until the new
+	// forwards are open, as kube-proxy keeps routing to old endpoints until it has synced. Taking
+	// them out first would leave the probe nowhere to send for the milliseconds a port-forward
+	// takes to open, and count requests as no-endpoint that no client would have seen fail.
+	allLeave := len(f.forwards) > 0
+	for pod := range f.forwards {
+		if _, stays := now[pod]; stays {
+			allLeave = false
+		}
+	}
+	makeBeforeBreak := allLeave && len(toOpen) > 0
+	if !makeBeforeBreak {
+		f.removeLocked(departed)
+	}
 	f.mu.Unlock()
+	if makeBeforeBreak {
+		defer func() {
+			f.mu.Lock()
+			f.removeLocked(departed)
+			f.mu.Unlock()
+		}()
+	}
 
 	first := !f.started
 	f.started = true
@@ -108,6 +136,18 @@ func (f *Feeder) Update(eps []kube.ReadyEndpoint) error {
 		f.install(e.Pod, fw)
 	}
 	return oneError(errs)
+}
+
+// removeLocked takes pods out of the set; the caller holds f.mu. A pod that is wanted again
+// (it came back meanwhile) stays.
+func (f *Feeder) removeLocked(pods []string) {
+	for _, pod := range pods {
+		if _, back := f.wanted[pod]; back {
+			continue
+		}
+		f.Set.RemoveEndpoint(pod)
+		delete(f.forwards, pod)
+	}
 }
 
 // oneError keeps the error one line: the first, and how many pods failed the same way or not.

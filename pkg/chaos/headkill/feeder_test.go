@@ -170,3 +170,39 @@ func TestFeederFirstUpdateErrorIsOneLine(t *testing.T) {
 		t.Fatalf("opens %v, warnings %q: the first update's failures must not be retried", op.opens, warn.String())
 	}
 }
+
+// When every pod of the set leaves while new ones join (a RayService switching clusters), the old
+// pods keep taking requests until the new forwards are open, so the probe is never left with no
+// endpoint; then only the new pods remain. A pod that leaves while others stay goes at once.
+func TestFeederSwitchesWholeSetMakeBeforeBreak(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	set := probe.NewSet(probe.RoundRobin, 1)
+	var during []string
+	open := func(_ context.Context, pod string, _ int) (Forward, error) {
+		if pod == "new" {
+			during = set.Names()
+		}
+		return &fakeForward{addr: pod, done: make(chan struct{})}, nil
+	}
+	f := NewFeeder(ctx, set, open, nil, io.Discard)
+	defer f.Close()
+	if err := f.Update([]kube.ReadyEndpoint{{Pod: "old-a", Port: 8000}, {Pod: "old-b", Port: 8000}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Update([]kube.ReadyEndpoint{{Pod: "old-a", Port: 8000}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := set.Names(); !slices.Equal(got, []string{"old-a"}) {
+		t.Fatalf("a pod leaving while another stays: set %v, want [old-a]", got)
+	}
+	if err := f.Update([]kube.ReadyEndpoint{{Pod: "new", Port: 8000}}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(during, []string{"old-a"}) {
+		t.Errorf("while the new forward opened the set was %v, want [old-a]", during)
+	}
+	if got := set.Names(); !slices.Equal(got, []string{"new"}) {
+		t.Errorf("after the switch: set %v, want [new]", got)
+	}
+}

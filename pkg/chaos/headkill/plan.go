@@ -21,13 +21,27 @@ type Plan struct {
 	UntilRecovered bool
 	Timeout        time.Duration
 	Mode           string
-	// Kill kills the head; an error means nothing was killed (the Tracker hears why).
+	// Kill is the disruptive step (the head kill; for an upgrade, the patch); an error means
+	// nothing was changed (the Tracker hears why).
 	Kill    func(ctx context.Context) error
-	Tracker *Tracker
+	Tracker Follower
 	// Progress is called every ProgressEvery with the probe's counters and the head's state.
 	Progress      func(l probe.Live, head string)
 	ProgressEvery time.Duration
 	Now           func() time.Time
+}
+
+// Follower is what RunPlan asks of the watches' tracker: headkill's Tracker, or another
+// experiment's (chaos upgrade) that runs its disruptive step under the same probe.
+type Follower interface {
+	// Kill records that the disruptive step was requested (mode says how), Refused that the API
+	// refused it.
+	Kill(mode string, at time.Time)
+	Refused(detail string, at time.Time)
+	// Recovered: the cluster is back (or done); since is the time of the last change recorded.
+	Recovered() (ok bool, since time.Time)
+	// State is the cluster's part of the progress line.
+	State() string
 }
 
 // PlanResult is what happened to a Plan.

@@ -58,7 +58,7 @@ func TestRunKillsAfterHealthyWarmup(t *testing.T) {
 	if out.Warmup.OK < 20 {
 		t.Fatalf("warm-up counters %+v", out.Warmup)
 	}
-	if _, ok := p.Tracker.Timeline().Kill(); !ok {
+	if _, ok := p.Tracker.(*Tracker).Timeline().Kill(); !ok {
 		t.Fatal("no KillRequested event")
 	}
 }
@@ -79,7 +79,7 @@ func TestRunWarmupFailureKillsNothing(t *testing.T) {
 	if n := out.Warmup.Requests(); n != int64(len(out.Result.Records)) || out.Warmup.Errors() != n {
 		t.Fatalf("warm-up counters %+v, want all %d requests of the run, all failed", out.Warmup, len(out.Result.Records))
 	}
-	if _, ok := p.Tracker.Timeline().Kill(); ok {
+	if _, ok := p.Tracker.(*Tracker).Timeline().Kill(); ok {
 		t.Fatal("KillRequested recorded without a kill")
 	}
 }
@@ -93,7 +93,7 @@ func TestRunRefusedKillStops(t *testing.T) {
 	if !errors.Is(out.KillErr, refused) || out.Killed || !out.Result.Stopped {
 		t.Fatalf("outcome %+v", out)
 	}
-	ev, ok := p.Tracker.Timeline().First(timeline.KillRefused, time.Time{})
+	ev, ok := p.Tracker.(*Tracker).Timeline().First(timeline.KillRefused, time.Time{})
 	if !ok || !strings.Contains(ev.Detail, "(429)") {
 		t.Fatalf("KillRefused event %+v %v", ev, ok)
 	}
@@ -108,7 +108,7 @@ func TestRunUntilRecovered(t *testing.T) {
 	p = testPlan(probe.NewURL("x", srv.URL), func(context.Context) error {
 		go func() {
 			time.Sleep(100 * time.Millisecond)
-			p.Tracker.Pod(headPod("h2", "c", corev1.PodRunning, "n", true), false, time.Now())
+			p.Tracker.(*Tracker).Pod(headPod("h2", "c", corev1.PodRunning, "n", true), false, time.Now())
 		}()
 		return nil
 	})

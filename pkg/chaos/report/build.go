@@ -30,7 +30,11 @@ func Build(in Input) *Report {
 	if res.Rate <= 0 || res.Duration <= 0 {
 		r.Probe.Planned = len(res.Records)
 	}
-	kill, killed := in.Timeline.Kill()
+	refKind := in.Reference
+	if refKind == "" {
+		refKind = timeline.KillRequested
+	}
+	kill, killed := in.Timeline.First(refKind, time.Time{})
 	if killed {
 		ref = kill.At.Sub(res.Start)
 		r.Probe.Reference = "kill"

@@ -58,6 +58,9 @@ type Input struct {
 	Advice []Advice
 	// WarmupFailed: the warm-up saw an error or no answer, so nothing was killed.
 	WarmupFailed bool
+	// Reference is the kind of the event times are relative to: KillRequested when empty
+	// (an upgrade's is UpgradePatched).
+	Reference timeline.Kind
 }
 
 // Report is the whole result. Times named ...Ms are milliseconds relative to Reference: the kill

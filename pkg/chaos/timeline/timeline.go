@@ -28,6 +28,14 @@ const (
 	RayServiceActiveCluster  Kind = "RayServiceActiveCluster"
 	RayServicePendingCluster Kind = "RayServicePendingCluster"
 
+	// Upgrade runs (chaos upgrade): the patch, then KubeRay's steps. A pending cluster appearing is
+	// RayServicePendingCluster, the switch RayServiceActiveCluster.
+	UpgradePatched    Kind = "UpgradePatched"    // Object: the RayService; Detail: what the patch changes
+	PendingHeadReady  Kind = "PendingHeadReady"  // Object: the pending cluster's head pod; Detail: the cluster
+	ServeAppsReady    Kind = "ServeAppsReady"    // Object: the cluster whose Serve apps are all RUNNING; Detail: the apps
+	OldClusterDeleted Kind = "OldClusterDeleted" // Object: the cluster active before the patch
+	UpgradeRefused    Kind = "UpgradeRefused"    // the API refused the patch; Detail: why
+
 	// Pressure runs (disk-pressure, memory-pressure); NewHeadCreated and NewHeadRunning above
 	// name the evicted head's replacement.
 	PressureInjected Kind = "PressureInjected" // Object: our ephemeral container

@@ -1,0 +1,58 @@
+package upgrade
+
+import (
+	"encoding/json"
+	"fmt"
+
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
+)
+
+// rayContainer is the index of the Ray container in a group's pod template: KubeRay runs Ray in
+// the first container (utils.RayContainerIndex), whatever its name.
+const rayContainer = 0
+
+// ImagePatch is the JSON merge patch that sets image on the Ray container of the head and of every
+// worker group of rs. A merge patch replaces lists whole, so it carries the head's containers and
+// every worker group as they are in rs, with the image changed; metadata.resourceVersion makes
+// the API server refuse it if rs changed since it was read.
+func ImagePatch(rs *rayv1.RayService, image string) ([]byte, error) {
+	spec := rs.Spec.RayClusterSpec
+	if len(spec.HeadGroupSpec.Template.Spec.Containers) == 0 {
+		return nil, chaos.Errorf(chaos.Invalid, "RayService %s/%s has no head container to set %s on", rs.Namespace, rs.Name, SetImage)
+	}
+	changed := false
+	set := func(cs []corev1.Container) []corev1.Container {
+		out := append([]corev1.Container(nil), cs...)
+		if len(out) > rayContainer && out[rayContainer].Image != image {
+			out[rayContainer].Image = image
+			changed = true
+		}
+		return out
+	}
+	head := set(spec.HeadGroupSpec.Template.Spec.Containers)
+	workers := make([]rayv1.WorkerGroupSpec, len(spec.WorkerGroupSpecs))
+	for i, g := range spec.WorkerGroupSpecs {
+		g.Template.Spec.Containers = set(g.Template.Spec.Containers)
+		workers[i] = g
+	}
+	if !changed {
+		return nil, chaos.Errorf(chaos.Invalid, "RayService %s/%s already runs %s %s in every Ray container: nothing would start a new cluster; give another %s, or %s",
+			rs.Namespace, rs.Name, SetImage, image, SetImage, SetPatch)
+	}
+	cfg := map[string]any{"headGroupSpec": map[string]any{"template": map[string]any{"spec": map[string]any{"containers": head}}}}
+	if len(workers) > 0 {
+		cfg["workerGroupSpecs"] = workers
+	}
+	p := map[string]any{
+		"metadata": map[string]any{"resourceVersion": rs.ResourceVersion},
+		"spec":     map[string]any{"rayClusterConfig": cfg},
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		return nil, fmt.Errorf("cannot encode the image patch: %w", err)
+	}
+	return b, nil
+}

@@ -1,0 +1,158 @@
+package chaos
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/upgrade"
+	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
+	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+)
+
+func init() {
+	subcommands = append(subcommands, NewUpgradeCmd)
+}
+
+// UpgradeOptions is `kubectl ray chaos upgrade`: flags bound to the runner's Settings.
+type UpgradeOptions struct {
+	f      *cmdutil.Factory
+	s      upgrade.Settings
+	output *cmdutil.OutputFlag
+	yes    bool
+}
+
+// NewUpgradeCmd returns `kubectl ray chaos upgrade`.
+func NewUpgradeCmd(f *cmdutil.Factory) *cobra.Command {
+	o := &UpgradeOptions{f: f}
+	cmd := &cobra.Command{
+		ValidArgsFunction: f.CompleteRayNames(cmdutil.CompleteServices),
+		Use:               "upgrade rayservice/NAME (--image IMAGE | --patch JSON)",
+		Short:             "Upgrade a RayService (new image or patch) under a live availability probe and report what clients saw",
+		Long: `Probes the RayService's serve Service (<name>-serve-svc, port 8000) at a constant rate through
+one port-forward per ready endpoint, patches the RayService once the warm-up is healthy (--image sets
+the image of the Ray container of the head and every worker group; --patch applies a JSON merge
+patch), and follows KubeRay's zero-downtime upgrade: the pending cluster, its head Ready, its Serve
+apps RUNNING, the switch of the active cluster, and the old cluster's deletion. The report has
+head-kill's totals, per-endpoint table and SLO verdict, and the upgrade's steps.
+
+The upgrade is never reverted: the RayService keeps the patched spec. The probe and port-forwards
+end with the run, at --timeout, or on Ctrl-C.
+
+Exit codes: 0 the upgrade switched and the SLO held, 1 it did not switch within --timeout or the
+SLO broke, 2 bad input, a patch the API server finds invalid or that changes nothing, or a failed
+warm-up (nothing was changed), 3 API errors, 4 no RBAC permission, 5 the RayService or its serve
+Service was not found, 6 not confirmed, 130 interrupted (the report of what was seen is printed
+first).`,
+		Example: `  # Move RayService demo to a new Ray image; fail if more than 10 requests fail
+  kubectl ray chaos upgrade rayservice/demo --image rayproject/ray:2.47.0 --path /fruit --max-errors 10 --yes
+
+  # Any change of spec.rayClusterConfig starts a new cluster
+  kubectl ray chaos upgrade rayservice/demo --patch '{"spec":{"rayClusterConfig":{"rayVersion":"2.47.0"}}}' --yes
+
+  # Show the patch and have the API server dry-run it; nothing is changed (-o json: the plan as JSON)
+  kubectl ray chaos upgrade rayservice/demo --image rayproject/ray:2.47.0 --dry-run`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return cmdutil.RunOptions(o, cmd, args) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&o.s.Image, "image", "", "Set this image on the Ray container (the first) of the head and of every worker group")
+	fl.StringVar(&o.s.Patch, "patch", "", "Apply this JSON merge patch to the RayService instead, e.g. '{\"spec\":{\"rayClusterConfig\":{...}}}'")
+	fl.IntVar(&o.s.Port, "port", 8000, "The serve Service port to probe")
+	fl.StringVar(&o.s.Path, "path", "", "Request path (and query), e.g. /fruit (default /)")
+	fl.StringVar(&o.s.Method, "method", http.MethodGet, "Request method")
+	fl.StringArrayVar(&o.s.Headers, "header", nil, "Request header K:V (repeatable)")
+	fl.StringVar(&o.s.Rate, "rate", "50/s", "Requests per second, e.g. 50/s, 50 or 600/m")
+	fl.DurationVar(&o.s.Warmup, "warmup", 10*time.Second, "Probe this long before the patch; the RayService is patched only if every warm-up request succeeded")
+	fl.DurationVar(&o.s.Timeout, "timeout", 10*time.Minute, "The longest the probe runs in all (warm-up, patch, and the wait for the switch and the old cluster's deletion)")
+	fl.DurationVar(&o.s.RequestTimeout, "request-timeout", probe.DefaultTimeout, "Per-request timeout of the probe (on this command it replaces kubectl's --request-timeout for API calls)")
+	fl.Int64Var(&o.s.MaxErrors, "max-errors", 0, "SLO: at most this many failed requests")
+	fl.Float64Var(&o.s.MinAvailability, "min-availability", 0, "SLO: at least this percentage of requests succeed, e.g. 99.9")
+	o.output = cmdutil.AddOutputFlag(cmd, "text", "json")
+	fl.Lookup("output").Usage = "Report format: text|json (with --dry-run, the plan)"
+	fl.BoolVarP(&o.yes, "yes", "y", false, "Do not ask for confirmation")
+	fl.BoolVar(&o.s.DryRun, "dry-run", false, "Print the patch and the plan and have the API server dry-run the patch; change nothing, send no request")
+	fl.DurationVar(&o.s.ProgressEvery, "progress-interval", 5*time.Second, "How often to print a progress line when stderr is not a terminal")
+	return cmd
+}
+
+// Complete reads the argument, the namespace and which flags were given.
+func (o *UpgradeOptions) Complete(cmd *cobra.Command, args []string) error {
+	t, err := ray.ParseTarget(args[0], ray.KindRayService)
+	if err != nil || t.Name == "" || t.Kind != ray.KindRayService {
+		return exit.Usagef("cannot target %q: name a RayService as rayservice/NAME", args[0])
+	}
+	o.s.RayService = t.Name
+	fl := cmd.Flags()
+	o.s.MaxErrorsSet = fl.Changed("max-errors")
+	o.s.MinAvailabilitySet = fl.Changed("min-availability")
+	ns, err := o.f.Namespace()
+	if err != nil {
+		return err
+	}
+	o.s.Namespace = ns
+	return nil
+}
+
+// Validate checks every flag before the API is touched: bad input changes nothing.
+func (o *UpgradeOptions) Validate() error {
+	if err := o.output.Validate(); err != nil {
+		return err
+	}
+	s := o.s // the runner validates again
+	return exitError(s.Validate(), flagOf)
+}
+
+// Run runs the upgrade, prints its report and maps the outcome to the exit code.
+func (o *UpgradeOptions) Run(cmd *cobra.Command) error {
+	ctx := cmdutil.Context(cmd)
+	c, err := o.f.Clients()
+	if err != nil {
+		return err
+	}
+	out, errOut := o.f.IOStreams.Out, o.f.IOStreams.ErrOut
+	o.s.Now, o.s.Warn = o.f.Now, errOut
+	if o.s.DryRun {
+		plan, err := upgrade.DryRun(ctx, c, o.s)
+		if err != nil {
+			return exitError(err, flagOf)
+		}
+		if o.output.Value == "json" {
+			return report.WriteJSON(out, plan)
+		}
+		return report.WriteUpgradePlanText(out, plan)
+	}
+	prog := newProgress(errOut, cmdutil.IsTerminal(errOut), o.s.ProgressEvery)
+	o.s.Progress, o.s.ProgressEvery, o.s.Interrupts = prog.update, prog.every, signalContext
+	o.s.Confirm = confirmation{f: o.f, yes: o.yes,
+		refusal:  "refusing to %s without --yes: pass --yes, or run in a terminal to confirm (--dry-run shows the plan)",
+		declined: "not confirmed: nothing was changed"}.ask
+	r, outcome, runErr := upgrade.Run(ctx, c, o.s)
+	prog.done()
+	if r == nil {
+		return exitError(runErr, flagOf)
+	}
+	if o.output.Value == "json" {
+		err = report.WriteJSON(out, r)
+	} else {
+		err = report.WriteUpgradeText(out, r, o.f.Color())
+	}
+	if err != nil {
+		return err
+	}
+	if verdict := exitError(runErr, flagOf); verdict != nil {
+		return verdict
+	}
+	if !outcome.Passed {
+		if outcome.Note != nil {
+			fmt.Fprintln(errOut, outcome.Note.Text(flagOf))
+		}
+		return exit.Silent{Code: exit.CheckFailed}
+	}
+	return nil
+}

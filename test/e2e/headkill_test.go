@@ -181,6 +181,9 @@ func save(name, out string) {
 
 // checkAgainstStandIns compares a JSON report with what the stand-ins served and what the
 // scene's watch saw.
+// watchLag bounds how far apart two watches may report the same pod change.
+const watchLag = 500 * time.Millisecond
+
 func checkAgainstStandIns(t *testing.T, sc *serveScene, r *headKillReport, since time.Time, oldHead string) {
 	t.Helper()
 	perPod, total, all := sc.tally(since)
@@ -238,14 +241,16 @@ func checkAgainstStandIns(t *testing.T, sc *serveScene, r *headKillReport, since
 	if rc.OldHead != oldHead || rc.NewHead == "" || rc.NewHead == oldHead {
 		t.Fatalf("recovery old %q new %q, want old %s and a new head", rc.OldHead, rc.NewHead, oldHead)
 	}
-	within(t, "kill (deletionTimestamp seen)", r.at(0), sc.seen(sc.killed, oldHead).at, 100*time.Millisecond)
+	// Pod times are what two watches saw (the report's and the scene's): under a loaded machine
+	// either may be delivered a few hundred ms late, so they are held to watchLag, not 100ms.
+	within(t, "kill (deletionTimestamp seen)", r.at(0), sc.seen(sc.killed, oldHead).at, watchLag)
 	sc.mu.Lock()
 	gone := sc.gone[oldHead]
 	sc.mu.Unlock()
 	if rc.OldHeadGoneMs == nil || gone.IsZero() {
 		t.Errorf("old head gone: report %v, scene %v", rc.OldHeadGoneMs, gone)
 	} else {
-		within(t, "old head gone", r.at(*rc.OldHeadGoneMs), gone, 100*time.Millisecond)
+		within(t, "old head gone", r.at(*rc.OldHeadGoneMs), gone, watchLag)
 	}
 	for _, step := range []struct {
 		name string
@@ -261,7 +266,7 @@ func checkAgainstStandIns(t *testing.T, sc *serveScene, r *headKillReport, since
 			t.Errorf("%s: report %v, scene %v", step.name, step.ms, s.at)
 			continue
 		}
-		within(t, step.name, r.at(*step.ms), s.at, 100*time.Millisecond)
+		within(t, step.name, r.at(*step.ms), s.at, watchLag)
 		if d := r.at(*step.ms).Sub(s.api); !s.api.IsZero() && (d < -100*time.Millisecond || d > 1100*time.Millisecond) {
 			t.Errorf("%s: report %s is not within the API timestamp's second %s", step.name, r.at(*step.ms).Format("15:04:05.000"), s.api.Format("15:04:05"))
 		}

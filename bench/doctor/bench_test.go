@@ -27,6 +27,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/pager"
 
+	"github.com/kubectl-ray/kubectl-ray/bench/internal/release"
 	kubeclients "github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
 )
@@ -76,10 +77,8 @@ func TestDoctorAtScale(t *testing.T) {
 	work := t.TempDir()
 	bin, launcher := filepath.Join(work, "kubectl-ray"), filepath.Join(work, "maxrss")
 	for pkg, out := range map[string]string{"./cmd/kubectl-ray": bin, "./bench/maxrss": launcher} {
-		build := exec.Command("go", "build", "-o", out, pkg)
-		build.Dir = "../.."
-		if b, err := build.CombinedOutput(); err != nil {
-			t.Fatalf("build %s: %v\n%s", pkg, err, b)
+		if err := release.Build(ctx, "../..", pkg, out); err != nil {
+			t.Fatal(err)
 		}
 	}
 	// The binary's fixed cost: its code, mapped at start, before it reads anything.

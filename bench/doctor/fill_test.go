@@ -117,7 +117,7 @@ func fill(ctx context.Context, t *testing.T, sb *sandbox.Sandbox, ray rayclient.
 		t.Fatal(err)
 	}
 	per := 1 + workersPerCluster
-	err = parallel(clusters*per, 32, func(j int) error {
+	createPod := func(j int) error {
 		i, k := j/per, j%per
 		nodeType := "head"
 		if k > 0 {
@@ -129,7 +129,15 @@ func fill(ctx context.Context, t *testing.T, sb *sandbox.Sandbox, ray rayclient.
 		p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "ray.io/v1", Kind: "RayCluster", Name: clusterName(i), UID: uids[i], Controller: &yes, BlockOwnerDeletion: &yes}}
 		_, err := sb.Kube.CoreV1().Pods(p.Namespace).Create(ctx, p, metav1.CreateOptions{})
 		return err
-	})
+	}
+	// Every head before any worker, as KubeRay creates a cluster's head before its workers. Made
+	// all at once, a worker could be created a second before its own head; kwok, which runs
+	// pods in no particular order, could start it first too, and workers-stale rightly reports
+	// a worker older than its head that started before it (four clusters at -scale 4 did).
+	err = parallel(clusters, 32, func(i int) error { return createPod(i * per) })
+	if err == nil {
+		err = parallel(clusters*workersPerCluster, 32, func(j int) error { return createPod(j/workersPerCluster*per + 1 + j%workersPerCluster) })
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

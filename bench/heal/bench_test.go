@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-ray/kubectl-ray/bench/internal/release"
 	"github.com/kubectl-ray/kubectl-ray/test/play"
 	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
 )
@@ -51,8 +52,8 @@ func TestHealBench(t *testing.T) {
 	}
 	work := t.TempDir()
 	bin := filepath.Join(work, "kubectl-ray")
-	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/kubectl-ray/kubectl-ray/cmd/kubectl-ray").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	if err := release.Build(ctx, "", release.Plugin, bin); err != nil {
+		t.Fatal(err)
 	}
 	t.Logf("%s, %s %s/%s, GOMAXPROCS %d", time.Now().UTC().Format("2006-01-02"), runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0))
 

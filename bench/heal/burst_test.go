@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	watchtools "k8s.io/client-go/tools/watch"
 
+	"github.com/kubectl-ray/kubectl-ray/bench/internal/release"
 	"github.com/kubectl-ray/kubectl-ray/test/play"
 	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
 )
@@ -56,8 +57,8 @@ func TestHealBurst(t *testing.T) {
 	bin := *healBin
 	if bin == "" {
 		bin = filepath.Join(work, "kubectl-ray")
-		if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/kubectl-ray/kubectl-ray/cmd/kubectl-ray").CombinedOutput(); err != nil {
-			t.Fatalf("go build: %v\n%s", err, out)
+		if err := release.Build(ctx, "", release.Plugin, bin); err != nil {
+			t.Fatal(err)
 		}
 	}
 	if out, err := exec.CommandContext(ctx, bin, "version", "--client").CombinedOutput(); err == nil {

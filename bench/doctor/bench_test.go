@@ -125,7 +125,7 @@ current-context: proxy
 		t.Logf("holding the filled sandbox for %s: --kubeconfig %s", hold, kubeconfig)
 		time.Sleep(hold)
 	}
-	// The bare LIST uses doctor's client settings (QPS 50, burst 100, 500 a page), including its
+	// The bare LIST uses doctor's client settings (QPS 50, burst 100, its page sizes), including its
 	// content types: protobuf for pods (kube.Protobuf), JSON for RayClusters, which have no
 	// protobuf encoding. A JSON-only LIST of the pods is measured too, as client-go's default.
 	cfg := &rest.Config{Host: proxy.URL, QPS: 50, Burst: 100}
@@ -207,7 +207,8 @@ current-context: proxy
 	watchdogAtScale(ctx, t, sb, bin)
 }
 
-// bareList is (a): one paged LIST of the Ray pods and one of the RayClusters, concurrently.
+// bareList is (a): one paged LIST of the Ray pods and one of the RayClusters, concurrently, in
+// pages of doctor's sizes.
 func bareList(ctx context.Context, t *testing.T, kube kubernetes.Interface, ray rayclient.Interface) (pods, clusters int) {
 	var wg sync.WaitGroup
 	var errPods, errClusters error
@@ -219,7 +220,7 @@ func bareList(ctx context.Context, t *testing.T, kube kubernetes.Interface, ray 
 		p := pager.New(func(ctx context.Context, o metav1.ListOptions) (kruntime.Object, error) {
 			return kube.CoreV1().Pods("").List(ctx, o)
 		})
-		p.PageSize = 500
+		p.PageSize = kubeclients.PodPageSize
 		errPods = p.EachListItem(ctx, metav1.ListOptions{LabelSelector: "ray.io/is-ray-node=yes"}, func(o kruntime.Object) error {
 			podList = append(podList, *o.(*corev1.Pod))
 			return nil
@@ -230,7 +231,7 @@ func bareList(ctx context.Context, t *testing.T, kube kubernetes.Interface, ray 
 		p := pager.New(func(ctx context.Context, o metav1.ListOptions) (kruntime.Object, error) {
 			return ray.RayV1().RayClusters("").List(ctx, o)
 		})
-		p.PageSize = 500
+		p.PageSize = kubeclients.PageSize
 		errClusters = p.EachListItem(ctx, metav1.ListOptions{}, func(o kruntime.Object) error {
 			rcList = append(rcList, *o.(*rayv1.RayCluster))
 			return nil

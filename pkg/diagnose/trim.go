@@ -5,6 +5,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // A listed pod is ~8 KiB in memory and a RayCluster with its pod templates another ~8 KiB; at
@@ -15,20 +16,86 @@ import (
 // same output: a rule that starts reading a dropped field fails it.
 
 // TrimPod keeps of a pod its identity, labels, owners, deletion and creation times, node,
-// restart policy, the name of its first container and whole status; the secret values of its spec go into secrets.
+// restart policy, the name of its first container and the status rules read (phase, reason,
+// message, start time, conditions, container states); the secret values of its spec go into
+// secrets. Strings that repeat across pods are shared (see intern).
 func TrimPod(p *corev1.Pod, secrets Secrets) {
 	secrets.AddPodSpec(&p.Spec)
 	p.ObjectMeta = trimMeta(&p.ObjectMeta)
+	internMeta(&p.ObjectMeta)
 	spec := corev1.PodSpec{
-		NodeName:                      p.Spec.NodeName,
+		NodeName:                      intern(p.Spec.NodeName),
 		RestartPolicy:                 p.Spec.RestartPolicy,
 		TerminationGracePeriodSeconds: p.Spec.TerminationGracePeriodSeconds,
 	}
 	if len(p.Spec.Containers) > 0 {
 		// The first container's name only: KubeRay takes it as the Ray container.
-		spec.Containers = []corev1.Container{{Name: p.Spec.Containers[0].Name}}
+		spec.Containers = rayContainer(p.Spec.Containers[0].Name)
 	}
 	p.Spec = spec
+	p.Status = trimPodStatus(&p.Status)
+}
+
+// trimPodStatus drops the addresses, QoS class and the container runtime's IDs and resources,
+// which no rule or plan reads, and shares the strings that repeat.
+func trimPodStatus(s *corev1.PodStatus) corev1.PodStatus {
+	out := corev1.PodStatus{
+		Phase:                 s.Phase,
+		Reason:                intern(s.Reason),
+		Message:               s.Message,
+		StartTime:             s.StartTime,
+		NominatedNodeName:     s.NominatedNodeName,
+		Conditions:            s.Conditions,
+		InitContainerStatuses: trimContainerStatuses(s.InitContainerStatuses),
+		ContainerStatuses:     trimContainerStatuses(s.ContainerStatuses),
+	}
+	for i := range out.Conditions {
+		c := &out.Conditions[i]
+		c.Type, c.Reason = corev1.PodConditionType(intern(string(c.Type))), intern(c.Reason)
+		c.Status, c.LastProbeTime = corev1.ConditionStatus(intern(string(c.Status))), metav1.Time{}
+	}
+	return out
+}
+
+func trimContainerStatuses(in []corev1.ContainerStatus) []corev1.ContainerStatus {
+	if len(in) == 0 {
+		return in
+	}
+	out := make([]corev1.ContainerStatus, len(in))
+	for i, cs := range in {
+		out[i] = corev1.ContainerStatus{
+			Name:                 intern(cs.Name),
+			Image:                intern(cs.Image),
+			Ready:                cs.Ready,
+			Started:              cs.Started,
+			RestartCount:         cs.RestartCount,
+			State:                cs.State,
+			LastTerminationState: cs.LastTerminationState,
+		}
+		internState(&out[i].State)
+		internState(&out[i].LastTerminationState)
+	}
+	return out
+}
+
+func internState(s *corev1.ContainerState) {
+	if s.Waiting != nil {
+		s.Waiting.Reason = intern(s.Waiting.Reason)
+	}
+	if s.Terminated != nil {
+		s.Terminated.Reason, s.Terminated.ContainerID = intern(s.Terminated.Reason), ""
+	}
+}
+
+// internMeta shares the strings of an object's metadata that repeat across objects: its
+// namespace, labels and owners.
+func internMeta(m *metav1.ObjectMeta) {
+	m.Namespace, m.GenerateName = intern(m.Namespace), intern(m.GenerateName)
+	m.Labels = internLabels(m.Labels)
+	for i := range m.OwnerReferences {
+		o := &m.OwnerReferences[i]
+		o.APIVersion, o.Kind, o.Name, o.UID = intern(o.APIVersion), intern(o.Kind), intern(o.Name), types.UID(intern(string(o.UID)))
+	}
 }
 
 // TrimCluster drops a RayCluster's pod templates (rules read the head group's start parameters

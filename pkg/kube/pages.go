@@ -29,14 +29,17 @@ func ListAll[T any, PT interface {
 	return ListAllWith[T, PT](ctx, metav1.ListOptions{LabelSelector: selector}, list)
 }
 
-// ListAllWith is ListAll with any list options (a field selector, say); Limit is PageSize.
+// ListAllWith is ListAll with any list options (a field selector, say); Limit is PageSize
+// unless opts sets one.
 func ListAllWith[T any, PT interface {
 	*T
 	metav1.Object
 }](ctx context.Context, opts metav1.ListOptions, list ListPageFunc[T]) ([]T, error) {
 	var pages [][]T
 	n := 0
-	opts.Limit = PageSize
+	if opts.Limit == 0 {
+		opts.Limit = PageSize
+	}
 	for {
 		page, err := list(ctx, opts)
 		if apierrors.IsResourceExpired(err) && opts.Continue != "" {

@@ -96,7 +96,7 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 		})
 	})
 	run(func() {
-		pods, errPods = ListAll(ctx, ray.RayPodSelector, func(ctx context.Context, o metav1.ListOptions) (Page[corev1.Pod], error) {
+		pods, errPods = ListAllWith(ctx, metav1.ListOptions{LabelSelector: ray.RayPodSelector, Limit: PodPageSize}, func(ctx context.Context, o metav1.ListOptions) (Page[corev1.Pod], error) {
 			l, err := c.Kube.CoreV1().Pods(ns).List(ctx, o)
 			if err != nil {
 				return Page[corev1.Pod]{}, err

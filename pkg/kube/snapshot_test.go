@@ -91,6 +91,17 @@ func TestLoadSnapshotOneListPerKind(t *testing.T) {
 			t.Errorf("unexpected %s %s", a.GetVerb(), a.GetResource().Resource)
 		}
 		lists[a.GetResource().Resource]++
+		// Pods come in larger pages than the rest (see PodPageSize); a page size of 0 would
+		// ask for everything in one response.
+		if l, ok := a.(k8stesting.ListActionImpl); ok {
+			want := int64(PageSize)
+			if a.GetResource().Resource == "pods" {
+				want = PodPageSize
+			}
+			if got := l.ListOptions.Limit; got != want {
+				t.Errorf("LIST %s asked for %d a page, want %d", a.GetResource().Resource, got, want)
+			}
+		}
 	}
 	if len(s.CleanupJobs) == 1 && len(s.CleanupJobs[0].Spec.Template.Spec.Containers) != 0 {
 		t.Errorf("the cleanup Job's pod template was kept")

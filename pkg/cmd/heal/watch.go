@@ -22,6 +22,7 @@ var election = kube.DefaultElection
 // runWatch is the watchdog: informers feed the same Diagnose and Plan as a one-shot heal, one
 // RayCluster at a time. SIGTERM or SIGINT stops it cleanly (and releases the Lease).
 func (o *Options) runWatch(ctx context.Context) error {
+	tuneGC()
 	c, err := o.f.Clients()
 	if err != nil {
 		return err

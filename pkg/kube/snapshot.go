@@ -97,14 +97,7 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 	})
 	run(func() {
 		pods, errPods = ListAllWith(ctx, metav1.ListOptions{LabelSelector: ray.RayPodSelector, Limit: PodPageSize}, func(ctx context.Context, o metav1.ListOptions) (Page[corev1.Pod], error) {
-			l, err := c.Kube.CoreV1().Pods(ns).List(ctx, o)
-			if err != nil {
-				return Page[corev1.Pod]{}, err
-			}
-			for i := range l.Items {
-				diagnose.TrimPod(&l.Items[i], podSecrets)
-			}
-			return Page[corev1.Pod]{Items: l.Items, Continue: l.Continue}, nil
+			return c.podPage(ctx, ns, o, func(p *corev1.Pod) { diagnose.TrimPod(p, podSecrets) })
 		})
 	})
 	run(func() {

@@ -99,8 +99,14 @@ func TestChaosUpgrade(t *testing.T) {
 	if res.Code != 2 || !strings.Contains(res.Stderr, "the patch changes nothing in the spec of RayService") || res.Stdout != "" {
 		t.Errorf("a --patch that changes no spec: want exit 2 and nothing done: %s", res)
 	}
+	// Without --yes and with no terminal to ask (the test's stdin is not one): exit 6, nothing
+	// patched, nothing on stdout.
+	res = h.Run("chaos", "upgrade", "rayservice/up", "--image", "rayproject/ray:2.46.0-py311")
+	if res.Code != 6 || !strings.Contains(res.Stderr, "refusing to") || !strings.Contains(res.Stderr, "without --yes") || res.Stdout != "" {
+		t.Errorf("no --yes, no terminal: want exit 6 and nothing done: %s", res)
+	}
 	if got := generation(); got != gen {
-		t.Fatalf("--dry-run changed the RayService: generation %d -> %d", gen, got)
+		t.Fatalf("--dry-run, a refused patch or an unconfirmed upgrade changed the RayService: generation %d -> %d", gen, got)
 	}
 	if rs, err := h.Ray.RayV1().RayServices(h.NS).Get(h.Ctx, "up", metav1.GetOptions{}); err != nil || rs.Labels["team"] != "" {
 		t.Errorf("the refused patch was applied: %v %v", err, rs.Labels)

@@ -105,6 +105,14 @@ func (r *run) exits(t *testing.T, code int, limit time.Duration) time.Duration {
 	return took
 }
 
+// said fails the test unless the script's output has line.
+func (r *run) said(t *testing.T, line string) {
+	t.Helper()
+	if !strings.Contains(r.out.String(), line) {
+		t.Errorf("output lacks %q:\n%s", line, r.out)
+	}
+}
+
 // gone fails the test if path (a fill, a FIFO) is left after the run.
 func gone(t *testing.T, path string) {
 	t.Helper()
@@ -153,9 +161,7 @@ func TestDiskScriptFillsHoldsCleansUp(t *testing.T) {
 		}
 		gone(t, file)
 		for _, line := range []string{"writing 4194304 bytes to " + file, "filled; holding", "held for 2s", "removed " + file} {
-			if !strings.Contains(r.out.String(), line) {
-				t.Errorf("output lacks %q:\n%s", line, r.out)
-			}
+			r.said(t, line)
 		}
 	})
 }
@@ -179,9 +185,7 @@ func TestDiskScriptFallsBackToDD(t *testing.T) {
 		// dd writes whole MiB: 3MiB+1 byte becomes 4MiB.
 		eventually(t, "a 4Mi file written by dd", r, func() bool { return allocated(file) >= 4<<20 })
 		r.exits(t, 0, 10*time.Second)
-		if !strings.Contains(r.out.String(), "fallocate failed; writing with dd") {
-			t.Errorf("no dd fallback in the output:\n%s", r.out)
-		}
+		r.said(t, "fallocate failed; writing with dd")
 		gone(t, file)
 	}
 }
@@ -208,10 +212,8 @@ func TestDiskScriptRefusesMoreThanFree(t *testing.T) {
 		dir := t.TempDir()
 		s := diskSpec(dir, 1<<62, 5*time.Second)
 		r := start(t, sh, Script(s))
-		code, _ := r.wait(t, 10*time.Second)
-		if code != 2 || !strings.Contains(r.out.String(), "refusing to write 4611686018427387904 bytes") {
-			t.Errorf("exit %d, want 2 with a refusal; output:\n%s", code, r.out)
-		}
+		r.exits(t, 2, 10*time.Second)
+		r.said(t, "refusing to write 4611686018427387904 bytes")
 		gone(t, filepath.Join(dir, s.Name+".fill"))
 	})
 }
@@ -231,9 +233,7 @@ func TestDiskScriptPercentOfFree(t *testing.T) {
 		r := start(t, sh, Script(s))
 		eventually(t, "half of the tmpfs filled", r, func() bool { return allocated(file) == 4<<20 })
 		r.exits(t, 0, 10*time.Second)
-		if !strings.Contains(r.out.String(), "writing 4194304 bytes") {
-			t.Errorf("50%% of 8Mi free is not 4194304 bytes:\n%s", r.out)
-		}
+		r.said(t, "writing 4194304 bytes") // 50% of 8Mi free
 	})
 }
 
@@ -294,9 +294,7 @@ func TestMemoryScriptAllocatesHoldsReleases(t *testing.T) {
 		}
 		gone(t, "/proc/"+strconv.Itoa(holder)) // the holder process
 		gone(t, filepath.Join(dir, s.Name+".fifo"))
-		if !strings.Contains(r.out.String(), "released memory") {
-			t.Errorf("output:\n%s", r.out)
-		}
+		r.said(t, "released memory")
 	})
 }
 
@@ -327,9 +325,7 @@ func TestMemoryScriptPercentOfMemAvailable(t *testing.T) {
 		s.Percent, s.Paths.Meminfo = 25, meminfo
 		r := start(t, sh, Script(s))
 		r.exits(t, 0, 10*time.Second)
-		if !strings.Contains(r.out.String(), "allocating 5242880 bytes") {
-			t.Errorf("25%% of 20480 kB is not 5242880 bytes:\n%s", r.out)
-		}
+		r.said(t, "allocating 5242880 bytes") // 25% of 20480 kB
 	})
 }
 
@@ -344,10 +340,8 @@ func TestMemoryScriptDeadlineDuringFill(t *testing.T) {
 			t.Fatal("the test could not stop the reader: the script changed")
 		}
 		r := start(t, sh, script)
-		code, took := r.wait(t, 10*time.Second)
-		if code != 124 || !strings.Contains(r.out.String(), "deadline of 1s reached during fill") {
-			t.Errorf("exit %d, want 124 at the deadline; output:\n%s", code, r.out)
-		}
+		took := r.exits(t, 124, 10*time.Second)
+		r.said(t, "deadline of 1s reached during fill")
 		if took > 6*time.Second {
 			t.Errorf("took %s, want about 1s", took)
 		}

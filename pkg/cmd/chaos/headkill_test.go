@@ -82,12 +82,7 @@ func (h *hkHarness) run(args ...string) error { return h.runCmd(NewHeadKillCmd, 
 
 // runCmd runs the command newCmd makes (head-kill, upgrade) on the harness's fakes.
 func (h *hkHarness) runCmd(newCmd func(*cmdutil.Factory) *cobra.Command, args ...string) error {
-	cmd := newCmd(h.f)
-	cmd.SetArgs(args)
-	cmd.SetOut(h.out)
-	cmd.SetErr(h.errOut)
-	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	return cmd.ExecuteContext(context.Background())
+	return execute(h.f, h.out, h.errOut, newCmd, args...)
 }
 
 func (h *hkHarness) writeActions() []string {

@@ -199,16 +199,7 @@ func WriteUpgradeText(w io.Writer, r *UpgradeReport, color bool) error {
 
 	u := r.Upgrade
 	p.f("\nUpgrade (from the patch)\n")
-	step := func(name string, v *float64, extra string) {
-		val := "not seen"
-		if v != nil {
-			val = secs(*v)
-		}
-		if extra != "" {
-			val += "  " + extra
-		}
-		p.f("  %-25s %s\n", name, val)
-	}
+	step := func(name string, v *float64, extra string) { p.f("  %-25s %s\n", name, stepValue(v, "  ", extra)) }
 	step("pending cluster created", u.PendingClusterCreatedMs, u.NewCluster)
 	step("its head Ready", u.NewHeadReadyMs, "")
 	step("its Serve apps RUNNING", u.ServeAppsReadyMs, "")

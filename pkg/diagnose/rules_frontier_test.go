@@ -12,12 +12,7 @@ import (
 // The findings of the rules for the failures KubeRay's tracker shows today (kuberay #4272, #2735,
 // #1141, #3592): what a person acts on, checked like TestFindingDetails.
 func TestFrontierFindingDetails(t *testing.T) {
-	cases := []struct {
-		fixture, rule string
-		object        string
-		contains      []string
-		evidence      map[string]string
-	}{
+	checkDetails(t, []detailCase{
 		{"head-starved-by-workers", RuleHeadStarvedByWorkers, "Pod ml/raycluster-a-head-new01",
 			[]string{"head pod raycluster-a-head-new01 is Pending for 10m: Unschedulable: 0/2 nodes are available: 2 Insufficient cpu.",
 				"1 worker(s) of this cluster are scheduled (on node-2)", "kuberay #3592", "priorityClassName", "gang scheduling"},
@@ -45,14 +40,7 @@ func TestFrontierFindingDetails(t *testing.T) {
 				"but its Serve applications are not running: math_app DEPLOYING (Deploying app 'math_app'.); traffic stays on the active cluster svc-raycluster-q7x9z",
 				"read why the Serve applications do not start on RayCluster svc-raycluster-n3w45"},
 			map[string]string{"pendingApps": "has a Ready head, but its Serve applications are not running: math_app DEPLOYING (Deploying app 'math_app'.)"}},
-	}
-	for _, c := range cases {
-		t.Run(c.fixture+"/"+c.rule, func(t *testing.T) {
-			f := loadFixture(t, c.fixture)
-			r := Diagnose(&f.snap, DefaultOptions())
-			wantFinding(t, r.Findings, c.rule, c.object, c.contains, c.evidence, false)
-		})
-	}
+	})
 }
 
 // frontierRules are the rules this file's cases cover; none may fire on a healthy cluster.

@@ -32,32 +32,12 @@ func TestHeadRestartDisabledDetails(t *testing.T) {
 		t.Run(c.fixture, func(t *testing.T) {
 			f := loadFixture(t, c.fixture)
 			r := Diagnose(&f.snap, DefaultOptions())
-			var fd *Finding
-			for i := range r.Findings {
-				if r.Findings[i].Rule == RuleHeadRestartDisabled {
-					fd = &r.Findings[i]
-				}
-				if strings.Contains(r.Findings[i].Remedy, "kubectl ray heal") {
-					t.Errorf("%s tells the user to heal: %s", r.Findings[i].Rule, r.Findings[i].Remedy)
+			for _, fd := range r.Findings {
+				if strings.Contains(fd.Remedy, "kubectl ray heal") {
+					t.Errorf("%s tells the user to heal: %s", fd.Rule, fd.Remedy)
 				}
 			}
-			if fd == nil {
-				t.Fatal("no head-restart-disabled finding")
-			}
-			if obj := fd.Object.Kind + " " + fd.Object.Namespace + "/" + fd.Object.Name; obj != c.object {
-				t.Errorf("object = %q, want %q", obj, c.object)
-			}
-			text := fd.Message + " | " + fd.Remedy
-			for _, s := range c.contains {
-				if !strings.Contains(text, s) {
-					t.Errorf("%q does not contain %q", text, s)
-				}
-			}
-			for k, v := range c.evidence {
-				if fd.Evidence[k] != v {
-					t.Errorf("evidence[%s] = %q, want %q", k, fd.Evidence[k], v)
-				}
-			}
+			wantFinding(t, r.Findings, RuleHeadRestartDisabled, c.object, c.contains, c.evidence, false)
 		})
 	}
 }

@@ -37,12 +37,7 @@ func TestRuleFixtures(t *testing.T) {
 
 // The message, the object and the evidence are what a person acts on: check the important ones.
 func TestFindingDetails(t *testing.T) {
-	cases := []struct {
-		fixture, rule string
-		object        string
-		contains      []string
-		evidence      map[string]string
-	}{
+	checkDetails(t, []detailCase{
 		{"head-evicted-old-operator", RuleHeadEvicted, "Pod ml/raycluster-a-head-abcde",
 			[]string{"evicted from node node-1 12m ago", "low on resource: ephemeral-storage", "KubeRay v1.1.1 will not replace it", "kuberay #2125", "kubectl ray heal raycluster-a -n ml"},
 			map[string]string{"node": "node-1", "reason": "Evicted", "age": "12m", "operator": "KubeRay v1.1.1"}},
@@ -86,7 +81,23 @@ func TestFindingDetails(t *testing.T) {
 			[]string{"sends traffic to head pod svc-raycluster-q7x9z-head-fghij", "excludeHeadPodFromServeSvc"}, nil},
 		{"serve-head-has-cpus", RuleServeHeadHasCPUs, "RayCluster ml/svc-raycluster-q7x9z", []string{"(RayService svc)", "num-cpus 2"}, map[string]string{"numCpus": "2"}},
 		{"gcs-ft-off", RuleGCSFTOff, "RayCluster ml/svc-raycluster-q7x9z", []string{"without GCS fault tolerance"}, nil},
-	}
+	})
+}
+
+// wantFinding fails unless findings hold a finding of rule about object (Kind ns/name) whose
+// message or remedy contains each of contains and whose evidence has evidence; unique also fails
+// when the rule fired twice.
+// detailCase is a finding a fixture must produce and what a person acts on in it: its object,
+// words of its message and remedy, and its evidence.
+type detailCase struct {
+	fixture, rule string
+	object        string
+	contains      []string
+	evidence      map[string]string
+}
+
+// checkDetails diagnoses each case's fixture and checks its finding.
+func checkDetails(t *testing.T, cases []detailCase) {
 	for _, c := range cases {
 		t.Run(c.fixture+"/"+c.rule, func(t *testing.T) {
 			f := loadFixture(t, c.fixture)
@@ -96,9 +107,6 @@ func TestFindingDetails(t *testing.T) {
 	}
 }
 
-// wantFinding fails unless findings hold a finding of rule about object (Kind ns/name) whose
-// message or remedy contains each of contains and whose evidence has evidence; unique also fails
-// when the rule fired twice.
 func wantFinding(t *testing.T, findings []Finding, rule, object string, contains []string, evidence map[string]string, unique bool) {
 	t.Helper()
 	var fd *Finding

@@ -6,17 +6,12 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 )
 
 // GetService reads one named Service (the probe's --service).
 func (c *Clients) GetService(ctx context.Context, namespace, name string) (*corev1.Service, error) {
-	s, err := c.Kube.CoreV1().Services(namespace).Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		return nil, Explain(err, Request{Verb: "get", Resource: "services", Namespace: namespace, Name: name, Host: c.Host()})
-	}
-	return s, nil
+	return getExplained(ctx, c, "services", namespace, name, c.Kube.CoreV1().Services(namespace).Get)
 }
 
 // ReadyEndpoint is one pod ready behind a Service port: the pod's name and the container port
@@ -82,15 +77,14 @@ func (c *Clients) WatchReadyEndpoints(ctx context.Context, namespace, service, p
 
 // ListReadyEndpoints is one LIST of the Service's EndpointSlices, reduced by ReadyEndpoints.
 func (c *Clients) ListReadyEndpoints(ctx context.Context, namespace, service, portName string) ([]ReadyEndpoint, error) {
-	items, err := ListAll(ctx, discoveryv1.LabelServiceName+"="+service, func(ctx context.Context, o metav1.ListOptions) (Page[discoveryv1.EndpointSlice], error) {
-		l, err := c.Kube.DiscoveryV1().EndpointSlices(namespace).List(ctx, o)
-		if err != nil {
-			return Page[discoveryv1.EndpointSlice]{}, err
-		}
-		return Page[discoveryv1.EndpointSlice]{Items: l.Items, Continue: l.Continue}, nil
-	})
+	items, err := listExplained(ctx, discoveryv1.LabelServiceName+"="+service,
+		Request{Verb: "list", Resource: "endpointslices.discovery.k8s.io", Namespace: namespace, Host: c.Host()},
+		c.Kube.DiscoveryV1().EndpointSlices(namespace).List,
+		func(l *discoveryv1.EndpointSliceList) Page[discoveryv1.EndpointSlice] {
+			return Page[discoveryv1.EndpointSlice]{Items: l.Items, Continue: l.Continue}
+		})
 	if err != nil {
-		return nil, Explain(err, Request{Verb: "list", Resource: "endpointslices.discovery.k8s.io", Namespace: namespace, Host: c.Host()})
+		return nil, err
 	}
 	slices := make([]*discoveryv1.EndpointSlice, len(items))
 	for i := range items {

@@ -6,7 +6,6 @@ import (
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
@@ -101,18 +100,10 @@ func (c *Clients) RunHeadKillWatch(ctx, startup context.Context, w HeadKillWatch
 
 // GetRayCluster reads one named RayCluster (the head kill's target).
 func (c *Clients) GetRayCluster(ctx context.Context, namespace, name string) (*rayv1.RayCluster, error) {
-	rc, err := c.Ray.RayV1().RayClusters(namespace).Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		return nil, Explain(err, Request{Verb: "get", Resource: "rayclusters.ray.io", Namespace: namespace, Name: name, Host: c.Host()})
-	}
-	return rc, nil
+	return getExplained(ctx, c, "rayclusters.ray.io", namespace, name, c.Ray.RayV1().RayClusters(namespace).Get)
 }
 
 // GetRayService reads one named RayService (a rayservice/NAME target).
 func (c *Clients) GetRayService(ctx context.Context, namespace, name string) (*rayv1.RayService, error) {
-	rs, err := c.Ray.RayV1().RayServices(namespace).Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		return nil, Explain(err, Request{Verb: "get", Resource: "rayservices.ray.io", Namespace: namespace, Name: name, Host: c.Host()})
-	}
-	return rs, nil
+	return getExplained(ctx, c, "rayservices.ray.io", namespace, name, c.Ray.RayV1().RayServices(namespace).Get)
 }

@@ -28,12 +28,7 @@ func runInformer(ctx context.Context, inf cache.SharedIndexInformer, req Request
 	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { handle(obj, false) },
 		UpdateFunc: func(_, obj any) { handle(obj, false) },
-		DeleteFunc: func(obj any) {
-			if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-				obj = t.Obj
-			}
-			handle(obj, true)
-		},
+		DeleteFunc: func(obj any) { handle(storedObject(obj), true) },
 	}); err != nil {
 		return err
 	}
@@ -87,4 +82,18 @@ func runCoalesced(ctx context.Context, inf cache.SharedIndexInformer, req Reques
 			changed()
 		}
 	}
+}
+
+// storedObject is obj, or, for a delete the informer's watch missed, the last state it stored.
+func storedObject(obj any) any {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		return d.Obj
+	}
+	return obj
+}
+
+// objectAs is what an informer handed over (see storedObject) as a *T; nil when it is not one.
+func objectAs[T any](obj any) *T {
+	o, _ := storedObject(obj).(*T)
+	return o
 }

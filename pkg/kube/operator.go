@@ -4,23 +4,16 @@ import (
 	"context"
 
 	appsv1 "k8s.io/api/apps/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // ListDeployments lists Deployments in namespace ("" for all) in pages: the KubeRay operator is
 // found among them by labels or image (diagnose.FindOperators), in whatever namespace it runs.
 func (c *Clients) ListDeployments(ctx context.Context, namespace string) ([]appsv1.Deployment, error) {
-	out, err := ListAll(ctx, "", func(ctx context.Context, o metav1.ListOptions) (Page[appsv1.Deployment], error) {
-		l, err := c.Kube.AppsV1().Deployments(namespace).List(ctx, o)
-		if err != nil {
-			return Page[appsv1.Deployment]{}, err
-		}
-		return Page[appsv1.Deployment]{Items: l.Items, Continue: l.Continue}, nil
-	})
-	if err != nil {
-		return nil, Explain(err, Request{Verb: "list", Resource: "deployments", Namespace: namespace, Host: c.Host()})
-	}
-	return out, nil
+	return listExplained(ctx, "", Request{Verb: "list", Resource: "deployments", Namespace: namespace, Host: c.Host()},
+		c.Kube.AppsV1().Deployments(namespace).List,
+		func(l *appsv1.DeploymentList) Page[appsv1.Deployment] {
+			return Page[appsv1.Deployment]{Items: l.Items, Continue: l.Continue}
+		})
 }
 
 // PageSize is the LIST page size, kubectl's --chunk-size default.

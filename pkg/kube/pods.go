@@ -11,27 +11,17 @@ import (
 
 // GetPodByName reads one named pod (a pod/NAME argument).
 func (c *Clients) GetPodByName(ctx context.Context, namespace, name string) (*corev1.Pod, error) {
-	p, err := c.Kube.CoreV1().Pods(namespace).Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		return nil, Explain(err, Request{Verb: "get", Resource: "pods", Namespace: namespace, Name: name, Host: c.Host()})
-	}
-	return p, nil
+	return getExplained(ctx, c, "pods", namespace, name, c.Kube.CoreV1().Pods(namespace).Get)
 }
 
 // ListPodsMatching lists the pods in namespace that match a label selector, in pages: one LIST,
 // however many pods there are.
 func (c *Clients) ListPodsMatching(ctx context.Context, namespace, selector string) ([]corev1.Pod, error) {
-	out, err := ListAll(ctx, selector, func(ctx context.Context, o metav1.ListOptions) (Page[corev1.Pod], error) {
-		l, err := c.Kube.CoreV1().Pods(namespace).List(ctx, o)
-		if err != nil {
-			return Page[corev1.Pod]{}, err
-		}
-		return Page[corev1.Pod]{Items: l.Items, Continue: l.Continue}, nil
-	})
-	if err != nil {
-		return nil, Explain(err, Request{Verb: "list", Resource: "pods", Namespace: namespace, Host: c.Host()})
-	}
-	return out, nil
+	return listExplained(ctx, selector, Request{Verb: "list", Resource: "pods", Namespace: namespace, Host: c.Host()},
+		c.Kube.CoreV1().Pods(namespace).List,
+		func(l *corev1.PodList) Page[corev1.Pod] {
+			return Page[corev1.Pod]{Items: l.Items, Continue: l.Continue}
+		})
 }
 
 // WatchTargetPods watches pods in namespace selected by labels (labelSelector) or, when it is empty, the

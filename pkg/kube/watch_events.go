@@ -68,13 +68,4 @@ func (h *HealInformers) addClusterEvents(s *diagnose.Snapshot, key types.Namespa
 	}
 }
 
-func asEvent(obj any) *corev1.Event {
-	switch o := obj.(type) {
-	case *corev1.Event:
-		return o
-	case cache.DeletedFinalStateUnknown:
-		ev, _ := o.Obj.(*corev1.Event)
-		return ev
-	}
-	return nil
-}
+func asEvent(obj any) *corev1.Event { return objectAs[corev1.Event](obj) }

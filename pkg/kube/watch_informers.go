@@ -281,20 +281,6 @@ func podNodeIndex(obj any) ([]string, error) {
 	return []string{p.Spec.NodeName}, nil
 }
 
-func asPod(obj any) *corev1.Pod {
-	switch o := obj.(type) {
-	case *corev1.Pod:
-		return o
-	case cache.DeletedFinalStateUnknown:
-		p, _ := o.Obj.(*corev1.Pod)
-		return p
-	}
-	return nil
-}
+func asPod(obj any) *corev1.Pod { return objectAs[corev1.Pod](obj) }
 
-func metaOf(obj any) (metav1.Object, error) {
-	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = d.Obj
-	}
-	return meta.Accessor(obj)
-}
+func metaOf(obj any) (metav1.Object, error) { return meta.Accessor(storedObject(obj)) }

@@ -21,14 +21,7 @@ func TestAlertsQueryExportedMetrics(t *testing.T) {
 	m.Replaced("r", 0)
 	m.WatchError("pods")
 	m.PingError()
-	mfs, err := m.Registry.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	have := map[string]bool{}
-	for _, mf := range mfs {
-		have[mf.GetName()] = true
-	}
+	have := gatheredNames(t, m)
 	used := regexp.MustCompile(`kubectl_ray_heal_[a-z_]+`).FindAllString(string(b), -1)
 	if len(used) == 0 {
 		t.Fatal("no kubectl_ray_heal_ metric in docs/deploy/monitoring.yaml")

@@ -72,14 +72,7 @@ kubectl_ray_heal_ready 1
 		t.Fatalf("leader after standing by = %v", got)
 	}
 	// The standard collectors are there.
-	mfs, err := m.Registry.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	seen := map[string]bool{}
-	for _, mf := range mfs {
-		seen[mf.GetName()] = true
-	}
+	seen := gatheredNames(t, m)
 	for _, n := range []string{"go_goroutines", "process_resident_memory_bytes", "kubectl_ray_heal_delete_to_ready_seconds"} {
 		if !seen[n] {
 			t.Errorf("metric %s missing", n)
@@ -92,3 +85,17 @@ func keyFor(name string) types.NamespacedName {
 }
 
 func skipFor(rule string) repair.Skip { return repair.Skip{Rule: rule} }
+
+// gatheredNames are the names of the metric families m's registry gathers.
+func gatheredNames(t *testing.T, m *Watchdog) map[string]bool {
+	t.Helper()
+	mfs, err := m.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, mf := range mfs {
+		names[mf.GetName()] = true
+	}
+	return names
+}

@@ -91,6 +91,11 @@ func (a *apiServer) executor(dryRun bool) *Executor {
 	return &Executor{Deleter: a.clients, Events: a.clients, Watcher: a.clients, DryRun: dryRun, Timeout: 30 * time.Second}
 }
 
+// evictedPlan is heal's plan for the evicted head p of c (seed000's).
+func evictedPlan(c rayv1.RayCluster, p corev1.Pod, s *diagnose.Snapshot) HealPlan {
+	return Plan(s, []diagnose.Finding{finding(diagnose.RuleHeadEvicted, c, &p)}, Options{})
+}
+
 func seed000() (rayv1.RayCluster, corev1.Pod, *diagnose.Snapshot) {
 	c := cluster("default", "raycluster-kuberay")
 	p := evicted(head(c, "raycluster-kuberay-head-ldg9f"))
@@ -100,7 +105,7 @@ func seed000() (rayv1.RayCluster, corev1.Pod, *diagnose.Snapshot) {
 func TestExecutorDeletesWithPreconditionsAndRecordsEvents(t *testing.T) {
 	c, p, s := seed000()
 	api := newAPIServer(p.DeepCopy())
-	plan := Plan(s, []diagnose.Finding{finding(diagnose.RuleHeadEvicted, c, &p)}, Options{})
+	plan := evictedPlan(c, p, s)
 	rep, err := api.executor(false).Run(context.Background(), plan)
 	if err != nil {
 		t.Fatal(err)
@@ -136,7 +141,7 @@ func TestExecutorDeletesWithPreconditionsAndRecordsEvents(t *testing.T) {
 func TestExecutorDryRunChangesNothing(t *testing.T) {
 	c, p, s := seed000()
 	api := newAPIServer(p.DeepCopy())
-	plan := Plan(s, []diagnose.Finding{finding(diagnose.RuleHeadEvicted, c, &p)}, Options{})
+	plan := evictedPlan(c, p, s)
 	ex := api.executor(true)
 	ex.Wait = true // ignored on a dry run
 	rep, err := ex.Run(context.Background(), plan)
@@ -171,7 +176,7 @@ func TestExecutorConflictReplansOnce(t *testing.T) {
 		_ = api.kc.Tracker().Update(podsGVR, changed.DeepCopy(), changed.Namespace)
 		api.beforeDelete = nil
 	}
-	plan := Plan(s, []diagnose.Finding{finding(diagnose.RuleHeadEvicted, c, &p)}, Options{})
+	plan := evictedPlan(c, p, s)
 	ex := api.executor(false)
 	replans := 0
 	ex.Replan = func(context.Context) (HealPlan, error) {
@@ -204,7 +209,7 @@ func TestExecutorLeavesAReplacedPodAlone(t *testing.T) {
 	api.beforeDelete = func() {
 		_ = api.kc.Tracker().Update(podsGVR, replacement.DeepCopy(), replacement.Namespace)
 	}
-	plan := Plan(s, []diagnose.Finding{finding(diagnose.RuleHeadEvicted, c, &p)}, Options{})
+	plan := evictedPlan(c, p, s)
 	ex := api.executor(false)
 	ex.Replan = func(context.Context) (HealPlan, error) {
 		s2 := &diagnose.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{replacement}}
@@ -233,7 +238,7 @@ func TestExecutorGonePodIsNotReplanned(t *testing.T) {
 	c, p, s := seed000()
 	api := newAPIServer(p.DeepCopy())
 	api.beforeDelete = func() { _ = api.kc.Tracker().Delete(podsGVR, p.Namespace, p.Name) }
-	plan := Plan(s, []diagnose.Finding{finding(diagnose.RuleHeadEvicted, c, &p)}, Options{})
+	plan := evictedPlan(c, p, s)
 	ex := api.executor(false)
 	replans := 0
 	ex.Replan = func(context.Context) (HealPlan, error) { replans++; return HealPlan{}, nil }
@@ -266,7 +271,7 @@ func TestExecutorWaitsForTheReplacement(t *testing.T) {
 		n.ResourceVersion = "101"
 		_ = api.kc.Tracker().Update(podsGVR, n.DeepCopy(), ns)
 	}
-	plan := Plan(s, []diagnose.Finding{finding(diagnose.RuleHeadEvicted, c, &p)}, Options{})
+	plan := evictedPlan(c, p, s)
 	ex := api.executor(false)
 	ex.Wait = true
 	rep, err := ex.Run(context.Background(), plan)
@@ -286,7 +291,7 @@ func TestExecutorWaitsForTheReplacement(t *testing.T) {
 func TestExecutorWaitTimesOut(t *testing.T) {
 	c, p, s := seed000()
 	api := newAPIServer(p.DeepCopy())
-	plan := Plan(s, []diagnose.Finding{finding(diagnose.RuleHeadEvicted, c, &p)}, Options{})
+	plan := evictedPlan(c, p, s)
 	ex := api.executor(false)
 	ex.Wait, ex.Timeout = true, 100*time.Millisecond
 	rep, err := ex.Run(context.Background(), plan)
@@ -304,7 +309,7 @@ func TestExecutorReportsForbiddenEvents(t *testing.T) {
 	api.kc.PrependReactor("create", "events", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "events"}, "", errString("no"))
 	})
-	plan := Plan(s, []diagnose.Finding{finding(diagnose.RuleHeadEvicted, c, &p)}, Options{})
+	plan := evictedPlan(c, p, s)
 	rep, err := api.executor(false).Run(context.Background(), plan)
 	if err != nil {
 		t.Fatal(err)

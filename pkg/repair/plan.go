@@ -288,23 +288,9 @@ func (ix *index) action(rule string, clusterRef diagnose.Ref, pod *corev1.Pod, o
 
 // notOwnedWhy says why pod is not a head heal may touch, or "".
 func (ix *index) notOwnedWhy(clusterRef diagnose.Ref, pod *corev1.Pod) string {
-	if !ray.IsRayPod(pod) {
-		return "not a Ray pod (no label " + ray.RayPodSelector + ")"
-	}
-	if !ray.IsHead(pod) {
-		return "not a Ray head pod"
-	}
-	c := ix.cluster(clusterRef, pod)
-	if c == nil {
-		return "its RayCluster was not found; without it no operator would create a replacement"
-	}
-	owner := metav1.GetControllerOf(pod)
-	if owner == nil || owner.Kind != "RayCluster" || !strings.HasPrefix(owner.APIVersion, "ray.io/") ||
-		owner.Name != c.Name || owner.UID != c.UID {
-		return fmt.Sprintf("not controlled by RayCluster %s/%s; only the operator's own pods are replaced by it", c.Namespace, c.Name)
-	}
-	if c.DeletionTimestamp != nil {
-		return "its RayCluster is being deleted"
+	c, why := ix.controller(clusterRef, pod, "head", ray.IsHead)
+	if why != "" {
+		return why
 	}
 	if c.Spec.Suspend != nil && *c.Spec.Suspend {
 		return "its RayCluster is suspended; the operator would not create a new head"
@@ -315,6 +301,31 @@ func (ix *index) notOwnedWhy(clusterRef diagnose.Ref, pod *corev1.Pod) string {
 		return restartDisabledWhy("")
 	}
 	return ""
+}
+
+// controller is the RayCluster that controls pod, a Ray pod of the role isRole checks (ray.IsHead,
+// ray.IsWorker), when it is one the operator would replace pod for; else why heal must not touch
+// pod.
+func (ix *index) controller(clusterRef diagnose.Ref, pod *corev1.Pod, role string, isRole func(*corev1.Pod) bool) (*rayv1.RayCluster, string) {
+	if !ray.IsRayPod(pod) {
+		return nil, "not a Ray pod (no label " + ray.RayPodSelector + ")"
+	}
+	if !isRole(pod) {
+		return nil, "not a Ray " + role + " pod"
+	}
+	c := ix.cluster(clusterRef, pod)
+	if c == nil {
+		return nil, "its RayCluster was not found; without it no operator would create a replacement"
+	}
+	owner := metav1.GetControllerOf(pod)
+	if owner == nil || owner.Kind != "RayCluster" || !strings.HasPrefix(owner.APIVersion, "ray.io/") ||
+		owner.Name != c.Name || owner.UID != c.UID {
+		return nil, fmt.Sprintf("not controlled by RayCluster %s/%s; only the operator's own pods are replaced by it", c.Namespace, c.Name)
+	}
+	if c.DeletionTimestamp != nil {
+		return nil, "its RayCluster is being deleted"
+	}
+	return c, ""
 }
 
 // mayNotRestart: the operator may create no new head for c. Beyond doctor's HeadRestartDisabled:

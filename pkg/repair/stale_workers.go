@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
@@ -47,22 +46,9 @@ func (ix *index) planStaleWorkers(f diagnose.Finding, opts Options, add func(Act
 
 // workerNotOwnedWhy says why pod is not a worker heal may delete, or "".
 func (ix *index) workerNotOwnedWhy(clusterRef diagnose.Ref, pod *corev1.Pod) string {
-	if !ray.IsRayPod(pod) {
-		return "not a Ray pod (no label " + ray.RayPodSelector + ")"
-	}
-	if !ray.IsWorker(pod) {
-		return "not a Ray worker pod"
-	}
-	c := ix.cluster(clusterRef, pod)
-	if c == nil {
-		return "its RayCluster was not found; without it no operator would create a replacement"
-	}
-	owner := metav1.GetControllerOf(pod)
-	if owner == nil || owner.Kind != "RayCluster" || !strings.HasPrefix(owner.APIVersion, "ray.io/") || owner.Name != c.Name || owner.UID != c.UID {
-		return fmt.Sprintf("not controlled by RayCluster %s/%s; only the operator's own pods are replaced by it", c.Namespace, c.Name)
-	}
-	if c.DeletionTimestamp != nil {
-		return "its RayCluster is being deleted"
+	c, why := ix.controller(clusterRef, pod, "worker", ray.IsWorker)
+	if why != "" {
+		return why
 	}
 	if c.Spec.Suspend != nil && *c.Spec.Suspend {
 		return "its RayCluster is suspended; the operator would not create new workers"

@@ -103,7 +103,7 @@ func (w *waiter) update(t *target, p *corev1.Pod) {
 	if p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded {
 		return
 	}
-	if t.uid == "" || t.uid != p.UID && runningReady(p) {
+	if t.uid == "" || t.uid != p.UID && ray.RunningReady(p) {
 		t.uid, t.r.Pod = p.UID, p.Name
 		t.r.Existing = p.CreationTimestamp.Time.Before(t.r.DeletedAt.Truncate(time.Second))
 		t.r.SeenAfter = nonNegative(w.seen[p.UID].at.Sub(t.r.DeletedAt))
@@ -111,7 +111,7 @@ func (w *waiter) update(t *target, p *corev1.Pod) {
 			t.r.SeenAfter = 0
 		}
 	}
-	if t.uid == p.UID && runningReady(p) {
+	if t.uid == p.UID && ray.RunningReady(p) {
 		t.r.Ready = true
 		t.r.ReadyAfter = nonNegative(w.now().Sub(t.r.DeletedAt))
 	}
@@ -162,18 +162,6 @@ func (w *waiter) seenSorted() []seenPod {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].at.Before(out[j].at) })
 	return out
-}
-
-func runningReady(p *corev1.Pod) bool {
-	if p.Status.Phase != corev1.PodRunning {
-		return false
-	}
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 func nonNegative(d time.Duration) time.Duration {

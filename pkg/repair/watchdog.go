@@ -276,7 +276,7 @@ func (w *Watchdog) replacedYet(key types.NamespacedName, s *diagnose.Snapshot, n
 	}
 	for i := range s.Pods {
 		p := &s.Pods[i]
-		if p.UID == r.old || !ray.IsHead(p) || !runningReady(p) {
+		if p.UID == r.old || !ray.IsHead(p) || !ray.RunningReady(p) {
 			continue
 		}
 		w.mu.Lock()

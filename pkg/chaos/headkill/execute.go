@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
@@ -23,34 +22,20 @@ const WatchStartTimeout = 60 * time.Second
 
 // run starts the watches and the probe's endpoints, runs the kill, and builds the report.
 func (s *Settings) run(ctx context.Context, c Cluster, t *target, advice []report.Advice) (*report.Report, chaos.Outcome, error) {
-	if s.Interrupts != nil {
-		var stop context.CancelFunc
-		ctx, stop = s.Interrupts(ctx)
-		defer stop()
-	}
-	// The watches and port-forwards outlive a Ctrl-C (ctx) long enough for the report; they end
-	// with this function.
-	watchCtx, stopWatches := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopWatches()
+	run := s.Begin(ctx, "nothing was killed")
+	defer run.Close()
+	ctx = run.Ctx
 
 	tr := NewTracker(t.head, t.cluster)
-	now := s.Now
 	podSelector := ray.LabelCluster + "=" + t.cluster
 	if s.RayService != "" {
 		// A RayService may replace the whole cluster: follow every Ray pod of the namespace.
 		podSelector = ray.LabelCluster
 	}
 	// Until the probe starts, Ctrl-C or a slow API server ends the run with nothing killed.
-	startCtx, endStart := context.WithTimeout(ctx, WatchStartTimeout)
-	defer endStart()
-	watchErrs, err := c.RunHeadKillWatch(watchCtx, startCtx, kube.HeadKillWatch{
-		Namespace: s.Namespace, PodSelector: podSelector, RayService: s.RayService, Cluster: t.cluster,
-		OnPod:        func(p *corev1.Pod, deleted bool) { tr.Pod(p, deleted, now()) },
-		OnRayCluster: func(rc *rayv1.RayCluster, deleted bool) { tr.RayCluster(rc, deleted, now()) },
-		OnRayService: func(rs *rayv1.RayService, _ bool) { tr.RayService(rs, now()) },
-	})
-	if err != nil {
-		return nil, chaos.Outcome{}, startError(ctx, startCtx, err)
+	if err := run.Watch(c, kube.HeadKillWatch{Namespace: s.Namespace, PodSelector: podSelector, RayService: s.RayService, Cluster: t.cluster},
+		tr, s.Now, s.Warn); err != nil {
+		return nil, chaos.Outcome{}, err
 	}
 
 	var eps probe.Endpoints
@@ -58,7 +43,7 @@ func (s *Settings) run(ctx context.Context, c Cluster, t *target, advice []repor
 		u, _ := url.Parse(s.targetBase)
 		eps = probe.NewURL(u.Host, s.targetBase)
 	} else {
-		set, feeder, err := s.followEndpoints(ctx, watchCtx, startCtx, c, t, tr)
+		set, feeder, err := s.followEndpoints(run, c, t, tr)
 		if feeder != nil {
 			defer feeder.Close()
 		}
@@ -67,18 +52,13 @@ func (s *Settings) run(ctx context.Context, c Cluster, t *target, advice []repor
 		}
 		eps = set
 	}
-	go func() {
-		for err := range watchErrs {
-			fmt.Fprintf(s.Warn, "warning: %v; the timeline may miss events\n", err)
-		}
-	}()
 
 	res := RunPlan(ctx, Plan{
-		Probe: s.probeCfg, Endpoints: eps, Warmup: s.Warmup, After: s.After,
+		Probe: s.Config(), Endpoints: eps, Warmup: s.Warmup, After: s.After,
 		UntilRecovered: s.UntilRecovered, Timeout: s.Timeout, Mode: s.Mode, Tracker: tr,
 		Kill:     func(ctx context.Context) error { return killHead(ctx, c, t.head, s.killMode) },
 		Progress: s.Progress, ProgressEvery: s.ProgressEvery,
-		Now: now,
+		Now: s.Now,
 	})
 	r := s.buildReport(t, res, tr, advice)
 	outcome := chaos.Outcome{Passed: r.Verdict.Passed}
@@ -97,16 +77,14 @@ func (s *Settings) run(ctx context.Context, c Cluster, t *target, advice []repor
 
 // followEndpoints keeps a probe set equal to the Service's ready endpoints, each behind its own
 // port-forward, and returns once the first set is open.
-func (s *Settings) followEndpoints(ctx, watchCtx, startCtx context.Context, c Cluster, t *target, tr *Tracker) (*probe.Set, *Feeder, error) {
-	set, feeder, err := FollowEndpoints(watchCtx, startCtx, c, EndpointsSpec{Namespace: s.Namespace, Service: t.service,
+func (s *Settings) followEndpoints(run *Session, c Cluster, t *target, tr *Tracker) (*probe.Set, *Feeder, error) {
+	set, feeder, err := FollowEndpoints(run.WatchCtx, run.StartCtx, c, EndpointsSpec{Namespace: s.Namespace, Service: t.service,
 		PortName: t.portName, Tracker: tr, Warn: s.Warn, Seed: uint64(s.Now().UnixNano())})
 	switch {
-	case err != nil && startCtx.Err() != nil:
-		return nil, feeder, startError(ctx, startCtx, startCtx.Err())
 	case err != nil:
-		return nil, feeder, err
+		return nil, feeder, run.StartError(err)
 	case len(set.Names()) == 0:
-		return nil, feeder, noReadyEndpoints(s.Namespace, t.service)
+		return nil, feeder, NoReadyEndpoints(s.Namespace, t.service, "nothing was killed")
 	}
 	return set, feeder, nil
 }
@@ -191,17 +169,6 @@ func warmupError(target string, w probe.Live) error {
 		w.Errors(), report.Plural(int(w.Requests()), "warm-up request", "warm-up requests"), target, strings.Join(how, ", "), SetTarget, SetService)
 }
 
-// startError explains why the run ended before the probe started; nothing was killed.
-func startError(signal, start context.Context, err error) error {
-	switch {
-	case signal.Err() != nil:
-		return chaos.Errorf(chaos.Interrupted, "interrupted before the probe started: nothing was killed")
-	case start.Err() != nil:
-		return chaos.Errorf(chaos.Failed, "the watches and port-forwards did not start within %s (the API server is slow or failing): nothing was killed; check the cluster and run again", WatchStartTimeout)
-	}
-	return err
-}
-
 // killHead reads the head again right before the kill, so the delete's uid and resourceVersion
 // preconditions are current after the warm-up; a head replaced meanwhile is not killed.
 func killHead(ctx context.Context, c Cluster, head *corev1.Pod, mode kube.KillMode) error {
@@ -220,7 +187,7 @@ func killHead(ctx context.Context, c Cluster, head *corev1.Pod, mode kube.KillMo
 // reportSettings echo what was asked, for the report and the dry-run plan.
 func (s *Settings) reportSettings(t *target) report.Settings {
 	rs := report.Settings{Cluster: s.targetName(), Namespace: s.Namespace, Mode: s.Mode, Target: s.probeTarget(t),
-		Method: s.probeCfg.Method, Path: ShownPath(s.probeCfg.Path), Rate: s.probeCfg.Rate, WarmupMs: s.Warmup.Milliseconds(),
+		Method: s.Config().Method, Path: ShownPath(s.Config().Path), Rate: s.Config().Rate, WarmupMs: s.Warmup.Milliseconds(),
 		RequestTimeout: s.RequestTimeout.Milliseconds()}
 	if s.UntilRecovered {
 		rs.UntilRecovered, rs.TimeoutMs = true, s.Timeout.Milliseconds()
@@ -231,14 +198,6 @@ func (s *Settings) reportSettings(t *target) report.Settings {
 }
 
 func (s *Settings) buildReport(t *target, res *PlanResult, tr *Tracker, advice []report.Advice) *report.Report {
-	rs := s.reportSettings(t)
-	var slo report.SLO
-	if s.MaxErrorsSet {
-		slo.MaxErrors = &s.MaxErrors
-	}
-	if s.MinAvailabilitySet {
-		slo.MinAvailability = &s.MinAvailability
-	}
-	return report.Build(report.Input{Settings: rs, Probe: res.Result, Timeline: tr.Timeline(), SLO: slo, Advice: advice,
+	return report.Build(report.Input{Settings: s.reportSettings(t), Probe: res.Result, Timeline: tr.Timeline(), SLO: s.SLO(), Advice: advice,
 		WarmupFailed: res.WarmupFailed})
 }

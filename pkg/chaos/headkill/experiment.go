@@ -3,8 +3,6 @@ package headkill
 import (
 	"context"
 	"fmt"
-	"io"
-	"time"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -33,9 +31,8 @@ type Cluster interface {
 	LoadSnapshot(ctx context.Context, q kube.SnapshotQuery) (*diagnose.Snapshot, error)
 	// The watches of a run: pods, RayClusters and the RayService; the Service's ready endpoints;
 	// a port-forward per endpoint.
-	RunHeadKillWatch(ctx, startup context.Context, w kube.HeadKillWatch) (<-chan error, error)
-	WatchReadyEndpoints(ctx context.Context, namespace, service, portName string, synced chan<- struct{}, handle func([]kube.ReadyEndpoint)) error
-	OpenTunnel(ctx context.Context, namespace, pod string, port int) (kube.Tunnel, error)
+	Watcher
+	EndpointWatcher
 }
 
 // Run resolves the target, confirms, has the API server dry-run the kill (RBAC, admission and
@@ -43,12 +40,7 @@ type Cluster interface {
 // probe. It returns the report whenever the probe ran (with an error too when the run did not
 // conclude: interrupted, a failed warm-up, a refused kill), and the SLO's outcome.
 func Run(ctx context.Context, c Cluster, s Settings) (*report.Report, chaos.Outcome, error) {
-	if s.Now == nil {
-		s.Now = time.Now
-	}
-	if s.Warn == nil {
-		s.Warn = io.Discard
-	}
+	s.Defaults()
 	if err := s.Validate(); err != nil {
 		return nil, chaos.Outcome{}, err
 	}
@@ -56,10 +48,7 @@ func Run(ctx context.Context, c Cluster, s Settings) (*report.Report, chaos.Outc
 	if err != nil {
 		return nil, chaos.Outcome{}, err
 	}
-	if err := s.Confirm.Ask(chaos.Confirmation{
-		Action: fmt.Sprintf("%s head pod %s/%s of RayCluster %s", s.killWhat(t), t.head.Namespace, t.head.Name, t.cluster),
-		While:  fmt.Sprintf("probing %s at %v/s", s.probeTarget(t), s.probeCfg.Rate),
-	}); err != nil {
+	if err := s.Ask(fmt.Sprintf("%s head pod %s/%s of RayCluster %s", s.killWhat(t), t.head.Namespace, t.head.Name, t.cluster), s.probeTarget(t)); err != nil {
 		return nil, chaos.Outcome{}, err
 	}
 	if err := c.KillHeadPod(ctx, t.head, s.killMode, true); err != nil {
@@ -84,21 +73,15 @@ func DryRun(ctx context.Context, c Cluster, s Settings) (*report.Plan, error) {
 	if err := c.KillHeadPod(ctx, t.head, s.killMode, true); err != nil {
 		return nil, killError(err)
 	}
-	cfg := s.probeCfg
+	cfg := s.Config()
 	p := &report.Plan{APIVersion: schema.APIVersion, Kind: report.PlanKind, Settings: s.reportSettings(t),
 		Head: report.PlanHead{Namespace: t.head.Namespace, Name: t.head.Name, UID: string(t.head.UID), RayCluster: t.cluster},
 		Kill: s.killWhat(t), Endpoints: []string{},
 		PlannedRequests: probe.Planned(cfg.Rate, s.Warmup+s.post()),
 		MaxRequests:     probe.Planned(cfg.Rate, ScheduleLength(s.Warmup, s.RequestTimeout, s.post())),
-		ServerDryRun:    "accepted"}
+		SLO:             s.PlanSLO(), ServerDryRun: "accepted"}
 	for _, e := range t.ready {
 		p.Endpoints = append(p.Endpoints, fmt.Sprintf("%s:%d", e.Pod, e.Port))
-	}
-	if s.MaxErrorsSet {
-		p.SLO.MaxErrors = &s.MaxErrors
-	}
-	if s.MinAvailabilitySet {
-		p.SLO.MinAvailability = &s.MinAvailability
 	}
 	return p, nil
 }

@@ -85,9 +85,9 @@ func (f *fakeCluster) OpenTunnel(context.Context, string, string, int) (kube.Tun
 
 // urlSettings probe a loopback server for a short run.
 func urlSettings(url string) Settings {
-	return Settings{Namespace: "ml", Cluster: "demo", Mode: "delete", Target: url, Method: "GET", Rate: "50/s",
-		Warmup: 200 * time.Millisecond, After: 300 * time.Millisecond, RequestTimeout: time.Second, ProgressEvery: time.Second,
-		MaxErrors: 0, MaxErrorsSet: true}
+	return Settings{Namespace: "ml", Cluster: "demo", Mode: "delete", Target: url, After: 300 * time.Millisecond,
+		ProbeSettings: ProbeSettings{Method: "GET", Rate: "50/s", Warmup: 200 * time.Millisecond, RequestTimeout: time.Second,
+			ProgressEvery: time.Second, MaxErrors: 0, MaxErrorsSet: true}}
 }
 
 func TestRunKillsOnceAfterAHealthyWarmup(t *testing.T) {
@@ -171,8 +171,8 @@ func TestParseRateAndTargetPath(t *testing.T) {
 	if err := s.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if s.targetBase != "http://serve.example:8000" || s.probeCfg.Path != "/healthz?x=1" {
-		t.Fatalf("base %q path %q", s.targetBase, s.probeCfg.Path)
+	if s.targetBase != "http://serve.example:8000" || s.Config().Path != "/healthz?x=1" {
+		t.Fatalf("base %q path %q", s.targetBase, s.Config().Path)
 	}
 }
 

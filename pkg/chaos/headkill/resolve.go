@@ -92,14 +92,16 @@ func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
 		return nil, err
 	}
 	if len(t.ready) == 0 {
-		return nil, noReadyEndpoints(s.Namespace, t.service)
+		return nil, NoReadyEndpoints(s.Namespace, t.service, "nothing was killed")
 	}
 	return t, nil
 }
 
-func noReadyEndpoints(ns, svc string) error {
-	return chaos.Errorf(chaos.NotFound, "Service %s/%s has no ready endpoints, so there is nothing to probe and nothing was killed; check with: kubectl get endpointslices -n %s -l kubernetes.io/service-name=%s",
-		ns, svc, ns, svc)
+// NoReadyEndpoints says the probed Service has no ready endpoints; undone says that nothing was
+// changed ("nothing was killed").
+func NoReadyEndpoints(ns, svc, undone string) error {
+	return chaos.Errorf(chaos.NotFound, "Service %s/%s has no ready endpoints, so there is nothing to probe and %s; check with: kubectl get endpointslices -n %s -l kubernetes.io/service-name=%s",
+		ns, svc, undone, ns, svc)
 }
 
 // killError explains a refused kill. Nothing was killed in every case.

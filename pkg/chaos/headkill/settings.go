@@ -1,11 +1,8 @@
 package headkill
 
 import (
-	"context"
 	"errors"
-	"io"
 	"math"
-	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -47,45 +44,20 @@ type Settings struct {
 	Mode                string // delete, force or evict
 
 	// What is probed: Target (a URL), or Service and Port (for a RayService, by default its
-	// serve Service on DefaultServePort).
+	// serve Service on DefaultServePort); the requests are ProbeSettings'.
 	Target  string
 	Service string
 	Port    int
 	PortSet bool
-	Path    string
-	Method  string
-	Data    string
-	Headers []string // K:V
-	Rate    string   // 50, 50/s or 600/m
 
-	Warmup         time.Duration
 	After          time.Duration
 	AfterSet       bool
 	UntilRecovered bool
 	Timeout        time.Duration // with UntilRecovered
-	RequestTimeout time.Duration
 
-	MaxErrors          int64
-	MaxErrorsSet       bool
-	MinAvailability    float64
-	MinAvailabilitySet bool
-
-	// DryRun: only plan, and have the API server dry-run the kill (DryRun, not Run).
-	DryRun bool
-	// Progress is called every ProgressEvery with the probe's counters and the head's state.
-	Progress      func(l probe.Live, head string)
-	ProgressEvery time.Duration
-	// Confirm is asked before the kill; an error stops the run with nothing killed.
-	Confirm chaos.Confirm
-	// Interrupts wraps the context of the run itself (from the watches on): the command ends it on
-	// Ctrl-C, so the report of what was seen is still built. Before that, Ctrl-C ends the process.
-	Interrupts func(context.Context) (context.Context, context.CancelFunc)
-	// Warn hears what the run can go on without (no doctor advice, a watch that ended).
-	Warn io.Writer
-	Now  func() time.Time
+	ProbeSettings
 
 	// Set by Validate.
-	probeCfg   probe.Config
 	targetBase string // Target's scheme://host[:port]
 	killMode   kube.KillMode
 }
@@ -100,11 +72,7 @@ func (s *Settings) Validate() error {
 	default:
 		return invalid("%s must be delete, force or evict, not %q", SetMode, s.Mode)
 	}
-	rate, err := ParseRate(s.Rate)
-	if err != nil {
-		return err
-	}
-	if err := s.validateSchedule(rate); err != nil {
+	if err := s.validateSchedule(); err != nil {
 		return err
 	}
 	if err := s.validateTarget(); err != nil {
@@ -114,43 +82,18 @@ func (s *Settings) Validate() error {
 	if err != nil {
 		return err
 	}
-	header := http.Header{}
-	for i, h := range s.Headers {
-		k, v, ok := strings.Cut(h, ":")
-		if !ok || strings.TrimSpace(k) == "" {
-			// The value is not echoed: a header is where tokens go.
-			return invalid("%s number %d is not K:V, e.g. %s 'Content-Type: application/json'", SetHeader, i+1, SetHeader)
-		}
-		header.Add(strings.TrimSpace(k), strings.TrimSpace(v))
-	}
-	s.probeCfg = probe.Config{Rate: rate, Method: strings.ToUpper(s.Method), Path: path, Header: header, Timeout: s.RequestTimeout}
-	if s.Data != "" {
-		s.probeCfg.Body = []byte(s.Data)
-	}
 	// The schedule the run will plan, so the probe's caps (rate × duration) hold for it.
-	return s.probeCfg.Validate(ScheduleLength(s.Warmup, s.RequestTimeout, s.post()))
+	return s.ValidateProbe("the head is killed", path, ScheduleLength(s.Warmup, s.RequestTimeout, s.post()))
 }
 
-func (s *Settings) validateSchedule(rate float64) error {
+func (s *Settings) validateSchedule() error {
 	switch {
-	case s.Warmup <= 0:
-		return invalid("%s must be positive (the head is killed only after a healthy warm-up), e.g. %s 10s", SetWarmup, SetWarmup)
-	case float64(s.Warmup)/float64(time.Second)*rate < 1:
-		return invalid("%s %s at %s %s sends no request: lengthen the warm-up or raise the rate", SetWarmup, s.Warmup, SetRate, s.Rate)
 	case s.UntilRecovered && s.AfterSet:
 		return invalid("%s and %s exclude each other: give one", SetAfter, SetUntilRecovered)
 	case s.UntilRecovered && s.Timeout <= 0:
 		return invalid("%s must be positive, e.g. %s 5m", SetTimeout, SetTimeout)
 	case !s.UntilRecovered && s.After <= 0:
 		return invalid("%s must be positive, e.g. %s 60s", SetAfter, SetAfter)
-	case s.RequestTimeout <= 0:
-		return invalid("%s must be positive, e.g. %s 2s", SetRequestTimeout, SetRequestTimeout)
-	case s.ProgressEvery <= 0:
-		return invalid("%s must be positive", SetProgressEvery)
-	case s.MaxErrorsSet && s.MaxErrors < 0:
-		return invalid("%s must be 0 or more, not %d", SetMaxErrors, s.MaxErrors)
-	case s.MinAvailabilitySet && (math.IsNaN(s.MinAvailability) || s.MinAvailability < 0 || s.MinAvailability > 100):
-		return invalid("%s is a percentage from 0 to 100, not %v", SetMinAvailability, s.MinAvailability)
 	}
 	return nil
 }

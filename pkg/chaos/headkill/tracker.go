@@ -125,7 +125,7 @@ func (t *Tracker) Pod(p *corev1.Pod, deleted bool, at time.Time) {
 	}
 	step(timeline.NewHeadScheduled, p.Spec.NodeName != "")
 	step(timeline.NewHeadRunning, p.Status.Phase == corev1.PodRunning)
-	step(timeline.NewHeadReady, p.Status.Phase == corev1.PodRunning && podReady(p))
+	step(timeline.NewHeadReady, ray.RunningReady(p))
 }
 
 // Endpoints takes the full set of ready endpoint pods and records who came and went.
@@ -226,13 +226,4 @@ func (t *Tracker) State() string {
 
 func terminal(p *corev1.Pod) bool {
 	return p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded
-}
-
-func podReady(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }

@@ -115,6 +115,17 @@ trap 'log "interrupted"; exit 130' INT
 watchdog=$!
 `
 
+// hold ends both variants once the fill is done (done says how): it waits for the watchdog,
+// whose USR1 during the hold is the normal end.
+func hold(done string) string {
+	return `worker=
+phase=hold
+log "` + done + `; holding until ${deadline}s after start"
+wait "$watchdog"
+exit 0
+`
+}
+
 var diskScript = template.Must(template.New("disk").Parse(`# kubectl ray chaos disk-pressure: fill, hold until the deadline, remove the file, exit.
 ` + common + `dir={{.Dir}}
 file={{.File}}
@@ -145,12 +156,7 @@ if ! wait "$worker"; then
   dd if=/dev/zero of="$file" bs=1048576 count=$(((bytes + 1048575) / 1048576)) 2>/dev/null & worker=$!
   if ! wait "$worker"; then worker=; log "dd failed"; exit 1; fi
 fi
-worker=
-phase=hold
-log "filled; holding until ${deadline}s after start"
-wait "$watchdog"
-exit 0
-`))
+` + hold("filled")))
 
 var memoryScript = template.Must(template.New("memory").Parse(`# kubectl ray chaos memory-pressure: allocate, hold until the deadline, release, exit.
 ` + common + `fifo={{.Fifo}}
@@ -183,9 +189,4 @@ phase=fill
 log "allocating $bytes bytes"
 head -c "$bytes" /dev/zero >&3 & worker=$!
 if ! wait "$worker"; then worker=; log "allocation failed"; exit 1; fi
-worker=
-phase=hold
-log "allocated; holding until ${deadline}s after start"
-wait "$watchdog"
-exit 0
-`))
+` + hold("allocated")))

@@ -88,6 +88,39 @@ func (r *run) wait(t *testing.T, limit time.Duration) (int, time.Duration) {
 	return r.cmd.ProcessState.ExitCode(), time.Since(r.start)
 }
 
+// eachShell runs test under each shell of shells(t, "").
+func eachShell(t *testing.T, test func(t *testing.T, sh shell)) {
+	for _, sh := range shells(t, "") {
+		t.Run(sh.name, func(t *testing.T) { test(t, sh) })
+	}
+}
+
+// exits fails the test unless the script exits with code within limit; it returns how long it ran.
+func (r *run) exits(t *testing.T, code int, limit time.Duration) time.Duration {
+	t.Helper()
+	got, took := r.wait(t, limit)
+	if got != code {
+		t.Fatalf("exit %d, want %d; output:\n%s", got, code, r.out)
+	}
+	return took
+}
+
+// said fails the test unless the script's output has line.
+func (r *run) said(t *testing.T, line string) {
+	t.Helper()
+	if !strings.Contains(r.out.String(), line) {
+		t.Errorf("output lacks %q:\n%s", line, r.out)
+	}
+}
+
+// gone fails the test if path (a fill, a FIFO) is left after the run.
+func gone(t *testing.T, path string) {
+	t.Helper()
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("%s still exists after the run", path)
+	}
+}
+
 // eventually polls cond for up to 8 seconds. The bounds in these tests are loose on purpose: they
 // catch a script that ignores its deadline, not a slow machine (go test runs them beside the
 // end-to-end package, under load).
@@ -116,30 +149,21 @@ func allocated(path string) int64 {
 }
 
 func TestDiskScriptFillsHoldsCleansUp(t *testing.T) {
-	for _, sh := range shells(t, "") {
-		t.Run(sh.name, func(t *testing.T) {
-			dir := t.TempDir()
-			s := diskSpec(dir, 4<<20, 2*time.Second)
-			file := filepath.Join(dir, s.Name+".fill")
-			r := start(t, sh, Script(s))
-			eventually(t, "a 4Mi file", r, func() bool { return allocated(file) >= 4<<20 })
-			code, took := r.wait(t, 12*time.Second)
-			if code != 0 {
-				t.Fatalf("exit %d; output:\n%s", code, r.out)
-			}
-			if took < 2*time.Second || took > 7*time.Second {
-				t.Errorf("ran %s, want about the 2s duration", took)
-			}
-			if _, err := os.Stat(file); !os.IsNotExist(err) {
-				t.Errorf("%s still exists after the run", file)
-			}
-			for _, line := range []string{"writing 4194304 bytes to " + file, "filled; holding", "held for 2s", "removed " + file} {
-				if !strings.Contains(r.out.String(), line) {
-					t.Errorf("output lacks %q:\n%s", line, r.out)
-				}
-			}
-		})
-	}
+	eachShell(t, func(t *testing.T, sh shell) {
+		dir := t.TempDir()
+		s := diskSpec(dir, 4<<20, 2*time.Second)
+		file := filepath.Join(dir, s.Name+".fill")
+		r := start(t, sh, Script(s))
+		eventually(t, "a 4Mi file", r, func() bool { return allocated(file) >= 4<<20 })
+		took := r.exits(t, 0, 12*time.Second)
+		if took < 2*time.Second || took > 7*time.Second {
+			t.Errorf("ran %s, want about the 2s duration", took)
+		}
+		gone(t, file)
+		for _, line := range []string{"writing 4194304 bytes to " + file, "filled; holding", "held for 2s", "removed " + file} {
+			r.said(t, line)
+		}
+	})
 }
 
 func TestDiskScriptFallsBackToDD(t *testing.T) {
@@ -160,58 +184,38 @@ func TestDiskScriptFallsBackToDD(t *testing.T) {
 		r := start(t, sh, Script(s))
 		// dd writes whole MiB: 3MiB+1 byte becomes 4MiB.
 		eventually(t, "a 4Mi file written by dd", r, func() bool { return allocated(file) >= 4<<20 })
-		if code, _ := r.wait(t, 10*time.Second); code != 0 {
-			t.Fatalf("exit %d; output:\n%s", code, r.out)
-		}
-		if !strings.Contains(r.out.String(), "fallocate failed; writing with dd") {
-			t.Errorf("no dd fallback in the output:\n%s", r.out)
-		}
-		if _, err := os.Stat(file); !os.IsNotExist(err) {
-			t.Errorf("%s still exists after the run", file)
-		}
+		r.exits(t, 0, 10*time.Second)
+		r.said(t, "fallocate failed; writing with dd")
+		gone(t, file)
 	}
 }
 
 func TestDiskScriptTERMCleansUp(t *testing.T) {
-	for _, sh := range shells(t, "") {
-		t.Run(sh.name, func(t *testing.T) {
-			dir := t.TempDir()
-			s := diskSpec(dir, 4<<20, 30*time.Second)
-			file := filepath.Join(dir, s.Name+".fill")
-			r := start(t, sh, Script(s))
-			eventually(t, "the hold", r, func() bool { return strings.Contains(r.out.String(), "holding") })
-			if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-				t.Fatal(err)
-			}
-			code, took := r.wait(t, 10*time.Second)
-			if code != 143 {
-				t.Errorf("exit %d after TERM, want 143; output:\n%s", code, r.out)
-			}
-			if took > 8*time.Second {
-				t.Errorf("took %s to stop", took)
-			}
-			if _, err := os.Stat(file); !os.IsNotExist(err) {
-				t.Errorf("%s still exists after TERM", file)
-			}
-		})
-	}
+	eachShell(t, func(t *testing.T, sh shell) {
+		dir := t.TempDir()
+		s := diskSpec(dir, 4<<20, 30*time.Second)
+		file := filepath.Join(dir, s.Name+".fill")
+		r := start(t, sh, Script(s))
+		eventually(t, "the hold", r, func() bool { return strings.Contains(r.out.String(), "holding") })
+		if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		if took := r.exits(t, 143, 10*time.Second); took > 8*time.Second {
+			t.Errorf("took %s to stop", took)
+		}
+		gone(t, file)
+	})
 }
 
 func TestDiskScriptRefusesMoreThanFree(t *testing.T) {
-	for _, sh := range shells(t, "") {
-		t.Run(sh.name, func(t *testing.T) {
-			dir := t.TempDir()
-			s := diskSpec(dir, 1<<62, 5*time.Second)
-			r := start(t, sh, Script(s))
-			code, _ := r.wait(t, 10*time.Second)
-			if code != 2 || !strings.Contains(r.out.String(), "refusing to write 4611686018427387904 bytes") {
-				t.Errorf("exit %d, want 2 with a refusal; output:\n%s", code, r.out)
-			}
-			if _, err := os.Stat(filepath.Join(dir, s.Name+".fill")); !os.IsNotExist(err) {
-				t.Error("a file was written despite the refusal")
-			}
-		})
-	}
+	eachShell(t, func(t *testing.T, sh shell) {
+		dir := t.TempDir()
+		s := diskSpec(dir, 1<<62, 5*time.Second)
+		r := start(t, sh, Script(s))
+		r.exits(t, 2, 10*time.Second)
+		r.said(t, "refusing to write 4611686018427387904 bytes")
+		gone(t, filepath.Join(dir, s.Name+".fill"))
+	})
 }
 
 // TestDiskScriptPercentOfFree needs a small filesystem whose free space is known: an 8Mi tmpfs.
@@ -222,43 +226,31 @@ func TestDiskScriptPercentOfFree(t *testing.T) {
 		t.Skipf("cannot mount an 8Mi tmpfs here (%v): percent-of-free-space is not run", err)
 	}
 	defer func() { _ = syscall.Unmount(dir, 0) }()
-	for _, sh := range shells(t, "") {
-		t.Run(sh.name, func(t *testing.T) {
-			s := diskSpec(dir, 0, 2*time.Second)
-			s.Percent = 50
-			file := filepath.Join(dir, s.Name+".fill")
-			r := start(t, sh, Script(s))
-			eventually(t, "half of the tmpfs filled", r, func() bool { return allocated(file) == 4<<20 })
-			if code, _ := r.wait(t, 10*time.Second); code != 0 {
-				t.Fatalf("exit %d; output:\n%s", code, r.out)
-			}
-			if !strings.Contains(r.out.String(), "writing 4194304 bytes") {
-				t.Errorf("50%% of 8Mi free is not 4194304 bytes:\n%s", r.out)
-			}
-		})
-	}
+	eachShell(t, func(t *testing.T, sh shell) {
+		s := diskSpec(dir, 0, 2*time.Second)
+		s.Percent = 50
+		file := filepath.Join(dir, s.Name+".fill")
+		r := start(t, sh, Script(s))
+		eventually(t, "half of the tmpfs filled", r, func() bool { return allocated(file) == 4<<20 })
+		r.exits(t, 0, 10*time.Second)
+		r.said(t, "writing 4194304 bytes") // 50% of 8Mi free
+	})
 }
 
 func TestDiskScriptContainerFillWritesUnderTargetRoot(t *testing.T) {
-	for _, sh := range shells(t, "") {
-		t.Run(sh.name, func(t *testing.T) {
-			dir := t.TempDir()
-			s := diskSpec(dir, 1<<20, time.Second)
-			s.Fill = FillContainer
-			if err := os.MkdirAll(filepath.Join(dir, "root", "tmp"), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			file := filepath.Join(dir, "root", "tmp", s.Name+".fill")
-			r := start(t, sh, Script(s))
-			eventually(t, "a file under the target root", r, func() bool { return allocated(file) >= 1<<20 })
-			if code, _ := r.wait(t, 10*time.Second); code != 0 {
-				t.Fatalf("exit %d; output:\n%s", code, r.out)
-			}
-			if _, err := os.Stat(file); !os.IsNotExist(err) {
-				t.Errorf("%s still exists after the run", file)
-			}
-		})
-	}
+	eachShell(t, func(t *testing.T, sh shell) {
+		dir := t.TempDir()
+		s := diskSpec(dir, 1<<20, time.Second)
+		s.Fill = FillContainer
+		if err := os.MkdirAll(filepath.Join(dir, "root", "tmp"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		file := filepath.Join(dir, "root", "tmp", s.Name+".fill")
+		r := start(t, sh, Script(s))
+		eventually(t, "a file under the target root", r, func() bool { return allocated(file) >= 1<<20 })
+		r.exits(t, 0, 10*time.Second)
+		gone(t, file)
+	})
 }
 
 func memSpec(dir string, bytes int64, d time.Duration) Spec {
@@ -286,99 +278,72 @@ func holderRSS(pid int) (int, int64) {
 }
 
 func TestMemoryScriptAllocatesHoldsReleases(t *testing.T) {
-	for _, sh := range shells(t, "") {
-		t.Run(sh.name, func(t *testing.T) {
-			dir := t.TempDir()
-			s := memSpec(dir, 32<<20, 4*time.Second)
-			r := start(t, sh, Script(s))
-			var holder int
-			eventually(t, "32Mi resident in the holder", r, func() bool {
-				var rss int64
-				holder, rss = holderRSS(r.cmd.Process.Pid)
-				return rss >= 32<<20
-			})
-			code, took := r.wait(t, 15*time.Second)
-			if code != 0 {
-				t.Fatalf("exit %d; output:\n%s", code, r.out)
-			}
-			if took < 4*time.Second || took > 9*time.Second {
-				t.Errorf("ran %s, want about the 4s duration", took)
-			}
-			if _, err := os.Stat("/proc/" + strconv.Itoa(holder)); !os.IsNotExist(err) {
-				t.Errorf("the holder process %d outlived the script", holder)
-			}
-			if _, err := os.Stat(filepath.Join(dir, s.Name+".fifo")); !os.IsNotExist(err) {
-				t.Error("the FIFO was left behind")
-			}
-			if !strings.Contains(r.out.String(), "released memory") {
-				t.Errorf("output:\n%s", r.out)
-			}
+	eachShell(t, func(t *testing.T, sh shell) {
+		dir := t.TempDir()
+		s := memSpec(dir, 32<<20, 4*time.Second)
+		r := start(t, sh, Script(s))
+		var holder int
+		eventually(t, "32Mi resident in the holder", r, func() bool {
+			var rss int64
+			holder, rss = holderRSS(r.cmd.Process.Pid)
+			return rss >= 32<<20
 		})
-	}
+		took := r.exits(t, 0, 15*time.Second)
+		if took < 4*time.Second || took > 9*time.Second {
+			t.Errorf("ran %s, want about the 4s duration", took)
+		}
+		gone(t, "/proc/"+strconv.Itoa(holder)) // the holder process
+		gone(t, filepath.Join(dir, s.Name+".fifo"))
+		r.said(t, "released memory")
+	})
 }
 
 func TestMemoryScriptTERMReleases(t *testing.T) {
-	for _, sh := range shells(t, "") {
-		t.Run(sh.name, func(t *testing.T) {
-			s := memSpec(t.TempDir(), 8<<20, 30*time.Second)
-			r := start(t, sh, Script(s))
-			eventually(t, "the hold", r, func() bool { return strings.Contains(r.out.String(), "holding") })
-			holder, rss := holderRSS(r.cmd.Process.Pid)
-			if rss < 8<<20 {
-				t.Fatalf("holder %d has %d bytes resident, want 8Mi", holder, rss)
-			}
-			_ = r.cmd.Process.Signal(syscall.SIGTERM)
-			if code, _ := r.wait(t, 10*time.Second); code != 143 {
-				t.Errorf("exit %d after TERM, want 143; output:\n%s", code, r.out)
-			}
-			if _, err := os.Stat("/proc/" + strconv.Itoa(holder)); !os.IsNotExist(err) {
-				t.Errorf("the holder process %d outlived the script", holder)
-			}
-		})
-	}
+	eachShell(t, func(t *testing.T, sh shell) {
+		s := memSpec(t.TempDir(), 8<<20, 30*time.Second)
+		r := start(t, sh, Script(s))
+		eventually(t, "the hold", r, func() bool { return strings.Contains(r.out.String(), "holding") })
+		holder, rss := holderRSS(r.cmd.Process.Pid)
+		if rss < 8<<20 {
+			t.Fatalf("holder %d has %d bytes resident, want 8Mi", holder, rss)
+		}
+		_ = r.cmd.Process.Signal(syscall.SIGTERM)
+		r.exits(t, 143, 10*time.Second)
+		gone(t, "/proc/"+strconv.Itoa(holder)) // the holder process
+	})
 }
 
 func TestMemoryScriptPercentOfMemAvailable(t *testing.T) {
-	for _, sh := range shells(t, "") {
-		t.Run(sh.name, func(t *testing.T) {
-			dir := t.TempDir()
-			meminfo := filepath.Join(dir, "meminfo")
-			// 20480 kB available: 25% is 5Mi.
-			if err := os.WriteFile(meminfo, []byte("MemTotal:       99999999 kB\nMemFree:  1 kB\nMemAvailable:      20480 kB\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			s := memSpec(dir, 0, time.Second)
-			s.Percent, s.Paths.Meminfo = 25, meminfo
-			r := start(t, sh, Script(s))
-			if code, _ := r.wait(t, 10*time.Second); code != 0 {
-				t.Fatalf("exit %d; output:\n%s", code, r.out)
-			}
-			if !strings.Contains(r.out.String(), "allocating 5242880 bytes") {
-				t.Errorf("25%% of 20480 kB is not 5242880 bytes:\n%s", r.out)
-			}
-		})
-	}
+	eachShell(t, func(t *testing.T, sh shell) {
+		dir := t.TempDir()
+		meminfo := filepath.Join(dir, "meminfo")
+		// 20480 kB available: 25% is 5Mi.
+		if err := os.WriteFile(meminfo, []byte("MemTotal:       99999999 kB\nMemFree:  1 kB\nMemAvailable:      20480 kB\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s := memSpec(dir, 0, time.Second)
+		s.Percent, s.Paths.Meminfo = 25, meminfo
+		r := start(t, sh, Script(s))
+		r.exits(t, 0, 10*time.Second)
+		r.said(t, "allocating 5242880 bytes") // 25% of 20480 kB
+	})
 }
 
 // The deadline bounds the fill too: a fill that cannot finish is stopped and cleaned up.
 func TestMemoryScriptDeadlineDuringFill(t *testing.T) {
-	for _, sh := range shells(t, "") {
-		t.Run(sh.name, func(t *testing.T) {
-			dir := t.TempDir()
-			// head writes into a FIFO whose reader is stopped, so the fill blocks until the deadline.
-			s := memSpec(dir, 1<<40, time.Second)
-			script := strings.Replace(Script(s), "tail < \"$fifo\" > /dev/null & eater=$!", "sleep 60 < \"$fifo\" & eater=$!", 1)
-			if script == Script(s) {
-				t.Fatal("the test could not stop the reader: the script changed")
-			}
-			r := start(t, sh, script)
-			code, took := r.wait(t, 10*time.Second)
-			if code != 124 || !strings.Contains(r.out.String(), "deadline of 1s reached during fill") {
-				t.Errorf("exit %d, want 124 at the deadline; output:\n%s", code, r.out)
-			}
-			if took > 6*time.Second {
-				t.Errorf("took %s, want about 1s", took)
-			}
-		})
-	}
+	eachShell(t, func(t *testing.T, sh shell) {
+		dir := t.TempDir()
+		// head writes into a FIFO whose reader is stopped, so the fill blocks until the deadline.
+		s := memSpec(dir, 1<<40, time.Second)
+		script := strings.Replace(Script(s), "tail < \"$fifo\" > /dev/null & eater=$!", "sleep 60 < \"$fifo\" & eater=$!", 1)
+		if script == Script(s) {
+			t.Fatal("the test could not stop the reader: the script changed")
+		}
+		r := start(t, sh, script)
+		took := r.exits(t, 124, 10*time.Second)
+		r.said(t, "deadline of 1s reached during fill")
+		if took > 6*time.Second {
+			t.Errorf("took %s, want about 1s", took)
+		}
+	})
 }

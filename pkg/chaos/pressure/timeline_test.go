@@ -61,31 +61,28 @@ func TestTimelineEvictedHeadNotReplaced(t *testing.T) {
 	}
 }
 
+// The container ending without an eviction: pressure that ran is a result ("no eviction"); a
+// script that refused or failed (not enough free space, no shared process namespace, dd failing)
+// applied no pressure, which is no result, and the run fails instead of reading "no eviction".
 func TestTimelineContainerEndedWithoutEviction(t *testing.T) {
-	t0 := time.Now()
-	tl := &Timeline{Start: t0, Pod: "raycluster-demo-head-x7k2p", Container: "c", Head: true}
-	pod := headPod()
-	pod.Status.EphemeralContainerStatuses = []corev1.ContainerStatus{{Name: "c", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0, Reason: "Completed"}}}}
-	tl.ObservePod(pod, false, t0.Add(2*time.Minute))
-	verdict, ok := tl.Verdict(time.Minute)
-	if !tl.Done() || !ok || verdict != "no eviction: c ended and pod raycluster-demo-head-x7k2p is still Running" {
-		t.Errorf("got %q ok=%v", verdict, ok)
-	}
-}
-
-// A script that refused or failed (not enough free space, no shared process namespace, dd
-// failing) applied no pressure: that is no result, and the run fails instead of reading
-// "no eviction".
-func TestTimelineContainerFailedIsNoResult(t *testing.T) {
-	t0 := time.Now()
-	tl := &Timeline{Start: t0, Pod: "raycluster-demo-head-x7k2p", Container: "c", Head: true}
-	pod := headPod()
-	pod.Status.EphemeralContainerStatuses = []corev1.ContainerStatus{{Name: "c", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 2, Reason: "Error"}}}}
-	tl.ObservePod(pod, false, t0.Add(3*time.Second))
-	verdict, ok := tl.Verdict(time.Minute)
-	want := "the pressure did not run as asked: c exited with code 2 (Error) and pod raycluster-demo-head-x7k2p is still Running; its log says why: kubectl logs raycluster-demo-head-x7k2p -c c"
-	if !tl.Done() || ok || verdict != want {
-		t.Errorf("got %q ok=%v done=%v, want %q", verdict, ok, tl.Done(), want)
+	for _, c := range []struct {
+		code   int32
+		reason string
+		ok     bool
+		want   string
+	}{
+		{0, "Completed", true, "no eviction: c ended and pod raycluster-demo-head-x7k2p is still Running"},
+		{2, "Error", false, "the pressure did not run as asked: c exited with code 2 (Error) and pod raycluster-demo-head-x7k2p is still Running; its log says why: kubectl logs raycluster-demo-head-x7k2p -c c"},
+	} {
+		t0 := time.Now()
+		tl := &Timeline{Start: t0, Pod: "raycluster-demo-head-x7k2p", Container: "c", Head: true}
+		pod := headPod()
+		pod.Status.EphemeralContainerStatuses = []corev1.ContainerStatus{{Name: "c", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: c.code, Reason: c.reason}}}}
+		tl.ObservePod(pod, false, t0.Add(2*time.Minute))
+		verdict, ok := tl.Verdict(time.Minute)
+		if !tl.Done() || ok != c.ok || verdict != c.want {
+			t.Errorf("exit %d: got %q ok=%v done=%v, want %q ok=%v", c.code, verdict, ok, tl.Done(), c.want, c.ok)
+		}
 	}
 }
 

@@ -189,16 +189,24 @@ func TestRefused(t *testing.T) {
 	}
 }
 
-func TestTimeout(t *testing.T) {
-	done := make(chan struct{})
+// hangingServer answers no request: each one, after arrived, waits until its client gives up or
+// the test ends.
+func hangingServer(t *testing.T, arrived func()) *httptest.Server {
+	hold := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived()
 		select {
 		case <-r.Context().Done():
-		case <-done:
+		case <-hold:
 		}
 	}))
-	defer srv.Close()
-	defer close(done)
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(hold) })
+	return srv
+}
+
+func TestTimeout(t *testing.T) {
+	srv := hangingServer(t, func() {})
 	p := New(Config{Rate: 100, Timeout: 50 * time.Millisecond}, NewURL("slow", srv.URL))
 	res := p.Run(context.Background(), 100*time.Millisecond)
 	if got := byClass(res); got[ClassTimeout] != 10 || len(got) != 1 {
@@ -367,18 +375,11 @@ func contains(s, sub string) bool {
 func TestCancelReturnsWhatWasSeen(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var n atomic.Int64
-	hold := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := hangingServer(t, func() {
 		if n.Add(1) == 5 {
 			cancel()
 		}
-		select {
-		case <-r.Context().Done():
-		case <-hold:
-		}
-	}))
-	defer srv.Close()
-	defer close(hold)
+	})
 	p := New(Config{Rate: 100, Timeout: 10 * time.Second}, NewURL("x", srv.URL))
 	res := p.Run(ctx, 10*time.Second)
 	if !res.Interrupted {

@@ -24,9 +24,9 @@ func Build(in Input) *Report {
 	// The zero point: the kill if there was one, else the probe start. ref is the kill's offset
 	// from the probe start; every record offset minus ref is "relative to the kill".
 	var ref time.Duration
-	r.Probe = ProbeInfo{Start: res.Start, Reference: "probeStart", ElapsedMs: ms(res.Elapsed),
+	r.Probe = ProbeInfo{Start: res.Start, Reference: "probeStart", ProbeRun: ProbeRun{ElapsedMs: ms(res.Elapsed),
 		Planned: probe.Planned(res.Rate, res.Duration), Scheduled: len(res.Records),
-		Interrupted: res.Interrupted, Stopped: res.Stopped, WarmupFailed: in.WarmupFailed}
+		Interrupted: res.Interrupted, Stopped: res.Stopped, WarmupFailed: in.WarmupFailed}}
 	if res.Rate <= 0 || res.Duration <= 0 {
 		r.Probe.Planned = len(res.Records)
 	}

@@ -67,14 +67,7 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 		p.f("\nRecovery (from the kill)\n")
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		step := func(name string, v *float64, extra string) {
-			val := "not seen"
-			if v != nil {
-				val = secs(*v)
-			}
-			if extra != "" {
-				val += "\t" + extra
-			}
-			fmt.Fprintf(tw, "  %s\t%s\n", name, val)
+			fmt.Fprintf(tw, "  %s\t%s\n", name, stepValue(v, "\t", extra))
 		}
 		step("old head gone", rc.OldHeadGoneMs, rc.OldHead)
 		step("new head created", rc.NewHeadCreatedMs, rc.NewHead)
@@ -166,6 +159,19 @@ func paint(s, color string, on bool) string {
 }
 
 // secs prints a millisecond offset as signed seconds: +1.234s, -10.000s.
+// stepValue is when a step of the recovery or the upgrade was seen ("not seen" when it was not),
+// then extra, after sep.
+func stepValue(v *float64, sep, extra string) string {
+	val := "not seen"
+	if v != nil {
+		val = secs(*v)
+	}
+	if extra != "" {
+		val += sep + extra
+	}
+	return val
+}
+
 func secs(msv float64) string {
 	if msv < 0 {
 		return fmt.Sprintf("-%.3fs", -msv/1000)

@@ -83,14 +83,20 @@ type Report struct {
 
 // ProbeInfo says how the probe itself went.
 type ProbeInfo struct {
-	Start       time.Time `json:"start"`
-	Reference   string    `json:"reference"` // "kill" or "probeStart"
-	KillAtMs    *float64  `json:"killAtMs"`  // kill relative to the probe start
-	ElapsedMs   float64   `json:"elapsedMs"`
-	Planned     int       `json:"planned"`   // requests the schedule planned for the asked duration
-	Scheduled   int       `json:"scheduled"` // requests actually scheduled (fewer if stopped)
-	Interrupted bool      `json:"interrupted"`
-	Stopped     bool      `json:"stopped"`
+	Start     time.Time `json:"start"`
+	Reference string    `json:"reference"` // "kill" or "probeStart"
+	KillAtMs  *float64  `json:"killAtMs"`  // kill relative to the probe start
+	ProbeRun
+}
+
+// ProbeRun is how the probe ran, in every report of a run under the probe (head-kill's and the
+// upgrade's). Embedded, its fields are in the JSON object of the report's probe.
+type ProbeRun struct {
+	ElapsedMs   float64 `json:"elapsedMs"`
+	Planned     int     `json:"planned"`   // requests the schedule planned for the asked duration
+	Scheduled   int     `json:"scheduled"` // requests actually scheduled (fewer if stopped)
+	Interrupted bool    `json:"interrupted"`
+	Stopped     bool    `json:"stopped"`
 	// WarmupFailed: a warm-up request failed (or none was answered), so nothing was killed;
 	// the report covers the warm-up only.
 	WarmupFailed bool `json:"warmupFailed"`

@@ -47,16 +47,9 @@ type UpgradeSteps struct {
 
 // UpgradeProbe says how the probe itself went; PatchAtMs is the patch after the probe start.
 type UpgradeProbe struct {
-	Start        time.Time `json:"start"`
-	PatchAtMs    *float64  `json:"patchAtMs"`
-	ElapsedMs    float64   `json:"elapsedMs"`
-	Planned      int       `json:"planned"`
-	Scheduled    int       `json:"scheduled"`
-	Interrupted  bool      `json:"interrupted"`
-	Stopped      bool      `json:"stopped"`
-	WarmupFailed bool      `json:"warmupFailed"`
-	SendLagP99Ms float64   `json:"sendLagP99Ms"`
-	SendLagMaxMs float64   `json:"sendLagMaxMs"`
+	Start     time.Time `json:"start"`
+	PatchAtMs *float64  `json:"patchAtMs"`
+	ProbeRun
 }
 
 // UpgradeReport is one chaos upgrade: head-kill's availability model (totals, error window,
@@ -95,10 +88,7 @@ func BuildUpgrade(in UpgradeInput) *UpgradeReport {
 	in.Input.Advice = nil
 	base := Build(in.Input)
 	r := &UpgradeReport{APIVersion: schema.APIVersion, Kind: UpgradeKind, Settings: in.Settings,
-		Probe: UpgradeProbe{Start: base.Probe.Start, PatchAtMs: base.Probe.KillAtMs, ElapsedMs: base.Probe.ElapsedMs,
-			Planned: base.Probe.Planned, Scheduled: base.Probe.Scheduled, Interrupted: base.Probe.Interrupted,
-			Stopped: base.Probe.Stopped, WarmupFailed: base.Probe.WarmupFailed, SendLagP99Ms: base.Probe.SendLagP99Ms,
-			SendLagMaxMs: base.Probe.SendLagMaxMs},
+		Probe:  UpgradeProbe{Start: base.Probe.Start, PatchAtMs: base.Probe.KillAtMs, ProbeRun: base.Probe.ProbeRun},
 		Totals: base.Totals, ErrorWindow: base.ErrorWindow, Endpoints: base.Endpoints, Latency: base.Latency,
 		Seconds: base.Seconds, Events: base.Events, Verdict: base.Verdict}
 	for i, c := range r.Verdict.Checks {
@@ -199,16 +189,7 @@ func WriteUpgradeText(w io.Writer, r *UpgradeReport, color bool) error {
 
 	u := r.Upgrade
 	p.f("\nUpgrade (from the patch)\n")
-	step := func(name string, v *float64, extra string) {
-		val := "not seen"
-		if v != nil {
-			val = secs(*v)
-		}
-		if extra != "" {
-			val += "  " + extra
-		}
-		p.f("  %-25s %s\n", name, val)
-	}
+	step := func(name string, v *float64, extra string) { p.f("  %-25s %s\n", name, stepValue(v, "  ", extra)) }
 	step("pending cluster created", u.PendingClusterCreatedMs, u.NewCluster)
 	step("its head Ready", u.NewHeadReadyMs, "")
 	step("its Serve apps RUNNING", u.ServeAppsReadyMs, "")

@@ -3,8 +3,6 @@ package upgrade
 import (
 	"context"
 	"fmt"
-	"io"
-	"time"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -26,7 +24,7 @@ type Cluster interface {
 	GetService(ctx context.Context, namespace, name string) (*corev1.Service, error)
 	// PatchRayService applies a JSON merge patch; dryRun has the API server check it only.
 	PatchRayService(ctx context.Context, namespace, name string, patch []byte, dryRun bool) (*rayv1.RayService, error)
-	RunHeadKillWatch(ctx, startup context.Context, w kube.HeadKillWatch) (<-chan error, error)
+	headkill.Watcher
 	headkill.EndpointWatcher
 }
 
@@ -104,19 +102,8 @@ func (s *Settings) probeTarget(t *target) string {
 // reportSettings echo what was asked, for the report and the plan.
 func (s *Settings) reportSettings(t *target) report.UpgradeSettings {
 	return report.UpgradeSettings{RayService: s.RayService, Namespace: s.Namespace, Image: s.Image, Patch: string(t.patch),
-		Target: s.probeTarget(t), Method: s.probeCfg.Method, Path: headkill.ShownPath(s.probeCfg.Path), Rate: s.probeCfg.Rate,
+		Target: s.probeTarget(t), Method: s.Config().Method, Path: headkill.ShownPath(s.Config().Path), Rate: s.Config().Rate,
 		WarmupMs: s.Warmup.Milliseconds(), TimeoutMs: s.Timeout.Milliseconds(), RequestTimeout: s.RequestTimeout.Milliseconds()}
-}
-
-func (s *Settings) slo() report.SLO {
-	var slo report.SLO
-	if s.MaxErrorsSet {
-		slo.MaxErrors = &s.MaxErrors
-	}
-	if s.MinAvailabilitySet {
-		slo.MinAvailability = &s.MinAvailability
-	}
-	return slo
 }
 
 // DryRun says exactly what a run would do, once the API server accepted a dry run of the patch;
@@ -130,11 +117,9 @@ func DryRun(ctx context.Context, c Cluster, s Settings) (*report.UpgradePlan, er
 	if err != nil {
 		return nil, err
 	}
-	slo := s.slo()
 	return &report.UpgradePlan{APIVersion: schema.APIVersion, Kind: report.UpgradePlanKind, Settings: s.reportSettings(t),
 		ActiveCluster: t.active, Patch: t.patch, Generation: t.rs.Generation, GenerationAfter: t.after.Generation,
-		PlannedRequests: probe.Planned(s.probeCfg.Rate, s.Timeout),
-		SLO:             report.PlanSLO{MaxErrors: slo.MaxErrors, MinAvailability: slo.MinAvailability}, ServerDryRun: "accepted"}, nil
+		PlannedRequests: probe.Planned(s.Config().Rate, s.Timeout), SLO: s.PlanSLO(), ServerDryRun: "accepted"}, nil
 }
 
 // Run resolves the RayService, has the API server dry-run the patch, confirms, and applies the
@@ -143,12 +128,7 @@ func DryRun(ctx context.Context, c Cluster, s Settings) (*report.UpgradePlan, er
 // (with an error too when the run did not conclude: interrupted, a failed warm-up, a refused
 // patch), and the outcome: passed when the switch happened and the SLO held.
 func Run(ctx context.Context, c Cluster, s Settings) (*report.UpgradeReport, chaos.Outcome, error) {
-	if s.Now == nil {
-		s.Now = time.Now
-	}
-	if s.Warn == nil {
-		s.Warn = io.Discard
-	}
+	s.Defaults()
 	if err := s.Validate(); err != nil {
 		return nil, chaos.Outcome{}, err
 	}
@@ -156,65 +136,42 @@ func Run(ctx context.Context, c Cluster, s Settings) (*report.UpgradeReport, cha
 	if err != nil {
 		return nil, chaos.Outcome{}, err
 	}
-	if err := s.Confirm.Ask(chaos.Confirmation{
-		Action: fmt.Sprintf("patch RayService %s/%s (%s), which makes KubeRay replace RayCluster %s with a new one; it is not reverted afterwards",
-			s.Namespace, s.RayService, s.what(), t.active),
-		While: fmt.Sprintf("probing %s at %v/s", s.probeTarget(t), s.probeCfg.Rate),
-	}); err != nil {
+	if err := s.Ask(fmt.Sprintf("patch RayService %s/%s (%s), which makes KubeRay replace RayCluster %s with a new one; it is not reverted afterwards",
+		s.Namespace, s.RayService, s.what(), t.active), s.probeTarget(t)); err != nil {
 		return nil, chaos.Outcome{}, err
 	}
 	return s.run(ctx, c, t)
 }
 
 func (s *Settings) run(ctx context.Context, c Cluster, t *target) (*report.UpgradeReport, chaos.Outcome, error) {
-	if s.Interrupts != nil {
-		var stop context.CancelFunc
-		ctx, stop = s.Interrupts(ctx)
-		defer stop()
-	}
-	// The watches and port-forwards outlive a Ctrl-C (ctx) long enough for the report; they end
-	// with this function.
-	watchCtx, stopWatches := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopWatches()
-	startCtx, endStart := context.WithTimeout(ctx, headkill.WatchStartTimeout)
-	defer endStart()
+	run := s.Begin(ctx, "nothing was changed")
+	defer run.Close()
+	ctx = run.Ctx
 
 	tr := NewTracker(s.RayService, t.active)
-	now := s.Now
-	watchErrs, err := c.RunHeadKillWatch(watchCtx, startCtx, kube.HeadKillWatch{
-		Namespace: s.Namespace, PodSelector: ray.LabelCluster, RayService: s.RayService,
-		OnPod:        func(p *corev1.Pod, deleted bool) { tr.Pod(p, deleted, now()) },
-		OnRayCluster: func(rc *rayv1.RayCluster, deleted bool) { tr.RayCluster(rc, deleted, now()) },
-		OnRayService: func(rs *rayv1.RayService, _ bool) { tr.RayService(rs, now()) },
-	})
-	if err != nil {
-		return nil, chaos.Outcome{}, startError(ctx, startCtx, err)
+	if err := run.Watch(c, kube.HeadKillWatch{Namespace: s.Namespace, PodSelector: ray.LabelCluster, RayService: s.RayService},
+		tr, s.Now, s.Warn); err != nil {
+		return nil, chaos.Outcome{}, err
 	}
-	set, feeder, err := headkill.FollowEndpoints(watchCtx, startCtx, c, headkill.EndpointsSpec{Namespace: s.Namespace,
-		Service: t.service, PortName: t.portName, Tracker: tr, Warn: s.Warn, Seed: uint64(now().UnixNano())})
+	set, feeder, err := headkill.FollowEndpoints(run.WatchCtx, run.StartCtx, c, headkill.EndpointsSpec{Namespace: s.Namespace,
+		Service: t.service, PortName: t.portName, Tracker: tr, Warn: s.Warn, Seed: uint64(s.Now().UnixNano())})
 	if feeder != nil {
 		defer feeder.Close()
 	}
 	switch {
 	case err != nil:
-		return nil, chaos.Outcome{}, startError(ctx, startCtx, err)
+		return nil, chaos.Outcome{}, run.StartError(err)
 	case len(set.Names()) == 0:
-		return nil, chaos.Outcome{}, chaos.Errorf(chaos.NotFound, "Service %s/%s has no ready endpoints, so there is nothing to probe and nothing was changed; check with: kubectl get endpointslices -n %s -l kubernetes.io/service-name=%s",
-			s.Namespace, t.service, s.Namespace, t.service)
+		return nil, chaos.Outcome{}, headkill.NoReadyEndpoints(s.Namespace, t.service, "nothing was changed")
 	}
-	go func() {
-		for err := range watchErrs {
-			fmt.Fprintf(s.Warn, "warning: %v; the timeline may miss events\n", err)
-		}
-	}()
 
 	res := headkill.RunPlan(ctx, headkill.Plan{
-		Probe: s.probeCfg, Endpoints: set, Warmup: s.Warmup, UntilRecovered: true, Timeout: s.post(),
+		Probe: s.Config(), Endpoints: set, Warmup: s.Warmup, UntilRecovered: true, Timeout: s.post(),
 		Mode: s.what(), Tracker: tr, Kill: func(ctx context.Context) error { return s.apply(ctx, c, t) },
-		Progress: s.Progress, ProgressEvery: s.ProgressEvery, Now: now,
+		Progress: s.Progress, ProgressEvery: s.ProgressEvery, Now: s.Now,
 	})
 	r := report.BuildUpgrade(report.UpgradeInput{
-		Input:    report.Input{Probe: res.Result, Timeline: tr.Timeline(), SLO: s.slo(), WarmupFailed: res.WarmupFailed},
+		Input:    report.Input{Probe: res.Result, Timeline: tr.Timeline(), SLO: s.SLO(), WarmupFailed: res.WarmupFailed},
 		Settings: s.reportSettings(t), OldCluster: t.active, LastSeen: tr.LastSeen()})
 	outcome := chaos.Outcome{Passed: r.Verdict.Passed}
 	switch {
@@ -248,16 +205,5 @@ func (s *Settings) apply(ctx context.Context, c Cluster, t *target) error {
 		}
 	}
 	_, err := c.PatchRayService(ctx, s.Namespace, s.RayService, patch, false)
-	return err
-}
-
-// startError explains why the run ended before the probe started; nothing was changed.
-func startError(signal, start context.Context, err error) error {
-	switch {
-	case signal.Err() != nil:
-		return chaos.Errorf(chaos.Interrupted, "interrupted before the probe started: nothing was changed")
-	case start.Err() != nil:
-		return chaos.Errorf(chaos.Failed, "the watches and port-forwards did not start within %s (the API server is slow or failing): nothing was changed; check the cluster and run again", headkill.WatchStartTimeout)
-	}
 	return err
 }

@@ -98,7 +98,7 @@ func (t *Tracker) Pod(p *corev1.Pod, deleted bool, at time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	c := p.Labels[ray.LabelCluster]
-	if deleted || !ray.IsHead(p) || c == t.old || !podReady(p) {
+	if deleted || !ray.IsHead(p) || c == t.old || !ray.RunningReady(p) {
 		return
 	}
 	if _, ok := t.headReady[c]; !ok {
@@ -244,16 +244,4 @@ func appNames(s rayv1.RayServiceStatus) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-func podReady(p *corev1.Pod) bool {
-	if p.Status.Phase != corev1.PodRunning {
-		return false
-	}
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }

@@ -2,8 +2,11 @@ package chaos
 
 import (
 	"bytes"
+	"context"
+	"io"
 	"sync"
 
+	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -40,4 +43,15 @@ func testFactory(ns string, clients *kube.Clients) (f *cmdutil.Factory, out, err
 	f = cmdutil.NewFactory(flags, streams)
 	f.NewClients = func(*genericclioptions.ConfigFlags) (*kube.Clients, error) { return clients, nil }
 	return f, out, errOut
+}
+
+// execute runs the command newCmd makes on f, as the plugin's root does (errors returned, not
+// printed), with cobra's own output on out and errOut.
+func execute(f *cmdutil.Factory, out, errOut io.Writer, newCmd func(*cmdutil.Factory) *cobra.Command, args ...string) error {
+	cmd := newCmd(f)
+	cmd.SetArgs(args)
+	cmd.SetOut(out)
+	cmd.SetErr(errOut)
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	return cmd.ExecuteContext(context.Background())
 }

@@ -1,7 +1,6 @@
 package chaos
 
 import (
-	"net/http"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -70,23 +69,19 @@ printed first).`,
 	fl.StringVar(&o.s.Service, "service", "", "Probe this Service through port-forwards to its ready endpoint pods (default for rayservice/NAME: NAME-serve-svc)")
 	fl.IntVar(&o.s.Port, "port", 0, "The --service port to probe (default 8000 for a RayService's serve Service)")
 	fl.StringVar(&o.s.Path, "path", "", "Request path (and query), e.g. /healthz (default /)")
-	fl.StringVar(&o.s.Method, "method", http.MethodGet, "Request method")
 	fl.StringVar(&o.s.Data, "data", "", "Request body")
 	fl.StringArrayVar(&o.s.Headers, "header", nil, "Request header K:V (repeatable); Host:NAME sets the Host")
-	fl.StringVar(&o.s.Rate, "rate", "50/s", "Requests per second, e.g. 50/s, 50 or 600/m")
 	fl.DurationVar(&o.s.Warmup, "warmup", 10*time.Second, "Probe this long before the kill; the head is killed only if every warm-up request succeeded")
 	fl.DurationVar(&o.s.After, "after", 60*time.Second, "Probe this long after the kill (or use --until-recovered)")
 	fl.BoolVar(&o.s.UntilRecovered, "until-recovered", false, "Probe after the kill until the new head is Ready, the endpoints are back and no request failed for 1s, at most --timeout")
 	fl.DurationVar(&o.s.Timeout, "timeout", 5*time.Minute, "With --until-recovered: the longest the probe runs after the kill")
+	addProbeFlags(fl, &o.s.ProbeSettings)
 	fl.DurationVar(&o.s.RequestTimeout, "request-timeout", probe.DefaultTimeout, "Per-request timeout of the probe (on this command it replaces kubectl's --request-timeout for API calls, which then use client-go's defaults)")
-	fl.Int64Var(&o.s.MaxErrors, "max-errors", 0, "SLO: at most this many failed requests")
-	fl.Float64Var(&o.s.MinAvailability, "min-availability", 0, "SLO: at least this percentage of requests succeed, e.g. 99.9")
 	o.output = cmdutil.AddOutputFlag(cmd, "text", "json", "junit")
 	fl.Lookup("output").Usage = "Report format: text|json|junit (with --dry-run, the plan: text|json)"
 	fl.StringVar(&o.reportHTML, "report-html", "", "Also write the report as one self-contained HTML page to this file")
 	fl.BoolVarP(&o.yes, "yes", "y", false, "Do not ask for confirmation")
 	fl.BoolVar(&o.s.DryRun, "dry-run", false, "Print what would be done and have the API server dry-run the kill; kill nothing, send no request")
-	fl.DurationVar(&o.s.ProgressEvery, "progress-interval", 5*time.Second, "How often to print a progress line when stderr is not a terminal")
 	return cmd
 }
 
@@ -101,11 +96,9 @@ func (o *HeadKillOptions) Complete(cmd *cobra.Command, args []string) error {
 	} else {
 		o.s.Cluster = t.Name
 	}
-	fl := cmd.Flags()
-	o.s.AfterSet = fl.Changed("after")
-	o.s.MaxErrorsSet = fl.Changed("max-errors")
-	o.s.MinAvailabilitySet = fl.Changed("min-availability")
-	o.s.PortSet = fl.Changed("port")
+	completeProbeFlags(cmd, &o.s.ProbeSettings)
+	o.s.AfterSet = cmd.Flags().Changed("after")
+	o.s.PortSet = cmd.Flags().Changed("port")
 	ns, err := o.f.Namespace()
 	if err != nil {
 		return err

@@ -15,19 +15,12 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
-	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 )
 
 // Validate checks every flag before the API is touched: bad input kills nothing.
 func (o *HeadKillOptions) Validate() error {
-	if err := o.output.Validate(); err != nil {
+	if err := validateOutput(o.output, o.s.DryRun, "--dry-run prints a plan, which has no SLO result for JUnit: use -o text or -o json", o.reportHTML); err != nil {
 		return err
-	}
-	if o.s.DryRun && o.output.Value == "junit" {
-		return exit.Usagef("--dry-run prints a plan, which has no SLO result for JUnit: use -o text or -o json")
-	}
-	if err := checkWritable(o.reportHTML); err != nil {
-		return exit.Usagef("--report-html %s: %v; give a file in a directory you can write", o.reportHTML, err)
 	}
 	s := o.s // the runner validates again with what it resolves
 	return exitError(s.Validate(), flagOf)
@@ -43,21 +36,10 @@ func (o *HeadKillOptions) Run(cmd *cobra.Command) error {
 	errOut := o.f.IOStreams.ErrOut
 	o.s.Now, o.s.Warn = o.f.Now, errOut
 	if o.s.DryRun {
-		// The server judges first: a refused kill leaves stdout empty.
 		plan, err := headkill.DryRun(ctx, c, o.s)
-		if err != nil {
-			return exitError(err, flagOf)
-		}
-		if o.output.Value == "json" {
-			return report.WriteJSON(o.f.IOStreams.Out, plan)
-		}
-		return report.WritePlanText(o.f.IOStreams.Out, plan)
+		return writePlan(o.f.IOStreams.Out, o.output.Value, plan, err, report.WritePlanText)
 	}
-	prog := newProgress(errOut, cmdutil.IsTerminal(errOut), o.s.ProgressEvery)
-	o.s.Progress, o.s.ProgressEvery, o.s.Interrupts = prog.update, prog.every, signalContext
-	o.s.Confirm = confirmation{f: o.f, yes: o.yes,
-		refusal:  "refusing to %s without --yes: pass --yes, or run in a terminal to confirm (--dry-run shows the plan)",
-		declined: "not confirmed: nothing was killed"}.ask
+	prog := hookProbe(o.f, &o.s.ProbeSettings, o.yes, "not confirmed: nothing was killed")
 	r, outcome, runErr := headkill.Run(ctx, c, o.s)
 	prog.done()
 	if r == nil {
@@ -66,14 +48,7 @@ func (o *HeadKillOptions) Run(cmd *cobra.Command) error {
 	if err := o.write(r); err != nil {
 		return err
 	}
-	// An unfinished run first (interrupted, a failed warm-up, a refused kill), then the SLO.
-	verdict := exitError(runErr, flagOf)
-	if verdict == nil && !outcome.Passed {
-		if outcome.Note != nil {
-			fmt.Fprintln(errOut, outcome.Note.Text(flagOf))
-		}
-		verdict = exit.Silent{Code: exit.CheckFailed}
-	}
+	verdict := outcomeExit(errOut, runErr, outcome, flagOf)
 	return withHTML(o.f, o.reportHTML, verdict, func(w io.Writer) error { return report.WriteHTML(w, r) })
 }
 

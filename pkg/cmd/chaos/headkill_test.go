@@ -14,6 +14,7 @@ import (
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	rayfake "github.com/ray-project/kuberay/ray-operator/pkg/client/clientset/versioned/fake"
+	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -76,13 +77,11 @@ func newHKHarness(t *testing.T, kubeObjs, rayObjs []runtime.Object) *hkHarness {
 	return h
 }
 
-func (h *hkHarness) run(args ...string) error {
-	cmd := NewHeadKillCmd(h.f)
-	cmd.SetArgs(args)
-	cmd.SetOut(h.out)
-	cmd.SetErr(h.errOut)
-	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	return cmd.ExecuteContext(context.Background())
+func (h *hkHarness) run(args ...string) error { return h.runCmd(NewHeadKillCmd, args...) }
+
+// runCmd runs the command newCmd makes (head-kill, upgrade) on the harness's fakes.
+func (h *hkHarness) runCmd(newCmd func(*cmdutil.Factory) *cobra.Command, args ...string) error {
+	return execute(h.f, h.out, h.errOut, newCmd, args...)
 }
 
 func (h *hkHarness) writeActions() []string {
@@ -197,10 +196,7 @@ func TestHeadKillRefusals(t *testing.T) {
 // TestHeadKillBadFlags: every bad flag is refused before the API is called.
 func TestHeadKillBadFlags(t *testing.T) {
 	u := []string{"demo", "--target", "http://127.0.0.1:1"}
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
+	assertBadFlags(t, NewHeadKillCmd, []badFlags{
 		{append(u, "--rate", "0"), `--rate "0" is not positive`},
 		{append(u, "--rate", "-5/s"), "is not positive"},
 		{append(u, "--rate", "1e9"), "above the probe's limit of 50000/s"},
@@ -231,12 +227,25 @@ func TestHeadKillBadFlags(t *testing.T) {
 		// A report file that cannot be written is found before anything is killed.
 		{append(u, "--report-html", "/no/such/dir/r.html"), "--report-html /no/such/dir/r.html: no such file or directory; give a file in a directory you can write"},
 		{append(u, "--report-html", os.TempDir()), "is a directory"},
-	} {
+	})
+}
+
+// badFlags is a command line and words of the usage error it must get.
+type badFlags struct {
+	args []string
+	want string
+}
+
+// assertBadFlags runs each case through the command newCmd makes: each must end in a one-line
+// usage error (exit 2) with its words that echoes no header value, before any API call.
+func assertBadFlags(t *testing.T, newCmd func(*cmdutil.Factory) *cobra.Command, cases []badFlags) {
+	t.Helper()
+	for _, c := range cases {
 		k, r := hkObjects()
 		h := newHKHarness(t, k, r)
-		err := h.run(c.args...)
-		if exit.CodeOf(err) != exit.Usage || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%v: want usage error with %q, got %d: %v", c.args, c.want, exit.CodeOf(err), err)
+		err := h.runCmd(newCmd, c.args...)
+		if exit.CodeOf(err) != exit.Usage || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%v: want a one-line usage error with %q, got %d: %v", c.args, c.want, exit.CodeOf(err), err)
 		}
 		if err != nil && strings.Contains(err.Error(), "s3cr3t") {
 			t.Errorf("%v: the error echoes a header value: %v", c.args, err)

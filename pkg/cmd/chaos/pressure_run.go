@@ -44,26 +44,18 @@ func (o *PressureOptions) Validate() error {
 	if err := o.s.Validate(); err != nil {
 		return o.exitError(err)
 	}
-	if err := o.output.Validate(); err != nil {
-		return err
-	}
-	if o.s.DryRun && o.output.Value == "junit" {
-		return exit.Usagef("--dry-run prints the ephemeral container, which has no result for JUnit: use -o text (YAML) or -o json")
-	}
-	if err := checkWritable(o.reportHTML); err != nil {
-		return exit.Usagef("--report-html %s: %v; give a file in a directory you can write", o.reportHTML, err)
-	}
-	return nil
+	return validateOutput(o.output, o.s.DryRun, "--dry-run prints the ephemeral container, which has no result for JUnit: use -o text (YAML) or -o json", o.reportHTML)
 }
 
 // exitError shows the runner's settings as this command's flags.
-func (o *PressureOptions) exitError(err error) error {
-	return exitError(err, func(s corechaos.Setting) string {
-		if s == pressure.SetAmount {
-			return o.amountFlag
-		}
-		return flagOf(s)
-	})
+func (o *PressureOptions) exitError(err error) error { return exitError(err, o.flagOf) }
+
+// flagOf is a setting's flag on this command: the amount's is --size or --bytes.
+func (o *PressureOptions) flagOf(s corechaos.Setting) string {
+	if s == pressure.SetAmount {
+		return o.amountFlag
+	}
+	return flagOf(s)
 }
 
 // Run runs the experiment, prints its report and maps the outcome to the exit code.
@@ -107,10 +99,7 @@ func (o *PressureOptions) Run(cmd *cobra.Command) error {
 	if err := o.write(out, r); err != nil {
 		return err
 	}
-	verdict := error(nil)
-	if !outcome.Passed {
-		verdict = exit.Silent{Code: exit.CheckFailed}
-	}
+	verdict := outcomeExit(errOut, nil, outcome, o.flagOf)
 	return withHTML(o.f, o.reportHTML, verdict, func(w io.Writer) error { return report.WritePressureHTML(w, r) })
 }
 

@@ -72,12 +72,7 @@ func newHarness(t *testing.T, namespace string, objs ...runtime.Object) *harness
 
 func (h *harness) run(t *testing.T, newCmd func(*cmdutil.Factory) *cobra.Command, args ...string) error {
 	t.Helper()
-	cmd := newCmd(h.f)
-	cmd.SetArgs(args)
-	cmd.SetOut(h.out)
-	cmd.SetErr(h.errOut)
-	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	return cmd.ExecuteContext(context.Background())
+	return execute(h.f, h.out, h.errOut, newCmd, args...)
 }
 
 func (h *harness) patches() []k8stesting.PatchActionImpl {

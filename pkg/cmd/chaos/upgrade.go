@@ -1,8 +1,6 @@
 package chaos
 
 import (
-	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -65,19 +63,15 @@ first).`,
 	fl.StringVar(&o.s.Patch, "patch", "", "Apply this JSON merge patch to the RayService instead, e.g. '{\"spec\":{\"rayClusterConfig\":{...}}}'")
 	fl.IntVar(&o.s.Port, "port", 8000, "The serve Service port to probe")
 	fl.StringVar(&o.s.Path, "path", "", "Request path (and query), e.g. /fruit (default /)")
-	fl.StringVar(&o.s.Method, "method", http.MethodGet, "Request method")
 	fl.StringArrayVar(&o.s.Headers, "header", nil, "Request header K:V (repeatable)")
-	fl.StringVar(&o.s.Rate, "rate", "50/s", "Requests per second, e.g. 50/s, 50 or 600/m")
 	fl.DurationVar(&o.s.Warmup, "warmup", 10*time.Second, "Probe this long before the patch; the RayService is patched only if every warm-up request succeeded")
 	fl.DurationVar(&o.s.Timeout, "timeout", 10*time.Minute, "The longest the probe runs in all (warm-up, patch, and the wait for the switch and the old cluster's deletion)")
+	addProbeFlags(fl, &o.s.ProbeSettings)
 	fl.DurationVar(&o.s.RequestTimeout, "request-timeout", probe.DefaultTimeout, "Per-request timeout of the probe (on this command it replaces kubectl's --request-timeout for API calls)")
-	fl.Int64Var(&o.s.MaxErrors, "max-errors", 0, "SLO: at most this many failed requests")
-	fl.Float64Var(&o.s.MinAvailability, "min-availability", 0, "SLO: at least this percentage of requests succeed, e.g. 99.9")
 	o.output = cmdutil.AddOutputFlag(cmd, "text", "json")
 	fl.Lookup("output").Usage = "Report format: text|json (with --dry-run, the plan)"
 	fl.BoolVarP(&o.yes, "yes", "y", false, "Do not ask for confirmation")
 	fl.BoolVar(&o.s.DryRun, "dry-run", false, "Print the patch and the plan and have the API server dry-run the patch; change nothing, send no request")
-	fl.DurationVar(&o.s.ProgressEvery, "progress-interval", 5*time.Second, "How often to print a progress line when stderr is not a terminal")
 	return cmd
 }
 
@@ -88,9 +82,7 @@ func (o *UpgradeOptions) Complete(cmd *cobra.Command, args []string) error {
 		return exit.Usagef("cannot target %q: name a RayService as rayservice/NAME", args[0])
 	}
 	o.s.RayService = t.Name
-	fl := cmd.Flags()
-	o.s.MaxErrorsSet = fl.Changed("max-errors")
-	o.s.MinAvailabilitySet = fl.Changed("min-availability")
+	completeProbeFlags(cmd, &o.s.ProbeSettings)
 	ns, err := o.f.Namespace()
 	if err != nil {
 		return err
@@ -119,19 +111,9 @@ func (o *UpgradeOptions) Run(cmd *cobra.Command) error {
 	o.s.Now, o.s.Warn = o.f.Now, errOut
 	if o.s.DryRun {
 		plan, err := upgrade.DryRun(ctx, c, o.s)
-		if err != nil {
-			return exitError(err, flagOf)
-		}
-		if o.output.Value == "json" {
-			return report.WriteJSON(out, plan)
-		}
-		return report.WriteUpgradePlanText(out, plan)
+		return writePlan(out, o.output.Value, plan, err, report.WriteUpgradePlanText)
 	}
-	prog := newProgress(errOut, cmdutil.IsTerminal(errOut), o.s.ProgressEvery)
-	o.s.Progress, o.s.ProgressEvery, o.s.Interrupts = prog.update, prog.every, signalContext
-	o.s.Confirm = confirmation{f: o.f, yes: o.yes,
-		refusal:  "refusing to %s without --yes: pass --yes, or run in a terminal to confirm (--dry-run shows the plan)",
-		declined: "not confirmed: nothing was changed"}.ask
+	prog := hookProbe(o.f, &o.s.ProbeSettings, o.yes, "not confirmed: nothing was changed")
 	r, outcome, runErr := upgrade.Run(ctx, c, o.s)
 	prog.done()
 	if r == nil {
@@ -145,14 +127,5 @@ func (o *UpgradeOptions) Run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	if verdict := exitError(runErr, flagOf); verdict != nil {
-		return verdict
-	}
-	if !outcome.Passed {
-		if outcome.Note != nil {
-			fmt.Fprintln(errOut, outcome.Note.Text(flagOf))
-		}
-		return exit.Silent{Code: exit.CheckFailed}
-	}
-	return nil
+	return outcomeExit(errOut, runErr, outcome, flagOf)
 }

@@ -10,7 +10,6 @@ import (
 	kfake "k8s.io/client-go/kubernetes/fake"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
-	"github.com/kubectl-ray/kubectl-ray/pkg/internal/golden"
 )
 
 // A KUBECTL_RAY_ACCEPT in the developer's environment must not change these tests' outputs.
@@ -19,27 +18,14 @@ func init() { os.Unsetenv("KUBECTL_RAY_ACCEPT") }
 // Accepted findings are reported apart in every format and never fail the run; expired and
 // stale entries are warned about with file:line.
 func TestAcceptOutputs(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		args []string
-		code int
-	}{
+	assertOutputs(t, []outputCase{
 		{"accept-table", []string{"-n", "ml"}, exit.OK},
 		{"accept-wide", []string{"-n", "ml", "-o", "wide"}, exit.OK},
 		{"accept-json", []string{"-n", "ml", "-o", "json"}, exit.OK},
 		{"accept-junit", []string{"-n", "ml", "-o", "junit"}, exit.OK},
 		// Warnings not accepted (node-pressure, the expired serve entry) still fail --fail-on warning.
 		{"accept-fail-on-warning", []string{"-n", "ml", "--fail-on", "warning"}, exit.CheckFailed},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			r := run(t, "scene", nil, append(tc.args, "--accept", "testdata/accept.yaml")...)
-			if r.code != tc.code {
-				t.Errorf("exit code %d, want %d; stderr: %s", r.code, tc.code, r.stderr)
-			}
-			golden.Assert(t, filepath.Join("testdata", "accept-stderr.golden"), []byte(r.stderr))
-			golden.Assert(t, filepath.Join("testdata", tc.name+".golden"), []byte(r.stdout))
-		})
-	}
+	}, "accept-stderr.golden", "--accept", "testdata/accept.yaml")
 }
 
 // Without --accept, $KUBECTL_RAY_ACCEPT names the files, else ./.kubectl-ray-accept.yaml.

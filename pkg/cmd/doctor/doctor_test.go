@@ -111,11 +111,7 @@ func runWith(t *testing.T, scene string, setup func(*kfake.Clientset, *rayfake.C
 }
 
 func TestOutputs(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		args []string
-		code int
-	}{
+	assertOutputs(t, []outputCase{
 		{"scene-table", []string{"-n", "ml"}, exit.CheckFailed},
 		{"scene-wide", []string{"-n", "ml", "-o", "wide"}, exit.CheckFailed},
 		{"scene-json", []string{"-n", "ml", "-o", "json"}, exit.CheckFailed},
@@ -126,13 +122,29 @@ func TestOutputs(t *testing.T) {
 		{"scene-healthy-cluster", []string{"-n", "ml", "raycluster-b"}, exit.OK},
 		{"scene-selector", []string{"-A", "-l", "team=ml", "--fail-on", "never"}, exit.OK},
 		{"scene-empty-namespace", []string{"-n", "empty"}, exit.OK},
-	} {
+	}, "")
+}
+
+// outputCase is one doctor run on the scene: its flags, its exit code, and the golden file of
+// its stdout, testdata/NAME.golden.
+type outputCase struct {
+	name string
+	args []string
+	code int
+}
+
+// assertOutputs runs each case with extra after its flags; stderr must match the golden file
+// stderrGolden, or be empty when that is "".
+func assertOutputs(t *testing.T, cases []outputCase, stderrGolden string, extra ...string) {
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r := run(t, "scene", nil, tc.args...)
+			r := run(t, "scene", nil, append(tc.args, extra...)...)
 			if r.code != tc.code {
 				t.Errorf("exit code %d, want %d; stderr: %s", r.code, tc.code, r.stderr)
 			}
-			if r.stderr != "" {
+			if stderrGolden != "" {
+				golden.Assert(t, filepath.Join("testdata", stderrGolden), []byte(r.stderr))
+			} else if r.stderr != "" {
 				t.Errorf("unexpected stderr: %s", r.stderr)
 			}
 			golden.Assert(t, filepath.Join("testdata", tc.name+".golden"), []byte(r.stdout))

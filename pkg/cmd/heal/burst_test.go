@@ -14,7 +14,6 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
-	"github.com/kubectl-ray/kubectl-ray/pkg/internal/testio"
 	"github.com/kubectl-ray/kubectl-ray/pkg/repair"
 )
 
@@ -48,28 +47,17 @@ func TestWatchBurst(t *testing.T) {
 		mu.Unlock()
 		return false, nil, nil // the tracker deletes it
 	})
-	e.f.Now = time.Now
-	out := &testio.Buffer{}
-	e.f.IOStreams.Out = out
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- e.run(ctx, "--watch", "--yes", "--min-age", "0s") }()
-	eventually(t, "the watchdog to start", func() bool { return strings.Contains(out.String(), "msg=watching") })
+	w := e.startWatch(t, "--min-age", "0s")
+	w.started(t)
 
 	for i := 0; i < n; i++ {
 		c := rayCluster(fmt.Sprintf("c%03d", i))
-		p := evictedPod(c, c.Name+"-head")
-		p.ResourceVersion = "101"
-		if err := e.kc.Tracker().Update(podsGVR, p, "default"); err != nil {
-			t.Fatal(err)
-		}
+		e.evictKubelet(t, c, c.Name+"-head")
 	}
 	eventually(t, "200 deletes", func() bool { return e.podDeletes() >= n })
 	eventually(t, "400 Events", func() bool { return e.healEvents() >= 2*n })
 	time.Sleep(300 * time.Millisecond) // a second delete of any head would show now
-	cancel()
-	if err := <-done; err != nil {
+	if err := w.stop(); err != nil {
 		t.Fatalf("watch ended with %v", err)
 	}
 	mu.Lock()
@@ -82,7 +70,7 @@ func TestWatchBurst(t *testing.T) {
 			t.Errorf("%s deleted %d times", name, k)
 		}
 	}
-	if got := strings.Count(out.String(), "result=deleted"); got != n {
+	if got := strings.Count(w.out.String(), "result=deleted"); got != n {
 		t.Errorf("%d deleted lines, want %d", got, n)
 	}
 	if e.healEvents() != 2*n {

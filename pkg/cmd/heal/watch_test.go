@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	k8stesting "k8s.io/client-go/testing"
 
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/internal/testio"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
@@ -30,6 +32,48 @@ func eventually(t *testing.T, what string, cond func() bool) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// evictKubelet plays the kubelet evicting the head pod of c: the pod, now Failed/Evicted, at
+// resourceVersion 101.
+func (e *env) evictKubelet(t *testing.T, c *rayv1.RayCluster, pod string) {
+	t.Helper()
+	p := evictedPod(c, pod)
+	p.ResourceVersion = "101"
+	if err := e.kc.Tracker().Update(podsGVR, p, "default"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// watching is a heal --watch running in a goroutine, on the real clock, its log in out.
+type watching struct {
+	out    *testio.Buffer
+	cancel context.CancelFunc
+	done   chan error
+}
+
+// startWatch runs heal --watch --yes with args; the test's end stops it if stop did not.
+func (e *env) startWatch(t *testing.T, args ...string) *watching {
+	e.f.Now = time.Now
+	w := &watching{out: &testio.Buffer{}, done: make(chan error, 1)}
+	e.f.IOStreams.Out = w.out
+	ctx, cancel := context.WithCancel(context.Background())
+	w.cancel = cancel
+	t.Cleanup(cancel)
+	go func() { w.done <- e.run(ctx, append([]string{"--watch", "--yes"}, args...)...) }()
+	return w
+}
+
+// started waits for the watchdog's first line.
+func (w *watching) started(t *testing.T) {
+	t.Helper()
+	eventually(t, "the watchdog to start", func() bool { return strings.Contains(w.out.String(), "msg=watching") })
+}
+
+// stop ends the watch as Ctrl-C does and returns its error.
+func (w *watching) stop() error {
+	w.cancel()
+	return <-w.done
 }
 
 func (e *env) podDeletes() int {
@@ -47,9 +91,6 @@ func (e *env) podDeletes() int {
 func TestWatchSurvivesAnExpiredWatch(t *testing.T) {
 	c := rayCluster("rc")
 	e := newEnv(c, headPod(c, "rc-head-a"))
-	e.f.Now = time.Now
-	out := &testio.Buffer{}
-	e.f.IOStreams.Out = out
 	first := watch.NewFake()
 	var podWatches, podLists atomic.Int32
 	e.kc.PrependWatchReactor("pods", func(k8stesting.Action) (bool, watch.Interface, error) {
@@ -62,28 +103,21 @@ func TestWatchSurvivesAnExpiredWatch(t *testing.T) {
 		podLists.Add(1)
 		return false, nil, nil
 	})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- e.run(ctx, "--watch", "--yes", "--min-age", "0s") }()
-	eventually(t, "the watchdog to start", func() bool { return strings.Contains(out.String(), "msg=watching") })
+	w := e.startWatch(t, "--min-age", "0s")
+	w.started(t)
 
 	first.Error(&metav1.Status{Status: metav1.StatusFailure, Code: http.StatusGone, Reason: metav1.StatusReasonExpired,
 		Message: "too old resource version"})
 	eventually(t, "a second LIST and WATCH", func() bool { return podLists.Load() >= 2 && podWatches.Load() >= 2 })
 
-	evicted := evictedPod(c, "rc-head-a")
-	evicted.ResourceVersion = "101"
-	if err := e.kc.Tracker().Update(podsGVR, evicted, "default"); err != nil {
-		t.Fatal(err)
-	}
+	e.evictKubelet(t, c, "rc-head-a")
 	eventually(t, "the delete", func() bool { return e.podDeletes() == 1 })
-	eventually(t, "the log line", func() bool { return strings.Contains(out.String(), `result=deleted`) })
-	cancel()
-	if err := <-done; err != nil {
+	eventually(t, "the log line", func() bool { return strings.Contains(w.out.String(), `result=deleted`) })
+	if err := w.stop(); err != nil {
 		t.Fatalf("watch ended with %v", err)
 	}
 	var line string
-	for _, l := range strings.Split(out.String(), "\n") {
+	for _, l := range strings.Split(w.out.String(), "\n") {
 		if strings.Contains(l, "result=deleted") {
 			line = l
 		}
@@ -98,20 +132,13 @@ func TestWatchSurvivesAnExpiredWatch(t *testing.T) {
 func TestWatchWaitsMinAge(t *testing.T) {
 	c := rayCluster("rc")
 	e := newEnv(c, evictedPod(c, "rc-head-a"))
-	e.f.Now = time.Now
-	out := &testio.Buffer{}
-	e.f.IOStreams.Out = out
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan error, 1)
 	start := time.Now()
-	go func() { done <- e.run(ctx, "--watch", "--yes", "--min-age", "300ms") }()
+	w := e.startWatch(t, "--min-age", "300ms")
 	eventually(t, "the delete", func() bool { return e.podDeletes() == 1 })
 	if waited := time.Since(start); waited < 300*time.Millisecond {
 		t.Errorf("deleted after %s, before --min-age", waited)
 	}
-	cancel()
-	<-done
+	_ = w.stop()
 }
 
 // TestLeaderElection: two watchdogs share a cluster; exactly one deletes; when it stops, the
@@ -147,34 +174,26 @@ func TestLeaderElection(t *testing.T) {
 			c()
 		}
 	}()
-	leader := -1
-	eventually(t, "a leader", func() bool {
-		for i, o := range outs {
-			if strings.Contains(o.String(), "msg=watching") {
-				leader = i
-				return true
+	// whoSaid waits until one replica's log has line, and returns which.
+	whoSaid := func(what, line string) int {
+		who := -1
+		eventually(t, what, func() bool {
+			for i, o := range outs {
+				if strings.Contains(o.String(), line) {
+					who = i
+					return true
+				}
 			}
-		}
-		return false
-	})
-	follower := 1 - leader
-
-	evictA := evictedPod(a, "a-head")
-	evictA.ResourceVersion = "101"
-	if err := e1.kc.Tracker().Update(podsGVR, evictA, "default"); err != nil {
-		t.Fatal(err)
+			return false
+		})
+		return who
 	}
+	whoSaid("a leader", "msg=watching")
+
+	e1.evictKubelet(t, a, "a-head")
 	// Whoever holds the Lease when the eviction lands deletes; that is the leader from here on.
-	eventually(t, "the leader's delete", func() bool {
-		for i, o := range outs {
-			if strings.Contains(o.String(), "result=deleted") {
-				leader = i
-				return true
-			}
-		}
-		return false
-	})
-	follower = 1 - leader
+	leader := whoSaid("the leader's delete", "result=deleted")
+	follower := 1 - leader
 	time.Sleep(200 * time.Millisecond)
 	if n := e1.podDeletes(); n != 1 {
 		t.Fatalf("%d deletes, want exactly 1", n)
@@ -188,11 +207,7 @@ func TestLeaderElection(t *testing.T) {
 		t.Fatalf("leader ended with %v", err)
 	}
 	eventually(t, "the follower to take over", func() bool { return strings.Contains(outs[follower].String(), "msg=watching") })
-	evictB := evictedPod(b, "b-head")
-	evictB.ResourceVersion = "101"
-	if err := e1.kc.Tracker().Update(podsGVR, evictB, "default"); err != nil {
-		t.Fatal(err)
-	}
+	e1.evictKubelet(t, b, "b-head")
 	eventually(t, "the new leader's delete", func() bool {
 		return strings.Contains(outs[follower].String(), `msg="deleted pod default/b-head (rule head-evicted)"`)
 	})

@@ -1,0 +1,92 @@
+package chaos
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	corechaos "github.com/kubectl-ray/kubectl-ray/pkg/chaos"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/headkill"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
+	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
+	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+)
+
+// What the commands of the experiments run under the probe (head-kill, upgrade) share: the
+// flags of headkill.ProbeSettings that read the same on both, the run's hooks, and the exit code
+// of its outcome.
+
+// addProbeFlags binds the probe's flags whose help is the same on every command; each command
+// binds --path, --header, --warmup, --request-timeout and --dry-run with its own words.
+func addProbeFlags(fl *pflag.FlagSet, p *headkill.ProbeSettings) {
+	fl.StringVar(&p.Method, "method", http.MethodGet, "Request method")
+	fl.StringVar(&p.Rate, "rate", "50/s", "Requests per second, e.g. 50/s, 50 or 600/m")
+	fl.Int64Var(&p.MaxErrors, "max-errors", 0, "SLO: at most this many failed requests")
+	fl.Float64Var(&p.MinAvailability, "min-availability", 0, "SLO: at least this percentage of requests succeed, e.g. 99.9")
+	fl.DurationVar(&p.ProgressEvery, "progress-interval", 5*time.Second, "How often to print a progress line when stderr is not a terminal")
+}
+
+// completeProbeFlags records which of the SLO's flags were given: 0 is a limit too.
+func completeProbeFlags(cmd *cobra.Command, p *headkill.ProbeSettings) {
+	p.MaxErrorsSet = cmd.Flags().Changed("max-errors")
+	p.MinAvailabilitySet = cmd.Flags().Changed("min-availability")
+}
+
+// validateOutput checks -o, that a dry run is not asked for JUnit (noJUnit says why and what to
+// use), and that --report-html can be written.
+func validateOutput(output *cmdutil.OutputFlag, dryRun bool, noJUnit, reportHTML string) error {
+	if err := output.Validate(); err != nil {
+		return err
+	}
+	if dryRun && output.Value == "junit" {
+		return exit.Usagef("%s", noJUnit)
+	}
+	if err := checkWritable(reportHTML); err != nil {
+		return exit.Usagef("--report-html %s: %v; give a file in a directory you can write", reportHTML, err)
+	}
+	return nil
+}
+
+// hookProbe sets the run's hooks: the progress line on stderr, Ctrl-C, and the confirmation
+// (undone is the line after a "no"). The caller ends the progress line with done once the run
+// returns.
+func hookProbe(f *cmdutil.Factory, p *headkill.ProbeSettings, yes bool, undone string) *progress {
+	errOut := f.IOStreams.ErrOut
+	prog := newProgress(errOut, cmdutil.IsTerminal(errOut), p.ProgressEvery)
+	p.Progress, p.ProgressEvery, p.Interrupts = prog.update, prog.every, signalContext
+	p.Confirm = confirmation{f: f, yes: yes,
+		refusal:  "refusing to %s without --yes: pass --yes, or run in a terminal to confirm (--dry-run shows the plan)",
+		declined: undone}.ask
+	return prog
+}
+
+// writePlan prints the plan of a dry run, which the API server judged first (a refused step
+// leaves stdout empty): -o json as JSON, else as text.
+func writePlan[P any](out io.Writer, format string, plan P, err error, text func(io.Writer, P) error) error {
+	if err != nil {
+		return exitError(err, flagOf)
+	}
+	if format == "json" {
+		return report.WriteJSON(out, plan)
+	}
+	return text(out, plan)
+}
+
+// outcomeExit is the exit of a run whose report was printed: an unfinished run first
+// (interrupted, a failed warm-up, a refused step), then the outcome, whose note goes to errOut.
+func outcomeExit(errOut io.Writer, runErr error, outcome corechaos.Outcome, flag func(corechaos.Setting) string) error {
+	if err := exitError(runErr, flag); err != nil {
+		return err
+	}
+	if outcome.Passed {
+		return nil
+	}
+	if outcome.Note != nil {
+		fmt.Fprintln(errOut, outcome.Note.Text(flag))
+	}
+	return exit.Silent{Code: exit.CheckFailed}
+}

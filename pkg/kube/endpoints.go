@@ -80,9 +80,7 @@ func (c *Clients) ListReadyEndpoints(ctx context.Context, namespace, service, po
 	items, err := listExplained(ctx, discoveryv1.LabelServiceName+"="+service,
 		Request{Verb: "list", Resource: "endpointslices.discovery.k8s.io", Namespace: namespace, Host: c.Host()},
 		c.Kube.DiscoveryV1().EndpointSlices(namespace).List,
-		func(l *discoveryv1.EndpointSliceList) Page[discoveryv1.EndpointSlice] {
-			return Page[discoveryv1.EndpointSlice]{Items: l.Items, Continue: l.Continue}
-		})
+		func(l *discoveryv1.EndpointSliceList) []discoveryv1.EndpointSlice { return l.Items })
 	if err != nil {
 		return nil, err
 	}

@@ -11,9 +11,7 @@ import (
 func (c *Clients) ListDeployments(ctx context.Context, namespace string) ([]appsv1.Deployment, error) {
 	return listExplained(ctx, "", Request{Verb: "list", Resource: "deployments", Namespace: namespace, Host: c.Host()},
 		c.Kube.AppsV1().Deployments(namespace).List,
-		func(l *appsv1.DeploymentList) Page[appsv1.Deployment] {
-			return Page[appsv1.Deployment]{Items: l.Items, Continue: l.Continue}
-		})
+		func(l *appsv1.DeploymentList) []appsv1.Deployment { return l.Items })
 }
 
 // PageSize is the LIST page size, kubectl's --chunk-size default.

@@ -69,3 +69,21 @@ func ListAllWith[T any, PT interface {
 	}
 	return out, nil
 }
+
+// pagesOf is the ListPageFunc of a typed client's List: items picks a page's items out of the
+// list type, and each (when not nil) is applied to every item as its page arrives, to trim it.
+func pagesOf[T any, L interface{ GetContinue() string }](list func(context.Context, metav1.ListOptions) (L, error), items func(L) []T, each func(*T)) ListPageFunc[T] {
+	return func(ctx context.Context, o metav1.ListOptions) (Page[T], error) {
+		l, err := list(ctx, o)
+		if err != nil {
+			return Page[T]{}, err
+		}
+		page := items(l)
+		if each != nil {
+			for i := range page {
+				each(&page[i])
+			}
+		}
+		return Page[T]{Items: page, Continue: l.GetContinue()}, nil
+	}
+}

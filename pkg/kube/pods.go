@@ -19,9 +19,7 @@ func (c *Clients) GetPodByName(ctx context.Context, namespace, name string) (*co
 func (c *Clients) ListPodsMatching(ctx context.Context, namespace, selector string) ([]corev1.Pod, error) {
 	return listExplained(ctx, selector, Request{Verb: "list", Resource: "pods", Namespace: namespace, Host: c.Host()},
 		c.Kube.CoreV1().Pods(namespace).List,
-		func(l *corev1.PodList) Page[corev1.Pod] {
-			return Page[corev1.Pod]{Items: l.Items, Continue: l.Continue}
-		})
+		func(l *corev1.PodList) []corev1.Pod { return l.Items })
 }
 
 // WatchTargetPods watches pods in namespace selected by labels (labelSelector) or, when it is empty, the

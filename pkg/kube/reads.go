@@ -6,19 +6,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// listExplained is one paged LIST (ListAll) of what list returns, page turning a returned list
-// into its items and continue token; an error comes back explained with req.
+// listExplained is one paged LIST (ListAll) of what list returns, items picking a page's items
+// out of the list type; an error comes back explained with req.
 func listExplained[T any, PT interface {
 	*T
 	metav1.Object
-}, L any](ctx context.Context, selector string, req Request, list func(context.Context, metav1.ListOptions) (L, error), page func(L) Page[T]) ([]T, error) {
-	out, err := ListAll[T, PT](ctx, selector, func(ctx context.Context, o metav1.ListOptions) (Page[T], error) {
-		l, err := list(ctx, o)
-		if err != nil {
-			return Page[T]{}, err
-		}
-		return page(l), nil
-	})
+}, L interface{ GetContinue() string }](ctx context.Context, selector string, req Request, list func(context.Context, metav1.ListOptions) (L, error), items func(L) []T) ([]T, error) {
+	out, err := ListAll[T, PT](ctx, selector, pagesOf(list, items, nil))
 	if err != nil {
 		return nil, Explain(err, req)
 	}

@@ -66,34 +66,13 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 		go func() { defer wg.Done(); f() }()
 	}
 	run(func() {
-		clusters, errClusters = ListAll(ctx, q.Selector, func(ctx context.Context, o metav1.ListOptions) (Page[rayv1.RayCluster], error) {
-			l, err := c.Ray.RayV1().RayClusters(ns).List(ctx, o)
-			if err != nil {
-				return Page[rayv1.RayCluster]{}, err
-			}
-			for i := range l.Items {
-				diagnose.TrimCluster(&l.Items[i], clusterSecrets)
-			}
-			return Page[rayv1.RayCluster]{Items: l.Items, Continue: l.Continue}, nil
-		})
+		clusters, errClusters = ListAll(ctx, q.Selector, pagesOf(c.Ray.RayV1().RayClusters(ns).List, func(l *rayv1.RayClusterList) []rayv1.RayCluster { return l.Items }, func(o *rayv1.RayCluster) { diagnose.TrimCluster(o, clusterSecrets) }))
 	})
 	run(func() {
-		services, errSvcs = ListAll(ctx, "", func(ctx context.Context, o metav1.ListOptions) (Page[rayv1.RayService], error) {
-			l, err := c.Ray.RayV1().RayServices(ns).List(ctx, o)
-			if err != nil {
-				return Page[rayv1.RayService]{}, err
-			}
-			return Page[rayv1.RayService]{Items: l.Items, Continue: l.Continue}, nil
-		})
+		services, errSvcs = ListAll(ctx, "", pagesOf(c.Ray.RayV1().RayServices(ns).List, func(l *rayv1.RayServiceList) []rayv1.RayService { return l.Items }, nil))
 	})
 	run(func() {
-		jobs, errJobs = ListAll(ctx, "", func(ctx context.Context, o metav1.ListOptions) (Page[rayv1.RayJob], error) {
-			l, err := c.Ray.RayV1().RayJobs(ns).List(ctx, o)
-			if err != nil {
-				return Page[rayv1.RayJob]{}, err
-			}
-			return Page[rayv1.RayJob]{Items: l.Items, Continue: l.Continue}, nil
-		})
+		jobs, errJobs = ListAll(ctx, "", pagesOf(c.Ray.RayV1().RayJobs(ns).List, func(l *rayv1.RayJobList) []rayv1.RayJob { return l.Items }, nil))
 	})
 	run(func() {
 		pods, errPods = ListAllWith(ctx, metav1.ListOptions{LabelSelector: ray.RayPodSelector, Limit: PodPageSize}, func(ctx context.Context, o metav1.ListOptions) (Page[corev1.Pod], error) {
@@ -101,49 +80,19 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 		})
 	})
 	run(func() {
-		nodes, errNodes = ListAll(ctx, "", func(ctx context.Context, o metav1.ListOptions) (Page[corev1.Node], error) {
-			l, err := c.Kube.CoreV1().Nodes().List(ctx, o)
-			if err != nil {
-				return Page[corev1.Node]{}, err
-			}
-			for i := range l.Items {
-				diagnose.TrimNode(&l.Items[i])
-			}
-			return Page[corev1.Node]{Items: l.Items, Continue: l.Continue}, nil
-		})
+		nodes, errNodes = ListAll(ctx, "", pagesOf(c.Kube.CoreV1().Nodes().List, func(l *corev1.NodeList) []corev1.Node { return l.Items }, diagnose.TrimNode))
 	})
 	run(func() {
-		serve, errServe = ListAll(ctx, serveServiceSelector, func(ctx context.Context, o metav1.ListOptions) (Page[corev1.Service], error) {
-			l, err := c.Kube.CoreV1().Services(ns).List(ctx, o)
-			if err != nil {
-				return Page[corev1.Service]{}, err
-			}
-			return Page[corev1.Service]{Items: l.Items, Continue: l.Continue}, nil
-		})
+		serve, errServe = ListAll(ctx, serveServiceSelector, pagesOf(c.Kube.CoreV1().Services(ns).List, func(l *corev1.ServiceList) []corev1.Service { return l.Items }, nil))
 	})
 	run(func() {
 		// The EndpointSlice controller copies a Service's labels onto its slices, so the serve
 		// Services' label selects their slices too: one LIST, not one per RayService.
-		endpoints, errEndpoints = ListAll(ctx, serveServiceSelector, func(ctx context.Context, o metav1.ListOptions) (Page[discoveryv1.EndpointSlice], error) {
-			l, err := c.Kube.DiscoveryV1().EndpointSlices(ns).List(ctx, o)
-			if err != nil {
-				return Page[discoveryv1.EndpointSlice]{}, err
-			}
-			return Page[discoveryv1.EndpointSlice]{Items: l.Items, Continue: l.Continue}, nil
-		})
+		endpoints, errEndpoints = ListAll(ctx, serveServiceSelector, pagesOf(c.Kube.DiscoveryV1().EndpointSlices(ns).List, func(l *discoveryv1.EndpointSliceList) []discoveryv1.EndpointSlice { return l.Items }, nil))
 	})
 	run(func() {
 		// KubeRay's Redis cleanup Jobs only (gcs-ft-finalizer-stuck): one LIST by their label.
-		cleanupJobs, errCleanupJobs = ListAll(ctx, diagnose.RedisCleanupJobSelector, func(ctx context.Context, o metav1.ListOptions) (Page[batchv1.Job], error) {
-			l, err := c.Kube.BatchV1().Jobs(ns).List(ctx, o)
-			if err != nil {
-				return Page[batchv1.Job]{}, err
-			}
-			for i := range l.Items {
-				diagnose.TrimJob(&l.Items[i], jobSecrets)
-			}
-			return Page[batchv1.Job]{Items: l.Items, Continue: l.Continue}, nil
-		})
+		cleanupJobs, errCleanupJobs = ListAll(ctx, diagnose.RedisCleanupJobSelector, pagesOf(c.Kube.BatchV1().Jobs(ns).List, func(l *batchv1.JobList) []batchv1.Job { return l.Items }, func(o *batchv1.Job) { diagnose.TrimJob(o, jobSecrets) }))
 	})
 	run(func() { deploys, errDeploys = c.ListDeployments(ctx, "") })
 	run(func() { events, errEvents = c.listHeadEvents(ctx, ns) })

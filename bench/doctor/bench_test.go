@@ -125,7 +125,7 @@ current-context: proxy
 		t.Logf("holding the filled sandbox for %s: --kubeconfig %s", hold, kubeconfig)
 		time.Sleep(hold)
 	}
-	// The bare LIST uses doctor's client settings (QPS 50, burst 100, its page sizes), including its
+	// The bare LIST uses doctor's client settings (QPS 50, burst 100, its page size), including its
 	// content types: protobuf for pods (kube.Protobuf), JSON for RayClusters, which have no
 	// protobuf encoding. A JSON-only LIST of the pods is measured too, as client-go's default.
 	cfg := &rest.Config{Host: proxy.URL, QPS: 50, Burst: 100}
@@ -208,7 +208,7 @@ current-context: proxy
 }
 
 // bareList is (a): one paged LIST of the Ray pods and one of the RayClusters, concurrently, in
-// pages of doctor's sizes.
+// pages of doctor's size.
 func bareList(ctx context.Context, t *testing.T, kube kubernetes.Interface, ray rayclient.Interface) (pods, clusters int) {
 	var wg sync.WaitGroup
 	var errPods, errClusters error
@@ -220,7 +220,7 @@ func bareList(ctx context.Context, t *testing.T, kube kubernetes.Interface, ray 
 		p := pager.New(func(ctx context.Context, o metav1.ListOptions) (kruntime.Object, error) {
 			return kube.CoreV1().Pods("").List(ctx, o)
 		})
-		p.PageSize = kubeclients.PodPageSize
+		p.PageSize = kubeclients.PageSize
 		errPods = p.EachListItem(ctx, metav1.ListOptions{LabelSelector: "ray.io/is-ray-node=yes"}, func(o kruntime.Object) error {
 			podList = append(podList, *o.(*corev1.Pod))
 			return nil

@@ -16,10 +16,3 @@ func (c *Clients) ListDeployments(ctx context.Context, namespace string) ([]apps
 
 // PageSize is the LIST page size, kubectl's --chunk-size default.
 const PageSize = 500
-
-// PodPageSize is the page size of the Ray pods' LIST. Pods are the most numerous objects doctor
-// reads and, as protobuf, among the smallest (~3.5 kB each on the wire): 2,000 a page keeps a
-// fleet of 20,000 pods to 10 requests (40 at PageSize). A page is decoded and trimmed pod by pod
-// (podPage), so a larger page costs its bytes, not 2,000 full pods (docs/performance.md).
-// Custom resources, JSON only and several times larger, stay at PageSize.
-const PodPageSize = 2000

@@ -77,7 +77,7 @@ func TestPodPageDecodesAndTrims(t *testing.T) {
 			c := podsServer(t, pagePods(3), ct)
 			secrets := diagnose.Secrets{}
 			trimmed := 0
-			page, err := c.podPage(context.Background(), "ml", metav1.ListOptions{LabelSelector: "ray.io/is-ray-node=yes", Limit: PodPageSize},
+			page, err := c.podPage(context.Background(), "ml", metav1.ListOptions{LabelSelector: "ray.io/is-ray-node=yes", Limit: 2000},
 				func(p *corev1.Pod) { trimmed++; diagnose.TrimPod(p, secrets) })
 			if err != nil {
 				t.Fatal(err)

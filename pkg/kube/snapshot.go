@@ -75,7 +75,7 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 		jobs, errJobs = ListAll(ctx, "", pagesOf(c.Ray.RayV1().RayJobs(ns).List, func(l *rayv1.RayJobList) []rayv1.RayJob { return l.Items }, nil))
 	})
 	run(func() {
-		pods, errPods = ListAllWith(ctx, metav1.ListOptions{LabelSelector: ray.RayPodSelector, Limit: PodPageSize}, func(ctx context.Context, o metav1.ListOptions) (Page[corev1.Pod], error) {
+		pods, errPods = ListAll(ctx, ray.RayPodSelector, func(ctx context.Context, o metav1.ListOptions) (Page[corev1.Pod], error) {
 			return c.podPage(ctx, ns, o, func(p *corev1.Pod) { diagnose.TrimPod(p, podSecrets) })
 		})
 	})

@@ -91,14 +91,9 @@ func TestLoadSnapshotOneListPerKind(t *testing.T) {
 			t.Errorf("unexpected %s %s", a.GetVerb(), a.GetResource().Resource)
 		}
 		lists[a.GetResource().Resource]++
-		// Pods come in larger pages than the rest (see PodPageSize); a page size of 0 would
-		// ask for everything in one response.
+		// Every LIST is paged; a page size of 0 would ask for everything in one response.
 		if l, ok := a.(k8stesting.ListActionImpl); ok {
-			want := int64(PageSize)
-			if a.GetResource().Resource == "pods" {
-				want = PodPageSize
-			}
-			if got := l.ListOptions.Limit; got != want {
+			if got, want := l.ListOptions.Limit, int64(PageSize); got != want {
 				t.Errorf("LIST %s asked for %d a page, want %d", a.GetResource().Resource, got, want)
 			}
 		}

@@ -133,7 +133,8 @@ current-context: proxy
 	kubeJSON := kubernetes.NewForConfigOrDie(cfg)
 	rc := rayclient.NewForConfigOrDie(cfg)
 
-	var bare, bareJSON, doc []time.Duration
+	var bare, bareJSON, doc, other []time.Duration
+	var otherRSS int64
 	var bareReqs, docReqs int64
 	var docRSS int64
 	var docPaths []string
@@ -162,6 +163,16 @@ current-context: proxy
 		docRSS = max(docRSS, res.MaxRSSBytes)
 		docReqs, docPaths = proxy.reset()
 		report = out
+		if *compareBin != "" {
+			// The same doctor run by another build, in turn with this one, for A/B comparisons.
+			res, _, err := measured(ctx, launcher, work, *compareBin, "doctor", "-A", "-o", "json", "--fail-on", "never", "--kubeconfig", kubeconfig)
+			if err != nil {
+				t.Fatal(err)
+			}
+			other = append(other, time.Duration(res.WallNanos))
+			otherRSS = max(otherRSS, res.MaxRSSBytes)
+			proxy.reset()
+		}
 	}
 
 	found := brokenIn(t, report)
@@ -171,6 +182,10 @@ current-context: proxy
 	t.Logf("    the same with JSON for pods too:      median %s of %v", median(bareJSON).Round(time.Millisecond), rounded(bareJSON))
 	t.Logf("(b) kubectl-ray doctor -A -o json:          median %s of %v, %d requests, peak RSS %.1f MiB, report %d kB",
 		b.Round(time.Millisecond), rounded(doc), docReqs, float64(docRSS)/(1<<20), len(report)/1024)
+	if *compareBin != "" {
+		t.Logf("    -compare-bin %s: median %s of %v, peak RSS %.1f MiB (b/a %.2f)", *compareBin,
+			median(other).Round(time.Millisecond), rounded(other), float64(otherRSS)/(1<<20), float64(median(other))/float64(a))
+	}
 	t.Logf("    the same binary's `version --client`:   peak RSS %.1f MiB (its code, mapped at start)", float64(baseline.MaxRSSBytes)/(1<<20))
 	t.Logf("b/a = %.2f (target ≤ %.1f); requests %d (≤ %d); RSS %.1f MB = %.1f MiB (≤ %d MB)",
 		float64(b)/float64(a), maxRatio, docReqs, maxRequests, float64(docRSS)/1e6, float64(docRSS)/(1<<20), maxRSSBytes/1_000_000)

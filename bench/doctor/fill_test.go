@@ -34,6 +34,11 @@ const (
 // -scale 4 is the fleet four times larger: 4,000 RayClusters and 20,000 pods.
 var scale = flag.Int("scale", 1, "fleet size: 1 = 1,000 RayClusters and 5,000 pods; 4 = 4,000 and 20,000")
 
+// compareBin is another kubectl-ray build whose doctor is timed in turn with this tree's, in the
+// same run, against the same floor (e.g. an earlier commit built with bench/internal/release's
+// settings).
+var compareBin = flag.String("compare-bin", "", "another kubectl-ray binary to time beside this tree's doctor")
+
 // clusters is 1,000 × -scale, set when the test starts.
 var clusters = 1000
 

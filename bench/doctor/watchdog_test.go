@@ -7,10 +7,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"os/exec"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,6 +21,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	watchtools "k8s.io/client-go/tools/watch"
 
+	"github.com/kubectl-ray/kubectl-ray/bench/internal/measure"
 	"github.com/kubectl-ray/kubectl-ray/test/play"
 	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
 )
@@ -110,7 +109,7 @@ func watchdogAtScale(ctx context.Context, t *testing.T, sb *sandbox.Sandbox, bin
 	for len(ds) < reactionEvictions && time.Now().Before(deadline) {
 		ds = ds[:0]
 		for k, t0 := range acked {
-			if at, ok := deleted.get(k); ok {
+			if at, ok := deleted.Get(k); ok {
 				ds = append(ds, at.Sub(t0))
 			}
 		}
@@ -120,9 +119,9 @@ func watchdogAtScale(ctx context.Context, t *testing.T, sb *sandbox.Sandbox, bin
 		t.Fatalf("%d of %d evicted heads deleted", len(ds), reactionEvictions)
 	}
 	rss2, hwm2 := procMemory(t, cmd.Process.Pid)
-	p99 := percentile(ds, 99)
+	p99 := measure.Percentile(ds, 99)
 	t.Logf("watchdog: reaction, eviction acknowledged → pod DELETED watch event, n=%d: p50 %s, p99 %s, max %s",
-		len(ds), percentile(ds, 50).Round(100*time.Microsecond), p99.Round(100*time.Microsecond), percentile(ds, 100).Round(100*time.Microsecond))
+		len(ds), measure.Percentile(ds, 50).Round(100*time.Microsecond), p99.Round(100*time.Microsecond), measure.Percentile(ds, 100).Round(100*time.Microsecond))
 	t.Logf("watchdog: RSS after the evictions %.1f MB, high-water mark %.1f MB", float64(rss2)/1e6, float64(hwm2)/1e6)
 	if p99 > maxReactionP99 {
 		t.Errorf("watchdog's reaction p99 %s > %s", p99.Round(100*time.Microsecond), maxReactionP99)
@@ -153,22 +152,9 @@ func procMemory(t *testing.T, pid int) (rss, hwm int64) {
 	return rss, hwm
 }
 
-// deletions records when each head's DELETED watch event arrived, by "namespace/name".
-type deletions struct {
-	mu sync.Mutex
-	at map[string]time.Time
-}
-
-func (d *deletions) get(k string) (time.Time, bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	t, ok := d.at[k]
-	return t, ok
-}
-
 // watchHeadDeletes watches every head's deletion from now on; it resumes where it was if the API
 // server closes the watch (it closes watchers too slow for its cache).
-func watchHeadDeletes(ctx context.Context, t *testing.T, sb *sandbox.Sandbox) *deletions {
+func watchHeadDeletes(ctx context.Context, t *testing.T, sb *sandbox.Sandbox) *measure.Arrivals {
 	const sel = "ray.io/node-type=head"
 	list, err := sb.Kube.CoreV1().Pods("").List(ctx, metav1.ListOptions{Limit: 1, LabelSelector: sel})
 	if err != nil {
@@ -183,23 +169,14 @@ func watchHeadDeletes(ctx context.Context, t *testing.T, sb *sandbox.Sandbox) *d
 		t.Fatal(err)
 	}
 	t.Cleanup(w.Stop)
-	d := &deletions{at: map[string]time.Time{}}
+	d := measure.NewArrivals()
 	go func() {
 		for ev := range w.ResultChan() {
 			now := time.Now()
 			if p, ok := ev.Object.(*corev1.Pod); ok && ev.Type == watch.Deleted {
-				d.mu.Lock()
-				d.at[p.Namespace+"/"+p.Name] = now
-				d.mu.Unlock()
+				d.See(p.Namespace+"/"+p.Name, now)
 			}
 		}
 	}()
 	return d
-}
-
-// percentile is the nearest-rank p-th percentile of ds.
-func percentile(ds []time.Duration, p float64) time.Duration {
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[int(math.Ceil(p/100*float64(len(s))))-1]
 }

@@ -7,12 +7,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"sync"
 	"testing"
 	"time"
@@ -26,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-ray/kubectl-ray/bench/internal/measure"
 	"github.com/kubectl-ray/kubectl-ray/bench/internal/release"
 	"github.com/kubectl-ray/kubectl-ray/test/play"
 	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
@@ -58,17 +57,17 @@ func TestHealBench(t *testing.T) {
 	t.Logf("%s, %s %s/%s, GOMAXPROCS %d", time.Now().UTC().Format("2006-01-02"), runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0))
 
 	toDelete, toLog := reaction(ctx, t, work, bin)
-	t.Logf("reaction, acknowledged eviction (UpdateStatus response) → pod DELETED watch event, n=%d: %s", len(toDelete), summary(toDelete))
+	t.Logf("reaction, acknowledged eviction (UpdateStatus response) → pod DELETED watch event, n=%d: %s", len(toDelete), measure.Summary(toDelete))
 	// The target: p99 of eviction → the head's deletion within 100 ms with --min-age 0.
-	if p99 := percentile(toDelete, 99); p99 > 100*time.Millisecond {
+	if p99 := measure.Percentile(toDelete, 99); p99 > 100*time.Millisecond {
 		t.Errorf("reaction p99 %s > 100ms (eviction acknowledged → pod DELETED)", p99)
 	}
-	t.Logf("reaction, acknowledged eviction (UpdateStatus response) → watchdog's log line time, n=%d: %s", len(toLog), summary(toLog))
+	t.Logf("reaction, acknowledged eviction (UpdateStatus response) → watchdog's log line time, n=%d: %s", len(toLog), measure.Summary(toLog))
 
 	withHeal := replacement(ctx, t, work, bin, sandbox.OperatorV111, true)
-	t.Logf("eviction → Running replacement, heal --watch --min-age 0s + KubeRay v1.1.1, n=%d: %s", len(withHeal), summary(withHeal))
+	t.Logf("eviction → Running replacement, heal --watch --min-age 0s + KubeRay v1.1.1, n=%d: %s", len(withHeal), measure.Summary(withHeal))
 	alone := replacement(ctx, t, work, bin, sandbox.OperatorV150, false)
-	t.Logf("eviction → Running replacement, KubeRay v1.5.0 alone, n=%d: %s", len(alone), summary(alone))
+	t.Logf("eviction → Running replacement, KubeRay v1.5.0 alone, n=%d: %s", len(alone), measure.Summary(alone))
 }
 
 // reaction runs the watchdog over 1,000 RayClusters whose heads the benchmark made itself (no
@@ -144,9 +143,9 @@ func reaction(ctx context.Context, t *testing.T, work, bin string) (toDelete, to
 		}
 		acked[name] = time.Now()
 	}
-	poll(ctx, t, "100 DELETED events", time.Minute, func() bool { return deletedAt.len() >= evictions })
+	poll(ctx, t, "100 DELETED events", time.Minute, func() bool { return deletedAt.Len() >= evictions })
 	time.Sleep(2 * time.Second) // anything deleted that should not be would show now
-	if n := deletedAt.len(); n != evictions {
+	if n := deletedAt.Len(); n != evictions {
 		t.Fatalf("%d pods deleted, want %d", n, evictions)
 	}
 	logged := map[string]time.Time{}
@@ -164,7 +163,7 @@ func reaction(ctx context.Context, t *testing.T, work, bin string) (toDelete, to
 		logged[r["pod"]] = at
 	}
 	for name, t0 := range acked {
-		d, ok := deletedAt.get(name)
+		d, ok := deletedAt.Get(name)
 		l, ok2 := logged[name]
 		if !ok || !ok2 {
 			t.Fatalf("pod %s: DELETED seen %v, logged %v", name, ok, ok2)
@@ -280,27 +279,8 @@ func runningHead(ctx context.Context, sb *sandbox.Sandbox, cluster string) *core
 	return nil
 }
 
-// deletes records when each pod's DELETED watch event arrived.
-type deletes struct {
-	mu sync.Mutex
-	at map[string]time.Time
-}
-
-func (d *deletes) len() int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return len(d.at)
-}
-
-func (d *deletes) get(name string) (time.Time, bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	t, ok := d.at[name]
-	return t, ok
-}
-
-func watchDeletes(ctx context.Context, t *testing.T, sb *sandbox.Sandbox) *deletes {
-	d := &deletes{at: map[string]time.Time{}}
+func watchDeletes(ctx context.Context, t *testing.T, sb *sandbox.Sandbox) *measure.Arrivals {
+	d := measure.NewArrivals()
 	list, err := sb.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{Limit: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -314,9 +294,7 @@ func watchDeletes(ctx context.Context, t *testing.T, sb *sandbox.Sandbox) *delet
 		for ev := range w.ResultChan() {
 			now := time.Now()
 			if p, ok := ev.Object.(*corev1.Pod); ok && ev.Type == watch.Deleted {
-				d.mu.Lock()
-				d.at[p.Name] = now
-				d.mu.Unlock()
+				d.See(p.Name, now)
 			}
 		}
 	}()
@@ -430,20 +408,4 @@ func parallel(k, n int, f func(int) error) error {
 		g.Go(func() error { return f(i) })
 	}
 	return g.Wait()
-}
-
-// summary is p50, p99 (nearest rank) and max.
-// percentile is the nearest-rank p-th percentile of ds (0 when ds is empty).
-func percentile(ds []time.Duration, p float64) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[int(math.Ceil(p/100*float64(len(s))))-1]
-}
-
-func summary(ds []time.Duration) string {
-	r := func(d time.Duration) string { return d.Round(100 * time.Microsecond).String() }
-	return fmt.Sprintf("p50 %s, p99 %s, min %s, max %s", r(percentile(ds, 50)), r(percentile(ds, 99)), r(percentile(ds, 0.0001)), r(percentile(ds, 100)))
 }

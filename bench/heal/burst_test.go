@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	watchtools "k8s.io/client-go/tools/watch"
 
+	"github.com/kubectl-ray/kubectl-ray/bench/internal/measure"
 	"github.com/kubectl-ray/kubectl-ray/bench/internal/release"
 	"github.com/kubectl-ray/kubectl-ray/test/play"
 	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
@@ -159,18 +160,18 @@ func TestHealBurst(t *testing.T) {
 	}
 	t.Logf("burst: 200 evictions acknowledged within %s", lastEvict.Sub(firstEvict).Round(time.Millisecond))
 
-	poll(ctx, t, "200 deletes accepted", 2*time.Minute, func() bool { return accepted.len() >= burstHeads })
-	poll(ctx, t, "200 DELETED events", 10*time.Minute, func() bool { return deletedAt.len() >= burstHeads })
-	poll(ctx, t, "a Running replacement head in every cluster", 5*time.Minute, func() bool { return replaced.len() >= burstHeads })
-	poll(ctx, t, "400 RayHeadHealed Events", 2*time.Minute, func() bool { return evEvents.len() >= 2*burstHeads })
+	poll(ctx, t, "200 deletes accepted", 2*time.Minute, func() bool { return accepted.Len() >= burstHeads })
+	poll(ctx, t, "200 DELETED events", 10*time.Minute, func() bool { return deletedAt.Len() >= burstHeads })
+	poll(ctx, t, "a Running replacement head in every cluster", 5*time.Minute, func() bool { return replaced.Len() >= burstHeads })
+	poll(ctx, t, "400 RayHeadHealed Events", 2*time.Minute, func() bool { return evEvents.Len() >= 2*burstHeads })
 	time.Sleep(3 * time.Second) // a second delete, or a second new head, would show now
 
 	// Exactly once: the 200 evicted heads and nothing else were deleted, each by one delete the
 	// watchdog logged once; each cluster has exactly one head now, a new one.
-	if n := deletedAt.len(); n != burstHeads {
+	if n := deletedAt.Len(); n != burstHeads {
 		t.Errorf("%d pods deleted, want %d", n, burstHeads)
 	}
-	if n := accepted.len(); n != burstHeads {
+	if n := accepted.Len(); n != burstHeads {
 		t.Errorf("%d pods marked for deletion, want %d", n, burstHeads)
 	}
 	logged := map[string]time.Time{}
@@ -207,10 +208,10 @@ func TestHealBurst(t *testing.T) {
 	var lastAccepted, lastDelete, lastReplaced time.Time
 	for c, h := range heads {
 		e := acked[h.Name]
-		a, ok0 := accepted.get(h.Name)
-		d, ok := deletedAt.get(h.Name)
+		a, ok0 := accepted.Get(h.Name)
+		d, ok := deletedAt.Get(h.Name)
 		l, ok2 := logged[h.Name]
-		r, ok3 := replaced.get(c)
+		r, ok3 := replaced.Get(c)
 		if !ok0 || !ok || !ok2 || !ok3 {
 			t.Fatalf("%s: delete accepted %v, DELETED seen %v, logged %v, replaced %v", h.Name, ok0, ok, ok2, ok3)
 		}
@@ -233,13 +234,13 @@ func TestHealBurst(t *testing.T) {
 		hist = append(hist, fmt.Sprintf("%ds:%d", s, perSecond[s]))
 	}
 	t.Logf("burst: deletes logged per second since the first eviction: %s", strings.Join(hist, " "))
-	t.Logf("burst, eviction acknowledged → delete accepted (deletionTimestamp in a watch event), n=%d: %s", len(toAccepted), summary(toAccepted))
-	t.Logf("burst, eviction acknowledged → pod DELETED watch event (kwok finished it), n=%d: %s", len(toDelete), summary(toDelete))
-	t.Logf("burst, eviction acknowledged → watchdog's deleted line, n=%d: %s", len(toLog), summary(toLog))
-	t.Logf("burst, eviction acknowledged → Running replacement (KubeRay v1.1.1), n=%d: %s", len(toReplaced), summary(toReplaced))
+	t.Logf("burst, eviction acknowledged → delete accepted (deletionTimestamp in a watch event), n=%d: %s", len(toAccepted), measure.Summary(toAccepted))
+	t.Logf("burst, eviction acknowledged → pod DELETED watch event (kwok finished it), n=%d: %s", len(toDelete), measure.Summary(toDelete))
+	t.Logf("burst, eviction acknowledged → watchdog's deleted line, n=%d: %s", len(toLog), measure.Summary(toLog))
+	t.Logf("burst, eviction acknowledged → Running replacement (KubeRay v1.1.1), n=%d: %s", len(toReplaced), measure.Summary(toReplaced))
 	r := func(at time.Time) time.Duration { return at.Sub(lastEvict).Round(time.Millisecond) }
 	t.Logf("burst: after the last eviction: last heal (delete accepted) %s; last DELETED %s; last Running replacement %s; last of the 400 Events %s",
-		r(lastAccepted), r(lastDelete), r(lastReplaced), r(evEvents.last()))
+		r(lastAccepted), r(lastDelete), r(lastReplaced), r(evEvents.Last()))
 	if d := lastAccepted.Sub(lastEvict); d > burstTarget {
 		t.Errorf("last heal %s after the last eviction > %s", d.Round(time.Millisecond), burstTarget)
 	}
@@ -265,51 +266,10 @@ func runningHeads(ctx context.Context, sb *sandbox.Sandbox) map[string]*corev1.P
 	return out
 }
 
-// arrivals records when something was first seen, by key.
-type arrivals struct {
-	mu sync.Mutex
-	at map[string]time.Time
-}
-
-func (a *arrivals) see(k string, t time.Time) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if _, ok := a.at[k]; !ok {
-		a.at[k] = t
-	}
-}
-
-func (a *arrivals) len() int {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return len(a.at)
-}
-
-func (a *arrivals) get(k string) (time.Time, bool) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	t, ok := a.at[k]
-	return t, ok
-}
-
-func (a *arrivals) last() time.Time {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	var ts []time.Time
-	for _, t := range a.at {
-		ts = append(ts, t)
-	}
-	sort.Slice(ts, func(i, j int) bool { return ts[i].Before(ts[j]) })
-	if len(ts) == 0 {
-		return time.Time{}
-	}
-	return ts[len(ts)-1]
-}
-
 // watchReplacements records, per cluster, the first sight of a head other than old's in phase
 // Running.
-func watchReplacements(ctx context.Context, t *testing.T, sb *sandbox.Sandbox, old map[string]*corev1.Pod) *arrivals {
-	a := &arrivals{at: map[string]time.Time{}}
+func watchReplacements(ctx context.Context, t *testing.T, sb *sandbox.Sandbox, old map[string]*corev1.Pod) *measure.Arrivals {
+	a := measure.NewArrivals()
 	w := podWatch(ctx, t, sb, "ray.io/node-type=head")
 	go func() {
 		for ev := range w.ResultChan() {
@@ -320,7 +280,7 @@ func watchReplacements(ctx context.Context, t *testing.T, sb *sandbox.Sandbox, o
 			}
 			c := p.Labels["ray.io/cluster"]
 			if o := old[c]; o != nil && p.UID != o.UID && p.Status.Phase == corev1.PodRunning {
-				a.see(c, now)
+				a.See(c, now)
 			}
 		}
 	}()
@@ -328,8 +288,8 @@ func watchReplacements(ctx context.Context, t *testing.T, sb *sandbox.Sandbox, o
 }
 
 // watchHealEvents records when each RayHeadHealed Event arrived.
-func watchHealEvents(ctx context.Context, t *testing.T, sb *sandbox.Sandbox) *arrivals {
-	a := &arrivals{at: map[string]time.Time{}}
+func watchHealEvents(ctx context.Context, t *testing.T, sb *sandbox.Sandbox) *measure.Arrivals {
+	a := measure.NewArrivals()
 	list, err := sb.Kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{Limit: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -346,7 +306,7 @@ func watchHealEvents(ctx context.Context, t *testing.T, sb *sandbox.Sandbox) *ar
 	go func() {
 		for ev := range w.ResultChan() {
 			if e, ok := ev.Object.(*corev1.Event); ok && ev.Type == watch.Added {
-				a.see(e.Name+"/"+string(e.UID), time.Now())
+				a.See(e.Name+"/"+string(e.UID), time.Now())
 			}
 		}
 	}()
@@ -363,14 +323,14 @@ func later(a, b time.Time) time.Time {
 // watchDeleteAccepted records, per pod, the first watch event showing it marked for deletion (a
 // deletionTimestamp, or DELETED outright): the API server has accepted the delete. The pod's
 // DELETED event comes later, when kwok (the kubelet's part) has finished it.
-func watchDeleteAccepted(ctx context.Context, t *testing.T, sb *sandbox.Sandbox) *arrivals {
-	a := &arrivals{at: map[string]time.Time{}}
+func watchDeleteAccepted(ctx context.Context, t *testing.T, sb *sandbox.Sandbox) *measure.Arrivals {
+	a := measure.NewArrivals()
 	w := podWatch(ctx, t, sb, "")
 	go func() {
 		for ev := range w.ResultChan() {
 			now := time.Now()
 			if p, ok := ev.Object.(*corev1.Pod); ok && (ev.Type == watch.Deleted || p.DeletionTimestamp != nil) {
-				a.see(p.Name, now)
+				a.See(p.Name, now)
 			}
 		}
 	}()
@@ -398,13 +358,13 @@ func podWatch(ctx context.Context, t *testing.T, sb *sandbox.Sandbox, selector s
 }
 
 // deletedWatch records when each pod's DELETED watch event arrived, resuming like podWatch.
-func deletedWatch(ctx context.Context, t *testing.T, sb *sandbox.Sandbox) *arrivals {
-	a := &arrivals{at: map[string]time.Time{}}
+func deletedWatch(ctx context.Context, t *testing.T, sb *sandbox.Sandbox) *measure.Arrivals {
+	a := measure.NewArrivals()
 	w := podWatch(ctx, t, sb, "")
 	go func() {
 		for ev := range w.ResultChan() {
 			if p, ok := ev.Object.(*corev1.Pod); ok && ev.Type == watch.Deleted {
-				a.see(p.Name, time.Now())
+				a.See(p.Name, time.Now())
 			}
 		}
 	}()

@@ -156,4 +156,12 @@ func TestPlanStaleWorkers(t *testing.T) {
 	if !strings.Contains(evs[0].Message, "deleted worker pod rc-worker-old") || evs[0].Reason != EventReason {
 		t.Errorf("event %q", evs[0].Message)
 	}
+
+	// A suspended RayCluster gets no new workers: none is deleted.
+	yes := true
+	s.Clusters[0].Spec.Suspend = &yes
+	p = Plan(s, []diagnose.Finding{f}, Options{StaleWorkers: true})
+	if len(p.Actions) != 0 || len(p.NotHealable) != 2 || p.NotHealable[0].Why != "its RayCluster is suspended; the operator would not create a new worker" {
+		t.Fatalf("suspended: %+v", p)
+	}
 }

@@ -292,9 +292,6 @@ func (ix *index) notOwnedWhy(clusterRef diagnose.Ref, pod *corev1.Pod) string {
 	if why != "" {
 		return why
 	}
-	if c.Spec.Suspend != nil && *c.Spec.Suspend {
-		return "its RayCluster is suspended; the operator would not create a new head"
-	}
 	// Whatever a finding says, heal never acts on a cluster whose head restart is disabled: the
 	// operator would not replace what heal deletes (kuberay #4234).
 	if ix.mayNotRestart(c) {
@@ -324,6 +321,9 @@ func (ix *index) controller(clusterRef diagnose.Ref, pod *corev1.Pod, role strin
 	}
 	if c.DeletionTimestamp != nil {
 		return nil, "its RayCluster is being deleted"
+	}
+	if c.Spec.Suspend != nil && *c.Spec.Suspend {
+		return nil, "its RayCluster is suspended; the operator would not create a new " + role
 	}
 	return c, ""
 }

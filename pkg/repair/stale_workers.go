@@ -46,12 +46,8 @@ func (ix *index) planStaleWorkers(f diagnose.Finding, opts Options, add func(Act
 
 // workerNotOwnedWhy says why pod is not a worker heal may delete, or "".
 func (ix *index) workerNotOwnedWhy(clusterRef diagnose.Ref, pod *corev1.Pod) string {
-	c, why := ix.controller(clusterRef, pod, "worker", ray.IsWorker)
-	if why != "" {
+	if _, why := ix.controller(clusterRef, pod, "worker", ray.IsWorker); why != "" {
 		return why
-	}
-	if c.Spec.Suspend != nil && *c.Spec.Suspend {
-		return "its RayCluster is suspended; the operator would not create new workers"
 	}
 	if pod.DeletionTimestamp != nil {
 		return "the worker is already being deleted"

@@ -24,6 +24,10 @@ func (c *Clients) PatchRayService(ctx context.Context, namespace, name string, p
 		// The patch itself is wrong (CRD validation, malformed JSON): bad input, not an API failure.
 		return nil, fault.Errorf(fault.Invalid, "the API server refused the patch of RayService %s/%s: %s; nothing was changed", namespace, name, oneLine(err))
 	}
+	if apierrors.IsConflict(err) {
+		// The patch carries a resourceVersion precondition (ImagePatch, PinnedPatch).
+		return nil, fault.Errorf(fault.API, "RayService %s/%s changed since it was read: nothing was patched; run the command again", namespace, name)
+	}
 	if err != nil {
 		return nil, Explain(err, Request{Verb: "patch", Resource: "rayservices.ray.io", Namespace: namespace, Name: name, Host: c.Host()})
 	}

@@ -24,7 +24,7 @@ func TestPatchRayServiceErrors(t *testing.T) {
 		want string
 	}{
 		{apierrors.NewInvalid(schema.GroupKind{Group: "ray.io", Kind: "RayService"}, "up", nil), fault.Invalid, "the API server refused the patch of RayService ml/up"},
-		{apierrors.NewConflict(schema.GroupResource{Group: "ray.io", Resource: "rayservices"}, "up", nil), fault.API, "patch rayservices.ray.io"},
+		{apierrors.NewConflict(schema.GroupResource{Group: "ray.io", Resource: "rayservices"}, "up", nil), fault.API, "RayService ml/up changed since it was read: nothing was patched"},
 	} {
 		r := rayfake.NewSimpleClientset(&rayv1.RayService{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "up"}})
 		r.PrependReactor("patch", "rayservices", func(k8stesting.Action) (bool, runtime.Object, error) { return true, nil, c.err })

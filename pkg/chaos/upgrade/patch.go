@@ -56,3 +56,29 @@ func ImagePatch(rs *rayv1.RayService, image string) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// PinnedPatch is the user's JSON merge patch with metadata.resourceVersion set to rs's, so the API
+// server applies it only to the RayService as it was read, as ImagePatch does. A resourceVersion
+// the patch already carries is kept: the user pinned a version of their own.
+func PinnedPatch(patch []byte, rs *rayv1.RayService) ([]byte, error) {
+	var p map[string]any
+	if err := json.Unmarshal(patch, &p); err != nil || p == nil {
+		return nil, chaos.Errorf(chaos.Invalid, "%s is not a JSON object: give a JSON merge patch such as '{\"spec\":{...}}'", SetPatch)
+	}
+	meta, ok := p["metadata"].(map[string]any)
+	if !ok {
+		if p["metadata"] != nil {
+			return nil, chaos.Errorf(chaos.Invalid, "%s has a metadata that is not a JSON object", SetPatch)
+		}
+		meta = map[string]any{}
+		p["metadata"] = meta
+	}
+	if _, set := meta["resourceVersion"]; !set {
+		meta["resourceVersion"] = rs.ResourceVersion
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		return nil, fmt.Errorf("cannot encode the patch: %w", err)
+	}
+	return b, nil
+}

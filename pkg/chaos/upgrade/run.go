@@ -191,19 +191,33 @@ func (s *Settings) run(ctx context.Context, c Cluster, t *target) (*report.Upgra
 	return r, outcome, nil
 }
 
-// apply patches the RayService for real. An image patch is built again from a fresh read, so its
-// resourceVersion precondition is current after the warm-up (KubeRay writes the status often).
+// apply patches the RayService for real, as it is after the warm-up: it is read again, refused
+// when its spec changed or an upgrade started since resolve, and the patch carries the fresh
+// read's resourceVersion (an image patch is built again from it; a --patch is pinned to it), so
+// the API server applies it only to the version just checked. The fresh read is needed because
+// KubeRay writes the status, and so the resourceVersion, often.
 func (s *Settings) apply(ctx context.Context, c Cluster, t *target) error {
-	patch := t.patch
-	if s.Image != "" {
-		rs, err := c.GetRayService(ctx, s.Namespace, s.RayService)
-		if err != nil {
-			return err
-		}
-		if patch, err = ImagePatch(rs, s.Image); err != nil {
-			return err
-		}
+	rs, err := c.GetRayService(ctx, s.Namespace, s.RayService)
+	if err != nil {
+		return err
 	}
-	_, err := c.PatchRayService(ctx, s.Namespace, s.RayService, patch, false)
+	switch {
+	case rs.Generation != t.rs.Generation:
+		return chaos.Errorf(chaos.Failed, "RayService %s/%s changed since it was read (generation %d, now %d): nothing was patched; run the command again",
+			s.Namespace, s.RayService, t.rs.Generation, rs.Generation)
+	case rs.Status.PendingServiceStatus.RayClusterName != "":
+		return chaos.Errorf(chaos.Failed, "RayService %s/%s started upgrading to RayCluster %s during the warm-up: nothing was patched",
+			s.Namespace, s.RayService, rs.Status.PendingServiceStatus.RayClusterName)
+	}
+	var patch []byte
+	if s.Image != "" {
+		patch, err = ImagePatch(rs, s.Image)
+	} else {
+		patch, err = PinnedPatch(t.patch, rs)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = c.PatchRayService(ctx, s.Namespace, s.RayService, patch, false)
 	return err
 }

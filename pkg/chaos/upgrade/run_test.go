@@ -3,6 +3,7 @@ package upgrade
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -33,6 +34,10 @@ type fakeCluster struct {
 	patches []string // real patches applied
 	dryRuns int
 	w       kube.HeadKillWatch
+	reads   int
+	// onRead, when set, changes the stored RayService after the read numbered n (1 is resolve's),
+	// as KubeRay or another user would between two reads.
+	onRead func(n int, rs *rayv1.RayService)
 }
 
 func newFake(t *testing.T) *fakeCluster {
@@ -50,7 +55,12 @@ func newFake(t *testing.T) *fakeCluster {
 func (f *fakeCluster) GetRayService(context.Context, string, string) (*rayv1.RayService, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.rs.DeepCopy(), nil
+	f.reads++
+	rs := f.rs.DeepCopy()
+	if f.onRead != nil {
+		f.onRead(f.reads, f.rs)
+	}
+	return rs, nil
 }
 
 func (f *fakeCluster) GetService(_ context.Context, ns, name string) (*corev1.Service, error) {
@@ -171,6 +181,69 @@ func TestRunHealthyUpgrade(t *testing.T) {
 	}
 	if r.Verdict.Checks[0].Name != "switch" || !r.Verdict.Checks[0].Passed {
 		t.Errorf("checks %+v", r.Verdict.Checks)
+	}
+}
+
+// A --patch is applied with the resourceVersion of a read made after the warm-up, not the one
+// resolve saw: KubeRay writes the status in between.
+func TestRunPinsTheUserPatch(t *testing.T) {
+	f := newFake(t)
+	f.onRead = func(n int, rs *rayv1.RayService) { rs.ResourceVersion = fmt.Sprint(10 + n) }
+	s := settings()
+	s.Image, s.Patch = "", `{"spec":{"rayClusterConfig":{"headGroupSpec":{"template":{"spec":{"containers":[{"name":"ray-head","image":"rayproject/ray:2.47.0"}]}}}}}}`
+	_, outcome, err := Run(context.Background(), f, s)
+	if err != nil || !outcome.Passed {
+		t.Fatalf("err %v outcome %+v", err, outcome)
+	}
+	if len(f.patches) != 1 || !strings.Contains(f.patches[0], `"resourceVersion":"1`) || strings.Contains(f.patches[0], `"resourceVersion":"10"`) {
+		t.Errorf("patches applied: %q, want one pinned to a read after the warm-up", f.patches)
+	}
+}
+
+// A RayService whose spec changed, or that started an upgrade, between resolve and the patch is
+// not patched.
+func TestApplyRefusesAChangedRayService(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		change func(*rayv1.RayService)
+		want   string
+	}{
+		{"spec changed", func(rs *rayv1.RayService) { rs.Generation = 2 }, "RayService ns/svc changed since it was read (generation 1, now 2): nothing was patched; run the command again"},
+		{"upgrade started", func(rs *rayv1.RayService) { rs.Status.PendingServiceStatus.RayClusterName = "other" },
+			"RayService ns/svc started upgrading to RayCluster other during the warm-up: nothing was patched"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFake(t)
+			f.onRead = func(n int, rs *rayv1.RayService) {
+				if n == 1 {
+					c.change(rs)
+				}
+			}
+			_, _, err := Run(context.Background(), f, settings())
+			if chaos.KindOf(err) != chaos.Failed || err == nil || err.Error() != c.want {
+				t.Fatalf("err = %v (kind %v), want %q", err, chaos.KindOf(err), c.want)
+			}
+			if len(f.patches) != 0 {
+				t.Errorf("patched: %q", f.patches)
+			}
+		})
+	}
+}
+
+func TestPinnedPatch(t *testing.T) {
+	rs := &rayv1.RayService{ObjectMeta: metav1.ObjectMeta{ResourceVersion: "7"}}
+	for _, c := range []struct{ in, want string }{
+		{`{"spec":{"a":1}}`, `{"metadata":{"resourceVersion":"7"},"spec":{"a":1}}`},
+		{`{"metadata":{"labels":{"x":"y"}},"spec":{}}`, `{"metadata":{"labels":{"x":"y"},"resourceVersion":"7"},"spec":{}}`},
+		{`{"metadata":{"resourceVersion":"3"}}`, `{"metadata":{"resourceVersion":"3"}}`},
+	} {
+		got, err := PinnedPatch([]byte(c.in), rs)
+		if err != nil || string(got) != c.want {
+			t.Errorf("PinnedPatch(%s) = %s, %v; want %s", c.in, got, err, c.want)
+		}
+	}
+	if _, err := PinnedPatch([]byte(`{"metadata":[1]}`), rs); chaos.KindOf(err) != chaos.Invalid {
+		t.Errorf("metadata not an object: %v", err)
 	}
 }
 

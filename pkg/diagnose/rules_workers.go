@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,10 +25,12 @@ func workersNotReady(ix *index, c *clusterView) []Finding {
 	var stuck []string
 	var longest time.Duration
 	live := 0
+	_, _, stale := staleWorkers(ix, c)
 	for _, w := range c.workers {
 		// Leaving, finished, or not started yet: a Pending worker waits for a node or an image (a
-		// capacity matter, often an autoscaler at work), not for the head.
-		if w.DeletionTimestamp != nil || isTerminal(w) || w.Status.Phase == corev1.PodPending {
+		// capacity matter, often an autoscaler at work), not for the head. A stale worker is
+		// workers-stale's: one finding, with the remedy that fits it.
+		if w.DeletionTimestamp != nil || isTerminal(w) || w.Status.Phase == corev1.PodPending || slices.Contains(stale, w) {
 			continue
 		}
 		live++

@@ -20,48 +20,61 @@ const RuleWorkersStale = "workers-stale"
 // cluster, where no Ray worker waits for the GCS under kwok or a slow init container, a worker
 // can start a moment before its own head, which is no restart.
 func workersStale(ix *index, c *clusterView) []Finding {
-	if gcsFTEnabled(c) {
-		return nil // with GCS FT the workers rejoin the restarted head
-	}
-	live := c.liveHeads()
-	if len(live) != 1 || !runningReady(live[0]) {
-		return nil // the head rules say what is wrong with the head
-	}
-	head := live[0]
-	rc := podCondition(head, corev1.PodReady)
-	if rc == nil || ix.s.Now.Sub(rc.LastTransitionTime.Time) <= ix.opts.StaleWorkersGrace {
-		return nil
-	}
-	headStart := startedAt(head)
-	inPlace := restarts(head) > 0
-	var stale []string
-	var oldest time.Time
-	for _, w := range c.workers {
-		if w.DeletionTimestamp != nil || w.Status.Phase != corev1.PodRunning {
-			continue
-		}
-		ws := startedAt(w)
-		if !ws.Before(headStart) || !(inPlace || w.CreationTimestamp.Before(&head.CreationTimestamp)) {
-			continue
-		}
-		stale = append(stale, w.Name)
-		if oldest.IsZero() || ws.Before(oldest) {
-			oldest = ws
-		}
-	}
+	head, rc, stale := staleWorkers(ix, c)
 	if len(stale) == 0 {
 		return nil
 	}
+	headStart := startedAt(head)
+	var names []string
+	var oldest time.Time
+	for _, w := range stale {
+		names = append(names, w.Name)
+		if ws := startedAt(w); oldest.IsZero() || ws.Before(oldest) {
+			oldest = ws
+		}
+	}
 	now := ix.s.Now
 	ev := map[string]string{
-		"workers": strings.Join(stale, ","), "stale": fmt.Sprint(len(stale)), "head": head.Name,
+		"workers": strings.Join(names, ","), "stale": fmt.Sprint(len(names)), "head": head.Name,
 		"headStarted": age(now.Sub(headStart)) + " ago", "headReady": age(now.Sub(rc.LastTransitionTime.Time)) + " ago",
 		"oldestWorkerStarted": age(now.Sub(oldest)) + " ago", "gcsFaultTolerance": "off",
 	}
 	msg := fmt.Sprintf("%d worker(s) started before head %s (started %s ago, Ready %s ago) and have not restarted since: "+
 		"without GCS fault tolerance they belong to the previous Ray cluster, not the new one (kuberay #1141)",
-		len(stale), head.Name, age(now.Sub(headStart)), age(now.Sub(rc.LastTransitionTime.Time)))
+		len(names), head.Name, age(now.Sub(headStart)), age(now.Sub(rc.LastTransitionTime.Time)))
 	remedy := "`" + healCmd(c) + " --stale-workers` deletes them (KubeRay creates new workers that join the new head); " +
 		"enable GCS fault tolerance (gcsFaultToleranceOptions with an external Redis) so workers survive a head restart"
 	return []Finding{c.finding(RuleWorkersStale, clusterRef(c.rc), msg, remedy, ev)}
+}
+
+// staleWorkers are the workers workers-stale reports, with the head they are stale against and its
+// Ready condition: none with GCS fault tolerance, unless exactly one live head is Running and
+// Ready, or within StaleWorkersGrace of it becoming Ready. workers-not-ready leaves these to
+// workers-stale, whose remedy (heal --stale-workers) is the one for them.
+func staleWorkers(ix *index, c *clusterView) (*corev1.Pod, *corev1.PodCondition, []*corev1.Pod) {
+	if gcsFTEnabled(c) {
+		return nil, nil, nil // with GCS FT the workers rejoin the restarted head
+	}
+	live := c.liveHeads()
+	if len(live) != 1 || !runningReady(live[0]) {
+		return nil, nil, nil // the head rules say what is wrong with the head
+	}
+	head := live[0]
+	rc := podCondition(head, corev1.PodReady)
+	if rc == nil || ix.s.Now.Sub(rc.LastTransitionTime.Time) <= ix.opts.StaleWorkersGrace {
+		return nil, nil, nil
+	}
+	headStart := startedAt(head)
+	inPlace := restarts(head) > 0
+	var stale []*corev1.Pod
+	for _, w := range c.workers {
+		if w.DeletionTimestamp != nil || w.Status.Phase != corev1.PodRunning {
+			continue
+		}
+		if ws := startedAt(w); !ws.Before(headStart) || !(inPlace || w.CreationTimestamp.Before(&head.CreationTimestamp)) {
+			continue
+		}
+		stale = append(stale, w)
+	}
+	return head, rc, stale
 }

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/test/play"
 )
 
 // head-recreate-loop and heal's back-off (kuberay #4272), on KubeRay v1.1.1. The head dies soon
@@ -259,6 +262,16 @@ func TestHealStaleWorkers(t *testing.T) {
 	wantContains(t, "message", f.Message, "worker(s) started before head", "kuberay #1141")
 	for _, w := range workers {
 		wantContains(t, "workers", f.Evidence["workers"], w.Name)
+	}
+	// A stale worker whose readiness fails too (the kubelet's part played) is still one finding:
+	// workers-not-ready, its window set to 1s, leaves it to workers-stale.
+	if _, err := play.KubeletPodNotReady(h.Ctx, h.Kube, h.NS, workers[0].Name); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second)
+	d, _ = h.doctorJSON(append([]string{"sw", "--workers-not-ready-window", "1s"}, grace...)...)
+	if got := d.rules("sw"); !slices.Contains(got, "workers-stale raycluster/sw") || slices.ContainsFunc(got, func(r string) bool { return strings.HasPrefix(r, "workers-not-ready ") }) {
+		t.Errorf("a stale worker not Ready: rules %v, want workers-stale alone", got)
 	}
 
 	doc, res := h.healPlanJSON("sw", grace...)

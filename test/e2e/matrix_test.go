@@ -76,6 +76,9 @@ func TestKubeRayMatrix(t *testing.T) {
 			if v.restartDisabled != nil {
 				cases["restart-disabled"] = matrixRestartDisabled
 			}
+			if v.replacesEvicted {
+				cases["recreate-loop"] = matrixRecreateLoop
+			}
 			for name, run := range cases {
 				t.Run(name, func(t *testing.T) {
 					t.Parallel()
@@ -284,6 +287,33 @@ func matrixEvicted(t *testing.T, h *H, v kubeRayVersion) {
 	if res.Code != 0 || len(d.rules("evicted")) != 0 {
 		t.Fatalf("after the operator's replacement: %v\n%s", d.rules("evicted"), res)
 	}
+}
+
+// recreate-loop (kuberay #4272) on the versions that replace a failed head themselves: the head
+// dies soon after each start, three times (the kubelet's eviction played), and this version
+// deletes and recreates it each time. doctor reports the loop from the operator's own Events
+// (three deletions by the operator, none by heal), and heal deletes nothing.
+func matrixRecreateLoop(t *testing.T, h *H, v kubeRayVersion) {
+	h.CreateRayCluster("loop", nil)
+	head := h.WaitClusterRunning("loop", 90*time.Second)
+	for i := 0; i < 3; i++ {
+		if _, err := play.KubeletEvict(h.Ctx, h.Kube, h.NS, head.Name, "memory"); err != nil {
+			t.Fatal(err)
+		}
+		h.waitOperatorEvent("loop", v.deletedHeadEvent, head.Name)
+		head = h.waitNewHead("loop", head.Name, 60*time.Second)
+	}
+	d, _ := h.doctorJSON("loop")
+	f := d.finding(t, "loop", "head-recreate-loop")
+	if f.Evidence["byOperator"] != "3" || f.Evidence["byHeal"] != "0" || f.Evidence["head"] != head.Name {
+		t.Errorf("evidence %v, want 3 deletions by the operator, none by heal, current head %s", f.Evidence, head.Name)
+	}
+	wantContains(t, "message", f.Message, "deleted and recreated 3 times", "(3 by the operator, 0 by heal)")
+	hd, res := h.healJSON("loop", "--yes")
+	if res.Code != 0 || len(hd.Plan.Actions) != 0 {
+		t.Fatalf("heal acted during a loop KubeRay %s drives: %s", v.version, res)
+	}
+	h.noHealDeletes()
 }
 
 // terminated: restartPolicy Never and the Ray container exits (Ray's exit and the kubelet's

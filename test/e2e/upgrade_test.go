@@ -14,6 +14,7 @@ import (
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-ray/kubectl-ray/test/play"
 	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
@@ -110,6 +111,28 @@ func TestChaosUpgrade(t *testing.T) {
 	}
 	if rs, err := h.Ray.RayV1().RayServices(h.NS).Get(h.Ctx, "up", metav1.GetOptions{}); err != nil || rs.Labels["team"] != "" {
 		t.Errorf("the refused patch was applied: %v %v", err, rs.Labels)
+	}
+
+	// Another writer changes the spec during the warm-up: the patch is not applied to a RayService
+	// the command never read (exit 3). The change here is to a field KubeRay v1.5.0 no longer reads
+	// (kuberay #1685), so the operator starts no upgrade of its own.
+	changedAt := time.Now()
+	done := h.start("chaos", "upgrade", "rayservice/up", "--patch", `{"spec":{"rayClusterConfig":{"rayVersion":"2.46.1"}}}`,
+		"--path", "/fruit", "--rate", "20/s", "--warmup", "10s", "--timeout", "1m", "--yes")
+	h.WaitFor("the warm-up's first request", 30*time.Second, func() (bool, error) {
+		_, served := ray.Tally(changedAt, false)
+		return len(served) > 0, nil
+	})
+	if _, err := h.Ray.RayV1().RayServices(h.NS).Patch(h.Ctx, "up", types.MergePatchType,
+		[]byte(`{"spec":{"serviceUnhealthySecondThreshold":901}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	res = <-done
+	if want := fmt.Sprintf("RayService %s/up changed since it was read (generation %d, now %d): nothing was patched", h.NS, gen, gen+1); res.Code != 3 || !strings.Contains(res.Stderr, want) {
+		t.Errorf("spec changed during the warm-up: want exit 3 and %q: %s", want, res)
+	}
+	if rs, err := h.Ray.RayV1().RayServices(h.NS).Get(h.Ctx, "up", metav1.GetOptions{}); err != nil || rs.Generation != gen+1 || rs.Spec.RayClusterSpec.RayVersion == "2.46.1" {
+		t.Errorf("spec changed during the warm-up: want only the other writer's change (generation %d): %v %+v", gen+1, err, rs)
 	}
 
 	// A healthy upgrade: every step on the timeline, every request counted as a stand-in served it.

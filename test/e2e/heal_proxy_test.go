@@ -99,12 +99,14 @@ func newAPIProxy(t *testing.T, sb *sandbox.Sandbox) *apiProxy {
 				return
 			}
 		}
-		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		rec := &statusRecorder{ResponseWriter: w, record: func(status int) {
+			d.Status = status
+			p.mu.Lock()
+			p.deletes = append(p.deletes, d)
+			p.mu.Unlock()
+		}}
 		rp.ServeHTTP(rec, r)
-		d.Status = rec.status
-		p.mu.Lock()
-		p.deletes = append(p.deletes, d)
-		p.mu.Unlock()
+		rec.recordOnce(http.StatusOK) // when nothing was written (the client went away)
 	}))
 	t.Cleanup(p.srv.Close)
 
@@ -149,14 +151,32 @@ func (p *apiProxy) Deletes() []proxiedDelete {
 	return append([]proxiedDelete(nil), p.deletes...)
 }
 
+// statusRecorder records a DELETE's status before the response reaches the client: recording
+// after the proxy returned raced a command that read its answer and exited at once, and a test
+// that read Deletes() then found none.
 type statusRecorder struct {
 	http.ResponseWriter
-	status int
+	record   func(status int)
+	recorded bool
 }
 
 func (s *statusRecorder) WriteHeader(code int) {
-	s.status = code
+	if code >= http.StatusOK {
+		s.recordOnce(code)
+	}
 	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	s.recordOnce(http.StatusOK)
+	return s.ResponseWriter.Write(b)
+}
+
+func (s *statusRecorder) recordOnce(code int) {
+	if !s.recorded {
+		s.recorded = true
+		s.record(code)
+	}
 }
 
 func (s *statusRecorder) Flush() {

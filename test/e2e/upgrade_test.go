@@ -51,8 +51,9 @@ type upgradeReport struct {
 
 // TestChaosUpgrade runs `kubectl ray chaos upgrade` against KubeRay v1.5.0's own RayService
 // controller, with the Ray stand-ins of test/play playing Serve (PlayDashboardServeAPI,
-// PlayAppsStartDeploying, PlayProxyRoutes; docs/sandbox.md): a --dry-run that changes nothing, a
-// healthy upgrade to a new image, and an upgrade whose new cluster's apps never become RUNNING
+// PlayAppsStartDeploying, PlayProxyRoutes; docs/sandbox.md): a --dry-run that changes nothing,
+// refusals that change nothing (among them a RayService changed during the warm-up), healthy
+// upgrades by --patch and by --image, and an upgrade whose new cluster's apps never become RUNNING
 // (NeverRunning). $UPGRADE_SAVE_DIR keeps the outputs for docs/chaos-upgrade.md.
 func TestChaosUpgrade(t *testing.T) {
 	t.Parallel()
@@ -136,7 +137,8 @@ func TestChaosUpgrade(t *testing.T) {
 	}
 
 	// A healthy upgrade: every step on the timeline, every request counted as a stand-in served it.
-	// It runs as a user holding only docs/rbac.md's chaos-upgrade role, as written there.
+	// It runs as a user holding only docs/rbac.md's chaos-upgrade role, as written there, and with
+	// a --patch, which is applied pinned to the RayService as read after the warm-up.
 	applier, err := sandbox.NewApplier(h.SB.Admin)
 	if err != nil {
 		t.Fatal(err)
@@ -149,7 +151,7 @@ func TestChaosUpgrade(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := time.Now()
-	res = h.Run("--as", docUser, "chaos", "upgrade", "rayservice/up", "--image", "rayproject/ray:2.46.0-py311", "--path", "/fruit",
+	res = h.Run("--as", docUser, "chaos", "upgrade", "rayservice/up", "--patch", `{"spec":{"rayClusterConfig":{"rayVersion":"2.46.1"}}}`, "--path", "/fruit",
 		"--rate", "20/s", "--warmup", "2s", "--timeout", "2m", "-o", "json", "--yes")
 	r := parseUpgradeReport(t, res)
 	saveUpgrade("upgrade-healthy.json", res.Stdout)
@@ -174,6 +176,9 @@ func TestChaosUpgrade(t *testing.T) {
 	}
 	if _, err := h.Ray.RayV1().RayClusters(h.NS).Get(h.Ctx, old, metav1.GetOptions{}); err == nil {
 		t.Errorf("the old cluster %s still exists", old)
+	}
+	if rs, err := h.Ray.RayV1().RayServices(h.NS).Get(h.Ctx, "up", metav1.GetOptions{}); err != nil || rs.Spec.RayClusterSpec.RayVersion != "2.46.1" {
+		t.Errorf("healthy upgrade: the --patch was not applied: %v", err)
 	}
 
 	// The same in text, for the docs: the steps, the per-endpoint table and the verdict.

@@ -1,6 +1,8 @@
 package pressure
 
 import (
+	"strings"
+
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -12,7 +14,7 @@ func Container(s Spec) corev1.EphemeralContainer {
 		EphemeralContainerCommon: corev1.EphemeralContainerCommon{
 			Name:                     s.Name,
 			Image:                    s.Image,
-			Command:                  []string{"/bin/sh", "-c", Script(s)},
+			Command:                  []string{"/bin/sh", "-c", EscapeExpansion(Script(s))},
 			ImagePullPolicy:          corev1.PullIfNotPresent,
 			TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 		},
@@ -26,4 +28,12 @@ func Container(s Spec) corev1.EphemeralContainer {
 		}
 	}
 	return c
+}
+
+// EscapeExpansion doubles every $ of s. The kubelet expands $(VAR) in a container's command and
+// args, and turns $$ into $ (its escape for a literal $), before the runtime sees them: unescaped,
+// the script's kill -USR1 $$ would run as kill -USR1 $ and its deadline would never arrive. With
+// every $ doubled, what the shell runs is s exactly, whatever variables the container has.
+func EscapeExpansion(s string) string {
+	return strings.ReplaceAll(s, "$", "$$")
 }

@@ -49,13 +49,20 @@ type run struct {
 	result error
 }
 
+// start runs script, the plain shell program, from a file.
 func start(t *testing.T, sh shell, script string) *run {
 	t.Helper()
 	f := filepath.Join(t.TempDir(), "script.sh")
 	if err := os.WriteFile(f, []byte(script), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := &run{cmd: exec.Command(sh.sh, f), out: &testio.Buffer{}, done: make(chan struct{})}
+	return startCmd(t, exec.Command(sh.sh, f), sh)
+}
+
+// startCmd starts cmd with sh's PATH and captures what it says.
+func startCmd(t *testing.T, cmd *exec.Cmd, sh shell) *run {
+	t.Helper()
+	r := &run{cmd: cmd, out: &testio.Buffer{}, done: make(chan struct{})}
 	r.cmd.Env = []string{"PATH=" + sh.path}
 	r.cmd.Stdout, r.cmd.Stderr = r.out, r.out
 	r.start = time.Now()

@@ -1,7 +1,7 @@
 // Command sandbox builds, starts and stops kubectl-ray's local control plane (see test/sandbox):
 //
 //	go run ./hack/sandbox build [--operator v1.1.1,v1.5.0,v1.6.0|none]
-//	go run ./hack/sandbox up [--operator v1.1.1|v1.5.0|v1.6.0|none] [--nodes N] [--dir D]
+//	go run ./hack/sandbox up [--operator v1.1.1|v1.5.0|v1.6.0|none] [--nodes N] [--real-node] [--dir D]
 //	go run ./hack/sandbox down [--dir D]
 package main
 
@@ -17,7 +17,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
 )
 
-const usage = `usage: sandbox build [--operator v1.1.1,v1.5.0,v1.6.0|none] | up [--operator v1.1.1|v1.5.0|v1.6.0|none] [--nodes N] [--dir D] | down [--dir D]`
+const usage = `usage: sandbox build [--operator v1.1.1,v1.5.0,v1.6.0|none] | up [--operator v1.1.1|v1.5.0|v1.6.0|none] [--nodes N] [--real-node] [--dir D] | down [--dir D]`
 
 func main() {
 	if len(os.Args) < 2 {
@@ -33,6 +33,7 @@ func main() {
 	case "up":
 		fs.StringVar(&cfg.Operator, "operator", sandbox.DefaultOperator, "KubeRay operator: "+strings.Join(sandbox.Operators, ", ")+" or none")
 		fs.IntVar(&cfg.Nodes, "nodes", 3, "fake nodes to create")
+		fs.BoolVar(&cfg.RealNode, "real-node", false, "add the machine's one real node (kubelet, containerd, runc; root only)")
 	case "build":
 		fs.Func("operator", "KubeRay operators to build, comma-separated (default all: "+strings.Join(sandbox.Operators, ",")+"); none builds only the control plane", func(s string) error {
 			for _, v := range strings.Split(s, ",") {

@@ -67,6 +67,7 @@ func Build(ctx context.Context, cfg Config, w io.Writer) error {
 			return b.kuberayManifests(ctx, v)
 		}})
 	}
+	parts = append(parts, b.realNodeParts(w)...)
 	var todo []part
 	for _, p := range parts {
 		if !allExist(p.outputs) {
@@ -88,6 +89,55 @@ func Build(ctx context.Context, cfg Config, w io.Writer) error {
 		fmt.Fprintf(w, "sandbox build: [%d/%d] %s done in %s (total %s)\n", i+1, len(todo), p.name, since(t), since(start))
 	}
 	return nil
+}
+
+// realNodeParts are the real node's: the kubelet, the CNI plugin, the Ray stand-in and the
+// images. They are built as root only, after apt-get installed the host packages they need;
+// elsewhere Build says in one line that the real node is left out.
+func (b *builder) realNodeParts(w io.Writer) []part {
+	if err := ensureHostPackages(func(f string, a ...any) { fmt.Fprintf(w, "sandbox build: "+f+"\n", a...) }); err != nil {
+		fmt.Fprintf(w, "sandbox build: the real node is left out: %v\n", err)
+		return nil
+	}
+	if err := RealNodeUnavailable(); err != nil {
+		fmt.Fprintf(w, "sandbox build: the real node is left out: %v\n", err)
+		return nil
+	}
+	cfg := b.cfg
+	return []part{
+		{"kubelet " + KubeVersion, []string{cfg.kubeBin("kubelet")}, func(ctx context.Context) error {
+			return b.goBuild(ctx, "kube", "k8s.io/kubernetes/cmd/kubelet", cfg.kubeBin("kubelet"), kubeVersionFlags...)
+		}},
+		{"real node CNI plugin and Ray stand-in", []string{cfg.cniPlugin(), cfg.rayStandIn()}, func(ctx context.Context) error {
+			if err := b.repoBuild(ctx, "./test/sandbox/cmd/"+cniPluginName, cfg.cniPlugin()); err != nil {
+				return err
+			}
+			return b.repoBuild(ctx, "./test/play/cmd/ray", cfg.rayStandIn())
+		}},
+		{"real node images (pause, busybox, Ray stand-in)", []string{cfg.imageTar("pause.tar"), cfg.imageTar("busybox.tar"), cfg.imageTar("ray.tar")}, func(ctx context.Context) error {
+			if err := os.MkdirAll(filepath.Dir(cfg.imageTar("ray.tar")), 0o755); err != nil {
+				return err
+			}
+			return realImages(filepath.Dir(cfg.imageTar("ray.tar")), cfg.rayStandIn())
+		}},
+	}
+}
+
+// repoBuild builds a static binary of this repository (the real node's helpers run inside
+// containers and as CNI plugins, where no libc of this machine is promised).
+func (b *builder) repoBuild(ctx context.Context, pkg, out string) error {
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return err
+	}
+	tmp := out + ".tmp"
+	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", tmp, pkg)
+	cmd.Dir = b.cfg.Repo
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("go build %s: %v: %s", pkg, err, lastLines(string(out), 5))
+	}
+	return os.Rename(tmp, out)
 }
 
 func since(t time.Time) time.Duration { return time.Since(t).Round(time.Second) }

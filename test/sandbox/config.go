@@ -58,6 +58,10 @@ type Config struct {
 	// IP is ever dialled. The proxy lives in the process that called Up, so only in-process users
 	// (tests, the demo) can turn it on; docs/sandbox.md.
 	ServeNetwork bool
+	// RealNode adds the machine's one real node (a kubelet on containerd and runc) beside the
+	// kwok nodes: real containers, real evictions and OOM kills (realnode.go). Up fails with an
+	// error wrapping ErrNoRealNode where this machine cannot run it, saying why in one line.
+	RealNode bool
 }
 
 // DefaultCache is $KUBECTL_RAY_SANDBOX_CACHE, else ~/.cache/kubectl-ray/sandbox: outside the
@@ -182,6 +186,13 @@ func (c Config) operatorBin(v string) string {
 func (c Config) operatorCRDs(v string) string {
 	return filepath.Join(c.Cache, "kuberay-"+v, "crds.yaml")
 }
+
+func (c Config) realNodeCache() string { return filepath.Join(c.Cache, "realnode-"+KubeVersion) }
+func (c Config) cniPlugin() string     { return filepath.Join(c.realNodeCache(), cniPluginName) }
+func (c Config) rayStandIn() string    { return filepath.Join(c.realNodeCache(), "ray") }
+
+// imageTar is one of the real node's image tarballs (realnode_images.go).
+func (c Config) imageTar(name string) string { return filepath.Join(c.realNodeCache(), "images", name) }
 
 // SamplePath is a KubeRay sample manifest from the ray-operator module (e.g. "ray-cluster.complete.yaml").
 func (c Config) SamplePath(name string) string {

@@ -42,6 +42,17 @@ func (sb *Sandbox) Down() error {
 func (sb *Sandbox) stopAll() int {
 	defer sb.svcProxy.close()
 	n := 0
+	if sb.state.RealNode {
+		// Before the control plane: the kubelet and containerd stop, then the host is cleaned.
+		for _, p := range sb.state.Procs {
+			if (p.Name == "kubelet" || p.Name == "containerd") && alive(p.PID) {
+				n++
+			}
+		}
+		if err := sb.stopRealNode(); err != nil {
+			fmt.Fprintf(sb.out, "sandbox: real node clean-up: %v\n", err)
+		}
+	}
 	for i := len(sb.state.Procs) - 1; i >= 0; i-- {
 		p := sb.state.Procs[i]
 		if alive(p.PID) {

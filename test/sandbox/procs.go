@@ -21,6 +21,8 @@ type State struct {
 	Ports      map[string]int `json:"ports"`
 	// ServiceProxy is the operator's HTTP_PROXY (ServeNetwork only).
 	ServiceProxy string `json:"serviceProxy,omitempty"`
+	// RealNode is set once the real node's start began: down then undoes it on the host.
+	RealNode bool `json:"realNode,omitempty"`
 	// Procs in start order; down stops them in reverse.
 	Procs []Proc `json:"procs"`
 }

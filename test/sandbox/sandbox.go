@@ -28,6 +28,7 @@ type Sandbox struct {
 	Kube kubernetes.Interface
 
 	svcProxy *serviceProxy // ServeNetwork only; lives in this process
+	realNode *realNodeState // RealNode only
 }
 
 // Config returns the sandbox's configuration, defaults filled in.

@@ -65,6 +65,11 @@ func Up(ctx context.Context, cfg Config, out io.Writer) (_ *Sandbox, err error) 
 	if err := sb.createNodes(ctx, cfg.Nodes); err != nil {
 		return nil, err
 	}
+	if cfg.RealNode {
+		if err := sb.startRealNode(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.ServeNetwork {
 		dyn, err := dynamic.NewForConfig(sb.Admin)
 		if err != nil {
@@ -81,7 +86,11 @@ func Up(ctx context.Context, cfg Config, out io.Writer) (_ *Sandbox, err error) 
 			return nil, err
 		}
 	}
-	sb.logf("ready in %s: %d nodes, KubeRay operator %s", time.Since(start).Round(100*time.Millisecond), cfg.Nodes, cfg.Operator)
+	real := ""
+	if cfg.RealNode {
+		real = " and the real node " + RealNodeName
+	}
+	sb.logf("ready in %s: %d nodes%s, KubeRay operator %s", time.Since(start).Round(100*time.Millisecond), cfg.Nodes, real, cfg.Operator)
 	return sb, sb.state.save(cfg.Dir)
 }
 

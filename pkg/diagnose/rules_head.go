@@ -60,11 +60,16 @@ func headTerminal(ix *index, c *clusterView, p *corev1.Pod) Finding {
 	}
 	rule := RuleHeadTerminated
 	var what string
-	if p.Status.Phase == corev1.PodFailed && p.Status.Reason == "Evicted" {
+	if msg, evicted := ray.KubeletEviction(p); evicted {
+		// Failed/Evicted, or Succeeded when the containers exited 0 on SIGTERM: the kubelet's
+		// DisruptionTarget condition says eviction either way.
 		rule = RuleHeadEvicted
 		what = fmt.Sprintf("head pod %s was evicted from node %s %s ago", p.Name, orNone(p.Spec.NodeName), age(now.Sub(since)))
-		ev["reason"] = p.Status.Reason
-		if m := strings.TrimRight(strings.TrimSpace(p.Status.Message), "."); m != "" {
+		if p.Status.Phase != corev1.PodFailed {
+			what = fmt.Sprintf("head pod %s was evicted from node %s %s ago (phase %s)", p.Name, orNone(p.Spec.NodeName), age(now.Sub(since)), p.Status.Phase)
+		}
+		ev["reason"] = "Evicted"
+		if m := strings.TrimRight(strings.TrimSpace(msg), "."); m != "" {
 			what += ": " + m
 			ev["kubeletMessage"] = m
 		}

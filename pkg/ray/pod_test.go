@@ -30,3 +30,35 @@ func TestRunningReady(t *testing.T) {
 		}
 	}
 }
+
+func TestKubeletEviction(t *testing.T) {
+	const low = "The node was low on resource: ephemeral-storage. Threshold quantity: 300Mi, available: 124024Ki. "
+	disruption := func(reason, msg string) corev1.PodCondition {
+		return corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue, Reason: reason, Message: msg}
+	}
+	for _, c := range []struct {
+		name    string
+		st      corev1.PodStatus
+		want    bool
+		message string
+	}{
+		{"Failed/Evicted, as seed 000", corev1.PodStatus{Phase: corev1.PodFailed, Reason: "Evicted", Message: low}, true, low},
+		// A real kubelet 1.34 left this: containers exited 0 on SIGTERM, no reason, only the condition.
+		{"Succeeded with the kubelet's DisruptionTarget", corev1.PodStatus{Phase: corev1.PodSucceeded,
+			Conditions: []corev1.PodCondition{disruption("TerminationByKubelet", low)}}, true, low},
+		{"Failed with the condition and no reason", corev1.PodStatus{Phase: corev1.PodFailed,
+			Conditions: []corev1.PodCondition{disruption("TerminationByKubelet", low)}}, true, low},
+		{"graceful node shutdown is not an eviction", corev1.PodStatus{Phase: corev1.PodFailed, Reason: "Terminated",
+			Conditions: []corev1.PodCondition{disruption("TerminationByKubelet", "Pod was terminated in response to imminent node shutdown.")}}, false, ""},
+		{"API eviction deletes, it does not leave a terminal pod", corev1.PodStatus{Phase: corev1.PodSucceeded,
+			Conditions: []corev1.PodCondition{disruption("EvictionByEvictionAPI", "Eviction API: evicting")}}, false, ""},
+		{"condition on a running pod: the eviction has not finished", corev1.PodStatus{Phase: corev1.PodRunning,
+			Conditions: []corev1.PodCondition{disruption("TerminationByKubelet", low)}}, false, ""},
+		{"Succeeded by itself", corev1.PodStatus{Phase: corev1.PodSucceeded}, false, ""},
+	} {
+		msg, got := KubeletEviction(&corev1.Pod{Status: c.st})
+		if got != c.want || msg != c.message {
+			t.Errorf("%s: KubeletEviction = %q, %v; want %q, %v", c.name, msg, got, c.message, c.want)
+		}
+	}
+}

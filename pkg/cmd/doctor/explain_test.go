@@ -18,7 +18,7 @@ import (
 func TestExplain(t *testing.T) {
 	r := run(t, "scene", nil, "explain", "head-evicted")
 	want, _ := diagnose.RuleDoc("head-evicted")
-	if r.code != exit.OK || r.stdout != want || !strings.HasPrefix(r.stdout, "## `head-evicted` (error)\n\n- **Fires when** a head pod has phase `Failed`") {
+	if r.code != exit.OK || r.stdout != want || !strings.HasPrefix(r.stdout, "## `head-evicted` (error)\n\n- **Fires when** the kubelet evicted a head pod") {
 		t.Errorf("exit %d, stdout:\n%s", r.code, r.stdout)
 	}
 	bad := run(t, "scene", nil, "explain", "head-evict")

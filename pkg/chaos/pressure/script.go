@@ -51,7 +51,7 @@ func Script(s Spec) string {
 }
 
 type vars struct {
-	Name, Dir, File, Fifo, Meminfo, Percent, Bytes, Force, Deadline, CheckPID string
+	Name, Dir, File, Fifo, Meminfo, Percent, Bytes, Holder, Force, Deadline, CheckPID string
 }
 
 func scriptVars(s Spec) vars {
@@ -61,6 +61,10 @@ func scriptVars(s Spec) vars {
 		Force:    "0",
 		Meminfo:  quote(s.Paths.Meminfo),
 		CheckPID: "0",
+		Holder:   strconv.FormatInt(MaxHolderBytes, 10),
+	}
+	if s.HolderBytes > 0 {
+		v.Holder = strconv.FormatInt(s.HolderBytes, 10)
 	}
 	if s.Force {
 		v.Force = "1"
@@ -92,7 +96,15 @@ func quote(s string) string {
 // Why a watchdog and USR1: a trapped signal interrupts `wait` but not a foreground command, so
 // every long step runs in the background and the shell waits for it. The watchdog is a subshell
 // that sleeps until the deadline and then sends USR1 to the main shell; USR1 during the hold is
-// the normal end (exit 0), during the fill it means the fill did not finish in time (exit 124).
+// the normal end (exit 0), during the fill it means the fill did not finish in time: the step still
+// running is stopped (exit 124), so nothing keeps writing or allocating past the deadline.
+//
+// held (each variant's own) dies unless what was filled is still there; the hold and a deadline
+// during the memory variant's settle check it before saying "held".
+//
+// die is every failing end: it cleans up first and says why last, so that the last line of the
+// log (which the kubelet copies into the container's terminated message, the policy being
+// FallbackToLogsOnError) is the reason, and --watch-eviction can show it.
 const common = `set -u
 log() { echo "{{.Name}}: $*"; }
 deadline={{.Deadline}}
@@ -102,9 +114,16 @@ force={{.Force}}
 phase=start
 worker=
 watchdog=
+stop_worker() {
+  if [ -n "$worker" ]; then kill "$worker" 2>/dev/null; wait "$worker" 2>/dev/null; worker=; fi
+}
+die() { code=$1; shift; cleanup; log "$*"; exit "$code"; }
 on_deadline() {
-  if [ "$phase" = hold ]; then log "held for ${deadline}s"; exit 0; fi
-  log "deadline of ${deadline}s reached during $phase"; exit 124
+  case $phase in
+  hold|settle) held; log "held for ${deadline}s"; exit 0 ;;
+  fill) stop_worker; die 124 "deadline of ${deadline}s reached during fill; stopped the fill" ;;
+  esac
+  die 124 "deadline of ${deadline}s reached during $phase"
 }
 trap on_deadline USR1
 trap 'log "terminated"; exit 143' TERM
@@ -115,78 +134,41 @@ trap 'log "interrupted"; exit 130' INT
 watchdog=$!
 `
 
-// hold ends both variants once the fill is done (done says how): it waits for the watchdog,
-// whose USR1 during the hold is the normal end.
-func hold(done string) string {
-	return `worker=
-phase=hold
-log "` + done + `; holding until ${deadline}s after start"
-wait "$watchdog"
-exit 0
-`
-}
-
 var diskScript = template.Must(template.New("disk").Parse(`# kubectl ray chaos disk-pressure: fill, hold until the deadline, remove the file, exit.
 ` + common + `dir={{.Dir}}
 file={{.File}}
 cleanup() {
   trap - EXIT INT TERM USR1
-  if [ -n "$worker" ]; then kill "$worker" 2>/dev/null; wait "$worker" 2>/dev/null; fi
+  stop_worker
   kill "$watchdog" 2>/dev/null
-  rm -f "$file" && log "removed $file"
+  if [ -e "$file" ]; then rm -f "$file" && log "removed $file"; fi
 }
 trap cleanup EXIT
+held() { :; }
 # With --fill container, PID 1 must be the target's process; if it is this shell, the runtime did
 # not share the target's PID namespace and the write would land in our own layer instead.
-if [ {{.CheckPID}} = 1 ] && [ "$$" = 1 ]; then log "the target container's processes are not visible (no shared PID namespace); cannot write into it"; exit 2; fi
-if [ ! -d "$dir" ]; then log "$dir is not a directory I can reach"; exit 2; fi
+if [ {{.CheckPID}} = 1 ] && [ "$$" = 1 ]; then die 2 "the target container's processes are not visible (no shared PID namespace); cannot write into it"; fi
+if [ ! -d "$dir" ]; then die 2 "$dir is not a directory I can reach"; fi
 free=$(df -Pk "$dir" | { read -r _; read -r _ _ _ avail _; echo "$avail"; })
 free=$((free * 1024))
 if [ -n "$percent" ]; then bytes=$((free * percent / 100)); fi
 if [ "$bytes" -gt "$free" ] && [ "$force" != 1 ]; then
-  log "refusing to write $bytes bytes: only $free bytes are free in $dir (pass --force to fill it anyway)"; exit 2
+  die 2 "refusing to write $bytes bytes: only $free bytes are free in $dir (pass --force to fill it anyway)"
 fi
 phase=fill
 log "writing $bytes bytes to $file ($free bytes free)"
 fallocate -l "$bytes" "$file" 2>/dev/null & worker=$!
 if ! wait "$worker"; then
   # fallocate is missing or the filesystem does not support it: write zeros, in whole MiB.
+  worker=
   rm -f "$file"
   log "fallocate failed; writing with dd"
   dd if=/dev/zero of="$file" bs=1048576 count=$(((bytes + 1048575) / 1048576)) 2>/dev/null & worker=$!
-  if ! wait "$worker"; then worker=; log "dd failed"; exit 1; fi
+  if ! wait "$worker"; then worker=; die 1 "dd failed: the disk is not filled"; fi
 fi
-` + hold("filled")))
-
-var memoryScript = template.Must(template.New("memory").Parse(`# kubectl ray chaos memory-pressure: allocate, hold until the deadline, release, exit.
-` + common + `fifo={{.Fifo}}
-eater=
-cleanup() {
-  trap - EXIT INT TERM USR1
-  if [ -n "$worker" ]; then kill "$worker" 2>/dev/null; fi
-  if [ -n "$eater" ]; then kill "$eater" 2>/dev/null; wait "$eater" 2>/dev/null; log "released memory"; fi
-  exec 3>&-
-  kill "$watchdog" 2>/dev/null
-  rm -f "$fifo"
-}
-trap cleanup EXIT
-if [ -n "$percent" ]; then
-  avail=
-  while read -r key value _; do
-    if [ "$key" = MemAvailable: ]; then avail=$value; fi
-  done < {{.Meminfo}}
-  if [ -z "$avail" ]; then log "no MemAvailable in "{{.Meminfo}}; exit 2; fi
-  bytes=$((avail * 1024 * percent / 100))
-fi
-# tail keeps its input until it sees the last line; /dev/zero has no newline, so tail holds every
-# byte it reads as anonymous memory of its own process, charged to this container's cgroup (and so
-# to the pod's). Killing tail, or closing the FIFO, frees it at once; nothing is left on disk.
-rm -f "$fifo"
-mkfifo "$fifo" || exit 1
-tail < "$fifo" > /dev/null & eater=$!
-exec 3> "$fifo"
-phase=fill
-log "allocating $bytes bytes"
-head -c "$bytes" /dev/zero >&3 & worker=$!
-if ! wait "$worker"; then worker=; log "allocation failed"; exit 1; fi
-` + hold("allocated")))
+worker=
+phase=hold
+log "filled; holding until ${deadline}s after start"
+wait "$watchdog"
+exit 0
+`))

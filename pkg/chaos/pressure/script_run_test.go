@@ -259,8 +259,15 @@ func memSpec(dir string, bytes int64, d time.Duration) Spec {
 		Paths: Paths{OwnDir: dir, WorkDir: dir, Meminfo: "/proc/meminfo"}}
 }
 
-// holderRSS finds the script's child that holds the memory (tail) and returns its resident size.
-func holderRSS(pid int) (int, int64) {
+// holder is one of the script's tails and what it has resident.
+type holder struct {
+	pid int
+	rss int64
+}
+
+// holders are the script's children that hold the memory (tails).
+func holders(pid int) []holder {
+	var out []holder
 	kids, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(pid) + "/children")
 	for _, k := range strings.Fields(string(kids)) {
 		status, err := os.ReadFile("/proc/" + k + "/status")
@@ -271,9 +278,17 @@ func holderRSS(pid int) (int, int64) {
 			if f := strings.Fields(line); len(f) == 3 && f[0] == "VmRSS:" {
 				kb, _ := strconv.ParseInt(f[1], 10, 64)
 				child, _ := strconv.Atoi(k)
-				return child, kb * 1024
+				out = append(out, holder{child, kb * 1024})
 			}
 		}
+	}
+	return out
+}
+
+// holderRSS is the first holder and its resident size (0, 0 when there is none).
+func holderRSS(pid int) (int, int64) {
+	if h := holders(pid); len(h) > 0 {
+		return h[0].pid, h[0].rss
 	}
 	return 0, 0
 }
@@ -336,7 +351,7 @@ func TestMemoryScriptDeadlineDuringFill(t *testing.T) {
 		dir := t.TempDir()
 		// head writes into a FIFO whose reader is stopped, so the fill blocks until the deadline.
 		s := memSpec(dir, 1<<40, time.Second)
-		script := strings.Replace(Script(s), "tail < \"$fifo\" > /dev/null & eater=$!", "sleep 60 < \"$fifo\" & eater=$!", 1)
+		script := strings.Replace(Script(s), stallReader[0], stallReader[1], 1)
 		if script == Script(s) {
 			t.Fatal("the test could not stop the reader: the script changed")
 		}

@@ -46,6 +46,11 @@ const (
 	MaxDuration       = time.Hour
 )
 
+// MaxHolderBytes is the most one tail of the memory script holds; more memory takes more tails.
+// busybox 1.35's tail fails at 2 GiB ("out of memory") and 1 GiB worked on a real node; 256 MiB
+// leaves every busybox room.
+const MaxHolderBytes int64 = 256 << 20
+
 // Spec is the resolved plan for one ephemeral container.
 type Spec struct {
 	Kind Kind
@@ -63,4 +68,7 @@ type Spec struct {
 	TargetContainer string
 	Name            string
 	Paths           Paths
+	// HolderBytes is the most one tail of the memory script holds; 0 means MaxHolderBytes (tests
+	// set less, to run several tails in little memory).
+	HolderBytes int64
 }

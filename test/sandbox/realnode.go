@@ -26,6 +26,10 @@ const (
 	RealNodeTaint = "kubectl-ray.io/real-node"
 	// RealNodeLabel is on it (value "true"), for nodeSelectors.
 	RealNodeLabel = "kubectl-ray.io/real-node"
+	// RealNodePodCIDR is where its pods' IPs come from (the CNI plugin,
+	// cmd/kubectl-ray-loopback-cni). Each is an address on its pod's own lo only; on this machine
+	// the range is routed to loopback while the node runs, so nothing sent to one ever leaves.
+	RealNodePodCIDR = "10.250.0.0/16"
 )
 
 // RealNodePlacement puts a pod spec on the real node: its label as nodeSelector, its taint
@@ -96,6 +100,14 @@ func (sb *Sandbox) startRealNode(ctx context.Context) error {
 		}
 	}
 
+	// Pod IPs stay on this machine: a dial of one from here reaches loopback, never a network.
+	if out, err := exec.Command("ip", "route", "add", "local", RealNodePodCIDR, "dev", "lo", "table", "local").CombinedOutput(); err != nil {
+		return fmt.Errorf("routing the real node's pod range %s to loopback: %v: %s", RealNodePodCIDR, err, strings.TrimSpace(string(out)))
+	}
+	st.Route = RealNodePodCIDR
+	if err := st.save(); err != nil {
+		return err
+	}
 	sb.logf("real node: starting containerd (socket %s)", ContainerdSocket)
 	ctrd, err := sb.start("containerd", "containerd", "--config", p.containerdConfig())
 	if err != nil {

@@ -92,6 +92,7 @@ func ensureHostPackages(w func(string, ...any)) error {
 type realNodeState struct {
 	Dir         string            `json:"dir"` // the sandbox directory
 	Loop        string            `json:"loop,omitempty"`
+	Route       string            `json:"route,omitempty"` // the pod range's local route`
 	Mounted     bool              `json:"mounted,omitempty"`
 	Sysctls     map[string]string `json:"sysctls,omitempty"` // the values before the kubelet set them
 	NetnsBefore []string          `json:"netnsBefore,omitempty"`
@@ -218,6 +219,12 @@ func (s *realNodeState) cleanup() error {
 	if s.Loop != "" {
 		if out, err := exec.Command("losetup", "-d", s.Loop).CombinedOutput(); err != nil && !strings.Contains(string(out), "No such device") {
 			errs = append(errs, fmt.Errorf("losetup -d %s: %v: %s", s.Loop, err, strings.TrimSpace(string(out))))
+		}
+	}
+	if s.Route != "" {
+		if out, err := exec.Command("ip", "route", "del", "local", s.Route, "dev", "lo", "table", "local").CombinedOutput(); err != nil &&
+			!strings.Contains(string(out), "No such process") {
+			errs = append(errs, fmt.Errorf("ip route del local %s: %v: %s", s.Route, err, strings.TrimSpace(string(out))))
 		}
 	}
 	if err := removeCgroups("kubepods"); err != nil {

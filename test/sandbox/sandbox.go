@@ -27,7 +27,7 @@ type Sandbox struct {
 	// Kube is an admin clientset.
 	Kube kubernetes.Interface
 
-	svcProxy *serviceProxy // ServeNetwork only; lives in this process
+	svcProxy *serviceProxy  // ServeNetwork only; lives in this process
 	realNode *realNodeState // RealNode only
 }
 

@@ -14,7 +14,8 @@
 //
 // A few extra switches let a test make the process behave the way a real Ray node can
 // (RAY_STANDIN_* variables, read at start): allocate memory until the cgroup's OOM killer acts
-// (RAY_STANDIN_EAT_MIB), exit at once with a given code (RAY_STANDIN_EXIT_CODE), or exit 0 on
+// (RAY_STANDIN_EAT_MIB; RAY_STANDIN_HEALTHCHECK_EAT_MIB in `ray health-check`, which the
+// workers' init container runs with the Ray container's environment), exit at once with a given code (RAY_STANDIN_EXIT_CODE), or exit 0 on
 // SIGTERM (RAY_STANDIN_SIGTERM=exit).
 package main
 
@@ -40,6 +41,10 @@ func main() {
 	case "start":
 		os.Exit(start(args[1:]))
 	case "health-check":
+		if mb := os.Getenv("RAY_STANDIN_HEALTHCHECK_EAT_MIB"); mb != "" {
+			// The worker's wait-gcs-ready init container outgrowing its limit (kuberay #2735).
+			eat(mb)
+		}
 		// Played: the GCS answers. The real command dials <head-svc>:6379, a cluster DNS name.
 		fmt.Println("ray stand-in: health-check: GCS is ready (played)")
 	case "stop":

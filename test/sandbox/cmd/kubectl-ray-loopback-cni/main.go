@@ -1,8 +1,11 @@
 // Command kubectl-ray-loopback-cni is the CNI plugin of the sandbox's real node. It gives each pod
-// a network namespace with only loopback: it brings `lo` up and adds one address 127.1.x.y/32 to it,
-// which containerd records as the pod IP. No bridge, veth or route is made, so nothing outside the
-// pod can reach it and no pod can reach anything outside itself: traffic reaches pods only through
-// the API server (port-forward, exec, logs), as the sandbox requires.
+// a network namespace with only loopback: it brings `lo` up and adds one address to it, from
+// RealNodePodCIDR (10.250.0.0/16), which containerd records as the pod IP. No bridge, veth or
+// route is made, so no pod can reach anything outside itself, and traffic reaches pods only
+// through the API server (port-forward, exec, logs), as the sandbox requires. On the machine
+// itself the sandbox routes that range to loopback (a "local" route), so a dial of a pod IP from
+// here (a kubelet HTTP probe, say) stays on this machine. A loopback pod IP would be safer still,
+// but EndpointSlices refuse loopback addresses, and a Service would then never list the pod.
 //
 // containerd 1.6 refuses a sandbox whose CNI result names no IP for the interface it asked for
 // (CNI_IFNAME, "eth0"): "failed to find network info for sandbox". The result therefore reports
@@ -80,13 +83,14 @@ func run() error {
 	}
 }
 
-// Address is the pod address of a sandbox: 127.1.x.y with x.y from a hash of its ID, never .0 or
-// .255, so two pods of one node rarely share one (and sharing would harm nothing: no one routes to it).
+// Address is the pod address of a sandbox: 10.250.x.y with x.y from a hash of its ID, never .0
+// or .255, so two pods of one node rarely share one (and sharing would harm nothing: no one
+// routes to it).
 func Address(id string) string {
 	h := fnv.New32a()
 	h.Write([]byte(id))
 	n := h.Sum32()
-	return fmt.Sprintf("127.1.%d.%d", n>>8%256, 1+n%254)
+	return fmt.Sprintf("10.250.%d.%d", n>>8%256, 1+n%254)
 }
 
 func inNetns(netns string, args ...string) error {

@@ -7,10 +7,13 @@
 package sandbox
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 )
 
@@ -187,9 +190,34 @@ func (c Config) operatorCRDs(v string) string {
 	return filepath.Join(c.Cache, "kuberay-"+v, "crds.yaml")
 }
 
-func (c Config) realNodeCache() string { return filepath.Join(c.Cache, "realnode-"+KubeVersion) }
-func (c Config) cniPlugin() string     { return filepath.Join(c.realNodeCache(), cniPluginName) }
-func (c Config) rayStandIn() string    { return filepath.Join(c.realNodeCache(), "ray") }
+// realNodeCache holds the real node's CNI plugin, Ray stand-in and images, keyed by a hash of
+// their sources: a change to the stand-in rebuilds its image instead of reusing a stale one.
+func (c Config) realNodeCache() string {
+	return filepath.Join(c.Cache, "realnode-"+KubeVersion+"-"+realNodeSourceStamp(c.Repo))
+}
+
+// realNodeSources are the files the real node's cached artefacts are made from.
+var realNodeSources = []string{"test/play/cmd/ray", "test/sandbox/cmd/" + cniPluginName, "test/sandbox/realnode_images.go"}
+
+// realNodeSourceStamp is the first 12 hex digits of a SHA-256 over those files' names and contents.
+func realNodeSourceStamp(repo string) string {
+	h := sha256.New()
+	for _, src := range realNodeSources {
+		files := []string{filepath.Join(repo, src)}
+		if fi, err := os.Stat(files[0]); err == nil && fi.IsDir() {
+			files, _ = filepath.Glob(filepath.Join(repo, src, "*.go"))
+		}
+		sort.Strings(files)
+		for _, f := range files {
+			b, _ := os.ReadFile(f)
+			fmt.Fprintf(h, "%s %d\n", filepath.Base(f), len(b))
+			h.Write(b)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12]
+}
+func (c Config) cniPlugin() string  { return filepath.Join(c.realNodeCache(), cniPluginName) }
+func (c Config) rayStandIn() string { return filepath.Join(c.realNodeCache(), "ray") }
 
 // imageTar is one of the real node's image tarballs (realnode_images.go).
 func (c Config) imageTar(name string) string { return filepath.Join(c.realNodeCache(), "images", name) }

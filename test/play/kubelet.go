@@ -13,44 +13,81 @@ import (
 	"k8s.io/client-go/kubernetes"
 )
 
-// KubeletEvict writes what the kubelet writes when node pressure evicts a pod: phase Failed,
-// reason Evicted, the "low on resource" message, a DisruptionTarget condition with reason
-// TerminationByKubelet, and its containers terminated (ContainerStatusUnknown, exit 137). The pod
-// object stays, as after a real node-pressure eviction (compare shared/seeds/000).
-// resource is "ephemeral-storage" or "memory".
+// KubeletEvict writes what the kubelet writes when node pressure evicts a pod, as the sandbox's
+// real node showed it (kubelet 1.34, docs/sandbox.md): phase Failed, reason Evicted, the "low on
+// resource" message with the threshold as configured and the available amount in Ki, a
+// DisruptionTarget condition with reason TerminationByKubelet, PodReadyToStartContainers False,
+// its containers terminated, a running ephemeral container back to waiting ContainerCreating,
+// and the kubelet's Evicted Event. The pod object stays, as after a real node-pressure eviction
+// (compare shared/seeds/000). resource is "ephemeral-storage" or "memory".
+//
+// The container states are one of the real kubelet's variants, seed 000's: ContainerStatusUnknown,
+// exit 137, restartCount up by one. A container SIGKILLed after the grace period instead ends
+// terminated Error 137 with its real times; the rules read the phase and the reason, not these.
 func KubeletEvict(ctx context.Context, c kubernetes.Interface, ns, name, resource string) (*corev1.Pod, error) {
 	pod, err := c.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return nil, err
 	}
 	now := metav1.Now()
-	msg := fmt.Sprintf("The node was low on resource: %s. Threshold quantity: 10%%, available: 2%%. ", resource)
+	msg := EvictionMessage(resource)
 	if len(pod.Spec.Containers) > 0 {
-		msg += fmt.Sprintf("Container %s was using 12Gi, request is 0, has larger consumption of %s. ", pod.Spec.Containers[0].Name, resource)
+		msg += fmt.Sprintf("Container %s was using 52Ki, request is 0, has larger consumption of %s. ", pod.Spec.Containers[0].Name, resource)
 	}
 	pod.Status.Phase = corev1.PodFailed
 	pod.Status.Reason = "Evicted"
 	pod.Status.Message = msg
 	setPodCondition(pod, corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue,
 		Reason: "TerminationByKubelet", Message: msg, LastTransitionTime: now})
+	setPodCondition(pod, corev1.PodCondition{Type: corev1.PodReadyToStartContainers, Status: corev1.ConditionFalse, LastTransitionTime: now})
 	setPodCondition(pod, corev1.PodCondition{Type: corev1.PodReady, Status: corev1.ConditionFalse, Reason: "PodFailed", LastTransitionTime: now})
 	setPodCondition(pod, corev1.PodCondition{Type: corev1.ContainersReady, Status: corev1.ConditionFalse, Reason: "PodFailed", LastTransitionTime: now})
 	for i := range pod.Status.ContainerStatuses {
 		cs := &pod.Status.ContainerStatuses[i]
 		cs.Ready = false
 		cs.Started = boolPtr(false)
+		cs.RestartCount++
 		cs.State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
 			ExitCode: 137, Reason: "ContainerStatusUnknown",
 			Message:   "The container could not be located when the pod was terminated",
 			StartedAt: startedAt(cs), FinishedAt: now,
 		}}
 	}
-	return c.CoreV1().Pods(ns).UpdateStatus(ctx, pod, metav1.UpdateOptions{})
+	for i := range pod.Status.EphemeralContainerStatuses {
+		cs := &pod.Status.EphemeralContainerStatuses[i]
+		if cs.State.Running == nil {
+			continue // a finished ephemeral container is left as it was
+		}
+		cs.RestartCount++
+		cs.LastTerminationState = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 137, Reason: "ContainerStatusUnknown",
+			Message: "The container could not be located when the pod was deleted.  The container used to be Running"}}
+		cs.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ContainerCreating"}}
+	}
+	updated, err := c.CoreV1().Pods(ns).UpdateStatus(ctx, pod, metav1.UpdateOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return updated, kubeletEvent(ctx, c, updated, corev1.EventTypeWarning, "Evicted", msg)
 }
 
-// KubeletCrashLoop writes what the kubelet shows for a container that keeps dying: waiting in
-// CrashLoopBackOff, last terminated with reason (e.g. "OOMKilled", exit 137, or "Error", exit 1),
-// restartCount raised. The pod stays Running and not Ready.
+// kubeletEvent records an Event about pod as the kubelet of its node does.
+func kubeletEvent(ctx context.Context, c kubernetes.Interface, pod *corev1.Pod, typ, reason, msg string) error {
+	now := metav1.Now()
+	_, err := c.CoreV1().Events(pod.Namespace).Create(ctx, &corev1.Event{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: pod.Name + ".", Namespace: pod.Namespace},
+		InvolvedObject: corev1.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: pod.Namespace, Name: pod.Name,
+			UID: pod.UID, ResourceVersion: pod.ResourceVersion},
+		Reason: reason, Message: msg, Type: typ, Count: 1, FirstTimestamp: now, LastTimestamp: now,
+		Source: corev1.EventSource{Component: "kubelet", Host: pod.Spec.NodeName},
+	}, metav1.CreateOptions{})
+	return err
+}
+
+// KubeletCrashLoop writes what the kubelet shows for a container that keeps dying, as the real
+// node showed it: waiting in CrashLoopBackOff with the kubelet's back-off message (10s doubling
+// per restart, up to 5m), last terminated with reason (e.g. "OOMKilled", exit 137, or "Error",
+// exit 1) about a second after it started, restartCount raised, Ready and ContainersReady False
+// naming the container. The pod stays Running.
 func KubeletCrashLoop(ctx context.Context, c kubernetes.Interface, ns, name, reason string, restarts int32) (*corev1.Pod, error) {
 	pod, err := c.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
@@ -61,27 +98,42 @@ func KubeletCrashLoop(ctx context.Context, c kubernetes.Interface, ns, name, rea
 		exitCode = 137
 	}
 	now := metav1.Now()
+	unready := ""
 	for i := range pod.Status.ContainerStatuses {
 		cs := &pod.Status.ContainerStatuses[i]
 		if i > 0 {
 			break // the Ray container is the first; sidecars keep running
 		}
+		unready = cs.Name
 		cs.Ready = false
 		cs.Started = boolPtr(false)
 		cs.RestartCount = restarts
 		cs.LastTerminationState = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
-			ExitCode: exitCode, Reason: reason, StartedAt: metav1.NewTime(now.Add(-30 * time.Second)), FinishedAt: now,
+			ExitCode: exitCode, Reason: reason, StartedAt: metav1.NewTime(now.Add(-time.Second)), FinishedAt: now,
+			ContainerID: cs.ContainerID,
 		}}
 		cs.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{
-			Reason: "CrashLoopBackOff", Message: fmt.Sprintf("back-off 5m0s restarting failed container=%s pod=%s", cs.Name, name),
+			Reason: "CrashLoopBackOff", Message: fmt.Sprintf("back-off %s restarting failed container=%s pod=%s_%s(%s)", backOff(restarts), cs.Name, name, ns, pod.UID),
 		}}
 	}
-	setPodCondition(pod, corev1.PodCondition{Type: corev1.PodReady, Status: corev1.ConditionFalse, Reason: "ContainersNotReady", LastTransitionTime: now})
-	setPodCondition(pod, corev1.PodCondition{Type: corev1.ContainersReady, Status: corev1.ConditionFalse, Reason: "ContainersNotReady", LastTransitionTime: now})
+	unreadyMsg := fmt.Sprintf("containers with unready status: [%s]", unready)
+	setPodCondition(pod, corev1.PodCondition{Type: corev1.PodReady, Status: corev1.ConditionFalse, Reason: "ContainersNotReady", Message: unreadyMsg, LastTransitionTime: now})
+	setPodCondition(pod, corev1.PodCondition{Type: corev1.ContainersReady, Status: corev1.ConditionFalse, Reason: "ContainersNotReady", Message: unreadyMsg, LastTransitionTime: now})
 	return c.CoreV1().Pods(ns).UpdateStatus(ctx, pod, metav1.UpdateOptions{})
 }
 
-// KubeletImagePullBackOff writes what the kubelet shows when the image cannot be pulled.
+// backOff is the kubelet's crash-loop back-off after restarts restarts: 10s, doubling, at most 5m.
+func backOff(restarts int32) string {
+	d := 10 * time.Second
+	for i := int32(1); i < restarts && d < 5*time.Minute; i++ {
+		d *= 2
+	}
+	return min(d, 5*time.Minute).String()
+}
+
+// KubeletImagePullBackOff writes what the kubelet shows when the image cannot be pulled, as the
+// real node showed it: waiting ImagePullBackOff with `Back-off pulling image "X": ErrImagePull:
+// <the pull error>`, Ready and ContainersReady False naming the container.
 func KubeletImagePullBackOff(ctx context.Context, c kubernetes.Interface, ns, name string) (*corev1.Pod, error) {
 	pod, err := c.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
@@ -91,10 +143,12 @@ func KubeletImagePullBackOff(ctx context.Context, c kubernetes.Interface, ns, na
 		cs := &pod.Status.ContainerStatuses[0]
 		cs.Ready = false
 		cs.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{
-			Reason: "ImagePullBackOff", Message: fmt.Sprintf("Back-off pulling image %q", cs.Image),
+			Reason: "ImagePullBackOff", Message: fmt.Sprintf("Back-off pulling image %q: ErrImagePull: failed to pull and unpack image %q: failed to resolve reference %q: not found", cs.Image, cs.Image, cs.Image),
 		}}
+		msg := fmt.Sprintf("containers with unready status: [%s]", cs.Name)
+		setPodCondition(pod, corev1.PodCondition{Type: corev1.PodReady, Status: corev1.ConditionFalse, Reason: "ContainersNotReady", Message: msg, LastTransitionTime: metav1.Now()})
+		setPodCondition(pod, corev1.PodCondition{Type: corev1.ContainersReady, Status: corev1.ConditionFalse, Reason: "ContainersNotReady", Message: msg, LastTransitionTime: metav1.Now()})
 	}
-	setPodCondition(pod, corev1.PodCondition{Type: corev1.PodReady, Status: corev1.ConditionFalse, Reason: "ContainersNotReady", LastTransitionTime: metav1.Now()})
 	return c.CoreV1().Pods(ns).UpdateStatus(ctx, pod, metav1.UpdateOptions{})
 }
 

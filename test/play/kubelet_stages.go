@@ -21,9 +21,11 @@ import (
 //     runs nothing; without this stage the container would never show as running);
 //   - kubectl-ray-evict-disk, kubectl-ray-evict-memory: delay after a
 //     kubectl-ray-disk-pressure-* (memory-pressure-*) container runs, the pod is evicted for
-//     ephemeral-storage (memory) the way the kubelet's eviction manager writes it (phase Failed,
-//     reason Evicted, the "low on resource" message, a DisruptionTarget condition, every
-//     container terminated), matching KubeletEvict.
+//     ephemeral-storage (memory) the way the real node's kubelet wrote it (phase Failed, reason
+//     Evicted, the "low on resource" message, a DisruptionTarget condition,
+//     PodReadyToStartContainers False, every container terminated, the running ephemeral
+//     container back to waiting ContainerCreating with lastState ContainerStatusUnknown),
+//     matching KubeletEvict. A Stage writes no Event: the kubelet's Evicted Event is missing.
 //
 // The selectors name the namespace, so pods of other namespaces (tests running beside) are
 // untouched.
@@ -49,13 +51,14 @@ func KubeletPressureStagesYAML(ns string, delay time.Duration) string {
 		"---\n" + evictStageYAML(ns, delay, "memory", EvictionMessage("memory"))
 }
 
-// EvictionMessage is what the kubelet's eviction manager writes on a pod it evicts for resource
-// (its threshold and availability figures are the sandbox's, not measured).
+// EvictionMessage is the first sentence the kubelet's eviction manager writes on a pod it evicts
+// for resource: the threshold as configured, the available amount in Ki (the figures are the
+// real node's thresholds, not measured here).
 func EvictionMessage(resource string) string {
 	if resource == "memory" {
 		return "The node was low on resource: memory. Threshold quantity: 100Mi, available: 51200Ki. "
 	}
-	return "The node was low on resource: " + resource + ". Threshold quantity: 10%, available: 2%. "
+	return "The node was low on resource: " + resource + ". Threshold quantity: 300Mi, available: 124024Ki. "
 }
 
 // stageHead is the start of a Stage named name over the Running, not deleted pods of namespace
@@ -102,6 +105,9 @@ func evictStageYAML(ns string, delay time.Duration, kind, message string) string
         reason: TerminationByKubelet
         message: {{ $msg | Quote }}
         lastTransitionTime: {{ $now | Quote }}
+      - type: PodReadyToStartContainers
+        status: "False"
+        lastTransitionTime: {{ $now | Quote }}
       - type: Ready
         status: "False"
         reason: PodFailed
@@ -130,14 +136,15 @@ func evictStageYAML(ns string, delay time.Duration, kind, message string) string
       - image: {{ .image | Quote }}
         name: {{ .name | Quote }}
         ready: false
-        restartCount: 0
+        restartCount: 1
         state:
+          waiting:
+            reason: ContainerCreating
+        lastState:
           terminated:
             exitCode: 137
             reason: ContainerStatusUnknown
-            message: The container could not be located when the pod was terminated
-            startedAt: {{ $now | Quote }}
-            finishedAt: {{ $now | Quote }}
+            message: "The container could not be located when the pod was deleted.  The container used to be Running"
       {{ end }}
 `, ns, delay.Milliseconds(), kind, message)
 }

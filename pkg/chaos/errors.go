@@ -54,6 +54,9 @@ type Confirmation struct {
 	Action string
 	// While is what goes on meanwhile, e.g. "probing service/demo-serve-svc:8000 at 50/s"; may be "".
 	While string
+	// Warning is what else the action may hit, e.g. the other pods of a node put under
+	// pressure; may be "". It is shown with the question, or on its own when --yes skips it.
+	Warning string
 }
 
 // Confirm asks; an error stops the run with nothing changed. A nil Confirm means confirmed.

@@ -31,20 +31,37 @@ type Cluster interface {
 	// WatchTargetPods watches the pods of labelSelector, or the pod named name when it is "".
 	WatchTargetPods(ctx context.Context, namespace, labelSelector, name, resourceVersion string) (watch.Interface, error)
 	WatchNodeNamed(ctx context.Context, name string) (watch.Interface, error)
+	// ListPodsOnNode lists the pods of node in namespace ("" for every namespace) and returns the
+	// list's resourceVersion; WatchPodsOnNode watches them from one. The plan names the node's
+	// other pods; the run reports those the kubelet evicts.
+	ListPodsOnNode(ctx context.Context, namespace, node string) ([]corev1.Pod, string, error)
+	WatchPodsOnNode(ctx context.Context, namespace, node, resourceVersion string) (watch.Interface, error)
+	// WatchEvictionEvents watches the kubelet's Evicted Events in namespace ("" for every
+	// namespace) from resourceVersion, or from now when it is "".
+	WatchEvictionEvents(ctx context.Context, namespace, resourceVersion string) (watch.Interface, error)
+}
+
+// Planned is what a dry run would inject, and where.
+type Planned struct {
+	Container corev1.EphemeralContainer
+	Pod       *corev1.Pod
+	// Warning names the other pods of the node, which the kubelet may evict too ("" for none).
+	Warning string
 }
 
 // DryRun resolves the pod and plans the container, and has the API server validate it (schema,
-// admission, RBAC): nothing is injected. It returns the container and the pod it would join.
-func DryRun(ctx context.Context, c Cluster, s Settings) (corev1.EphemeralContainer, *corev1.Pod, error) {
+// admission, RBAC): nothing is injected. It returns the container, the pod it would join and what
+// the plan warns of the node's other pods.
+func DryRun(ctx context.Context, c Cluster, s Settings) (Planned, error) {
 	pod, spec, err := prepare(ctx, c, s)
 	if err != nil {
-		return corev1.EphemeralContainer{}, nil, err
+		return Planned{}, err
 	}
 	ec := Container(spec)
 	if _, err := c.InjectEphemeralContainer(ctx, pod, ec, true); err != nil {
-		return corev1.EphemeralContainer{}, nil, err
+		return Planned{}, err
 	}
-	return ec, pod, nil
+	return Planned{Container: ec, Pod: pod, Warning: findNeighbours(ctx, c, pod).Warning()}, nil
 }
 
 // Run resolves the pod, plans the container, confirms, injects it and, with s.Watch, follows the
@@ -60,17 +77,18 @@ func Run(ctx context.Context, c Cluster, s Settings) (*report.PressureReport, ch
 		return nil, chaos.Outcome{}, err
 	}
 	ec := Container(spec)
-	var pods watch.Interface
+	neighbours := findNeighbours(ctx, c, pod)
+	var ws *watches
 	if s.Watch {
-		// Open the watch before injecting, from the version read: a refusal (no RBAC to watch
-		// pods) then leaves nothing injected, and no event is missed.
-		if pods, err = c.WatchTargetPods(ctx, pod.Namespace, watchSelector(pod), pod.Name, pod.ResourceVersion); err != nil {
+		// Open the watches before injecting, from the versions read: a refusal of the target's
+		// (no RBAC to watch pods) then leaves nothing injected, and no event is missed.
+		if ws, err = openWatches(ctx, c, s, pod, neighbours); err != nil {
 			return nil, chaos.Outcome{}, err
 		}
-		defer func() { pods.Stop() }()
+		defer ws.stop()
 	}
 	if err := s.Confirm.Ask(chaos.Confirmation{Action: fmt.Sprintf("add ephemeral container %s to pod %s/%s on node %s (%s, for %s)",
-		spec.Name, pod.Namespace, pod.Name, pod.Spec.NodeName, What(spec), spec.Duration)}); err != nil {
+		spec.Name, pod.Namespace, pod.Name, pod.Spec.NodeName, What(spec), spec.Duration), Warning: neighbours.Warning()}); err != nil {
 		return nil, chaos.Outcome{}, err
 	}
 	injected, err := c.InjectEphemeralContainer(ctx, pod, ec, false)
@@ -84,16 +102,14 @@ func Run(ctx context.Context, c Cluster, s Settings) (*report.PressureReport, ch
 	fmt.Fprintf(progress, "injected %s into pod %s/%s (target container %s, %s, for %s); its log: kubectl logs -n %s %s -c %s\n",
 		ec.Name, pod.Namespace, pod.Name, spec.TargetContainer, What(spec), spec.Duration, pod.Namespace, pod.Name, ec.Name)
 
-	tl := &Timeline{Start: s.Now(), Pod: injected.Name, Node: injected.Spec.NodeName, Container: spec.Name,
-		Head: ray.IsHead(injected)}
+	tl := &Timeline{Start: s.Now(), Namespace: injected.Namespace, Pod: injected.Name, UID: injected.UID, Node: injected.Spec.NodeName,
+		Container: spec.Name, Head: ray.IsHead(injected), EndedBefore: neighbours.EndedBefore}
 	tl.Injected()
 	verdict := report.PressureVerdict{Passed: true, Outcome: report.OutcomeNotWatched,
 		Message: fmt.Sprintf("injected %s into pod %s/%s; the eviction was not watched", ec.Name, pod.Namespace, pod.Name)}
 	if s.Watch {
-		w := &evictionWatch{c: c, s: s, tl: tl, pod: injected, pods: pods, out: progress}
-		err := w.run(ctx)
-		pods = w.pods
-		if err != nil {
+		w := &evictionWatch{s: s, tl: tl, ws: ws, out: progress}
+		if err := w.run(ctx); err != nil {
 			return nil, chaos.Outcome{}, err
 		}
 		verdict = tl.result(s.Timeout)

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"strings"
 	"time"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
@@ -47,6 +48,23 @@ type PressureEviction struct {
 	EvictedMs            *float64 `json:"evictedMs"`
 	Replacement          string   `json:"replacement,omitempty"` // a head's replacement
 	ReplacementRunningMs *float64 `json:"replacementRunningMs"`
+	// EndedMs is when the target reached a terminal phase with no mark of an eviction, Ended that
+	// phase ("Succeeded", "Failed (OOMKilled)").
+	EndedMs *float64 `json:"endedMs"`
+	Ended   string   `json:"ended,omitempty"`
+	// Pods are every pod the kubelet evicted on the target's node while the run watched: the
+	// target, and bystanders, in the order seen.
+	Pods []EvictedPod `json:"pods"`
+}
+
+// EvictedPod is one pod the kubelet evicted during the run.
+type EvictedPod struct {
+	Namespace string `json:"namespace"`
+	Pod       string `json:"pod"`
+	// Bystander: another pod of the node than the target.
+	Bystander bool    `json:"bystander"`
+	AtMs      float64 `json:"atMs"`
+	Message   string  `json:"message"` // the kubelet's
 }
 
 // Pressure outcomes: the stable names of PressureVerdict.Outcome.
@@ -55,6 +73,7 @@ const (
 	OutcomeCameBack         = "came-back"           // an evicted head's replacement ran
 	OutcomeNotReplaced      = "not-replaced"        // an evicted head was not replaced in time (fails)
 	OutcomeEvicted          = "evicted"             // a worker (or pod) was evicted
+	OutcomePodEnded         = "pod-ended"           // a worker (or pod) ended with no mark of an eviction
 	OutcomePressureFailed   = "pressure-failed"     // our container exited non-zero, the pod still Running (fails)
 	OutcomeNoEvictionEnded  = "no-eviction"         // our container ended, the pod still Running
 	OutcomeNeverStarted     = "never-started"       // our container did not start in time (fails)
@@ -80,10 +99,20 @@ type PressureInput struct {
 // BuildPressure computes the report; it is pure.
 func BuildPressure(in PressureInput) *PressureReport {
 	r := &PressureReport{APIVersion: schema.APIVersion, Kind: PressureKind, Settings: in.Settings,
-		Injected: in.Injected, Events: []Event{}, Verdict: in.Verdict}
+		Injected: in.Injected, Events: []Event{}, Eviction: PressureEviction{Pods: []EvictedPod{}}, Verdict: in.Verdict}
 	rel := func(t time.Time) float64 { return ms(t.Sub(in.Injected)) }
 	for _, e := range in.Timeline.Events() {
 		r.Events = append(r.Events, Event{Event: e, AtMs: rel(e.At)})
+		switch e.Kind {
+		case timeline.PodEvicted:
+			r.Eviction.Pods = append(r.Eviction.Pods, EvictedPod{Namespace: in.Settings.Namespace, Pod: e.Object, AtMs: rel(e.At), Message: e.Detail})
+		case timeline.BystanderEvicted:
+			ns, name, _ := strings.Cut(e.Object, "/")
+			r.Eviction.Pods = append(r.Eviction.Pods, EvictedPod{Namespace: ns, Pod: name, Bystander: true, AtMs: rel(e.At), Message: e.Detail})
+		}
+	}
+	if e, ok := in.Timeline.First(timeline.PodEnded, time.Time{}); ok {
+		r.Eviction.EndedMs, r.Eviction.Ended = ptr(rel(e.At)), e.Detail
 	}
 	if e, ok := in.Timeline.First(timeline.PodEvicted, time.Time{}); ok {
 		r.Eviction.EvictedMs = ptr(rel(e.At))

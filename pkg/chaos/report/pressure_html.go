@@ -6,8 +6,8 @@ import (
 	"time"
 )
 
-// WritePressureHTML writes a pressure run as one self-contained page: the settings, the verdict
-// and the timeline.
+// WritePressureHTML writes a pressure run as one self-contained page: the settings, the verdict,
+// the pods the kubelet evicted (bystanders named as such) and the timeline.
 func WritePressureHTML(w io.Writer, r *PressureReport) error {
 	return pressurePage.Execute(w, r)
 }
@@ -31,7 +31,12 @@ Injected {{.Injected.UTC.Format "2006-01-02T15:04:05.000Z"}}; times are relative
 <p>{{.Verdict.Message}}</p>
 <h2>Eviction</h2><table><tr><td>evicted</td><td>{{opt .Eviction.EvictedMs}}</td></tr>
 <tr><td>replacement</td><td>{{or .Eviction.Replacement "-"}}</td></tr>
-<tr><td>replacement Running</td><td>{{opt .Eviction.ReplacementRunningMs}}</td></tr></table>
+<tr><td>replacement Running</td><td>{{opt .Eviction.ReplacementRunningMs}}</td></tr>
+{{if .Eviction.Ended}}<tr><td>ended with no mark of an eviction</td><td>{{opt .Eviction.EndedMs}} ({{.Eviction.Ended}})</td></tr>
+{{end}}</table>
+<h2>Pods the kubelet evicted on node {{.Settings.Node}}</h2>{{if .Eviction.Pods}}<table><tr><th>at</th><th>pod</th><th>role</th><th>the kubelet's message</th></tr>
+{{range .Eviction.Pods}}<tr><td>{{secs .AtMs}}</td><td>{{.Namespace}}/{{.Pod}}</td><td>{{if .Bystander}}bystander{{else}}target{{end}}</td><td>{{.Message}}</td></tr>
+{{end}}</table>{{else}}<p>none seen{{if not .Settings.WatchEviction}} (not watched){{end}}</p>{{end}}
 <h2>Events</h2><table><tr><th>at</th><th>event</th><th>object</th><th>detail</th><th>what happened</th></tr>
 {{range .Events}}<tr><td>{{secs .AtMs}}</td><td>{{.Kind}}</td><td>{{.Object}}</td><td>{{.Detail}}</td><td>{{.Message}}</td></tr>
 {{end}}</table>

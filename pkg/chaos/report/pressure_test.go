@@ -45,8 +45,22 @@ func TestBuildPressure(t *testing.T) {
 	if e.EvictedMs == nil || *e.EvictedMs != 6100 || e.Replacement != "demo-head-9fz4q" || e.ReplacementRunningMs == nil || *e.ReplacementRunningMs != 7900 {
 		t.Errorf("eviction: %+v", e)
 	}
-	// A run without the eviction watch has one event and no eviction times.
+	if len(e.Pods) != 1 || e.Pods[0] != (EvictedPod{Namespace: "ml", Pod: "demo-head-x7k2p", AtMs: 6100, Message: "The node was low on resource: ephemeral-storage."}) || e.EndedMs != nil {
+		t.Errorf("evicted pods: %+v, ended %v", e.Pods, e.EndedMs)
+	}
+	// Every pod the kubelet evicted is listed, bystanders named as such; a target that ended
+	// with no mark of an eviction is not among them.
 	in := pressureInput()
+	in.Timeline = timeline.New(
+		timeline.Event{Kind: timeline.BystanderEvicted, At: at(900), Object: "default/web-0", Detail: "low"},
+		timeline.Event{Kind: timeline.PodEnded, At: at(1000), Object: "demo-head-x7k2p", Detail: "Succeeded"})
+	r = BuildPressure(in)
+	if e := r.Eviction; len(e.Pods) != 1 || e.Pods[0] != (EvictedPod{Namespace: "default", Pod: "web-0", Bystander: true, AtMs: 900, Message: "low"}) ||
+		e.EvictedMs != nil || e.EndedMs == nil || *e.EndedMs != 1000 || e.Ended != "Succeeded" {
+		t.Errorf("bystander and an unmarked end: %+v", e)
+	}
+	// A run without the eviction watch has one event and no eviction times.
+	in = pressureInput()
 	in.Timeline = timeline.New(in.Timeline.Events()[0])
 	in.Settings.WatchEviction, in.Verdict = false, PressureVerdict{Passed: true, Outcome: OutcomeNotWatched, Message: "injected"}
 	r = BuildPressure(in)
@@ -61,6 +75,18 @@ func TestPressureGolden(t *testing.T) {
 	in.Timeline = timeline.New(in.Timeline.Events()[:5]...)
 	in.Verdict = PressureVerdict{Passed: false, Outcome: OutcomeNotReplaced, Message: "the cluster did not come back within 10m0s: evicted head demo-head-x7k2p was not replaced"}
 	fail := BuildPressure(in)
+	// A worker evicted with a bystander of its node, seen before it.
+	in = pressureInput()
+	in.Settings.Role, in.Settings.Pod = "worker", "demo-worker-4mbx9"
+	evs := in.Timeline.Events()[:4]
+	evs = append(evs,
+		timeline.Event{Kind: timeline.BystanderEvicted, At: at(5800), Object: "default/web-0", Detail: "The node was low on resource: ephemeral-storage.",
+			Message: "bystander pod default/web-0 on node node-a evicted: The node was low on resource: ephemeral-storage."},
+		timeline.Event{Kind: timeline.PodEvicted, At: at(6100), Object: "demo-worker-4mbx9", Detail: "The node was low on resource: ephemeral-storage.",
+			Message: "pod demo-worker-4mbx9 evicted: The node was low on resource: ephemeral-storage."})
+	in.Timeline = timeline.New(evs...)
+	in.Verdict = PressureVerdict{Passed: true, Outcome: OutcomeEvicted, Message: "pod demo-worker-4mbx9 was evicted; bystanders the kubelet evicted on node node-a: default/web-0"}
+	bystander := BuildPressure(in)
 	for name, write := range map[string]func(*bytes.Buffer, *PressureReport) error{
 		"json":      func(b *bytes.Buffer, r *PressureReport) error { return WriteJSON(b, r) },
 		"junit.xml": func(b *bytes.Buffer, r *PressureReport) error { return WritePressureJUnit(b, r) },
@@ -69,7 +95,7 @@ func TestPressureGolden(t *testing.T) {
 		for _, c := range []struct {
 			name string
 			r    *PressureReport
-		}{{"pressure-replaced", pass}, {"pressure-not-replaced", fail}} {
+		}{{"pressure-replaced", pass}, {"pressure-not-replaced", fail}, {"pressure-bystander", bystander}} {
 			var b bytes.Buffer
 			if err := write(&b, c.r); err != nil {
 				t.Fatal(err)

@@ -45,6 +45,12 @@ const (
 	NodeTainted      Kind = "NodeTainted"      // Object: the node; Detail: the taint key:effect
 	PodEvicted       Kind = "PodEvicted"       // Object: the target pod; Detail: the kubelet's message
 	PodDeleted       Kind = "PodDeleted"       // Object: the target pod
+	// PodEnded: the target reached a terminal phase with no mark of an eviction (no Evicted
+	// reason, DisruptionTarget condition or Evicted Event). Detail: the phase (and reason).
+	PodEnded Kind = "PodEnded"
+	// BystanderEvicted: the kubelet evicted another pod of the target's node. Object:
+	// NAMESPACE/NAME; Detail: the kubelet's message.
+	BystanderEvicted Kind = "BystanderEvicted"
 )
 
 // Event is one thing seen. At is when the watch saw it on this machine's clock (the same clock

@@ -17,11 +17,20 @@ type confirmation struct {
 	refusal, note, declined string
 }
 
+// A warning is shown with the question; with --yes, which skips the question, on its own line. A
+// refusal stays the one error line: nothing is done.
 func (c confirmation) ask(q corechaos.Confirmation) error {
 	question := "This will " + q.Action
 	if q.While != "" {
 		question += " while " + q.While
 	}
-	return c.f.Confirm(cmdutil.Confirmation{Yes: c.yes, Prompt: question + ".\n" + c.note + "Continue? [y/N] ",
+	warning := ""
+	if q.Warning != "" {
+		warning = "Warning: " + q.Warning + "\n"
+		if c.yes {
+			fmt.Fprintf(c.f.IOStreams.ErrOut, "warning: %s\n", q.Warning)
+		}
+	}
+	return c.f.Confirm(cmdutil.Confirmation{Yes: c.yes, Prompt: question + ".\n" + warning + c.note + "Continue? [y/N] ",
 		Refusal: fmt.Sprintf(c.refusal, q.Action), Declined: c.declined})
 }

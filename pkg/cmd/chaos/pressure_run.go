@@ -69,7 +69,7 @@ func (o *PressureOptions) Run(cmd *cobra.Command) error {
 	if o.s.DryRun {
 		// The server judges first: what is printed on stdout is a container the API server
 		// (validation, admission, RBAC) would accept, and a refusal leaves stdout empty.
-		ec, pod, err := pressure.DryRun(ctx, c, o.s)
+		p, err := pressure.DryRun(ctx, c, o.s)
 		if err != nil {
 			return o.exitError(err)
 		}
@@ -78,10 +78,13 @@ func (o *PressureOptions) Run(cmd *cobra.Command) error {
 		if o.output.Value == "json" {
 			format = "json"
 		}
-		if err := cmdutil.PrintStructured(out, format, ec); err != nil {
+		if err := cmdutil.PrintStructured(out, format, p.Container); err != nil {
 			return err
 		}
-		fmt.Fprintf(errOut, "dry run: the API server accepted %s for pod %s/%s; nothing was injected\n", ec.Name, pod.Namespace, pod.Name)
+		fmt.Fprintf(errOut, "dry run: the API server accepted %s for pod %s/%s; nothing was injected\n", p.Container.Name, p.Pod.Namespace, p.Pod.Name)
+		if p.Warning != "" {
+			fmt.Fprintf(errOut, "warning: %s\n", p.Warning)
+		}
 		return nil
 	}
 	o.s.Now, o.s.Warn, o.s.Progress = o.f.Now, errOut, out

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -153,15 +154,17 @@ func TestInjectSendsExactPatch(t *testing.T) {
 	if len(ec) != 1 || ec[0].Name != "kubectl-ray-memory-pressure-abcde" || ec[0].TargetContainerName != "ray-head" {
 		t.Errorf("stored: %+v", ec)
 	}
-	// The RayCluster target cost exactly one LIST, with the cluster's head selector.
+	// The RayCluster target cost exactly one LIST, with the cluster's head selector; the node's
+	// other pods one more, across namespaces, selected by field.
 	var lists []string
 	for _, a := range h.client.Actions() {
 		if la, ok := a.(k8stesting.ListActionImpl); ok {
-			lists = append(lists, la.GetListRestrictions().Labels.String())
+			lists = append(lists, fmt.Sprintf("%s %q labels %q fields %q", la.GetResource().Resource, la.GetNamespace(),
+				la.GetListRestrictions().Labels.String(), la.GetListRestrictions().Fields.String()))
 		}
 	}
-	if len(lists) != 1 || lists[0] != "ray.io/cluster=demo,ray.io/node-type=head" {
-		t.Errorf("lists: %v", lists)
+	if want := []string{`pods "ml" labels "ray.io/cluster=demo,ray.io/node-type=head" fields ""`, `pods "" labels "" fields "spec.nodeName=node-a"`}; strings.Join(lists, "\n") != strings.Join(want, "\n") {
+		t.Errorf("lists:\n%s\nwant:\n%s", strings.Join(lists, "\n"), strings.Join(want, "\n"))
 	}
 }
 
@@ -274,7 +277,7 @@ func TestWatchEvictionWithoutWatchRBACInjectsNothing(t *testing.T) {
 // reports DiskPressure, the head goes Failed/Evicted, a new head appears and runs.
 func TestWatchEvictionTimeline(t *testing.T) {
 	h := newHarness(t, "ml", head("demo-head-x7k2p"), &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-a"}})
-	watching := make(chan string, 4)
+	watching := make(chan string, 8)
 	h.client.PrependWatchReactor("*", func(a k8stesting.Action) (bool, watch.Interface, error) {
 		watching <- a.GetResource().Resource
 		return false, nil, nil
@@ -291,13 +294,21 @@ func TestWatchEvictionTimeline(t *testing.T) {
 	go func() {
 		done <- h.run(t, NewDiskPressureCmd, "demo", "--size", "1Gi", "--yes", "--watch-eviction", "--timeout", "20s")
 	}()
-	for i := 0; i < 2; i++ {
+	// The target's pods, its node, the node's pods and the kubelet's Evicted Events.
+	for i := 0; i < 4; i++ {
 		select {
 		case <-watching:
 		case <-time.After(5 * time.Second):
 			t.Fatal("the command did not start its watches")
 		}
 	}
+	// The watches open before the injection, and the timeline's zero is read after it.
+	for deadline := time.Now().Add(5 * time.Second); len(h.patches()) == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the command did not inject")
+		}
+	}
+	time.Sleep(100 * time.Millisecond)
 	ctx := context.Background()
 	pods, nodes := h.client.CoreV1().Pods("ml"), h.client.CoreV1().Nodes()
 	advance(20 * time.Second)
@@ -351,5 +362,108 @@ func TestInjectJSONReport(t *testing.T) {
 	}
 	if !strings.HasPrefix(h.errOut.String(), "injected kubectl-ray-disk-pressure-abcde into pod ml/demo-head-x7k2p") {
 		t.Errorf("stderr: %q", h.errOut)
+	}
+}
+
+// TestPlanWarnsOfTheNodesOtherPods: node pressure is the node's, so the plan names the other pods
+// of the target's node (one LIST across namespaces): after the dry run's line, in the prompt, on
+// its own line with --yes; a refusal stays its one error line.
+func TestPlanWarnsOfTheNodesOtherPods(t *testing.T) {
+	onNode := func(ns, name, node string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: corev1.PodSpec{NodeName: node},
+			Status: corev1.PodStatus{Phase: corev1.PodRunning}}
+	}
+	objs := func() []runtime.Object {
+		return []runtime.Object{head("demo-head-x7k2p"), onNode("ml", "demo-worker-1", "node-a"), onNode("default", "web-0", "node-a"), onNode("default", "far", "node-b")}
+	}
+	warning := "pod ml/demo-head-x7k2p shares node node-a with 2 other pods, which the kubelet may evict first, or as well: default/web-0, ml/demo-worker-1"
+
+	h := newHarness(t, "ml", objs()...)
+	if err := h.run(t, NewDiskPressureCmd, "demo", "--size", "1Gi", "--dry-run"); err != nil {
+		t.Fatal(err)
+	}
+	if want := "dry run: the API server accepted kubectl-ray-disk-pressure-abcde for pod ml/demo-head-x7k2p; nothing was injected\nwarning: " + warning + "\n"; h.errOut.String() != want {
+		t.Errorf("dry run stderr:\n%s\nwant:\n%s", h.errOut, want)
+	}
+
+	h = newHarness(t, "ml", objs()...)
+	if err := h.run(t, NewDiskPressureCmd, "demo", "--size", "1Gi", "--yes", "-o", "json"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(h.errOut.String(), "warning: "+warning+"\ninjected ") || !json.Valid(h.out.Bytes()) {
+		t.Errorf("--yes: stderr %q, stdout %q", h.errOut, h.out)
+	}
+
+	h = newHarness(t, "ml", objs()...)
+	h.f.StdinTerminal = func() bool { return true }
+	h.f.IOStreams.In.(*bytes.Buffer).WriteString("y\n")
+	if err := h.run(t, NewDiskPressureCmd, "demo", "--size", "1Gi"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(h.errOut.String(), ".\nWarning: "+warning+"\nEphemeral containers cannot be removed") || strings.Contains(h.errOut.String(), "warning: ") {
+		t.Errorf("prompt: %q", h.errOut)
+	}
+
+	h = newHarness(t, "ml", objs()...)
+	err := h.run(t, NewDiskPressureCmd, "demo", "--size", "1Gi")
+	if exit.CodeOf(err) != exit.NotConfirmed || h.errOut.Len() != 0 || len(h.patches()) != 0 {
+		t.Errorf("refusal: %v (exit %d), stderr %q, %d patches", err, exit.CodeOf(err), h.errOut, len(h.patches()))
+	}
+}
+
+// TestWatchEvictionSucceededByEvent plays a real kubelet's eviction of a pod whose containers exit
+// 0 on SIGTERM: the pod ends Succeeded with no Evicted reason and no DisruptionTarget condition,
+// and the kubelet's Evicted Event is the only mark. The run recognises it at once (exit 0, "was
+// evicted"), instead of waiting out --timeout for "no eviction".
+func TestWatchEvictionSucceededByEvent(t *testing.T) {
+	worker := head("demo-worker-abcde")
+	worker.Labels["ray.io/node-type"] = "worker"
+	h := newHarness(t, "ml", worker)
+	watching := make(chan string, 8)
+	h.client.PrependWatchReactor("*", func(a k8stesting.Action) (bool, watch.Interface, error) {
+		watching <- a.GetResource().Resource
+		return false, nil, nil
+	})
+	done := make(chan error, 1)
+	start := time.Now()
+	go func() {
+		done <- h.run(t, NewDiskPressureCmd, "pod/demo-worker-abcde", "--size", "1Gi", "--yes", "--watch-eviction", "--timeout", "60s")
+	}()
+	for i := 0; i < 4; i++ {
+		select {
+		case <-watching:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the command did not start its watches")
+		}
+	}
+	ctx := context.Background()
+	pods := h.client.CoreV1().Pods("ml")
+	p, _ := pods.Get(ctx, worker.Name, metav1.GetOptions{})
+	p.Status.Phase = corev1.PodSucceeded
+	if _, err := pods.UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ev := &corev1.Event{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: worker.Name + ".evicted"}, Reason: "Evicted", Type: corev1.EventTypeWarning,
+		Message:        "The node was low on resource: ephemeral-storage. Threshold quantity: 300Mi, available: 152060Ki. ",
+		InvolvedObject: corev1.ObjectReference{Kind: "Pod", Namespace: "ml", Name: worker.Name, UID: worker.UID, APIVersion: "v1"},
+		Source:         corev1.EventSource{Component: "kubelet", Host: "node-a"}}
+	if _, err := h.client.CoreV1().Events("ml").Create(ctx, ev, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("%v\n%s", err, h.errOut)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the watch did not end at the eviction")
+	}
+	if took := time.Since(start); took > 15*time.Second {
+		t.Errorf("took %s", took)
+	}
+	out := h.out.String()
+	if !strings.Contains(out, "pod demo-worker-abcde evicted: The node was low on resource: ephemeral-storage.") ||
+		!strings.HasSuffix(out, "\npod demo-worker-abcde was evicted\n") {
+		t.Errorf("stdout:\n%s", out)
 	}
 }

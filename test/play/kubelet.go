@@ -6,6 +6,7 @@ package play
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -133,7 +134,9 @@ func backOff(restarts int32) string {
 
 // KubeletImagePullBackOff writes what the kubelet shows when the image cannot be pulled, as the
 // real node showed it: waiting ImagePullBackOff with `Back-off pulling image "X": ErrImagePull:
-// <the pull error>`, Ready and ContainersReady False naming the container.
+// <the pull error>`, Ready and ContainersReady False naming the container. It leaves the phase:
+// the real kubelet's pod is Pending (its container never ran), while the tests play this on a pod
+// kwok already made Running.
 func KubeletImagePullBackOff(ctx context.Context, c kubernetes.Interface, ns, name string) (*corev1.Pod, error) {
 	pod, err := c.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
@@ -160,11 +163,14 @@ func KubeletPodNotReady(ctx context.Context, c kubernetes.Interface, ns, name st
 		return nil, err
 	}
 	now := metav1.Now()
+	var names []string
 	for i := range pod.Status.ContainerStatuses {
 		pod.Status.ContainerStatuses[i].Ready = false
+		names = append(names, pod.Status.ContainerStatuses[i].Name)
 	}
-	setPodCondition(pod, corev1.PodCondition{Type: corev1.PodReady, Status: corev1.ConditionFalse, Reason: "ContainersNotReady", LastTransitionTime: now})
-	setPodCondition(pod, corev1.PodCondition{Type: corev1.ContainersReady, Status: corev1.ConditionFalse, Reason: "ContainersNotReady", LastTransitionTime: now})
+	msg := fmt.Sprintf("containers with unready status: [%s]", strings.Join(names, " "))
+	setPodCondition(pod, corev1.PodCondition{Type: corev1.PodReady, Status: corev1.ConditionFalse, Reason: "ContainersNotReady", Message: msg, LastTransitionTime: now})
+	setPodCondition(pod, corev1.PodCondition{Type: corev1.ContainersReady, Status: corev1.ConditionFalse, Reason: "ContainersNotReady", Message: msg, LastTransitionTime: now})
 	return c.CoreV1().Pods(ns).UpdateStatus(ctx, pod, metav1.UpdateOptions{})
 }
 

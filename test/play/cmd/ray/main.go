@@ -138,7 +138,7 @@ func start(args []string) int {
 	}))
 	serve("serve proxy", 8000, mux(map[string]http.HandlerFunc{
 		"/-/healthz": health,
-		"/": func(w http.ResponseWriter, r *http.Request) { fmt.Fprintf(w, "served by %s (ray stand-in)\n", host) },
+		"/":          func(w http.ResponseWriter, r *http.Request) { fmt.Fprintf(w, "served by %s (ray stand-in)\n", host) },
 	}))
 	if head {
 		serve("GCS", port(args, "port", 6379), nil)

@@ -55,7 +55,8 @@ type Confirmation struct {
 	// While is what goes on meanwhile, e.g. "probing service/demo-serve-svc:8000 at 50/s"; may be "".
 	While string
 	// Warning is what else the action may hit, e.g. the other pods of a node put under
-	// pressure; may be "". It is shown with the question, or on its own when --yes skips it.
+	// pressure; may be "". It is shown with the question; the runner prints it again once the
+	// action is done (a refused action stays one error line).
 	Warning string
 }
 

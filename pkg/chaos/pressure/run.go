@@ -87,13 +87,18 @@ func Run(ctx context.Context, c Cluster, s Settings) (*report.PressureReport, ch
 		}
 		defer ws.stop()
 	}
+	warning := neighbours.Warning()
 	if err := s.Confirm.Ask(chaos.Confirmation{Action: fmt.Sprintf("add ephemeral container %s to pod %s/%s on node %s (%s, for %s)",
-		spec.Name, pod.Namespace, pod.Name, pod.Spec.NodeName, What(spec), spec.Duration), Warning: neighbours.Warning()}); err != nil {
+		spec.Name, pod.Namespace, pod.Name, pod.Spec.NodeName, What(spec), spec.Duration), Warning: warning}); err != nil {
 		return nil, chaos.Outcome{}, err
 	}
 	injected, err := c.InjectEphemeralContainer(ctx, pod, ec, false)
 	if err != nil {
 		return nil, chaos.Outcome{}, err
+	}
+	if warning != "" {
+		// For the record of the run, and for --yes, which skipped the question that showed it.
+		warn(s.Warn, "%s", warning)
 	}
 	progress := s.Progress
 	if progress == nil {

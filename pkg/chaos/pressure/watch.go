@@ -143,10 +143,11 @@ func (w *evictionWatch) run(ctx context.Context) error {
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
 	for !w.tl.Done() {
-		if _, err := w.next(ctx, tick.C); err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
+		_, err := w.next(ctx, tick.C)
+		if ctx.Err() != nil {
+			return nil // the timeout: the verdict says what was seen
+		}
+		if err != nil {
 			return err
 		}
 		flush()

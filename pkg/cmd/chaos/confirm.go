@@ -17,8 +17,8 @@ type confirmation struct {
 	refusal, note, declined string
 }
 
-// A warning is shown with the question; with --yes, which skips the question, on its own line. A
-// refusal stays the one error line: nothing is done.
+// A warning is shown with the question (the runner also prints it once the action is done, for
+// the record and for --yes, which skips the question). A refusal stays the one error line.
 func (c confirmation) ask(q corechaos.Confirmation) error {
 	question := "This will " + q.Action
 	if q.While != "" {
@@ -27,9 +27,6 @@ func (c confirmation) ask(q corechaos.Confirmation) error {
 	warning := ""
 	if q.Warning != "" {
 		warning = "Warning: " + q.Warning + "\n"
-		if c.yes {
-			fmt.Fprintf(c.f.IOStreams.ErrOut, "warning: %s\n", q.Warning)
-		}
 	}
 	return c.f.Confirm(cmdutil.Confirmation{Yes: c.yes, Prompt: question + ".\n" + warning + c.note + "Continue? [y/N] ",
 		Refusal: fmt.Sprintf(c.refusal, q.Action), Declined: c.declined})

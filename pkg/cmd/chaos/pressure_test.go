@@ -366,8 +366,8 @@ func TestInjectJSONReport(t *testing.T) {
 }
 
 // TestPlanWarnsOfTheNodesOtherPods: node pressure is the node's, so the plan names the other pods
-// of the target's node (one LIST across namespaces): after the dry run's line, in the prompt, on
-// its own line with --yes; a refusal stays its one error line.
+// of the target's node (one LIST across namespaces): after the dry run's line, in the prompt, and
+// as a line of the run once injected (with --yes too); a refusal stays its one error line.
 func TestPlanWarnsOfTheNodesOtherPods(t *testing.T) {
 	onNode := func(ns, name, node string) *corev1.Pod {
 		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: corev1.PodSpec{NodeName: node},
@@ -390,7 +390,7 @@ func TestPlanWarnsOfTheNodesOtherPods(t *testing.T) {
 	if err := h.run(t, NewDiskPressureCmd, "demo", "--size", "1Gi", "--yes", "-o", "json"); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(h.errOut.String(), "warning: "+warning+"\ninjected ") || !json.Valid(h.out.Bytes()) {
+	if !strings.HasPrefix(h.errOut.String(), "warning: "+warning+"\ninjected ") || !json.Valid(h.out.Bytes()) || len(h.patches()) != 1 {
 		t.Errorf("--yes: stderr %q, stdout %q", h.errOut, h.out)
 	}
 
@@ -400,8 +400,17 @@ func TestPlanWarnsOfTheNodesOtherPods(t *testing.T) {
 	if err := h.run(t, NewDiskPressureCmd, "demo", "--size", "1Gi"); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(h.errOut.String(), ".\nWarning: "+warning+"\nEphemeral containers cannot be removed") || strings.Contains(h.errOut.String(), "warning: ") {
+	if !strings.Contains(h.errOut.String(), ".\nWarning: "+warning+"\nEphemeral containers cannot be removed") || !strings.HasSuffix(h.errOut.String(), "Continue? [y/N] warning: "+warning+"\n") {
 		t.Errorf("prompt: %q", h.errOut)
+	}
+
+	// The patch refused: one error line, no warning.
+	h = newHarness(t, "ml", objs()...)
+	h.client.PrependReactor("patch", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "demo-head-x7k2p", nil)
+	})
+	if err := h.run(t, NewDiskPressureCmd, "demo", "--size", "1Gi", "--yes"); exit.CodeOf(err) != exit.Forbidden || h.errOut.Len() != 0 {
+		t.Errorf("refused patch: %v, stderr %q", err, h.errOut)
 	}
 
 	h = newHarness(t, "ml", objs()...)

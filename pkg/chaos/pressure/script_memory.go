@@ -10,8 +10,10 @@ import "text/template"
 // Why several tails of at most MaxHolderBytes each: busybox 1.35's tail fails at 2 GiB ("out of
 // memory", right after its last read), so one tail for the whole amount held nothing while the
 // writer had succeeded. Each FIFO has a keeper, a sleep that holds its write end open so its tail
-// never sees EOF; it outlasts the deadline by 10 s, so even a SIGKILLed script frees the memory
-// soon after.
+// never sees EOF; it is started first, so that it has the FIFO open before the writer can finish,
+// and it outlasts the deadline by 10 s, so even a SIGKILLed script frees the memory soon after.
+// Cleanup kills keepers and tails with SIGKILL: a keeper still blocked opening its FIFO (its tail
+// gone) is a forked shell that has not reset the script's TERM trap yet, and would outlive it.
 //
 // Why a settle and a check: a tail that could not keep what it read dies just after its last
 // read, after the writer has finished; the script waits a second, then checks that every tail is
@@ -28,7 +30,7 @@ cleanup() {
   trap - EXIT INT TERM USR1
   stop_worker
   if [ -n "$poll" ]; then kill "$poll" 2>/dev/null; fi
-  if [ -n "$eaters" ]; then kill $eaters $keepers 2>/dev/null; wait $eaters 2>/dev/null; log "released memory"; fi
+  if [ -n "$eaters" ]; then kill -9 $eaters $keepers 2>/dev/null; wait $eaters 2>/dev/null; log "released memory"; fi
   kill "$watchdog" 2>/dev/null
   i=0
   while [ "$i" -lt "$n" ]; do rm -f "$fifo.$i"; i=$((i + 1)); done
@@ -72,8 +74,8 @@ while [ "$left" -gt 0 ]; do
   rm -f "$f"
   n=$((n + 1))
   mkfifo "$f" || die 1 "allocation failed: cannot make the FIFO $f"
-  tail < "$f" > /dev/null & eaters="$eaters $!"
   sleep $((deadline + 10)) > "$f" & keepers="$keepers $!"
+  tail < "$f" > /dev/null & eaters="$eaters $!"
   head -c "$size" /dev/zero > "$f" & worker=$!
   if ! wait "$worker"; then worker=; die 1 "allocation failed: writing $size bytes to memory holder $n of $holders failed"; fi
   worker=

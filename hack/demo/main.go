@@ -1,15 +1,16 @@
 // Command demo tells the story kubectl-ray exists for, on a local sandbox with the real KubeRay
-// v1.1.1 operator: a RayCluster's head is evicted by node pressure (the kubelet's part is played
-// through the API: no kubelet runs here) and KubeRay never replaces it. Then doctor explains it
-// and heal repairs it. Then chaos head-kill kills the head under traffic (Ray Serve's proxies are
-// played, headkill.go) and chaos disk-pressure reproduces the eviction itself (the kubelet's
-// part played again, pressure.go), and the sandbox is torn down. Every kubectl-ray call goes
-// through kubectl's plugin discovery, as a person would type it.
+// v1.1.1 operator: a RayCluster's head is evicted by node pressure and KubeRay never replaces it;
+// doctor explains it and heal repairs it. Where the machine can run the sandbox's real node
+// (realnode.go) that happens for real: chaos disk-pressure fills the node's disk and the real
+// kubelet evicts the head. Elsewhere the kubelet's part is played through the API, and then chaos
+// disk-pressure reproduces the eviction with the kubelet played again (pressure.go). Then chaos
+// head-kill kills a head under traffic (Ray Serve's proxies are played, headkill.go), a
+// RayService's head is killed under KubeRay's own RayService controller, and the sandbox is torn
+// down. Every kubectl-ray call goes through kubectl's plugin discovery, as a person would type it.
 package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -78,8 +79,16 @@ func run(ctx context.Context, bin, dir string) error {
 		return err
 	}
 
-	title("Starting a sandbox: etcd, kube-apiserver, controller-manager, scheduler, kwok and KubeRay v1.1.1")
-	cfg := sandbox.Config{Dir: dir, Operator: sandbox.OperatorV111, Nodes: 3, ServeNetwork: true}
+	// Seed 000 runs on the real node where this machine can run one; elsewhere the kubelet's part
+	// is played, and the demo says so.
+	real := sandbox.RealNodeUnavailable() == nil
+	if real {
+		title("Starting a sandbox: etcd, kube-apiserver, controller-manager, scheduler, kwok, a real node and KubeRay v1.1.1")
+	} else {
+		title("Starting a sandbox: etcd, kube-apiserver, controller-manager, scheduler, kwok and KubeRay v1.1.1")
+		fmt.Printf("(no real node here: %v; the kubelet's part is played)\n", sandbox.RealNodeUnavailable())
+	}
+	cfg := sandbox.Config{Dir: dir, Operator: sandbox.OperatorV111, Nodes: 3, ServeNetwork: true, RealNode: real}
 	_ = sandbox.Down(cfg, os.Stderr) // a demo interrupted before leaves its sandbox behind
 	sb, err := sandbox.Up(ctx, cfg, os.Stdout)
 	if err != nil {
@@ -90,7 +99,20 @@ func run(ctx context.Context, bin, dir string) error {
 		_ = sb.Down()
 	}()
 	d := &demo{ctx: ctx, sb: sb, pathEnv: plugins + string(os.PathListSeparator) + os.Getenv("PATH")}
+	if real {
+		if err := d.seed000Real(); err != nil {
+			return fmt.Errorf("seed 000 on the real node: %w", err)
+		}
+		return d.onKwok(false)
+	}
+	return d.onKwok(true)
+}
 
+// onKwok is the rest of the story on kwok's nodes: with evict, seed 000 with the kubelet played
+// (where no real node runs), then head-kill under played Serve proxies, disk-pressure with the
+// kubelet played, and a RayService.
+func (d *demo) onKwok(evict bool) error {
+	ctx, sb := d.ctx, d.sb
 	title("Creating a RayCluster from KubeRay's ray-cluster.complete.yaml sample")
 	if err := d.sh("kubectl", "create", "-f", sb.Config().SamplePath("ray-cluster.complete.yaml")); err != nil {
 		return err
@@ -100,8 +122,17 @@ func run(ctx context.Context, bin, dir string) error {
 		return err
 	}
 	_ = d.sh("kubectl", "get", "pods", "-o", "wide")
+	if !evict {
+		if err := d.headKill("raycluster-complete"); err != nil {
+			return fmt.Errorf("head-kill: %w", err)
+		}
+		if err := d.rayService(); err != nil {
+			return fmt.Errorf("rayservice: %w", err)
+		}
+		return nil
+	}
 
-	title("Disk pressure on " + head + "'s node: the kubelet evicts the head (played through the API: no kubelet runs here)")
+	title("Disk pressure on " + head + "'s node: the kubelet evicts the head (played through the API: no kubelet runs on kwok's nodes)")
 	if _, err := play.KubeletEvict(ctx, sb.Kube, "default", head, "ephemeral-storage"); err != nil {
 		return err
 	}
@@ -111,18 +142,7 @@ func run(ctx context.Context, bin, dir string) error {
 	_ = d.sh("kubectl", "get", "raycluster")
 	fmt.Println("The head is still Failed/Evicted and no new head exists; the RayCluster may even read ready.")
 	fmt.Println("KubeRay v1.1.1's log says why:")
-	if log, err := os.ReadFile(sb.LogPath("kuberay-operator")); err == nil {
-		for _, line := range strings.Split(string(log), "\n") {
-			if strings.Contains(line, "will not delete the Pod") {
-				var entry struct{ Reason string }
-				if json.Unmarshal([]byte(line), &entry) == nil && entry.Reason != "" {
-					line = entry.Reason
-				}
-				fmt.Println("  " + truncate(line, 300))
-				break
-			}
-		}
-	}
+	d.operatorWillNotDelete()
 	if err := d.afterEviction(true); err != nil {
 		return err
 	}

@@ -13,10 +13,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
 	"time"
 
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -87,9 +89,17 @@ func kubeletPressure(h *H, node string, p play.Pressure, on bool) {
 	})
 }
 
-// pinTo puts every pod of the RayCluster on node.
+// pinTo is the node selector of node.
 func pinTo(node string) map[string]string {
 	return map[string]string{"kubernetes.io/hostname": node}
+}
+
+// pinCluster puts every pod of the RayCluster on node.
+func pinCluster(rc *rayv1.RayCluster, node string) {
+	rc.Spec.HeadGroupSpec.Template.Spec.NodeSelector = pinTo(node)
+	for i := range rc.Spec.WorkerGroupSpecs {
+		rc.Spec.WorkerGroupSpecs[i].Template.Spec.NodeSelector = pinTo(node)
+	}
 }
 
 // start runs the binary like h.Run, in the background; the result arrives on the channel.
@@ -161,4 +171,70 @@ func timelineLines(out string) []string {
 	out = timelineTimeRE.ReplaceAllString(out, "+T  ")
 	out = regexp.MustCompile(`Running [0-9hms.]+ after the eviction`).ReplaceAllString(out, "Running T after the eviction")
 	return strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+}
+
+// nodeWarning is the line the plan prints about the other pods of target's node, from a LIST made
+// now as the command makes it ("" when there are none). Tests that check it run on a node of
+// their own, so no other test's pods come and go there.
+func nodeWarning(h *H, target corev1.Pod) string {
+	h.T.Helper()
+	list, err := h.Kube.CoreV1().Pods("").List(h.Ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + target.Spec.NodeName})
+	if err != nil {
+		h.T.Fatal(err)
+	}
+	var others []string
+	for _, p := range list.Items {
+		ended := p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
+		if !ended && (p.Namespace != target.Namespace || p.Name != target.Name) {
+			others = append(others, p.Namespace+"/"+p.Name)
+		}
+	}
+	if len(others) == 0 {
+		return ""
+	}
+	sort.Strings(others)
+	count := fmt.Sprintf("%d other pods", len(others))
+	if len(others) == 1 {
+		count = "1 other pod"
+	}
+	return fmt.Sprintf("warning: pod %s/%s shares node %s with %s, which the kubelet may evict first, or as well: %s\n",
+		target.Namespace, target.Name, target.Spec.NodeName, count, strings.Join(others, ", "))
+}
+
+// plainPod creates a Running pod that is not a Ray pod on node (a bystander of a pressure run),
+// and returns it once kwok runs it.
+func plainPod(h *H, name, node string) corev1.Pod {
+	h.T.Helper()
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: h.NS, Labels: map[string]string{"app": name}},
+		Spec: corev1.PodSpec{NodeSelector: pinTo(node), Containers: []corev1.Container{{Name: "main", Image: "busybox"}}}}
+	if _, err := h.Kube.CoreV1().Pods(h.NS).Create(h.Ctx, pod, metav1.CreateOptions{}); err != nil {
+		h.T.Fatal(err)
+	}
+	var got *corev1.Pod
+	h.WaitFor("pod "+name+" Running on "+node, 60*time.Second, func() (bool, error) {
+		var err error
+		got, err = h.Kube.CoreV1().Pods(h.NS).Get(h.Ctx, name, metav1.GetOptions{})
+		return err == nil && got.Status.Phase == corev1.PodRunning && got.Spec.NodeName == node, err
+	})
+	return *got
+}
+
+// waitOurs waits until a container of ours (name prefix) runs in pod, and returns its name.
+func waitOurs(h *H, pod, prefix string) string {
+	h.T.Helper()
+	var name string
+	h.WaitFor("our ephemeral container running in "+pod, 60*time.Second, func() (bool, error) {
+		p, err := h.Kube.CoreV1().Pods(h.NS).Get(h.Ctx, pod, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		for _, s := range p.Status.EphemeralContainerStatuses {
+			if strings.HasPrefix(s.Name, prefix) && s.State.Running != nil {
+				name = s.Name
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	return name
 }

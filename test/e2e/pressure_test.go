@@ -11,18 +11,26 @@ import (
 	"testing"
 	"time"
 
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 )
 
 // --dry-run prints the exact container, the API server validates the PATCH (dryRun=All), and the
-// pod is left as it was.
+// pod is left as it was. The plan names the other pods of the head's node (its worker, and a pod
+// of another workload): the cluster runs on a node of the test's own, beside a plain pod.
 func TestPressureDryRunPrintsExactContainerAndAddsNothing(t *testing.T) {
 	t.Parallel()
 	h := NewH(t)
-	h.CreateRayCluster("dry", nil)
+	node := pressureNode(h)
+	h.CreateRayCluster("dry", func(rc *rayv1.RayCluster) { pinCluster(rc, node) })
 	head := h.WaitClusterRunning("dry", 90*time.Second)
+	plainPod(h, "web-0", node)
+	warning := nodeWarning(h, head)
+	if want := "with 2 other pods"; !strings.Contains(warning, want) || !strings.Contains(warning, h.NS+"/web-0") {
+		t.Fatalf("the node should hold the head, its worker and web-0; the warning would be %q", warning)
+	}
 
 	res := h.Run("chaos", "disk-pressure", "dry", "--size", "10Gi", "--dry-run")
 	if res.Code != 0 {
@@ -32,7 +40,7 @@ func TestPressureDryRunPrintsExactContainerAndAddsNothing(t *testing.T) {
 	if want := goldenContainer(t, "pkg/cmd/chaos/testdata/dry-run-disk.yaml", "abcde", suffix); res.Stdout != want {
 		t.Errorf("stdout differs from the reviewed golden file:\n--- got\n%s\n--- want\n%s", res.Stdout, want)
 	}
-	wantErr := fmt.Sprintf("dry run: the API server accepted kubectl-ray-disk-pressure-%s for pod %s/%s; nothing was injected\n", suffix, h.NS, head.Name)
+	wantErr := fmt.Sprintf("dry run: the API server accepted kubectl-ray-disk-pressure-%s for pod %s/%s; nothing was injected\n", suffix, h.NS, head.Name) + warning
 	if res.Stderr != wantErr {
 		t.Errorf("stderr:\n%q\nwant\n%q", res.Stderr, wantErr)
 	}
@@ -57,12 +65,15 @@ func TestPressureDryRunPrintsExactContainerAndAddsNothing(t *testing.T) {
 func TestPressureInjectStoresExactEphemeralContainer(t *testing.T) {
 	t.Parallel()
 	h := NewH(t)
-	h.CreateRayCluster("inj", nil)
+	node := pressureNode(h)
+	h.CreateRayCluster("inj", func(rc *rayv1.RayCluster) { pinCluster(rc, node) })
 	head := h.WaitClusterRunning("inj", 90*time.Second)
 	worker := h.Pods("inj", "worker")[0]
 
+	// Once injected, the run names the other pods of the node, with --yes too.
+	warning := nodeWarning(h, head)
 	res := h.Run("chaos", "disk-pressure", "pod/"+head.Name, "--size", "10Gi", "--yes")
-	if res.Code != 0 || res.Stderr != "" {
+	if res.Code != 0 || res.Stderr != warning || warning == "" {
 		t.Fatalf("disk-pressure: %s", res)
 	}
 	suffix := suffixIn(t, res.Stdout)
@@ -74,8 +85,9 @@ func TestPressureInjectStoresExactEphemeralContainer(t *testing.T) {
 	}
 	assertStored(t, h.ephemeralOf(head.Name), goldenContainer(t, "pkg/cmd/chaos/testdata/dry-run-disk.yaml", "abcde", suffix))
 
+	warning = nodeWarning(h, worker)
 	res = h.Run("chaos", "memory-pressure", "inj", "--role", "worker", "--bytes", "2Gi", "--duration", "1m", "--yes")
-	if res.Code != 0 || res.Stderr != "" {
+	if res.Code != 0 || res.Stderr != warning {
 		t.Fatalf("memory-pressure: %s", res)
 	}
 	suffix = suffixIn(t, res.Stdout)

@@ -453,3 +453,46 @@ func TestPressureBystanderEvicted(t *testing.T) {
 		t.Errorf("stderr lacks the injection:\n%s", res.Stderr)
 	}
 }
+
+// A memory-pressure container that could not hold its bytes (busybox 1.35's tail at 2 GiB) exits
+// 1 with the reason as its last log line, which the kubelet copies into the terminated message
+// (FallbackToLogsOnError): --watch-eviction fails (exit 1) and quotes it. Played: the start Stage,
+// then the kubelet reporting our container terminated while the pod runs on.
+func TestPressureFailedSaysWhy(t *testing.T) {
+	t.Parallel()
+	h := NewH(t)
+	node := pressureNode(h)
+	createPressureStages(h, 10*time.Minute)
+	h.CreateRayCluster("oom", func(rc *rayv1.RayCluster) { pinCluster(rc, node) })
+	h.WaitClusterRunning("oom", 90*time.Second)
+	worker := h.Pods("oom", "worker")[0]
+	done := h.start("chaos", "memory-pressure", "oom", "--role", "worker", "--bytes", "2Gi", "--watch-eviction", "--timeout", "90s", "--yes")
+	ec := waitOurs(h, worker.Name, memPressure.container)
+	said := "allocation failed: memory holder 8 of 8 (tail, pid 57) exited with status 1; its share is not held, so nothing is"
+	p, err := h.Kube.CoreV1().Pods(h.NS).Get(h.Ctx, worker.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range p.Status.EphemeralContainerStatuses {
+		if cs := &p.Status.EphemeralContainerStatuses[i]; cs.Name == ec {
+			cs.State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 1, Reason: "Error",
+				Message:   ec + ": allocating 2147483648 bytes (8 holders of at most 268435456 bytes each)\ntail: out of memory\n" + ec + ": released memory\n" + ec + ": " + said + "\n",
+				StartedAt: cs.State.Running.StartedAt, FinishedAt: metav1.Now()}}
+		}
+	}
+	if _, err := h.Kube.CoreV1().Pods(h.NS).UpdateStatus(h.Ctx, p, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var res Result
+	select {
+	case res = <-done:
+	case <-h.Ctx.Done():
+		t.Fatal("--watch-eviction did not end")
+	}
+	lines := timelineLines(res.Stdout)
+	want := fmt.Sprintf("the pressure did not run as asked: %s exited with code 1 (Error) and pod %s is still Running; it said: %s; its log: kubectl logs -n %s %s -c %s",
+		ec, worker.Name, said, h.NS, worker.Name, ec)
+	if res.Code != 1 || lines[len(lines)-1] != want {
+		t.Errorf("want exit 1 and the verdict\n%s\ngot %s", want, res)
+	}
+}

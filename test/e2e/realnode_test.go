@@ -1,0 +1,387 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
+)
+
+// TestRealNode runs on the sandbox's real node (a kubelet v1.34.3 on containerd and runc): the
+// evictions, OOM kills, crash loops, probes and graceful terminations here are the kubelet's own,
+// and nothing is played but Ray itself (the stand-in image, docs/sandbox.md). One machine runs one
+// real node, so the steps run in order: first on KubeRay v1.1.1, then on v1.6.0, each in a
+// sandbox of its own.
+func TestRealNode(t *testing.T) {
+	t.Parallel()
+	t.Run("kuberay-v111", func(t *testing.T) {
+		sb := realNodeSandbox(t, sandbox.OperatorV111)
+		t.Run("seed000", func(t *testing.T) { realSeed000V111(t, sb) })
+		t.Run("evicted-succeeded", func(t *testing.T) { realEvictedSucceeded(t, sb) })
+		t.Run("oom-crashloop", func(t *testing.T) { realOOMCrashLoop(t, sb) })
+		t.Run("memory-pressure", func(t *testing.T) { realMemoryPressure(t, sb) })
+		t.Run("image-pull", func(t *testing.T) { realImagePull(t, sb) })
+		t.Run("head-kill", func(t *testing.T) { realHeadKill(t, sb) })
+	})
+	t.Run("kuberay-v160", func(t *testing.T) {
+		sb := realNodeSandbox(t, sandbox.OperatorV160)
+		t.Run("seed000", func(t *testing.T) { realSeed000V160(t, sb) })
+	})
+}
+
+// fillHead runs chaos disk-pressure on the head of cluster with the node's busybox: 800Mi of the
+// node's 1 GiB filesystem, which leaves less than the kubelet's 300Mi threshold free.
+func (h *H) fillHead(cluster string, timeout time.Duration) Result {
+	h.T.Helper()
+	h.realNodeCalm()
+	return h.Run("chaos", "disk-pressure", cluster, "--size", "800Mi", "--duration", "60s", "--image", sandbox.BusyboxImage,
+		"--watch-eviction", "--timeout", timeout.String(), "--yes")
+}
+
+// Seed 000 the whole way, nothing played: a full disk, the real kubelet evicts the head, KubeRay
+// v1.1.1 leaves it, doctor says so in the kubelet's words, heal replaces it on the real node.
+func realSeed000V111(t *testing.T, sb *sandbox.Sandbox) {
+	h := newHOn(t, sb)
+	h.CreateRayCluster("seed", onRealNode)
+	head := h.WaitClusterRunning("seed", 2*time.Minute)
+	if head.Spec.NodeName != sandbox.RealNodeName {
+		t.Fatalf("head %s is on %s, want the real node", head.Name, head.Spec.NodeName)
+	}
+	free := realNodeFree(t, sb)
+
+	r := h.fillHead("seed", 40*time.Second)
+	if r.Code != 1 || !strings.Contains(r.Stdout, "pod "+head.Name+" evicted: The node was low on resource: ephemeral-storage") ||
+		!strings.Contains(r.Stdout, "was not replaced") {
+		t.Fatalf("disk-pressure: want exit 1, the kubelet's eviction and the head not replaced; got %s", r)
+	}
+	p, err := h.Kube.CoreV1().Pods(h.NS).Get(h.Ctx, head.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What the kubelet wrote: the stand-in, like Ray, ignores SIGTERM as PID 1, so the pod ends
+	// Failed/Evicted with a DisruptionTarget condition, as in seed 000.
+	if p.Status.Phase != corev1.PodFailed || p.Status.Reason != "Evicted" {
+		t.Fatalf("head %s is %s/%s, want Failed/Evicted", p.Name, p.Status.Phase, p.Status.Reason)
+	}
+	if c := condition(p, corev1.DisruptionTarget); c == nil || c.Reason != "TerminationByKubelet" {
+		t.Errorf("no DisruptionTarget/TerminationByKubelet condition on %s: %+v", p.Name, p.Status.Conditions)
+	}
+	if evs := h.podEvents(p.Name, "Evicted"); len(evs) == 0 || !strings.HasPrefix(evs[0], "kubelet: The node was low on resource: ephemeral-storage") {
+		t.Errorf("no Evicted Event from the kubelet: %q", evs)
+	}
+	// Cleanup on the node: the ephemeral container has ended and its fill went with it. The real
+	// kubelet writes a running ephemeral container of an evicted pod as waiting ContainerCreating
+	// with lastState ContainerStatusUnknown; one that ended first stays terminated.
+	ecs := p.Status.EphemeralContainerStatuses
+	if len(ecs) != 1 || ecs[0].State.Running != nil || (ecs[0].State.Terminated == nil && ecs[0].LastTerminationState.Terminated == nil) {
+		t.Errorf("the ephemeral container has not ended: %+v", ecs)
+	}
+	h.WaitFor("the node's disk free again", time.Minute, func() (bool, error) {
+		return realNodeFree(t, sb) > free-(64<<20), nil
+	})
+	time.Sleep(5 * time.Second) // KubeRay v1.1.1 reconciles the evicted head and leaves it
+	if heads := h.Pods("seed", "head"); len(heads) != 1 || heads[0].Name != head.Name {
+		t.Fatalf("want the evicted head %s alone, got %v", head.Name, podNames(heads))
+	}
+	if !strings.Contains(h.SB.LogTail("kuberay-operator", 400), "will not delete the Pod because its restartPolicy is set to 'Always'") {
+		t.Errorf("operator log lacks seed 000's 'will not delete the Pod' line")
+	}
+
+	d, _ := h.doctorJSON("seed")
+	f := d.finding(t, "seed", "head-evicted")
+	if f.Severity != "error" || !strings.HasPrefix(f.Evidence["kubeletMessage"], "The node was low on resource: ephemeral-storage. Threshold quantity: 300Mi") ||
+		!strings.Contains(f.Message, "will not replace it") {
+		t.Errorf("head-evicted: %+v", f)
+	}
+
+	r = h.Run("heal", "seed", "--yes", "--timeout", "3m")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "deleted pod "+h.NS+"/"+head.Name) {
+		t.Fatalf("heal: %s", r)
+	}
+	newHead := h.WaitClusterRunning("seed", 2*time.Minute)
+	if newHead.Name == head.Name || newHead.Spec.NodeName != sandbox.RealNodeName {
+		t.Fatalf("new head %s on %s, want a new head on the real node", newHead.Name, newHead.Spec.NodeName)
+	}
+	h.realNodeCalm()
+	h.removeFromRealNode("seed")
+}
+
+// A Ray process that exits 0 on SIGTERM: the real kubelet leaves the evicted pod Succeeded with no
+// Evicted reason. --watch-eviction, doctor and heal must still call it an eviction.
+func realEvictedSucceeded(t *testing.T, sb *sandbox.Sandbox) {
+	h := newHOn(t, sb)
+	h.CreateRayCluster("clean-exit", func(rc *rayv1.RayCluster) {
+		onRealNode(rc)
+		headEnv(rc, "RAY_STANDIN_SIGTERM", "exit")
+	})
+	head := h.WaitClusterRunning("clean-exit", 2*time.Minute)
+	r := h.fillHead("clean-exit", 40*time.Second)
+	if r.Code != 1 || !strings.Contains(r.Stdout, "pod "+head.Name+" evicted") {
+		t.Fatalf("disk-pressure: want exit 1 and the eviction seen; got %s", r)
+	}
+	p, err := h.Kube.CoreV1().Pods(h.NS).Get(h.Ctx, head.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Status.Phase != corev1.PodSucceeded || p.Status.Reason != "" {
+		t.Fatalf("head %s is %s/%q: the kubelet no longer leaves a clean exit Succeeded; this test's premise is gone", p.Name, p.Status.Phase, p.Status.Reason)
+	}
+	d, _ := h.doctorJSON("clean-exit")
+	f := d.finding(t, "clean-exit", "head-evicted")
+	if !strings.Contains(f.Message, "(phase Succeeded)") || !strings.HasPrefix(f.Evidence["kubeletMessage"], "The node was low on resource: ephemeral-storage") {
+		t.Errorf("head-evicted: %+v", f)
+	}
+	hd, res := h.healJSON("clean-exit", "--dry-run")
+	if res.Code != 0 || len(hd.Plan.Actions) != 1 || hd.Plan.Actions[0].Rule != "head-evicted" {
+		t.Errorf("heal --dry-run: want one head-evicted delete; got %s", res)
+	}
+	h.removeFromRealNode("clean-exit")
+}
+
+// Real OOM kills: a head and a worker whose Ray process outgrows its memory limit are killed by
+// the kernel's cgroup OOM killer and restarted by the kubelet with its own back-off (10s, 20s, ...).
+// A worker whose wait-gcs-ready init container outgrows the 256Mi KubeRay gives it (kuberay #2735)
+// shows what this machine's cgroup v1 does: the OOM killer ends the `ray health-check` process,
+// not the container (no group kill without cgroup v2's memory.oom.group), so the init container's
+// shell loop runs on, never OOMKilled, and the worker waits in Init forever.
+func realOOMCrashLoop(t *testing.T, sb *sandbox.Sandbox) {
+	h := newHOn(t, sb)
+	small := corev1.ResourceRequirements{
+		Limits:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("64Mi")},
+		Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("64Mi")},
+	}
+	h.CreateRayCluster("oomhead", func(rc *rayv1.RayCluster) {
+		onRealNode(rc)
+		headEnv(rc, "RAY_STANDIN_EAT_MIB", "max")
+		rc.Spec.HeadGroupSpec.Template.Spec.Containers[0].Resources = small
+	})
+	h.CreateRayCluster("oomworkers", func(rc *rayv1.RayCluster) {
+		onRealNode(rc)
+		w := rc.Spec.WorkerGroupSpecs[0]
+		w.GroupName = "eats"
+		one := int32(1)
+		w.Replicas, w.MinReplicas = &one, &one
+		w.Template.Spec.NodeSelector = nil
+		sandbox.RealNodePlacement(&w.Template.Spec)
+		w.Template.Spec.Containers[0].Env = append(w.Template.Spec.Containers[0].Env, corev1.EnvVar{Name: "RAY_STANDIN_EAT_MIB", Value: "max"})
+		w.Template.Spec.Containers[0].Resources = small
+		init := *w.DeepCopy()
+		init.GroupName = "init-eats"
+		init.Template.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "RAY_STANDIN_HEALTHCHECK_EAT_MIB", Value: "max"}}
+		rc.Spec.WorkerGroupSpecs = []rayv1.WorkerGroupSpec{w, init}
+	})
+	oomLooping := func(p corev1.Pod) bool {
+		for _, cs := range p.Status.ContainerStatuses {
+			if cs.RestartCount >= 2 && cs.LastTerminationState.Terminated != nil && cs.LastTerminationState.Terminated.Reason == "OOMKilled" &&
+				cs.LastTerminationState.Terminated.ExitCode == 137 {
+				return true
+			}
+		}
+		return false
+	}
+	group := func(cluster, g string) []corev1.Pod {
+		var out []corev1.Pod
+		for _, p := range h.Pods(cluster, "worker") {
+			if p.Labels["ray.io/group"] == g {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	h.WaitFor("the head of oomhead and the worker of group eats OOMKilled and restarted twice by the kubelet", 3*time.Minute, func() (bool, error) {
+		heads, eats := h.Pods("oomhead", "head"), group("oomworkers", "eats")
+		return len(heads) == 1 && oomLooping(heads[0]) && len(eats) == 1 && oomLooping(eats[0]), nil
+	})
+	h.WaitFor("the kernel to kill wait-gcs-ready's ray health-check", 2*time.Minute, func() (bool, error) {
+		ws := group("oomworkers", "init-eats")
+		if len(ws) != 1 {
+			return false, nil
+		}
+		b, err := h.Kube.CoreV1().Pods(h.NS).GetLogs(ws[0].Name, &corev1.PodLogOptions{Container: "wait-gcs-ready"}).DoRaw(h.Ctx)
+		return err == nil && strings.Contains(string(b), "Killed") && strings.Contains(string(b), "ray health-check"), nil
+	})
+	ws := group("oomworkers", "init-eats")
+	if ics := ws[0].Status.InitContainerStatuses; len(ics) != 1 || ics[0].State.Running == nil || ics[0].RestartCount != 0 {
+		t.Errorf("on cgroup v1 the init container runs on after its process's OOM kill; got %+v", ics)
+	}
+
+	d, r := h.doctorJSON("oomhead")
+	if r.Code != 1 {
+		t.Errorf("doctor oomhead: want exit 1; got %s", r)
+	}
+	f := d.finding(t, "oomhead", "head-crashloop")
+	if !strings.Contains(f.Message+f.Evidence["lastState"]+f.Evidence["reason"], "OOMKilled") {
+		t.Errorf("head-crashloop does not name the OOM kill: %+v", f)
+	}
+	d, _ = h.doctorJSON("oomworkers", "--workers-not-ready-window", "20s")
+	w := d.finding(t, "oomworkers", "workers-not-ready")
+	if !strings.Contains(w.Evidence["workers"], group("oomworkers", "eats")[0].Name) {
+		t.Errorf("workers-not-ready does not name the OOM-looping worker: %+v", w)
+	}
+	h.removeFromRealNode("oomhead")
+	h.removeFromRealNode("oomworkers")
+}
+
+// head-kill against real containers, through the real kubelet's port-forward, in every kill mode.
+// The stand-in ignores SIGTERM as PID 1, as Ray does, so delete and evict wait out the real grace
+// period before the kubelet kills it.
+func realHeadKill(t *testing.T, sb *sandbox.Sandbox) {
+	h := newHOn(t, sb)
+	h.CreateRayCluster("hk", func(rc *rayv1.RayCluster) {
+		onRealNode(rc)
+		grace := int64(5)
+		rc.Spec.HeadGroupSpec.Template.Spec.TerminationGracePeriodSeconds = &grace
+	})
+	for _, mode := range []string{"delete", "force", "evict"} {
+		head := h.WaitClusterRunning("hk", 2*time.Minute)
+		r := h.Run("chaos", "head-kill", "hk", "--service", "hk-head-svc", "--port", "8265", "--path", "/api/gcs_healthz",
+			"--mode", mode, "--warmup", "2s", "--until-recovered", "--timeout", "2m", "--yes", "-o", "json")
+		if r.Code != 0 {
+			t.Fatalf("head-kill --mode %s: %s", mode, r)
+		}
+		for _, want := range []string{`"KillRequested"`, `"OldHeadGone"`, `"NewHeadReady"`, head.Name} {
+			if !strings.Contains(r.Stdout, want) {
+				t.Errorf("head-kill --mode %s: the report lacks %s", mode, want)
+			}
+		}
+		newHead := h.WaitClusterRunning("hk", 2*time.Minute)
+		if newHead.Name == head.Name || newHead.Spec.NodeName != sandbox.RealNodeName {
+			t.Fatalf("--mode %s: new head %s on %s", mode, newHead.Name, newHead.Spec.NodeName)
+		}
+	}
+	h.removeFromRealNode("hk")
+}
+
+// Seed 000 on KubeRay v1.6.0: the operator replaces the evicted head itself (fixed since v1.2.0,
+// PR #2217), on the real node once its pressure is gone, and heal deletes nothing.
+func realSeed000V160(t *testing.T, sb *sandbox.Sandbox) {
+	h := newHOn(t, sb)
+	h.CreateRayCluster("seed", onRealNode)
+	head := h.WaitClusterRunning("seed", 2*time.Minute)
+	r := h.fillHead("seed", 150*time.Second)
+	if r.Code != 0 || !strings.Contains(r.Stdout, "pod "+head.Name+" evicted: The node was low on resource: ephemeral-storage") {
+		t.Fatalf("disk-pressure: want exit 0 (the operator replaced the head) after the kubelet's eviction; got %s", r)
+	}
+	h.waitOperatorEvent("seed", "DeletedHeadPod", head.Name)
+	newHead := h.WaitClusterRunning("seed", 2*time.Minute)
+	if newHead.Name == head.Name || newHead.Spec.NodeName != sandbox.RealNodeName {
+		t.Fatalf("new head %s on %s, want a new head on the real node", newHead.Name, newHead.Spec.NodeName)
+	}
+	hd, res := h.healJSON("seed", "--yes")
+	if res.Code != 0 || len(hd.Plan.Actions) != 0 {
+		t.Errorf("heal: want nothing to do; got %s", res)
+	}
+	h.noHealDeletes()
+	h.removeFromRealNode("seed")
+}
+
+// memory-pressure on the real node. Node memory pressure itself is not made here: the kubelet's
+// memory.available counts the whole machine (a Go build beside the tests moves it by gigabytes),
+// so no threshold gives a deterministic eviction. What the real node does show: the allocation is
+// really held in the pod's memory cgroup for the whole hold (busybox 1.35's tail once held 2 GiB
+// for one sample and then nothing), it is freed at the end, and the container ends by itself.
+// And an allocation past the pod's memory limit is OOM-killed by the kernel and reported as a
+// failure, never as held.
+func realMemoryPressure(t *testing.T, sb *sandbox.Sandbox) {
+	h := newHOn(t, sb)
+	h.CreateRayCluster("mem", onRealNode)
+	head := h.WaitClusterRunning("mem", 2*time.Minute)
+	base := podMemoryUsage(t, &head)
+
+	r := h.Run("chaos", "memory-pressure", "mem", "--bytes", "1Gi", "--duration", "40s", "--image", sandbox.BusyboxImage, "--yes")
+	if r.Code != 0 {
+		t.Fatalf("memory-pressure: %s", r)
+	}
+	// Held: once allocated (about 8 s here), sampled through the hold, the pod's cgroup charges
+	// at least the 1Gi asked.
+	h.WaitFor("the pod's memory cgroup to charge the 1Gi", 30*time.Second, func() (bool, error) {
+		return podMemoryUsage(t, &head) >= base+(1<<30), nil
+	})
+	for i := 0; i < 5; i++ {
+		if got := podMemoryUsage(t, &head); got < base+(1<<30) {
+			t.Fatalf("sample %d: the pod's memory cgroup charges %d MiB, want at least %d MiB + 1Gi", i, got>>20, base>>20)
+		}
+		time.Sleep(2 * time.Second)
+	}
+	ec, log := h.waitEphemeralEnded(head.Name)
+	if ec.ExitCode != 0 || !strings.Contains(log, "held for 40s") {
+		t.Errorf("the container ended %d: %q; want 0 and \"held for 40s\"", ec.ExitCode, log)
+	}
+	if got := podMemoryUsage(t, &head); got > base+(256<<20) {
+		t.Errorf("after the run the pod's cgroup still charges %d MiB (before: %d MiB)", got>>20, base>>20)
+	}
+
+	// Past the pod's limit (the sample's head has 2G): the kernel kills a holder, and the script
+	// says so and fails.
+	r = h.Run("chaos", "memory-pressure", "mem", "--bytes", "3Gi", "--duration", "25s", "--image", sandbox.BusyboxImage, "--yes")
+	if r.Code != 0 {
+		t.Fatalf("memory-pressure 3Gi: %s", r)
+	}
+	ec, log = h.waitEphemeralEnded(head.Name)
+	if ec.ExitCode == 0 || strings.Contains(log, "held for") {
+		t.Errorf("an allocation past the pod's limit ended %d: %q; want a failure, never held", ec.ExitCode, log)
+	}
+	h.removeFromRealNode("mem")
+}
+
+// waitEphemeralEnded waits until the pod's newest ephemeral container has terminated and returns
+// its termination and its log.
+func (h *H) waitEphemeralEnded(pod string) (corev1.ContainerStateTerminated, string) {
+	h.T.Helper()
+	var out corev1.ContainerStateTerminated
+	var name string
+	h.WaitFor("the ephemeral container of "+pod+" to end", 2*time.Minute, func() (bool, error) {
+		p, err := h.Kube.CoreV1().Pods(h.NS).Get(h.Ctx, pod, metav1.GetOptions{})
+		if err != nil || len(p.Spec.EphemeralContainers) == 0 {
+			return false, err
+		}
+		last := p.Spec.EphemeralContainers[len(p.Spec.EphemeralContainers)-1].Name
+		for _, cs := range p.Status.EphemeralContainerStatuses {
+			if cs.Name == last && cs.State.Terminated != nil {
+				out, name = *cs.State.Terminated, last
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	b, err := h.Kube.CoreV1().Pods(h.NS).GetLogs(pod, &corev1.PodLogOptions{Container: name}).DoRaw(h.Ctx)
+	if err != nil {
+		h.T.Fatalf("the log of %s: %v", name, err)
+	}
+	return out, string(b)
+}
+
+// A head image that cannot be pulled: the real kubelet's pull fails on loopback (every registry
+// points at a dead loopback address), and it backs off as it does in a cluster.
+func realImagePull(t *testing.T, sb *sandbox.Sandbox) {
+	h := newHOn(t, sb)
+	const image = "localhost/kubectl-ray/ray:no-such-tag"
+	h.CreateRayCluster("pull", func(rc *rayv1.RayCluster) {
+		onRealNode(rc)
+		rc.Spec.HeadGroupSpec.Template.Spec.Containers[0].Image = image
+	})
+	var waiting *corev1.ContainerStateWaiting
+	h.WaitFor("the head waiting in ImagePullBackOff", 2*time.Minute, func() (bool, error) {
+		heads := h.Pods("pull", "head")
+		if len(heads) != 1 || len(heads[0].Status.ContainerStatuses) == 0 {
+			return false, nil
+		}
+		waiting = heads[0].Status.ContainerStatuses[0].State.Waiting
+		return waiting != nil && waiting.Reason == "ImagePullBackOff" && heads[0].Status.Phase == corev1.PodPending, nil
+	})
+	if !strings.HasPrefix(waiting.Message, "Back-off pulling image \""+image+"\": ErrImagePull: ") {
+		t.Errorf("the kubelet's back-off message: %q", waiting.Message)
+	}
+	d, _ := h.doctorJSON("pull")
+	f := d.finding(t, "pull", "head-crashloop")
+	if f.Evidence["image"] != image || !strings.Contains(f.Evidence["reason"], "Image") {
+		t.Errorf("head-crashloop for a pull failure: %+v", f)
+	}
+	h.removeFromRealNode("pull")
+}

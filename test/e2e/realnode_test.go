@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -27,6 +28,7 @@ func TestRealNode(t *testing.T) {
 		t.Run("oom-crashloop", func(t *testing.T) { realOOMCrashLoop(t, sb) })
 		t.Run("memory-pressure", func(t *testing.T) { realMemoryPressure(t, sb) })
 		t.Run("image-pull", func(t *testing.T) { realImagePull(t, sb) })
+		t.Run("bystander", func(t *testing.T) { realBystander(t, sb) })
 		t.Run("head-kill", func(t *testing.T) { realHeadKill(t, sb) })
 	})
 	t.Run("kuberay-v160", func(t *testing.T) {
@@ -384,4 +386,63 @@ func realImagePull(t *testing.T, sb *sandbox.Sandbox) {
 		t.Errorf("head-crashloop for a pull failure: %+v", f)
 	}
 	h.removeFromRealNode("pull")
+}
+
+// The kubelet, not the tool, picks whom to evict: a pod on the node that already uses more disk
+// than the target's fresh fill (whose usage the kubelet's stats see about 10 s late) goes first.
+// chaos disk-pressure names it as a bystander, and here the target survives.
+func realBystander(t *testing.T, sb *sandbox.Sandbox) {
+	h := newHOn(t, sb)
+	h.CreateRayCluster("target", onRealNode)
+	head := h.WaitClusterRunning("target", 2*time.Minute)
+	by := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "bystander", Namespace: h.NS},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: sandbox.BusyboxImage, ImagePullPolicy: corev1.PullNever,
+			Command: []string{"sh", "-c", "dd if=/dev/zero of=/tmp/blob bs=1048576 count=450 && trap 'exit 0' TERM && sleep 3600 & wait"}}}},
+	}
+	sandbox.RealNodePlacement(&by.Spec)
+	if _, err := h.Kube.CoreV1().Pods(h.NS).Create(h.Ctx, by, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h.WaitFor("the bystander Running", time.Minute, func() (bool, error) {
+		p, err := h.Kube.CoreV1().Pods(h.NS).Get(h.Ctx, "bystander", metav1.GetOptions{})
+		return err == nil && p.Status.Phase == corev1.PodRunning, err
+	})
+	time.Sleep(25 * time.Second) // the kubelet's stats catch up with the bystander's 450Mi
+	h.realNodeCalm()
+	r := h.Run("chaos", "disk-pressure", "target", "--size", "450Mi", "--duration", "30s", "--image", sandbox.BusyboxImage,
+		"--watch-eviction", "--timeout", "50s", "--yes", "-o", "json")
+	var rep struct {
+		Eviction struct {
+			Pods []struct {
+				Pod       string `json:"pod"`
+				Bystander bool   `json:"bystander"`
+				Message   string `json:"message"`
+			} `json:"pods"`
+		} `json:"eviction"`
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &rep); err != nil {
+		t.Fatalf("disk-pressure -o json: %v\n%s", err, r)
+	}
+	var named bool
+	for _, p := range rep.Eviction.Pods {
+		if p.Pod == "bystander" && p.Bystander && strings.HasPrefix(p.Message, "The node was low on resource: ephemeral-storage") {
+			named = true
+		}
+	}
+	if !named {
+		t.Fatalf("the evicted bystander is not in eviction.pods: %s", r)
+	}
+	if !strings.Contains(r.Stderr, "bystander") {
+		t.Errorf("the timeline on stderr does not call it a bystander:\n%s", r.Stderr)
+	}
+	p, err := h.Kube.CoreV1().Pods(h.NS).Get(h.Ctx, "bystander", metav1.GetOptions{})
+	if err != nil || p.Status.Phase != corev1.PodFailed || p.Status.Reason != "Evicted" {
+		t.Errorf("the bystander is not Failed/Evicted by the kubelet: %v %+v", err, p.Status)
+	}
+	_ = head
+	if err := h.Kube.CoreV1().Pods(h.NS).Delete(h.Ctx, "bystander", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h.removeFromRealNode("target")
 }

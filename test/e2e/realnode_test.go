@@ -388,9 +388,14 @@ func realImagePull(t *testing.T, sb *sandbox.Sandbox) {
 	h.removeFromRealNode("pull")
 }
 
-// The kubelet, not the tool, picks whom to evict: a pod on the node that already uses more disk
-// than the target's fresh fill (whose usage the kubelet's stats see about 10 s late) goes first.
-// chaos disk-pressure names it as a bystander. The head may be evicted after it.
+// The kubelet, not the tool, picks whom to evict: with no requests and one priority it ranks pods by
+// their disk usage, so a pod on the node that uses more disk than the target's fill goes first.
+// chaos disk-pressure names it as a bystander, and its --dry-run names it beforehand.
+//
+// The sizes make the kubelet's choice certain. The bystander holds 500Mi and the fill writes
+// 200Mi: the node's ~920Mi free drops to ~420Mi and then ~220Mi, under the 300Mi threshold, and
+// the bystander is always the larger. An earlier version wrote 450Mi each, and a CI run saw the
+// kubelet take the head first: with equal sizes, the pick depends on how far its stats lag.
 func realBystander(t *testing.T, sb *sandbox.Sandbox) {
 	h := newHOn(t, sb)
 	h.CreateRayCluster("target", onRealNode)
@@ -398,7 +403,7 @@ func realBystander(t *testing.T, sb *sandbox.Sandbox) {
 	by := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "bystander", Namespace: h.NS},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: sandbox.BusyboxImage, ImagePullPolicy: corev1.PullNever,
-			Command: []string{"sh", "-c", "dd if=/dev/zero of=/tmp/blob bs=1048576 count=450 && trap 'exit 0' TERM && sleep 3600 & wait"}}}},
+			Command: []string{"sh", "-c", "dd if=/dev/zero of=/tmp/blob bs=1048576 count=500 && trap 'exit 0' TERM && sleep 3600 & wait"}}}},
 	}
 	sandbox.RealNodePlacement(&by.Spec)
 	if _, err := h.Kube.CoreV1().Pods(h.NS).Create(h.Ctx, by, metav1.CreateOptions{}); err != nil {
@@ -408,9 +413,13 @@ func realBystander(t *testing.T, sb *sandbox.Sandbox) {
 		p, err := h.Kube.CoreV1().Pods(h.NS).Get(h.Ctx, "bystander", metav1.GetOptions{})
 		return err == nil && p.Status.Phase == corev1.PodRunning, err
 	})
-	time.Sleep(25 * time.Second) // the kubelet's stats catch up with the bystander's 450Mi
+	time.Sleep(25 * time.Second) // the kubelet's stats catch up with the bystander's 500Mi
 	h.realNodeCalm()
-	r := h.Run("chaos", "disk-pressure", "target", "--size", "450Mi", "--duration", "30s", "--image", sandbox.BusyboxImage,
+	dry := h.Run("chaos", "disk-pressure", "target", "--size", "200Mi", "--image", sandbox.BusyboxImage, "--dry-run")
+	if want := "shares node " + sandbox.RealNodeName + " with 1 other pod, which the kubelet may evict first, or as well: " + h.NS + "/bystander"; dry.Code != 0 || !strings.Contains(dry.Stderr, want) {
+		t.Errorf("disk-pressure --dry-run does not name the pod that shares the real node; want %q in stderr:\n%s", want, dry)
+	}
+	r := h.Run("chaos", "disk-pressure", "target", "--size", "200Mi", "--duration", "30s", "--image", sandbox.BusyboxImage,
 		"--watch-eviction", "--timeout", "50s", "--yes", "-o", "json")
 	var rep struct {
 		Eviction struct {

@@ -39,7 +39,10 @@ type Finding struct {
 	Message  string   `json:"message"`
 	Remedy   string   `json:"remedy"`
 	// Evidence holds the facts behind the message (node, reason, age, ...), never secret values.
+	// It is for display: heal reads Facts.
 	Evidence map[string]string `json:"evidence,omitempty"`
+	// Facts are what heal reads, typed (facts.go); never printed.
+	Facts Facts `json:"-"`
 	// Accepted is set when an accept file accepted the finding (Report.Accept).
 	Accepted *Acceptance `json:"accepted,omitempty"`
 }

@@ -130,7 +130,9 @@ func gcsFTFinalizerStuck(ix *index, c *clusterView) []Finding {
 	if !cleaned {
 		remedy += " and clean storage namespace " + storageNS + " out of Redis yourself"
 	}
-	return []Finding{c.finding(RuleGCSFTFinalizerStuck, clusterRef(rc), msg, remedy, ev)}
+	f := c.finding(RuleGCSFTFinalizerStuck, clusterRef(rc), msg, remedy, ev)
+	f.Facts.Operator, f.Facts.CleanupJobComplete = op, cleaned
+	return []Finding{f}
 }
 
 // jobFinished reads a Job as KubeRay's IsJobFinished does: a Complete or Failed condition True.

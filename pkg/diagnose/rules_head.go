@@ -15,7 +15,7 @@ func headPodRules(ix *index, c *clusterView) []Finding {
 	var out []Finding
 	for _, p := range c.heads {
 		if f, ok := headTerminatingStuck(ix, c, p); ok {
-			if _, off := ix.restartDisabled(c); off && strings.Contains(f.Remedy, "heal") {
+			if _, off := ix.restartDisabled(c); off && f.Facts.NodeDown {
 				// heal never acts here: no new head would follow (head-restart-disabled).
 				f.Remedy = "head restart is disabled on this cluster by design, so no new head follows; to clean up, force-delete it once you know the node is down: kubectl delete pod " +
 					p.Name + " -n " + p.Namespace + " --grace-period=0 --force"
@@ -87,13 +87,14 @@ func headTerminal(ix *index, c *clusterView, p *corev1.Pod) Finding {
 	}
 	state, op := ix.operatorVerdict()
 	ev["operator"] = op
+	facts := Facts{Operator: op}
 	heal := healCmd(c)
 	var why, remedy string
 	switch {
 	case restartPolicy(p) != corev1.RestartPolicyAlways && state != opAbsent && state != opUnknown:
 		// Every KubeRay release deletes and recreates a terminal head whose restartPolicy is not Always.
 		why, remedy = overdue(ix, since, op), "if it is still there after "+age(ix.opts.OperatorGrace)+", read "+ix.operatorLogs()+"; `"+heal+"` replaces the head"
-		remedy = withinGrace(ix, since, op, ev, remedy)
+		remedy = withinGrace(ix, since, op, ev, &facts, remedy)
 	case state == opAbsent:
 		why = "nothing will replace it: " + op + " was found"
 		remedy = "start the KubeRay operator, or run `" + heal + "` and have it replace the head once the operator runs"
@@ -105,26 +106,30 @@ func headTerminal(ix *index, c *clusterView, p *corev1.Pod) Finding {
 		remedy = "run `" + heal + "` (or: kubectl delete pod " + p.Name + " -n " + p.Namespace + ")"
 	default:
 		why, remedy = overdue(ix, since, op), "read "+ix.operatorLogs()+"; `"+heal+"` replaces the head"
-		remedy = withinGrace(ix, since, op, ev, remedy)
+		remedy = withinGrace(ix, since, op, ev, &facts, remedy)
 	}
-	return c.finding(rule, podRef(p), what+"; "+why, remedy, ev)
+	f := c.finding(rule, podRef(p), what+"; "+why, remedy, ev)
+	f.Facts = facts
+	return f
 }
 
 // withinGrace: while the operator still has its grace to replace the head it deletes it itself
 // (shouldDeletePod), so nobody should be told to heal it, and heal must not race the operator:
-// evidence operatorReplacesBy tells heal until when the head is the operator's to replace.
-func withinGrace(ix *index, since time.Time, op string, ev map[string]string, late string) string {
+// facts.OperatorReplacesBy tells heal until when the head is the operator's to replace (evidence
+// operatorReplacesBy says it in words).
+func withinGrace(ix *index, since time.Time, op string, ev map[string]string, facts *Facts, late string) string {
 	due := since.Add(ix.opts.OperatorGrace)
 	if !ix.s.Now.Before(due) {
 		return late
 	}
 	ev[EvidenceOperatorReplacesBy] = due.UTC().Format(time.RFC3339)
+	facts.OperatorReplacesBy = due
 	return "nothing to do yet: " + op + " deletes this head and creates a new one; if it is still there after " +
 		due.UTC().Format(time.RFC3339) + ", run kubectl ray doctor again"
 }
 
 // EvidenceOperatorReplacesBy is the evidence key (RFC 3339) until which a terminal head is the
-// operator's to replace: heal leaves it alone until then.
+// operator's to replace (Facts.OperatorReplacesBy, which heal reads).
 const EvidenceOperatorReplacesBy = "operatorReplacesBy"
 
 // ReplaceDeadline is the earliest time after s.Now at which the operator's grace for a terminal
@@ -206,10 +211,11 @@ func headTerminatingStuck(ix *index, c *clusterView, p *corev1.Pod) (Finding, bo
 		}
 		nodeState = strings.Join(parts, ", ")
 	}
+	nodeDown := nodeState != "" && nodeState != "cordoned"
 	if nodeState != "" {
 		ev["nodeState"] = nodeState
 		msg += fmt.Sprintf("; its node %s is %s", p.Spec.NodeName, nodeState)
-		if nodeState != "cordoned" {
+		if nodeDown {
 			remedy = "the kubelet cannot confirm the kill, so the operator keeps counting this pod as the head (kuberay #4078): `" +
 				healCmd(c) + " --force` (or: kubectl delete pod " + p.Name + " -n " + p.Namespace + " --grace-period=0 --force)"
 		}
@@ -221,7 +227,9 @@ func headTerminatingStuck(ix *index, c *clusterView, p *corev1.Pod) (Finding, bo
 			remedy = "the pod waits for its finalizers (" + ev["finalizers"] + "): check the controller that owns them"
 		}
 	}
-	return c.finding(RuleHeadTerminatingStuck, podRef(p), msg, remedy, ev), true
+	f := c.finding(RuleHeadTerminatingStuck, podRef(p), msg, remedy, ev)
+	f.Facts.NodeDown = nodeDown
+	return f, true
 }
 
 // Container waiting reasons that mean the container will not start without a change.

@@ -98,11 +98,13 @@ func headRecreateLoop(ix *index, c *clusterView) []Finding {
 	}
 	msg := fmt.Sprintf("the head of %s was deleted and recreated %d times in the last %s (%d by the operator, %d by heal)",
 		c.what(), len(dels), age(span), byOp, byHeal)
+	loop := &RecreateLoop{Deletions: len(dels), Window: span}
 	code, reason, seen := lastExit(current)
 	if !seen {
 		code, reason, seen = exitFromMessage(dels[len(dels)-1].msg)
 	}
 	if seen {
+		loop.LastExit = &Exit{Code: code, Reason: reason}
 		ev["lastExitCode"] = fmt.Sprint(code)
 		ev["lastReason"] = reason
 		msg += fmt.Sprintf("; last exit %d (%s)", code, orNone(reason))
@@ -123,7 +125,12 @@ func headRecreateLoop(ix *index, c *clusterView) []Finding {
 		remedy += "; kubectl logs " + current.Name + " -n " + current.Namespace + " --previous"
 	}
 	remedy += ") and fix the head's configuration (memory, command, probes, image); `kubectl ray heal` backs off on this cluster"
-	return []Finding{c.finding(RuleHeadRecreateLoop, obj, msg, remedy, ev)}
+	f := c.finding(RuleHeadRecreateLoop, obj, msg, remedy, ev)
+	f.Facts.Loop = loop
+	if current != nil {
+		f.Facts.Head = current.Name
+	}
+	return []Finding{f}
 }
 
 // lastExit is the most recent termination of any of p's containers.

@@ -133,7 +133,9 @@ func headRestartDisabled(ix *index, c *clusterView) []Finding {
 		remedy = "nothing to heal: RayJob " + job + " ran on this cluster and fails without its head (kubectl get rayjob " + job + " -n " + c.rc.Namespace +
 			"); to run the job again, submit the RayJob again; delete the RayCluster if the RayJob leaves it behind"
 	}
-	return []Finding{c.finding(RuleHeadRestartDisabled, obj, msg, remedy, ev)}
+	f := c.finding(RuleHeadRestartDisabled, obj, msg, remedy, ev)
+	f.Facts.Operator = op
+	return []Finding{f}
 }
 
 // owningRayJob names the RayJob that made the cluster: its owner, or the origin labels KubeRay

@@ -26,9 +26,11 @@ func workersStale(ix *index, c *clusterView) []Finding {
 	}
 	headStart := startedAt(head)
 	var names []string
+	var refs []Ref
 	var oldest time.Time
 	for _, w := range stale {
 		names = append(names, w.Name)
+		refs = append(refs, podRef(w))
 		if ws := startedAt(w); oldest.IsZero() || ws.Before(oldest) {
 			oldest = ws
 		}
@@ -44,7 +46,9 @@ func workersStale(ix *index, c *clusterView) []Finding {
 		len(names), head.Name, age(now.Sub(headStart)), age(now.Sub(rc.LastTransitionTime.Time)))
 	remedy := "`" + healCmd(c) + " --stale-workers` deletes them (KubeRay creates new workers that join the new head); " +
 		"enable GCS fault tolerance (gcsFaultToleranceOptions with an external Redis) so workers survive a head restart"
-	return []Finding{c.finding(RuleWorkersStale, clusterRef(c.rc), msg, remedy, ev)}
+	f := c.finding(RuleWorkersStale, clusterRef(c.rc), msg, remedy, ev)
+	f.Facts.Pods, f.Facts.Head = refs, head.Name
+	return []Finding{f}
 }
 
 // staleWorkers are the workers workers-stale reports, with the head they are stale against and its

@@ -39,10 +39,14 @@ const backOffPrefix = "heal backs off"
 
 // BackOffWhy is heal's reason for leaving a looping cluster alone.
 func BackOffWhy(f diagnose.Finding) string {
-	why := fmt.Sprintf(backOffPrefix+": the head was deleted and recreated %s times in the last %s (rule %s, kuberay #4272)",
-		f.Evidence["deletions"], f.Evidence["window"], diagnose.RuleHeadRecreateLoop)
-	if code, ok := f.Evidence["lastExitCode"]; ok {
-		why += fmt.Sprintf("; last exit %s (%s)", code, f.Evidence["lastReason"])
+	var loop diagnose.RecreateLoop
+	if f.Facts.Loop != nil {
+		loop = *f.Facts.Loop
+	}
+	why := fmt.Sprintf(backOffPrefix+": the head was deleted and recreated %d times in the last %s (rule %s, kuberay #4272)",
+		loop.Deletions, diagnose.Age(loop.Window), diagnose.RuleHeadRecreateLoop)
+	if e := loop.LastExit; e != nil {
+		why += fmt.Sprintf("; last exit %d (%s)", e.Code, e.Reason)
 	}
 	return why + "; deleting it again would only add a turn to the loop: fix the head's configuration (kubectl ray doctor shows why)"
 }

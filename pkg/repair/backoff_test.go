@@ -25,7 +25,7 @@ func TestPlanBacksOffARecreateLoop(t *testing.T) {
 	lp, fp := evicted(head(looping, "loop-head-a")), evicted(head(fine, "fine-head-b"))
 	s := &diagnose.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{looping, fine}, Pods: []corev1.Pod{lp, fp}}
 	loop := finding(diagnose.RuleHeadRecreateLoop, looping, &lp)
-	loop.Evidence = map[string]string{"deletions": "4", "window": "6m", "lastExitCode": "137", "lastReason": "OOMKilled"}
+	loop.Facts.Loop = &diagnose.RecreateLoop{Deletions: 4, Window: 6*time.Minute + 20*time.Second, LastExit: &diagnose.Exit{Code: 137, Reason: "OOMKilled"}}
 	got := Plan(s, []diagnose.Finding{
 		finding(diagnose.RuleHeadEvicted, looping, &lp), loop, finding(diagnose.RuleHeadEvicted, fine, &fp),
 	}, Options{})
@@ -139,7 +139,7 @@ func TestPlanStaleWorkers(t *testing.T) {
 	s := &diagnose.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{h, w, gone}}
 	f := diagnose.Finding{Rule: diagnose.RuleWorkersStale, Cluster: diagnose.Ref{Kind: "RayCluster", Namespace: "ns", Name: "rc", UID: string(c.UID)},
 		Object:   diagnose.Ref{Kind: "RayCluster", Namespace: "ns", Name: "rc"},
-		Evidence: map[string]string{"workers": "rc-worker-old,rc-worker-leaving", "head": "rc-head-new"}}
+		Facts: diagnose.Facts{Pods: []diagnose.Ref{podRef(&w), podRef(&gone)}, Head: "rc-head-new"}}
 
 	p := Plan(s, []diagnose.Finding{f}, Options{})
 	if len(p.Actions) != 0 || len(p.NotHealable) != 1 || !strings.Contains(p.NotHealable[0].Why, "pass --stale-workers") {

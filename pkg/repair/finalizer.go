@@ -71,7 +71,7 @@ func (ix *index) planFinalizer(f diagnose.Finding, opts Options) (*FinalizerRemo
 	}
 	ns := diagnose.StorageNamespace(rc)
 	left := fmt.Sprintf("the GCS data of storage namespace %s stays in Redis (gcsFaultToleranceOptions.redisAddress or RAY_REDIS_ADDRESS of the cluster): delete its keys there", ns)
-	if f.Evidence["jobState"] == "Complete" {
+	if f.Facts.CleanupJobComplete {
 		left = "the cleanup Job completed: nothing of storage namespace " + ns + " is left in Redis"
 	}
 	if !opts.RemoveGCSFTFinalizer {

@@ -8,6 +8,7 @@ import (
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	rayfake "github.com/ray-project/kuberay/ray-operator/pkg/client/clientset/versioned/fake"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -54,6 +55,31 @@ func TestPlanGCSFTFinalizer(t *testing.T) {
 	r := p.FinalizerRemovals[0]
 	if r.Index != 1 || r.ResourceVersion != "42" || r.Cluster.UID != "uid-rc" || r.StorageNamespace != "uid-rc" || r.Finalizer != diagnose.FinalizerGCSFTRedisCleanup {
 		t.Errorf("removal = %+v", r)
+	}
+}
+
+// A cleanup Job that completed left nothing in Redis: heal says so, from doctor's typed fact, not
+// from the wording of its evidence.
+func TestPlanGCSFTFinalizerAfterCleanup(t *testing.T) {
+	c := deletingGCSFT()
+	job := batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "rc-redis-cleanup", Labels: map[string]string{"ray.io/cluster": "rc"}},
+		Status:     batchv1.JobStatus{Conditions: []batchv1.JobCondition{{Type: batchv1.JobComplete, Status: corev1.ConditionTrue}}},
+	}
+	s := &diagnose.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, CleanupJobs: []batchv1.Job{job}}
+	findings := diagnose.Diagnose(s, diagnose.DefaultOptions()).Findings
+	var stuck []diagnose.Finding
+	for _, f := range findings {
+		if f.Rule == diagnose.RuleGCSFTFinalizerStuck {
+			stuck = append(stuck, f)
+		}
+	}
+	if len(stuck) != 1 || !stuck[0].Facts.CleanupJobComplete {
+		t.Fatalf("findings = %+v, want one gcs-ft-finalizer-stuck with CleanupJobComplete", findings)
+	}
+	p := Plan(s, findings, Options{RemoveGCSFTFinalizer: true})
+	if len(p.FinalizerRemovals) != 1 || p.FinalizerRemovals[0].LeftBehind != "the cleanup Job completed: nothing of storage namespace uid-rc is left in Redis" {
+		t.Fatalf("removals = %+v", p.FinalizerRemovals)
 	}
 }
 

@@ -161,7 +161,7 @@ func Plan(s *diagnose.Snapshot, findings []diagnose.Finding, opts Options) HealP
 		case diagnose.RuleHeadDuplicate:
 			ix.planDuplicate(f, opts, add, skip)
 		case diagnose.RuleHeadRestartDisabled:
-			skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: f.Object, Why: restartDisabledWhy(f.Evidence["operator"])})
+			skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: f.Object, Why: restartDisabledWhy(f.Facts.Operator)})
 		case diagnose.RuleWorkersStale:
 			ix.planStaleWorkers(f, opts, add, skip)
 		case diagnose.RuleHeadPending, diagnose.RuleHeadStarvedByWorkers, diagnose.RuleHeadCrashLoop, diagnose.RuleHeadMissing:
@@ -357,21 +357,17 @@ func restartDisabledWhy(op string) string {
 }
 
 // operatorReplacesWhy: within the operator's grace a terminal head is the operator's to replace
-// (doctor's evidence operatorReplacesBy); heal deleting it would only race the operator.
+// (doctor's Facts.OperatorReplacesBy); heal deleting it would only race the operator.
 func operatorReplacesWhy(s *diagnose.Snapshot, f diagnose.Finding) string {
-	by, ok := f.Evidence[diagnose.EvidenceOperatorReplacesBy]
-	if !ok {
+	due := f.Facts.OperatorReplacesBy
+	if due.IsZero() || !s.Now.Before(due) {
 		return ""
 	}
-	due, err := time.Parse(time.RFC3339, by)
-	if err != nil || !s.Now.Before(due) {
-		return ""
-	}
-	op := f.Evidence["operator"]
+	op := f.Facts.Operator
 	if op == "" {
 		op = "the operator"
 	}
-	return op + " deletes this head and creates a new one itself; heal leaves it to the operator until " + by +
+	return op + " deletes this head and creates a new one itself; heal leaves it to the operator until " + due.UTC().Format(time.RFC3339) +
 		" and acts only if it is still there then"
 }
 

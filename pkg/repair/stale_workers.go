@@ -2,7 +2,6 @@ package repair
 
 import (
 	"fmt"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -20,14 +19,10 @@ func (ix *index) planStaleWorkers(f diagnose.Finding, opts Options, add func(Act
 			Why: "heal deletes stale workers only when asked: pass --stale-workers (KubeRay creates new workers that join the new head)"})
 		return
 	}
-	for _, name := range strings.Split(f.Evidence["workers"], ",") {
-		if name == "" {
-			continue
-		}
-		pod := ix.pods[types.NamespacedName{Namespace: f.Cluster.Namespace, Name: name}]
-		if pod == nil {
-			skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: diagnose.Ref{Kind: "Pod", Namespace: f.Cluster.Namespace, Name: name},
-				Why: "the pod is not in the snapshot"})
+	for _, ref := range f.Facts.Pods {
+		pod := ix.pods[types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}]
+		if pod == nil || ref.UID != "" && string(pod.UID) != ref.UID {
+			skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: ref, Why: "the pod is not in the snapshot"})
 			continue
 		}
 		if why := ix.workerNotOwnedWhy(f.Cluster, pod); why != "" {
@@ -39,7 +34,7 @@ func (ix *index) planStaleWorkers(f diagnose.Finding, opts Options, add func(Act
 			Rule: f.Rule, Pod: podRef(pod), ResourceVersion: pod.ResourceVersion, Node: pod.Spec.NodeName,
 			Cluster: diagnose.Ref{Kind: "RayCluster", Namespace: c.Namespace, Name: c.Name, UID: string(c.UID)},
 			Why: fmt.Sprintf("worker left from before head %s restarted, without GCS fault tolerance: it belongs to the previous Ray cluster; "+
-				"deleting it lets the operator create a worker that joins the new head", f.Evidence["head"]),
+				"deleting it lets the operator create a worker that joins the new head", f.Facts.Head),
 		})
 	}
 }

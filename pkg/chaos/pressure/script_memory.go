@@ -10,10 +10,16 @@ import "text/template"
 // Why several tails of at most MaxHolderBytes each: busybox 1.35's tail fails at 2 GiB ("out of
 // memory", right after its last read), so one tail for the whole amount held nothing while the
 // writer had succeeded. Each FIFO has a keeper, a sleep that holds its write end open so its tail
-// never sees EOF; it is started first, so that it has the FIFO open before the writer can finish,
-// and it outlasts the deadline by 10 s, so even a SIGKILLed script frees the memory soon after.
-// Cleanup kills keepers and tails with SIGKILL: a keeper still blocked opening its FIFO (its tail
-// gone) is a forked shell that has not reset the script's TERM trap yet, and would outlive it.
+// never sees EOF, and it outlasts the deadline by 10 s, so even a SIGKILLed script frees the
+// memory soon after. The keeper must have the FIFO open before the writer can finish, and being
+// started first is not enough: on a loaded machine a tail and a writer that started later met
+// first, the writer finished, and the tail saw EOF and exited 0 (a unit test run beside a sandbox
+// build saw it). So the script opens the FIFO read-write on fd 8 (which never blocks), the keeper
+// opens it for writing (which then does not block either) and writes one byte, and the script
+// reads that byte before it lets go of fd 8 and starts the tail: the keeper holds the FIFO by then.
+// The keeper holds only a write end, so a tail gone mid-way still fails the writer (EPIPE).
+// Cleanup kills keepers and tails with SIGKILL: a keeper is a forked shell until it execs sleep,
+// with the script's TERM trap, and would outlive it.
 //
 // Why a settle and a check: a tail that could not keep what it read dies just after its last
 // read, after the writer has finished; the script waits a second, then checks that every tail is
@@ -74,7 +80,10 @@ while [ "$left" -gt 0 ]; do
   rm -f "$f"
   n=$((n + 1))
   mkfifo "$f" || die 1 "allocation failed: cannot make the FIFO $f"
-  sleep $((deadline + 10)) > "$f" & keepers="$keepers $!"
+  exec 8<> "$f"
+  ( printf k; exec sleep $((deadline + 10)) ) > "$f" 8>&- & keepers="$keepers $!"
+  head -c 1 <&8 > /dev/null
+  exec 8>&-
   tail < "$f" > /dev/null & eaters="$eaters $!"
   head -c "$size" /dev/zero > "$f" & worker=$!
   if ! wait "$worker"; then worker=; die 1 "allocation failed: writing $size bytes to memory holder $n of $holders failed"; fi

@@ -135,17 +135,19 @@ func (ix *index) attachOwners(byKey map[string]*clusterView) {
 }
 
 // clusterRef names a RayCluster in findings.
-func clusterRef(rc *rayv1.RayCluster) Ref {
+// ClusterRef names rc in a finding or an action.
+func ClusterRef(rc *rayv1.RayCluster) Ref {
 	return Ref{Kind: "RayCluster", Namespace: rc.Namespace, Name: rc.Name, UID: string(rc.UID)}
 }
 
-func podRef(p *corev1.Pod) Ref {
+// PodRef names p in a finding or an action.
+func PodRef(p *corev1.Pod) Ref {
 	return Ref{Kind: "Pod", Namespace: p.Namespace, Name: p.Name, UID: string(p.UID)}
 }
 
 // finding is a finding of rule about c, with the rule's severity from Catalog.
 func (c *clusterView) finding(rule string, obj Ref, msg, remedy string, ev map[string]string) Finding {
-	return Finding{Rule: rule, Severity: severityOf(rule), Cluster: clusterRef(c.rc), Object: obj, Message: msg, Remedy: remedy, Evidence: ev}
+	return Finding{Rule: rule, Severity: severityOf(rule), Cluster: ClusterRef(c.rc), Object: obj, Message: msg, Remedy: remedy, Evidence: ev}
 }
 
 // what names the cluster for messages, with its owner: "RayCluster ml/a (RayService ml/svc)".
@@ -168,6 +170,4 @@ func (c *clusterView) liveHeads() []*corev1.Pod {
 	return out
 }
 
-func (c *clusterView) suspended() bool {
-	return c.rc.Spec.Suspend != nil && *c.rc.Spec.Suspend
-}
+func (c *clusterView) suspended() bool { return ray.Suspended(c.rc) }

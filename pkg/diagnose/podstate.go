@@ -23,15 +23,6 @@ func isReady(p *corev1.Pod) bool {
 	return c != nil && c.Status == corev1.ConditionTrue
 }
 
-// runningReady is what a working head looks like: phase Running, Ready, not being deleted.
-func runningReady(p *corev1.Pod) bool {
-	return p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodRunning && isReady(p)
-}
-
-func isTerminal(p *corev1.Pod) bool {
-	return p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded
-}
-
 // failedAt is when a terminal pod stopped: the latest container finish time, else the last
 // condition change, else its creation. Ages of evictions are measured from it.
 func failedAt(p *corev1.Pod) time.Time {

@@ -130,7 +130,7 @@ func gcsFTFinalizerStuck(ix *index, c *clusterView) []Finding {
 	if !cleaned {
 		remedy += " and clean storage namespace " + storageNS + " out of Redis yourself"
 	}
-	f := c.finding(RuleGCSFTFinalizerStuck, clusterRef(rc), msg, remedy, ev)
+	f := c.finding(RuleGCSFTFinalizerStuck, ClusterRef(rc), msg, remedy, ev)
 	f.Facts.Operator, f.Facts.CleanupJobComplete = op, cleaned
 	return []Finding{f}
 }

@@ -108,7 +108,7 @@ func headTerminal(ix *index, c *clusterView, p *corev1.Pod) Finding {
 		why, remedy = overdue(ix, since, op), "read "+ix.operatorLogs()+"; `"+heal+"` replaces the head"
 		remedy = withinGrace(ix, since, op, ev, &facts, remedy)
 	}
-	f := c.finding(rule, podRef(p), what+"; "+why, remedy, ev)
+	f := c.finding(rule, PodRef(p), what+"; "+why, remedy, ev)
 	f.Facts = facts
 	return f
 }
@@ -139,7 +139,7 @@ func ReplaceDeadline(s *Snapshot, o Options) (at time.Time, ok bool) {
 	o = o.withDefaults()
 	for i := range s.Pods {
 		p := &s.Pods[i]
-		if !isRayPod(p) || !ray.IsHead(p) || !isTerminal(p) {
+		if !isRayPod(p) || !ray.IsHead(p) || !ray.Terminal(p) {
 			continue
 		}
 		if t := failedAt(p).Add(o.OperatorGrace); t.After(s.Now) && (at.IsZero() || t.Before(at)) {
@@ -227,7 +227,7 @@ func headTerminatingStuck(ix *index, c *clusterView, p *corev1.Pod) (Finding, bo
 			remedy = "the pod waits for its finalizers (" + ev["finalizers"] + "): check the controller that owns them"
 		}
 	}
-	f := c.finding(RuleHeadTerminatingStuck, podRef(p), msg, remedy, ev)
+	f := c.finding(RuleHeadTerminatingStuck, PodRef(p), msg, remedy, ev)
 	f.Facts.NodeDown = nodeDown
 	return f, true
 }
@@ -268,14 +268,14 @@ func headCrashLoop(ix *index, c *clusterView, p *corev1.Pod) (Finding, bool) {
 				msg += "; last exit OOMKilled"
 				remedy = "the head ran out of memory: raise headGroupSpec's memory limit (and keep object-store-memory below it)"
 			}
-			return c.finding(RuleHeadCrashLoop, podRef(p), msg, remedy, ev), true
+			return c.finding(RuleHeadCrashLoop, PodRef(p), msg, remedy, ev), true
 		}
 		if oom != nil && (!cs.Ready || ix.s.Now.Sub(oom.FinishedAt.Time) < ix.opts.RecentOOM) {
 			ev["lastState"] = "OOMKilled"
 			ev["exitCode"] = fmt.Sprint(oom.ExitCode)
 			ev["age"] = age(ix.s.Now.Sub(oom.FinishedAt.Time))
 			msg := fmt.Sprintf("head pod %s container %s was OOMKilled %s ago (%d restarts)", p.Name, cs.Name, ev["age"], cs.RestartCount)
-			return c.finding(RuleHeadCrashLoop, podRef(p), msg,
+			return c.finding(RuleHeadCrashLoop, PodRef(p), msg,
 				"the head ran out of memory: raise headGroupSpec's memory limit (and keep object-store-memory below it)", ev), true
 		}
 	}
@@ -293,7 +293,7 @@ func headPending(ix *index, c *clusterView, p *corev1.Pod) (Finding, bool) {
 		ev["reason"] = sc.Reason
 		ev["schedulerMessage"] = sc.Message
 		msg := fmt.Sprintf("head pod %s is Pending for %s: Unschedulable: %s", p.Name, age(waited), sc.Message)
-		return c.finding(RuleHeadPending, podRef(p), msg,
+		return c.finding(RuleHeadPending, PodRef(p), msg,
 			"free or add capacity that matches the head's requests, node selector, affinity and tolerations; kubectl describe pod "+p.Name+" -n "+p.Namespace, ev), true
 	}
 	if waited <= ix.opts.PendingTooLong {
@@ -304,6 +304,6 @@ func headPending(ix *index, c *clusterView, p *corev1.Pod) (Finding, bool) {
 	if p.Spec.NodeName != "" {
 		msg += " on node " + p.Spec.NodeName
 	}
-	return c.finding(RuleHeadPending, podRef(p), msg,
+	return c.finding(RuleHeadPending, PodRef(p), msg,
 		"see what it waits for (volumes, image pull, init containers): kubectl describe pod "+p.Name+" -n "+p.Namespace, ev), true
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // RuleHeadRecreateLoop: the head fails soon after each start and is deleted and created again,
@@ -77,7 +79,7 @@ func headRecreateLoop(ix *index, c *clusterView) []Finding {
 			current = h
 		}
 	}
-	if current != nil && runningReady(current) {
+	if current != nil && ray.RunningReady(current) {
 		if rc := podCondition(current, corev1.PodReady); rc != nil && now.Sub(rc.LastTransitionTime.Time) >= o.RecreateLoopSettled {
 			return nil // the loop ended: this head has held
 		}
@@ -109,9 +111,9 @@ func headRecreateLoop(ix *index, c *clusterView) []Finding {
 		ev["lastReason"] = reason
 		msg += fmt.Sprintf("; last exit %d (%s)", code, orNone(reason))
 	}
-	obj := clusterRef(c.rc)
+	obj := ClusterRef(c.rc)
 	if current != nil {
-		obj = podRef(current)
+		obj = PodRef(current)
 		ev["head"] = current.Name
 		ev["headAge"] = age(now.Sub(current.CreationTimestamp.Time))
 		ev["headPhase"] = string(current.Status.Phase)

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // RuleHeadStarvedByWorkers refines head-pending: the head is Unschedulable for lack of resources
@@ -26,7 +28,7 @@ func headStarved(c *clusterView, p *corev1.Pod, f Finding) Finding {
 	seen := map[string]bool{}
 	scheduled := 0
 	for _, w := range c.workers {
-		if w.DeletionTimestamp != nil || isTerminal(w) || w.Spec.NodeName == "" {
+		if w.DeletionTimestamp != nil || ray.Terminal(w) || w.Spec.NodeName == "" {
 			continue
 		}
 		scheduled++

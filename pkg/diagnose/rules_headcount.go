@@ -7,6 +7,8 @@ import (
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // headCountRules: a RayCluster has exactly one head pod, unless suspended or being deleted.
@@ -34,7 +36,7 @@ func headCountRules(ix *index, c *clusterView) []Finding {
 			msg += "; " + op + " was found"
 			remedy = "start the KubeRay operator: it creates the head"
 		}
-		return []Finding{c.finding(RuleHeadMissing, clusterRef(c.rc), msg, remedy, ev)}
+		return []Finding{c.finding(RuleHeadMissing, ClusterRef(c.rc), msg, remedy, ev)}
 	}
 	// Pods inside their deletion grace period are leaving; only the others compete for head.
 	var counted []*corev1.Pod
@@ -64,18 +66,18 @@ func headCountRules(ix *index, c *clusterView) []Finding {
 		ev := map[string]string{"pod": h.Name, "node": h.Spec.NodeName, "phase": string(h.Status.Phase), "heads": strings.Join(names, ","), "kept": keep.Name}
 		msg := fmt.Sprintf("%s has %d head pods (%s); %s is an extra head (%s)", c.what(), len(counted), strings.Join(names, ", "), h.Name, podState(h))
 		remedy := "keep " + keep.Name + "; remove the extra head: `" + healCmd(c) + "`"
-		if !isTerminal(h) && h.DeletionTimestamp == nil {
+		if !ray.Terminal(h) && h.DeletionTimestamp == nil {
 			remedy = "two live heads split the cluster: delete the one workers are not connected to (kubectl delete pod " + h.Name + " -n " + h.Namespace + ") after checking with kubectl ray doctor -o wide"
 		}
-		out = append(out, c.finding(RuleHeadDuplicate, podRef(h), msg, remedy, ev))
+		out = append(out, c.finding(RuleHeadDuplicate, PodRef(h), msg, remedy, ev))
 	}
 	return out
 }
 
 // better prefers a working head, then the newest one: the old one is the leftover.
 func better(a, b *corev1.Pod) bool {
-	if runningReady(a) != runningReady(b) {
-		return runningReady(a)
+	if ray.RunningReady(a) != ray.RunningReady(b) {
+		return ray.RunningReady(a)
 	}
 	if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
 		return a.CreationTimestamp.After(b.CreationTimestamp.Time)

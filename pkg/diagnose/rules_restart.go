@@ -7,6 +7,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/util/version"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // RuleHeadRestartDisabled: the operator will not create a new head for this cluster, by design.
@@ -87,7 +89,7 @@ func headRestartDisabled(ix *index, c *clusterView) []Finding {
 	live := c.liveHeads()
 	var doomed *corev1.Pod
 	for _, p := range live {
-		if isTerminal(p) || rayContainerEnded(p) {
+		if ray.Terminal(p) || rayContainerEnded(p) {
 			doomed = p
 		}
 	}
@@ -114,14 +116,14 @@ func headRestartDisabled(ix *index, c *clusterView) []Finding {
 	if c.owner == nil && job != "" {
 		name += " (RayJob " + job + ")"
 	}
-	obj := clusterRef(c.rc)
+	obj := ClusterRef(c.rc)
 	msg := name + " has no head pod"
 	if doomed != nil {
-		obj = podRef(doomed)
+		obj = PodRef(doomed)
 		ev["pod"] = doomed.Name
 		ev["phase"] = string(doomed.Status.Phase)
 		msg = fmt.Sprintf("%s: head pod %s is %s; the operator deletes it", name, doomed.Name, podState(doomed))
-		if rayContainerEnded(doomed) && !isTerminal(doomed) {
+		if rayContainerEnded(doomed) && !ray.Terminal(doomed) {
 			msg = fmt.Sprintf("%s: the Ray container of head pod %s has exited under restartPolicy %s; the operator deletes the pod",
 				name, doomed.Name, restartPolicy(doomed))
 		}

@@ -26,7 +26,7 @@ func serveRules(ix *index, c *clusterView) []Finding {
 	out = append(out, serveHeadInService(ix, c)...)
 	out = append(out, serveHeadHasCPUs(c)...)
 	if !gcsFTEnabled(c) {
-		out = append(out, c.finding(RuleGCSFTOff, clusterRef(c.rc),
+		out = append(out, c.finding(RuleGCSFTOff, ClusterRef(c.rc),
 			fmt.Sprintf("%s runs without GCS fault tolerance: when the head restarts, workers and Serve replicas restart with it", c.what()),
 			"enable GCS fault tolerance: spec.rayClusterConfig.gcsFaultToleranceOptions with an external Redis (KubeRay v1.3.0+), or the annotation ray.io/ft-enabled: \"true\"",
 			map[string]string{"gcsFaultTolerance": "off"}))
@@ -76,7 +76,7 @@ func serveHeadHasCPUs(c *clusterView) []Finding {
 	if v == "" {
 		shown = "unset (Ray counts the container's CPUs)"
 	}
-	return []Finding{c.finding(RuleServeHeadHasCPUs, clusterRef(c.rc),
+	return []Finding{c.finding(RuleServeHeadHasCPUs, ClusterRef(c.rc),
 		fmt.Sprintf("head of %s advertises num-cpus %s, so Serve replicas can run on the head and die with it", c.what(), shown),
 		`set rayClusterConfig.headGroupSpec.rayStartParams.num-cpus: "0" on RayService `+c.service.Name,
 		map[string]string{"numCpus": orNone(v)})}

@@ -6,6 +6,8 @@ import (
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // statusStale: the RayCluster claims ready while no head is Running and Ready. Tools and people
@@ -23,7 +25,7 @@ func statusStale(ix *index, c *clusterView) []Finding {
 	}
 	var seen []string
 	for _, h := range c.heads {
-		if runningReady(h) {
+		if ray.RunningReady(h) {
 			return nil
 		}
 		seen = append(seen, h.Name+" "+podState(h))
@@ -33,7 +35,7 @@ func statusStale(ix *index, c *clusterView) []Finding {
 		head = "its head pod " + strings.Join(seen, ", ")
 	}
 	ev := map[string]string{"status": strings.Join(claims, ",")}
-	return []Finding{c.finding(RuleStatusStale, clusterRef(c.rc),
+	return []Finding{c.finding(RuleStatusStale, ClusterRef(c.rc),
 		fmt.Sprintf("%s reports ready (%s) but %s", c.what(), strings.Join(claims, ", "), head),
 		"do not trust .status.state of this cluster: act on the head finding; the status is corrected when the operator reconciles it", ev)}
 }

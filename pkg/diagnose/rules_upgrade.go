@@ -10,6 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // RuleRayServiceUpgradeStuck: a RayService upgrade whose pending cluster never gets a Ready head
@@ -97,7 +99,7 @@ func pendingHeadState(c *clusterView) (string, bool) {
 	hc := meta.FindStatusCondition(c.rc.Status.Conditions, string(rayv1.HeadPodReady))
 	var states []string
 	for _, h := range c.heads {
-		if runningReady(h) && (hc == nil || hc.Status == metav1.ConditionTrue) {
+		if ray.RunningReady(h) && (hc == nil || hc.Status == metav1.ConditionTrue) {
 			return "", true
 		}
 		states = append(states, h.Name+" is "+headNotReadyDetail(h))

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // RuleWorkerInitFailing: a worker's init container (KubeRay's wait-gcs-ready, or the user's own)
@@ -22,7 +24,7 @@ func workerInitFailing(ix *index, c *clusterView) []Finding {
 	}
 	var bad []failing
 	for _, w := range c.workers {
-		if w.DeletionTimestamp != nil || isTerminal(w) {
+		if w.DeletionTimestamp != nil || ray.Terminal(w) {
 			continue // leaving or finished: the operator replaces terminal workers
 		}
 		for _, cs := range w.Status.InitContainerStatuses {
@@ -70,7 +72,7 @@ func workerInitFailing(ix *index, c *clusterView) []Finding {
 	case cs.Name == "wait-gcs-ready":
 		remedy += "; wait-gcs-ready fails when it cannot reach the head's GCS (head Service, network policy, TLS or auth settings)"
 	}
-	return []Finding{c.finding(RuleWorkerInitFailing, podRef(p), msg, remedy, ev)}
+	return []Finding{c.finding(RuleWorkerInitFailing, PodRef(p), msg, remedy, ev)}
 }
 
 // initFailure is why an init container status shows a failure that will not clear by itself, or "".

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // workersNotReady: the head works but workers have not been Ready for a long time, typically
@@ -14,7 +16,7 @@ import (
 func workersNotReady(ix *index, c *clusterView) []Finding {
 	var head *corev1.Pod
 	for _, h := range c.heads {
-		if runningReady(h) {
+		if ray.RunningReady(h) {
 			head = h
 			break
 		}
@@ -30,7 +32,7 @@ func workersNotReady(ix *index, c *clusterView) []Finding {
 		// Leaving, finished, or not started yet: a Pending worker waits for a node or an image (a
 		// capacity matter, often an autoscaler at work), not for the head. A stale worker is
 		// workers-stale's: one finding, with the remedy that fits it.
-		if w.DeletionTimestamp != nil || isTerminal(w) || w.Status.Phase == corev1.PodPending || slices.Contains(stale, w) {
+		if w.DeletionTimestamp != nil || ray.Terminal(w) || w.Status.Phase == corev1.PodPending || slices.Contains(stale, w) {
 			continue
 		}
 		live++
@@ -69,7 +71,7 @@ func workersNotReady(ix *index, c *clusterView) []Finding {
 		msg += "; GCS fault tolerance is off, so workers do not survive a head restart"
 		remedy += "; enable GCS fault tolerance (spec.gcsFaultToleranceOptions with an external Redis) so they rejoin a restarted head"
 	}
-	return []Finding{c.finding(RuleWorkersNotReady, clusterRef(c.rc), msg, remedy, ev)}
+	return []Finding{c.finding(RuleWorkersNotReady, ClusterRef(c.rc), msg, remedy, ev)}
 }
 
 func oldestCreation(ps []*corev1.Pod) time.Time {

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // RuleWorkersStale: without GCS fault tolerance a new head starts a new Ray cluster; workers whose
@@ -30,7 +32,7 @@ func workersStale(ix *index, c *clusterView) []Finding {
 	var oldest time.Time
 	for _, w := range stale {
 		names = append(names, w.Name)
-		refs = append(refs, podRef(w))
+		refs = append(refs, PodRef(w))
 		if ws := startedAt(w); oldest.IsZero() || ws.Before(oldest) {
 			oldest = ws
 		}
@@ -46,7 +48,7 @@ func workersStale(ix *index, c *clusterView) []Finding {
 		len(names), head.Name, age(now.Sub(headStart)), age(now.Sub(rc.LastTransitionTime.Time)))
 	remedy := "`" + healCmd(c) + " --stale-workers` deletes them (KubeRay creates new workers that join the new head); " +
 		"enable GCS fault tolerance (gcsFaultToleranceOptions with an external Redis) so workers survive a head restart"
-	f := c.finding(RuleWorkersStale, clusterRef(c.rc), msg, remedy, ev)
+	f := c.finding(RuleWorkersStale, ClusterRef(c.rc), msg, remedy, ev)
 	f.Facts.Pods, f.Facts.Head = refs, head.Name
 	return []Finding{f}
 }
@@ -60,7 +62,7 @@ func staleWorkers(ix *index, c *clusterView) (*corev1.Pod, *corev1.PodCondition,
 		return nil, nil, nil // with GCS FT the workers rejoin the restarted head
 	}
 	live := c.liveHeads()
-	if len(live) != 1 || !runningReady(live[0]) {
+	if len(live) != 1 || !ray.RunningReady(live[0]) {
 		return nil, nil, nil // the head rules say what is wrong with the head
 	}
 	head := live[0]

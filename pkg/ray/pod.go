@@ -3,14 +3,29 @@ package ray
 import (
 	"strings"
 
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/kubectl/pkg/util/podutils"
 )
 
-// RunningReady reports whether p is Running and its Ready condition is True: a head the
-// watches may count as back. It does not look at deletion; callers that must, do.
+// RunningReady reports whether p is a working pod: phase Running, its Ready condition True, and
+// not being deleted. A pod being deleted is on its way out whatever its phase and conditions say:
+// a head that head-kill deleted stays Running and Ready through its grace period, and neither
+// doctor nor heal nor the experiments may count it as a working head then.
 func RunningReady(p *corev1.Pod) bool {
-	return p.Status.Phase == corev1.PodRunning && podutils.IsPodReady(p)
+	return p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodRunning && podutils.IsPodReady(p)
+}
+
+// Terminal reports whether p is in phase Failed or Succeeded: it never runs again, whatever its
+// restartPolicy, and only deleting it makes room for a new pod (kuberay #2125).
+func Terminal(p *corev1.Pod) bool {
+	return p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded
+}
+
+// Suspended reports whether rc's spec.suspend is true: the operator deleted its pods and
+// creates none until it is resumed.
+func Suspended(rc *rayv1.RayCluster) bool {
+	return rc.Spec.Suspend != nil && *rc.Spec.Suspend
 }
 
 // KubeletEviction reports whether the kubelet evicted p for node pressure (or for outgrowing its

@@ -3,8 +3,38 @@ package ray
 import (
 	"testing"
 
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
+
+func deleting(p *corev1.Pod) *corev1.Pod {
+	now := metav1.Now()
+	p.DeletionTimestamp = &now
+	return p
+}
+
+func TestTerminal(t *testing.T) {
+	for phase, want := range map[corev1.PodPhase]bool{
+		corev1.PodFailed: true, corev1.PodSucceeded: true, corev1.PodRunning: false, corev1.PodPending: false, "": false,
+	} {
+		if got := Terminal(&corev1.Pod{Status: corev1.PodStatus{Phase: phase}}); got != want {
+			t.Errorf("Terminal(phase %q) = %v, want %v", phase, got, want)
+		}
+	}
+}
+
+func TestSuspended(t *testing.T) {
+	yes, no := true, false
+	for _, c := range []struct {
+		suspend *bool
+		want    bool
+	}{{nil, false}, {&no, false}, {&yes, true}} {
+		if got := Suspended(&rayv1.RayCluster{Spec: rayv1.RayClusterSpec{Suspend: c.suspend}}); got != c.want {
+			t.Errorf("Suspended(%v) = %v, want %v", c.suspend, got, c.want)
+		}
+	}
+}
 
 func TestRunningReady(t *testing.T) {
 	pod := func(phase corev1.PodPhase, conds ...corev1.PodCondition) *corev1.Pod {
@@ -24,6 +54,7 @@ func TestRunningReady(t *testing.T) {
 		{"running, no Ready condition", pod(corev1.PodRunning, scheduled), false},
 		{"ready but pending", pod(corev1.PodPending, ready(corev1.ConditionTrue)), false},
 		{"ready but failed", pod(corev1.PodFailed, ready(corev1.ConditionTrue)), false},
+		{"running and ready, being deleted", deleting(pod(corev1.PodRunning, ready(corev1.ConditionTrue))), false},
 	} {
 		if got := RunningReady(c.p); got != c.want {
 			t.Errorf("%s: RunningReady = %v, want %v", c.name, got, c.want)

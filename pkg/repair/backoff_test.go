@@ -138,8 +138,8 @@ func TestPlanStaleWorkers(t *testing.T) {
 	gone.DeletionTimestamp = &now
 	s := &diagnose.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{h, w, gone}}
 	f := diagnose.Finding{Rule: diagnose.RuleWorkersStale, Cluster: diagnose.Ref{Kind: "RayCluster", Namespace: "ns", Name: "rc", UID: string(c.UID)},
-		Object:   diagnose.Ref{Kind: "RayCluster", Namespace: "ns", Name: "rc"},
-		Facts: diagnose.Facts{Pods: []diagnose.Ref{podRef(&w), podRef(&gone)}, Head: "rc-head-new"}}
+		Object: diagnose.Ref{Kind: "RayCluster", Namespace: "ns", Name: "rc"},
+		Facts:  diagnose.Facts{Pods: []diagnose.Ref{diagnose.PodRef(&w), diagnose.PodRef(&gone)}, Head: "rc-head-new"}}
 
 	p := Plan(s, []diagnose.Finding{f}, Options{})
 	if len(p.Actions) != 0 || len(p.NotHealable) != 1 || !strings.Contains(p.NotHealable[0].Why, "pass --stale-workers") {

@@ -79,7 +79,7 @@ func (ix *index) planFinalizer(f diagnose.Finding, opts Options) (*FinalizerRemo
 	}
 	return &FinalizerRemoval{
 		Rule:             f.Rule,
-		Cluster:          diagnose.Ref{Kind: "RayCluster", Namespace: rc.Namespace, Name: rc.Name, UID: string(rc.UID)},
+		Cluster:          diagnose.ClusterRef(rc),
 		ResourceVersion:  rc.ResourceVersion,
 		Finalizer:        diagnose.FinalizerGCSFTRedisCleanup,
 		Index:            index,

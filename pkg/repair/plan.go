@@ -150,11 +150,11 @@ func Plan(s *diagnose.Snapshot, findings []diagnose.Finding, opts Options) HealP
 				continue
 			}
 			if why := operatorReplacesWhy(s, f); why != "" {
-				skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: podRef(pod), Why: why})
+				skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: diagnose.PodRef(pod), Why: why})
 				continue
 			}
 			if a, why := ix.action(f.Rule, f.Cluster, pod, opts); why != "" {
-				skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: podRef(pod), Why: why})
+				skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: diagnose.PodRef(pod), Why: why})
 			} else {
 				add(a)
 			}
@@ -226,7 +226,7 @@ func (ix *index) planDuplicate(f diagnose.Finding, opts Options, add func(Action
 	healed := 0
 	var reasons []string
 	for _, pod := range heads {
-		if !isTerminal(pod) && pod.DeletionTimestamp == nil {
+		if !ray.Terminal(pod) && pod.DeletionTimestamp == nil {
 			continue // a live head: a delete would take a working head away
 		}
 		a, why := ix.action(diagnose.RuleHeadDuplicate, f.Cluster, pod, opts)
@@ -246,7 +246,7 @@ func (ix *index) planDuplicate(f diagnose.Finding, opts Options, add func(Action
 	}
 	obj := f.Object
 	if len(heads) == 1 {
-		obj = podRef(heads[0])
+		obj = diagnose.PodRef(heads[0])
 	}
 	skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: obj, Why: why})
 }
@@ -260,12 +260,12 @@ func (ix *index) action(rule string, clusterRef diagnose.Ref, pod *corev1.Pod, o
 	a := Action{
 		Rule:            rule,
 		Cluster:         clusterRef,
-		Pod:             podRef(pod),
+		Pod:             diagnose.PodRef(pod),
 		ResourceVersion: pod.ResourceVersion,
 		Node:            pod.Spec.NodeName,
 	}
 	if c := ix.cluster(clusterRef, pod); c != nil {
-		a.Cluster = diagnose.Ref{Kind: "RayCluster", Namespace: c.Namespace, Name: c.Name, UID: string(c.UID)}
+		a.Cluster = diagnose.ClusterRef(c)
 	}
 	switch {
 	case pod.DeletionTimestamp != nil:
@@ -278,7 +278,7 @@ func (ix *index) action(rule string, clusterRef diagnose.Ref, pod *corev1.Pod, o
 		a.Summary = fmt.Sprintf("stuck Terminating since %s on node %s, which is %s",
 			pod.DeletionTimestamp.UTC().Format(time.RFC3339), pod.Spec.NodeName, ix.nodeState(pod.Spec.NodeName))
 		a.Why = a.Summary + "; the operator counts it as the head until it is gone"
-	case isTerminal(pod):
+	case ray.Terminal(pod):
 		a.Summary, a.Why = terminalWhy(pod)
 	default:
 		return Action{}, fmt.Sprintf("the pod is %s, not terminal; heal never deletes a pod that may be running", phaseOf(pod))
@@ -322,7 +322,7 @@ func (ix *index) controller(clusterRef diagnose.Ref, pod *corev1.Pod, role strin
 	if c.DeletionTimestamp != nil {
 		return nil, "its RayCluster is being deleted"
 	}
-	if c.Spec.Suspend != nil && *c.Spec.Suspend {
+	if ray.Suspended(c) {
 		return nil, "its RayCluster is suspended; the operator would not create a new " + role
 	}
 	return c, ""
@@ -424,19 +424,11 @@ func terminalWhy(pod *corev1.Pod) (summary, why string) {
 	return summary, why + "; a terminal pod never runs again, whatever its restartPolicy; deleting it lets the operator create a new head"
 }
 
-func isTerminal(pod *corev1.Pod) bool {
-	return pod.Status.Phase == corev1.PodFailed || pod.Status.Phase == corev1.PodSucceeded
-}
-
 func phaseOf(pod *corev1.Pod) string {
 	if pod.Status.Phase == "" {
 		return "in no phase yet"
 	}
 	return string(pod.Status.Phase)
-}
-
-func podRef(pod *corev1.Pod) diagnose.Ref {
-	return diagnose.Ref{Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name, UID: string(pod.UID)}
 }
 
 func refLess(a, b diagnose.Ref) bool {

@@ -26,13 +26,13 @@ func (ix *index) planStaleWorkers(f diagnose.Finding, opts Options, add func(Act
 			continue
 		}
 		if why := ix.workerNotOwnedWhy(f.Cluster, pod); why != "" {
-			skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: podRef(pod), Why: why})
+			skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: diagnose.PodRef(pod), Why: why})
 			continue
 		}
 		c := ix.cluster(f.Cluster, pod)
 		add(Action{
-			Rule: f.Rule, Pod: podRef(pod), ResourceVersion: pod.ResourceVersion, Node: pod.Spec.NodeName,
-			Cluster: diagnose.Ref{Kind: "RayCluster", Namespace: c.Namespace, Name: c.Name, UID: string(c.UID)},
+			Rule: f.Rule, Pod: diagnose.PodRef(pod), ResourceVersion: pod.ResourceVersion, Node: pod.Spec.NodeName,
+			Cluster: diagnose.ClusterRef(c),
 			Why: fmt.Sprintf("worker left from before head %s restarted, without GCS fault tolerance: it belongs to the previous Ray cluster; "+
 				"deleting it lets the operator create a worker that joins the new head", f.Facts.Head),
 		})

@@ -100,7 +100,7 @@ func (w *waiter) update(t *target, p *corev1.Pod) {
 		p.Namespace != t.r.Cluster.Namespace || p.Labels[ray.LabelCluster] != t.r.Cluster.Name {
 		return
 	}
-	if p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded {
+	if ray.Terminal(p) {
 		return
 	}
 	if t.uid == "" || t.uid != p.UID && ray.RunningReady(p) {

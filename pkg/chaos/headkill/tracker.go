@@ -94,7 +94,7 @@ func (t *Tracker) Pod(p *corev1.Pod, deleted bool, at time.Time) {
 		return
 	}
 	if p.UID == t.oldUID {
-		if t.killed && !t.gone && (deleted || terminal(p)) {
+		if t.killed && !t.gone && (deleted || ray.Terminal(p)) {
 			t.gone = true
 			t.add(timeline.Event{Kind: timeline.OldHeadGone, At: at, Object: p.Name})
 		}
@@ -222,8 +222,4 @@ func (t *Tracker) State() string {
 		return "new head " + t.newHead + " scheduled"
 	}
 	return "new head " + t.newHead + " created"
-}
-
-func terminal(p *corev1.Pod) bool {
-	return p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded
 }

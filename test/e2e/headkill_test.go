@@ -408,7 +408,7 @@ func TestHeadKillBadInputAndURL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	shipApplyDocRoles(h, applier)
+	applyDocRoles(h, applier)
 	docUser := "hk-docrole-" + h.NS
 	if _, err := h.Kube.RbacV1().RoleBindings(h.NS).Create(h.Ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "hk-docrole", Namespace: h.NS},
 		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "kubectl-ray:chaos-head-kill"},

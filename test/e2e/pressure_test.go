@@ -180,7 +180,7 @@ func TestPressureRefusalsInjectNothing(t *testing.T) {
 			"pod " + h.NS + "/pending is Pending, not Running; an ephemeral container can only join a running pod"},
 		{"container not found", []string{"disk-pressure", "ref", "--target-container", "nope", "--size", "1Gi", "--yes"}, 5,
 			`container "nope" not found in pod ` + ref + "; it has: ray-head (pass one with --target-container)"},
-		// The same not-found line as doctor and heal (TestOneVoice).
+		// The same not-found line as doctor and heal (TestSameInputErrorsAcrossCommands).
 		{"no such cluster", []string{"disk-pressure", "nocluster", "--size", "1Gi", "--yes"}, 5,
 			`RayCluster "nocluster" not found in namespace "` + h.NS + `"; list them with: kubectl get rayclusters -n ` + h.NS},
 		{"no such pod", []string{"disk-pressure", "pod/nopod", "--size", "1Gi", "--yes"}, 5,

@@ -151,9 +151,6 @@ func upgradeSteps(events []Event, old, lastSeen string) UpgradeSteps {
 	return u
 }
 
-// WriteUpgradeJSON writes the report as indented JSON.
-func WriteUpgradeJSON(w io.Writer, r *UpgradeReport) error { return WriteJSON(w, r) }
-
 // WriteUpgradeText renders the report for a person; color adds ANSI colors.
 func WriteUpgradeText(w io.Writer, r *UpgradeReport, color bool) error {
 	p := &printer{w: w}

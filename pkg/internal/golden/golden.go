@@ -14,9 +14,6 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/ from the current output")
 
-// Updating reports whether the test runs with -update.
-func Updating() bool { return *update }
-
 // Assert fails t unless got equals the file at path byte for byte; with -update it writes got
 // to path instead.
 func Assert(t testing.TB, path string, got []byte) {

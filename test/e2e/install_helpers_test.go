@@ -12,9 +12,9 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// shipPath is a PATH of exactly dirs, then the directories of kubectl and the shell tools, so no
+// pluginPath is a PATH of exactly dirs, then the directories of kubectl and the shell tools, so no
 // plugin from the machine (or env.binDir) takes part in kubectl's plugin discovery.
-func shipPath(t *testing.T, dirs ...string) string {
+func pluginPath(t *testing.T, dirs ...string) string {
 	t.Helper()
 	kubectl, err := exec.LookPath("kubectl")
 	if err != nil {
@@ -23,14 +23,14 @@ func shipPath(t *testing.T, dirs ...string) string {
 	return strings.Join(append(dirs, filepath.Dir(kubectl), "/usr/bin", "/bin"), string(os.PathListSeparator))
 }
 
-// shipKubectl runs the real kubectl with PATH set to path (from shipPath).
-func (h *H) shipKubectl(path string, args ...string) Result {
+// pluginKubectl runs the real kubectl with PATH set to path (from pluginPath).
+func (h *H) pluginKubectl(path string, args ...string) Result {
 	h.T.Helper()
 	return h.exec("kubectl", args, []string{"PATH=" + path, "KUBECONFIG=" + h.SB.Kubeconfig()})
 }
 
-// shipInstall runs `make install`'s script with the e2e binary into prefix, under PATH path.
-func (h *H) shipInstall(prefix, path string) Result {
+// pluginInstall runs `make install`'s script with the e2e binary into prefix, under PATH path.
+func (h *H) pluginInstall(prefix, path string) Result {
 	h.T.Helper()
 	script, err := filepath.Abs(filepath.Join("..", "..", "hack", "release", "install.sh"))
 	if err != nil {
@@ -43,8 +43,8 @@ func (h *H) shipInstall(prefix, path string) Result {
 	return res
 }
 
-// shipStandIn writes a kubectl-ray script that plays KubeRay's plugin: it prints its name and args.
-func shipStandIn(t *testing.T, dir string) string {
+// pluginStandIn writes a kubectl-ray script that plays KubeRay's plugin: it prints its name and args.
+func pluginStandIn(t *testing.T, dir string) string {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -56,8 +56,8 @@ func shipStandIn(t *testing.T, dir string) string {
 	return p
 }
 
-// shipCreateRayService creates KubeRay's ray-service.sample.yaml as name.
-func (h *H) shipCreateRayService(name string) {
+// pluginCreateRayService creates KubeRay's ray-service.sample.yaml as name.
+func (h *H) pluginCreateRayService(name string) {
 	h.T.Helper()
 	data, err := os.ReadFile(h.SB.Config().SamplePath("ray-service.sample.yaml"))
 	if err != nil {
@@ -73,8 +73,8 @@ func (h *H) shipCreateRayService(name string) {
 	}
 }
 
-// shipLink reports whether p is a symlink to target.
-func shipLink(p, target string) bool {
+// pluginLink reports whether p is a symlink to target.
+func pluginLink(p, target string) bool {
 	got, err := os.Readlink(p)
 	return err == nil && got == target
 }

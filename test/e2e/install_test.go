@@ -6,11 +6,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
 )
 
 // `make install` beside KubeRay's own kubectl-ray, through kubectl's real plugin discovery. KubeRay's
 // plugin is played by a script that prints its name (it is not installed here); kubectl is real.
-func TestShipInstallBesideKubeRayPlugin(t *testing.T) {
+func TestInstallBesideKubeRayPlugin(t *testing.T) {
 	t.Parallel()
 	h := NewH(t)
 	h.CreateRayCluster("ship", nil)
@@ -22,7 +24,7 @@ func TestShipInstallBesideKubeRayPlugin(t *testing.T) {
 	// with the cluster, and a missing cluster is exit 5 (a stand-in would print its name, exit 0).
 	doctorReachesOurs := func(path string) {
 		t.Helper()
-		res := h.shipKubectl(path, "ray", "doctor", "-n", h.NS, "--fail-on", "never", "-o", "json")
+		res := h.pluginKubectl(path, "ray", "doctor", "-n", h.NS, "--fail-on", "never", "-o", "json")
 		var doc struct {
 			Kind     string
 			Clusters []struct{ Name string }
@@ -30,27 +32,27 @@ func TestShipInstallBesideKubeRayPlugin(t *testing.T) {
 		if res.Code != 0 || json.Unmarshal([]byte(res.Stdout), &doc) != nil || len(doc.Clusters) != 1 || doc.Clusters[0].Name != "ship" {
 			t.Fatalf("kubectl ray doctor did not reach kubectl-ray's doctor: %s", res)
 		}
-		if res := h.shipKubectl(path, "ray", "doctor", "raycluster/absent", "-n", h.NS); res.Code != 5 || !strings.Contains(res.Stderr, `"absent"`) {
+		if res := h.pluginKubectl(path, "ray", "doctor", "raycluster/absent", "-n", h.NS); res.Code != 5 || !strings.Contains(res.Stderr, `"absent"`) {
 			t.Fatalf("kubectl ray doctor raycluster/absent: want exit 5 naming it: %s", res)
 		}
 	}
 
 	t.Run("only ours", func(t *testing.T) {
-		path := shipPath(t, prefix)
-		h.shipInstall(prefix, path)
+		path := pluginPath(t, prefix)
+		h.pluginInstall(prefix, path)
 		for _, name := range []string{"kubectl-ray", "kubectl-ray-doctor", "kubectl-ray-heal", "kubectl-ray-chaos",
 			"kubectl_complete-ray", "kubectl_complete-ray-doctor", "kubectl_complete-ray_ops"} {
-			if !shipLink(filepath.Join(prefix, name), "kubectl-ray_ops") {
+			if !pluginLink(filepath.Join(prefix, name), "kubectl-ray_ops") {
 				t.Errorf("%s is not a link to kubectl-ray_ops", name)
 			}
 		}
 		doctorReachesOurs(path)
 		for _, plugin := range []string{"ray", "ray-ops"} {
-			if res := h.shipKubectl(path, plugin, "version", "--client"); res.Code != 0 || res.Stdout != "Client Version: v0.0.0-e2e\n" {
+			if res := h.pluginKubectl(path, plugin, "version", "--client"); res.Code != 0 || res.Stdout != "Client Version: v0.0.0-e2e\n" {
 				t.Errorf("kubectl %s version --client: %s", plugin, res)
 			}
 		}
-		if res := h.shipKubectl(path, "ray-ops", "doctor", "--help"); res.Code != 0 || !strings.Contains(res.Stdout, "kubectl ray-ops doctor [NAME") {
+		if res := h.pluginKubectl(path, "ray-ops", "doctor", "--help"); res.Code != 0 || !strings.Contains(res.Stdout, "kubectl ray-ops doctor [NAME") {
 			t.Errorf("kubectl ray-ops doctor --help does not name itself kubectl ray-ops: %s", res)
 		}
 	})
@@ -58,9 +60,9 @@ func TestShipInstallBesideKubeRayPlugin(t *testing.T) {
 	// KubeRay's plugin installed later, earlier on PATH: installing again removes our kubectl-ray
 	// link, so kubectl ray get reaches KubeRay's while kubectl ray doctor still reaches ours.
 	t.Run("KubeRay's kubectl-ray earlier on PATH", func(t *testing.T) {
-		shipStandIn(t, kuberay)
-		path := shipPath(t, kuberay, prefix)
-		res := h.shipInstall(prefix, path)
+		pluginStandIn(t, kuberay)
+		path := pluginPath(t, kuberay, prefix)
+		res := h.pluginInstall(prefix, path)
 		if !strings.Contains(res.Stdout, "removed   "+filepath.Join(prefix, "kubectl-ray")) {
 			t.Errorf("install did not say it removed its kubectl-ray link: %s", res)
 		}
@@ -69,18 +71,18 @@ func TestShipInstallBesideKubeRayPlugin(t *testing.T) {
 				t.Errorf("%s still installed beside KubeRay's plugin (err=%v)", gone, err)
 			}
 		}
-		if res := h.shipKubectl(path, "ray", "get", "cluster"); res.Code != 0 || res.Stdout != "kuberay-stand-in kubectl-ray get cluster\n" {
+		if res := h.pluginKubectl(path, "ray", "get", "cluster"); res.Code != 0 || res.Stdout != "kuberay-stand-in kubectl-ray get cluster\n" {
 			t.Fatalf("kubectl ray get did not reach KubeRay's plugin: %s", res)
 		}
 		// version is KubeRay's too: ours does not shadow a command KubeRay's plugin has.
-		if res := h.shipKubectl(path, "ray", "version"); res.Stdout != "kuberay-stand-in kubectl-ray version\n" {
+		if res := h.pluginKubectl(path, "ray", "version"); res.Stdout != "kuberay-stand-in kubectl-ray version\n" {
 			t.Errorf("kubectl ray version: %s", res)
 		}
 		doctorReachesOurs(path)
-		if res := h.shipKubectl(path, "ray", "chaos", "--help"); res.Code != 0 || !strings.Contains(res.Stdout, "kubectl ray chaos [command]") {
+		if res := h.pluginKubectl(path, "ray", "chaos", "--help"); res.Code != 0 || !strings.Contains(res.Stdout, "kubectl ray chaos [command]") {
 			t.Errorf("kubectl ray chaos did not reach ours: %s", res)
 		}
-		if res := h.shipKubectl(path, "ray", "heal", "--help"); res.Code != 0 || !strings.Contains(res.Stdout, "kubectl ray heal [NAME") {
+		if res := h.pluginKubectl(path, "ray", "heal", "--help"); res.Code != 0 || !strings.Contains(res.Stdout, "kubectl ray heal [NAME") {
 			t.Errorf("kubectl ray heal did not reach ours: %s", res)
 		}
 	})
@@ -88,10 +90,10 @@ func TestShipInstallBesideKubeRayPlugin(t *testing.T) {
 	// KubeRay's kubectl-ray in the install directory itself: never overwritten.
 	t.Run("KubeRay's kubectl-ray in PREFIX", func(t *testing.T) {
 		other := filepath.Join(dir, "other")
-		standIn := shipStandIn(t, other)
+		standIn := pluginStandIn(t, other)
 		before, _ := os.ReadFile(standIn)
-		path := shipPath(t, other)
-		res := h.shipInstall(other, path)
+		path := pluginPath(t, other)
+		res := h.pluginInstall(other, path)
 		if !strings.Contains(res.Stdout, "run "+standIn+" (KubeRay's, left alone)") {
 			t.Errorf("install did not say it left KubeRay's kubectl-ray alone: %s", res)
 		}
@@ -99,7 +101,7 @@ func TestShipInstallBesideKubeRayPlugin(t *testing.T) {
 		if fi, err := os.Lstat(standIn); err != nil || fi.Mode()&os.ModeSymlink != 0 || string(after) != string(before) {
 			t.Fatalf("KubeRay's kubectl-ray was changed (err=%v)", err)
 		}
-		if res := h.shipKubectl(path, "ray", "get", "cluster"); res.Stdout != "kuberay-stand-in kubectl-ray get cluster\n" {
+		if res := h.pluginKubectl(path, "ray", "get", "cluster"); res.Stdout != "kuberay-stand-in kubectl-ray get cluster\n" {
 			t.Fatalf("kubectl ray get: %s", res)
 		}
 		doctorReachesOurs(path)
@@ -109,12 +111,12 @@ func TestShipInstallBesideKubeRayPlugin(t *testing.T) {
 // Dynamic completion of RayCluster and RayService names from the sandbox: cobra's __complete on
 // the binary, and kubectl's own plugin completion (kubectl >= 1.26 runs kubectl_complete-<plugin>),
 // in both install layouts.
-func TestShipCompletionListsSandboxNames(t *testing.T) {
+func TestCompletionListsSandboxNames(t *testing.T) {
 	t.Parallel()
 	h := NewH(t)
 	h.CreateRayCluster("alpha", nil)
 	h.CreateRayCluster("beta", nil)
-	h.shipCreateRayService("svc")
+	h.pluginCreateRayService("svc")
 
 	const noFiles = ":4\n" // cobra.ShellCompDirectiveNoFileComp
 	direct := func(args ...string) Result {
@@ -154,14 +156,14 @@ func TestShipCompletionListsSandboxNames(t *testing.T) {
 	dir := t.TempDir()
 	prefix := filepath.Join(dir, "prefix")
 	kuberay := filepath.Join(dir, "kuberay")
-	h.shipInstall(prefix, shipPath(t, prefix))
-	shipStandIn(t, kuberay)
-	for name, path := range map[string]string{"only ours": shipPath(t, prefix), "beside KubeRay's": shipPath(t, kuberay, prefix)} {
+	h.pluginInstall(prefix, pluginPath(t, prefix))
+	pluginStandIn(t, kuberay)
+	for name, path := range map[string]string{"only ours": pluginPath(t, prefix), "beside KubeRay's": pluginPath(t, kuberay, prefix)} {
 		if name != "only ours" {
-			h.shipInstall(prefix, path)
+			h.pluginInstall(prefix, path)
 		}
 		for _, plugin := range []string{"ray", "ray-ops"} {
-			res := h.shipKubectl(path, "__complete", plugin, "doctor", "-n", h.NS, "b")
+			res := h.pluginKubectl(path, "__complete", plugin, "doctor", "-n", h.NS, "b")
 			if res.Code != 0 || res.Stdout != "beta\n"+noFiles {
 				t.Errorf("%s: kubectl __complete %s doctor -n NS b: %s", name, plugin, res)
 			}
@@ -189,5 +191,34 @@ printf '%s\n' "${COMPREPLY[@]}"`
 	res := h.exec("bash", []string{"-c", script}, []string{"PATH=" + env.binDir + ":/usr/bin:/bin", "NS=" + h.NS, "KUBECONFIG=" + h.SB.Kubeconfig()})
 	if res.Code != 0 || res.Stdout != "beta\n" {
 		t.Errorf("bash completion of kubectl-ray doctor -n NS b: %s", res)
+	}
+}
+
+// `kubectl ray version` through kubectl's plugin discovery: the binary on PATH, invoked as `kubectl ray`.
+func TestVersionThroughKubectlPluginDiscovery(t *testing.T) {
+	t.Parallel()
+	h := NewH(t)
+	res := h.Kubectl("ray", "version", "-o", "json")
+	if res.Code != 0 {
+		t.Fatalf("kubectl ray version: %s", res)
+	}
+	var info struct {
+		ClientVersion struct{ Version string } `json:"clientVersion"`
+		ServerVersion string                   `json:"serverVersion"`
+		Operators     []struct{ Version, Namespace, Name string }
+	}
+	if err := json.Unmarshal([]byte(res.Stdout), &info); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, res)
+	}
+	if info.ClientVersion.Version != "v0.0.0-e2e" || info.ServerVersion != sandbox.KubeVersion {
+		t.Fatalf("versions: client %q server %q", info.ClientVersion.Version, info.ServerVersion)
+	}
+	if len(info.Operators) != 1 || info.Operators[0].Version != "v1.1.1" {
+		t.Fatalf("operators: %+v", info.Operators)
+	}
+	text := h.Kubectl("ray", "version")
+	want := "Client Version: v0.0.0-e2e\nServer Version: v1.34.3\nKubeRay Operator: v1.1.1 (kuberay-system/kuberay-operator)\n"
+	if text.Code != 0 || text.Stdout != want {
+		t.Fatalf("text output:\n%s\nwant stdout:\n%s", text, want)
 	}
 }

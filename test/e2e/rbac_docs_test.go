@@ -19,14 +19,14 @@ import (
 // verb is exit 4 naming it. Users are impersonated (--as) by the sandbox's admin; the sandbox's
 // own read-only context (sandbox-reader) is checked too. The kubelet's eviction is played through
 // the API (test/play).
-func TestShipRBACLeastPrivilege(t *testing.T) {
+func TestDocsRBACLeastPrivilege(t *testing.T) {
 	t.Parallel()
 	h := NewH(t)
 	applier, err := sandbox.NewApplier(h.SB.Admin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	shipApplyDocRoles(h, applier)
+	applyDocRoles(h, applier)
 	reader, healer := "ship-reader-"+h.NS, "ship-healer-"+h.NS
 	bindings := `apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRoleBinding
@@ -61,7 +61,7 @@ subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: HEALER}]
 		if res.Code != 0 || res.Stderr != "" || json.Unmarshal([]byte(res.Stdout), &doc) != nil {
 			t.Fatalf("doctor %v: %s", who, res)
 		}
-		if len(doc.Blind) != 0 || !shipHasRule(doc.Findings, "head-evicted") {
+		if len(doc.Blind) != 0 || !hasFinding(doc.Findings, "head-evicted") {
 			t.Errorf("doctor %v: blind %v, findings %v; want head-evicted and nothing blind", who, doc.Blind, doc.Findings)
 		}
 	}
@@ -90,8 +90,8 @@ subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: HEALER}]
 	}
 }
 
-// shipApplyDocRoles creates every ClusterRole in docs/rbac.md's yaml blocks, as written.
-func shipApplyDocRoles(h *H, applier *sandbox.Applier) {
+// applyDocRoles creates every ClusterRole in docs/rbac.md's yaml blocks, as written.
+func applyDocRoles(h *H, applier *sandbox.Applier) {
 	h.T.Helper()
 	md, err := os.ReadFile(filepath.Join("..", "..", "docs", "rbac.md"))
 	if err != nil {
@@ -113,7 +113,7 @@ func shipApplyDocRoles(h *H, applier *sandbox.Applier) {
 	}
 }
 
-func shipHasRule(findings []struct{ Rule string }, rule string) bool {
+func hasFinding(findings []struct{ Rule string }, rule string) bool {
 	for _, f := range findings {
 		if f.Rule == rule {
 			return true

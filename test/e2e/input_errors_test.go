@@ -8,7 +8,7 @@ import (
 // -A is refused as `kubectl get NAME -A` is, an unknown name is named with the kubectl command
 // that lists what there is, an unknown --context points to kubectl config get-contexts, and an
 // unknown -o lists the formats.
-func TestOneVoice(t *testing.T) {
+func TestSameInputErrorsAcrossCommands(t *testing.T) {
 	t.Parallel()
 	h := NewH(t)
 	const nameWithA = `error: a NAME is looked up in one namespace, as in kubectl get: pass -n NAMESPACE instead of -A, or drop the NAME`

@@ -11,7 +11,7 @@ import (
 
 // The findings of the rules for the failures KubeRay's tracker shows today (kuberay #4272, #2735,
 // #1141, #3592): what a person acts on, checked like TestFindingDetails.
-func TestFrontierFindingDetails(t *testing.T) {
+func TestTrackerRulesFindingDetails(t *testing.T) {
 	checkDetails(t, []detailCase{
 		{"head-starved-by-workers", RuleHeadStarvedByWorkers, "Pod ml/raycluster-a-head-new01",
 			[]string{"head pod raycluster-a-head-new01 is Pending for 10m: Unschedulable: 0/2 nodes are available: 2 Insufficient cpu.",
@@ -43,16 +43,16 @@ func TestFrontierFindingDetails(t *testing.T) {
 	})
 }
 
-// frontierRules are the rules this file's cases cover; none may fire on a healthy cluster.
-var frontierRules = []string{RuleHeadStarvedByWorkers, RuleWorkerInitFailing, RuleHeadRecreateLoop, RuleWorkersStale}
+// trackerRules are the rules this file's cases cover; none may fire on a healthy cluster.
+var trackerRules = []string{RuleHeadStarvedByWorkers, RuleWorkerInitFailing, RuleHeadRecreateLoop, RuleWorkersStale}
 
 // Zero false alarms: the healthy fixture (also with its trimmed twin) yields none of them.
-func TestFrontierRulesSilentOnHealthy(t *testing.T) {
+func TestTrackerRulesRulesSilentOnHealthy(t *testing.T) {
 	f := loadFixture(t, "healthy")
 	for _, s := range []*Snapshot{&f.snap, Trimmed(&f.snap)} {
 		r := Diagnose(s, DefaultOptions())
 		for _, fd := range r.Findings {
-			for _, id := range frontierRules {
+			for _, id := range trackerRules {
 				if fd.Rule == id {
 					t.Errorf("healthy fixture: %s fired: %s", id, fd.Message)
 				}

@@ -133,13 +133,13 @@ func withinGrace(ix *index, since time.Time, op string, ev map[string]string, fa
 const EvidenceOperatorReplacesBy = "operatorReplacesBy"
 
 // ReplaceDeadline is the earliest time after s.Now at which the operator's grace for a terminal
-// head of s ends: then head-evicted and head-terminated start advising heal, with no object
-// changing. A watchdog examines the cluster again at that time.
+// head or worker of s ends: then head-evicted, head-terminated and worker-failed start advising
+// heal, with no object changing. A watchdog examines the cluster again at that time.
 func ReplaceDeadline(s *Snapshot, o Options) (at time.Time, ok bool) {
 	o = o.withDefaults()
 	for i := range s.Pods {
 		p := &s.Pods[i]
-		if !isRayPod(p) || !ray.IsHead(p) || !ray.Terminal(p) {
+		if !isRayPod(p) || !ray.Terminal(p) {
 			continue
 		}
 		if t := failedAt(p).Add(o.OperatorGrace); t.After(s.Now) && (at.IsZero() || t.Before(at)) {

@@ -33,10 +33,7 @@ func HealEvents(a Action, at time.Time, dryRun bool) []*corev1.Event {
 	if dryRun {
 		verb = "would have " + verb + " (dry run)"
 	}
-	role := "head"
-	if a.Rule == diagnose.RuleWorkersStale {
-		role = "worker" // not counted as a head delete by head-recreate-loop
-	}
+	role := a.Role() // a worker delete is not counted as a head delete by head-recreate-loop
 	// The summary, not the whole why: `kubectl describe` and `kubectl get events` show one line.
 	why := a.Summary
 	if why == "" {

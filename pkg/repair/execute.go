@@ -204,7 +204,7 @@ func (e *Executor) replan(ctx context.Context, retry []Action, rep *Report, w *w
 
 func (e *Executor) record(rep *Report, o Outcome, w *waiter) {
 	rep.Outcomes = append(rep.Outcomes, o)
-	if w != nil && o.Result == Deleted {
+	if w != nil && o.Result == Deleted && o.Action.Role() == "head" {
 		w.expect(o.Action.Cluster, types.UID(o.Action.Pod.UID), o.Action.Pod.Name, o.At)
 	}
 	if e.Progress != nil {

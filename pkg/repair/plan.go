@@ -164,6 +164,8 @@ func Plan(s *diagnose.Snapshot, findings []diagnose.Finding, opts Options) HealP
 			skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: f.Object, Why: restartDisabledWhy(f.Facts.Operator)})
 		case diagnose.RuleWorkersStale:
 			ix.planStaleWorkers(f, opts, add, skip)
+		case diagnose.RuleWorkerFailed:
+			ix.planFailedWorkers(f, add, skip)
 		case diagnose.RuleHeadPending, diagnose.RuleHeadStarvedByWorkers, diagnose.RuleHeadCrashLoop, diagnose.RuleHeadMissing:
 			skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: f.Object, Why: notHealableWhy[f.Rule]})
 		case diagnose.RuleGCSFTFinalizerStuck:
@@ -279,7 +281,7 @@ func (ix *index) action(rule string, clusterRef diagnose.Ref, pod *corev1.Pod, o
 			pod.DeletionTimestamp.UTC().Format(time.RFC3339), pod.Spec.NodeName, ix.nodeState(pod.Spec.NodeName))
 		a.Why = a.Summary + "; the operator counts it as the head until it is gone"
 	case ray.Terminal(pod):
-		a.Summary, a.Why = terminalWhy(pod)
+		a.Summary, a.Why = terminalWhy(pod, "head")
 	default:
 		return Action{}, fmt.Sprintf("the pod is %s, not terminal; heal never deletes a pod that may be running", phaseOf(pod))
 	}
@@ -407,9 +409,9 @@ func (ix *index) nodeState(name string) string {
 	}
 }
 
-// terminalWhy says why a terminal pod is deleted: in a few words (the phase, reason and first
-// sentence of the kubelet's message) and in full.
-func terminalWhy(pod *corev1.Pod) (summary, why string) {
+// terminalWhy says why a terminal pod of role ("head", "worker") is deleted: in a few words (the
+// phase, reason and first sentence of the kubelet's message) and in full.
+func terminalWhy(pod *corev1.Pod, role string) (summary, why string) {
 	state := "phase " + string(pod.Status.Phase)
 	if pod.Status.Reason != "" {
 		state += " (" + pod.Status.Reason + ")"
@@ -421,7 +423,7 @@ func terminalWhy(pod *corev1.Pod) (summary, why string) {
 		summary += ": " + first
 		why += ": " + msg
 	}
-	return summary, why + "; a terminal pod never runs again, whatever its restartPolicy; deleting it lets the operator create a new head"
+	return summary, why + "; a terminal pod never runs again, whatever its restartPolicy; deleting it lets the operator create a new " + role
 }
 
 func phaseOf(pod *corev1.Pod) string {

@@ -178,7 +178,7 @@ func (w *Watchdog) sync(ctx context.Context, key types.NamespacedName) {
 		case Deleted, DryRun, Gone:
 			w.mu.Lock()
 			w.acted[types.UID(a.Pod.UID)] = o.At
-			if o.Result == Deleted {
+			if o.Result == Deleted && a.Role() == "head" {
 				w.replacing[key] = replacing{rule: a.Rule, at: o.At, old: types.UID(a.Pod.UID)}
 			}
 			w.mu.Unlock()

@@ -66,12 +66,13 @@ func TestKubeRayMatrix(t *testing.T) {
 			t.Parallel()
 			sb := v.sb(t)
 			cases := map[string]func(*testing.T, *H, kubeRayVersion){
-				"healthy":       matrixHealthy,
-				"evicted":       matrixEvicted,
-				"terminated":    matrixTerminated,
-				"crashloop":     matrixCrashLoop,
-				"unschedulable": matrixUnschedulable,
-				"stuck":         matrixStuck,
+				"healthy":        matrixHealthy,
+				"evicted":        matrixEvicted,
+				"terminated":     matrixTerminated,
+				"crashloop":      matrixCrashLoop,
+				"unschedulable":  matrixUnschedulable,
+				"stuck":          matrixStuck,
+				"worker-evicted": matrixWorkerEvicted,
 			}
 			if v.restartDisabled != nil {
 				cases["restart-disabled"] = matrixRestartDisabled

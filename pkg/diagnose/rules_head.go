@@ -34,6 +34,10 @@ func headPodRules(ix *index, c *clusterView) []Finding {
 			}
 			continue
 		}
+		if f, ok := headImagePull(c, p); ok {
+			out = append(out, f)
+			continue
+		}
 		if f, ok := headCrashLoop(ix, c, p); ok {
 			out = append(out, f)
 			continue
@@ -232,10 +236,10 @@ func headTerminatingStuck(ix *index, c *clusterView, p *corev1.Pod) (Finding, bo
 	return f, true
 }
 
-// Container waiting reasons that mean the container will not start without a change.
+// Container waiting reasons that mean the container will not start without a change. An image
+// that cannot be pulled is image-pull-failed's (pullReasons).
 var stuckWaiting = map[string]bool{
-	"CrashLoopBackOff": true, "ImagePullBackOff": true, "ErrImagePull": true, "InvalidImageName": true,
-	"CreateContainerConfigError": true, "CreateContainerError": true,
+	"CrashLoopBackOff": true, "CreateContainerConfigError": true, "CreateContainerError": true,
 }
 
 // headCrashLoop reports a head container that keeps dying or cannot start. Waiting messages are
@@ -256,10 +260,6 @@ func headCrashLoop(ix *index, c *clusterView, p *corev1.Pod) (Finding, bool) {
 			msg := fmt.Sprintf("head pod %s container %s is %s (%d restarts)", p.Name, cs.Name, w.Reason, cs.RestartCount)
 			remedy := "read its logs: kubectl logs " + p.Name + " -n " + p.Namespace + " -c " + cs.Name + " --previous; fix the head's configuration in the RayCluster"
 			switch w.Reason {
-			case "ImagePullBackOff", "ErrImagePull", "InvalidImageName":
-				ev["image"] = cs.Image
-				msg = fmt.Sprintf("head pod %s cannot pull image %s for container %s (%s)", p.Name, cs.Image, cs.Name, w.Reason)
-				remedy = "fix the image name or the pull secret in headGroupSpec.template; kubectl describe pod " + p.Name + " -n " + p.Namespace + " shows the pull error"
 			case "CreateContainerConfigError", "CreateContainerError":
 				remedy = "a ConfigMap, Secret or volume the head container needs is missing: kubectl describe pod " + p.Name + " -n " + p.Namespace
 			}

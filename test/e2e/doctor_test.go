@@ -185,31 +185,59 @@ func TestDoctorHeadPendingUnschedulable(t *testing.T) {
 	}
 }
 
-// head-crashloop: OOMKilled in CrashLoopBackOff, and ImagePullBackOff (the kubelet's part played).
-func TestDoctorHeadCrashLoop(t *testing.T) {
+// head-crashloop: OOMKilled in CrashLoopBackOff; image-pull-failed: a head's and a worker's
+// ImagePullBackOff, each with the kubelet's message (the kubelet's part played).
+func TestDoctorHeadCrashLoopAndImagePull(t *testing.T) {
 	t.Parallel()
 	h := NewH(t)
 	h.CreateRayCluster("oom", nil)
 	h.CreateRayCluster("pull", nil)
+	h.CreateRayCluster("wpull", nil)
 	oom := h.WaitClusterRunning("oom", 90*time.Second)
 	pull := h.WaitClusterRunning("pull", 90*time.Second)
+	h.WaitClusterRunning("wpull", 90*time.Second)
+	worker := h.waitWorker("wpull", "", 60*time.Second)
 	if _, err := play.KubeletCrashLoop(h.Ctx, h.Kube, h.NS, oom.Name, "OOMKilled", 6); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := play.KubeletImagePullBackOff(h.Ctx, h.Kube, h.NS, pull.Name); err != nil {
-		t.Fatal(err)
+	for _, name := range []string{pull.Name, worker.Name} {
+		if _, err := play.KubeletImagePullBackOff(h.Ctx, h.Kube, h.NS, name); err != nil {
+			t.Fatal(err)
+		}
 	}
 	d, res := h.doctorJSON()
 	if res.Code != 1 {
 		t.Fatalf("%s", res)
 	}
 	wantRules(t, d, "oom", rule("head-crashloop", "pod", oom.Name), "status-stale raycluster/oom")
-	wantRules(t, d, "pull", rule("head-crashloop", "pod", pull.Name), "status-stale raycluster/pull")
+	wantRules(t, d, "pull", rule("image-pull-failed", "pod", pull.Name), "status-stale raycluster/pull")
+	wantRules(t, d, "wpull", rule("image-pull-failed", "pod", worker.Name))
 	f := d.finding(t, "oom", "head-crashloop")
 	wantContains(t, "oom message", f.Message, "head pod "+oom.Name+" container ray-head is CrashLoopBackOff (6 restarts); last exit OOMKilled")
 	wantContains(t, "oom remedy", f.Remedy, "raise headGroupSpec's memory limit")
-	p := d.finding(t, "pull", "head-crashloop")
-	wantContains(t, "pull message", p.Message, "head pod "+pull.Name+" cannot pull image "+pull.Spec.Containers[0].Image+" for container ray-head (ImagePullBackOff)")
+	image := pull.Spec.Containers[0].Image
+	p := d.finding(t, "pull", "image-pull-failed")
+	wantContains(t, "pull message", p.Message, "head pod "+pull.Name+" cannot pull image "+image+" for container ray-head (ImagePullBackOff): "+
+		`Back-off pulling image "`+image+`": ErrImagePull: `)
+	w := d.finding(t, "wpull", "image-pull-failed")
+	wantContains(t, "worker pull message", w.Message, "1 worker pod(s) of group ", "cannot pull images; worker "+worker.Name+" cannot pull image ")
+	if p.Severity != "error" || w.Evidence["workers"] != worker.Name {
+		t.Errorf("severity %s, evidence %v", p.Severity, w.Evidence)
+	}
+	hd, res := h.healJSON("--dry-run")
+	if res.Code != 0 || len(hd.Plan.Actions) != 0 {
+		t.Fatalf("heal acts on a pull failure: %s", res)
+	}
+	var skipped int
+	for _, sk := range hd.Plan.NotHealable {
+		if sk.Rule == "image-pull-failed" {
+			skipped++
+			wantContains(t, "heal's why", sk.Why, "a new pod would pull the same image")
+		}
+	}
+	if skipped != 2 {
+		t.Errorf("heal lists %d image-pull-failed findings as not healable, want 2: %s", skipped, res)
+	}
 }
 
 // status-stale alone: the head runs but fails its readiness probe (played), while v1.1.1 keeps

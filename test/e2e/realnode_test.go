@@ -381,9 +381,9 @@ func realImagePull(t *testing.T, sb *sandbox.Sandbox) {
 		t.Errorf("the kubelet's back-off message: %q", waiting.Message)
 	}
 	d, _ := h.doctorJSON("pull")
-	f := d.finding(t, "pull", "head-crashloop")
-	if f.Evidence["image"] != image || !strings.Contains(f.Evidence["reason"], "Image") {
-		t.Errorf("head-crashloop for a pull failure: %+v", f)
+	f := d.finding(t, "pull", "image-pull-failed")
+	if f.Evidence["image"] != image || f.Evidence["reason"] != "ImagePullBackOff" || f.Evidence["kubeletMessage"] != strings.TrimSpace(waiting.Message) {
+		t.Errorf("image-pull-failed for the real kubelet's pull failure: %+v", f)
 	}
 	h.removeFromRealNode("pull")
 }

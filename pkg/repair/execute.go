@@ -50,6 +50,9 @@ type Outcome struct {
 	Result  Result    `json:"result"`
 	Message string    `json:"message"`
 	At      time.Time `json:"at"`
+	// Sent is when the delete was sent; At, when its answer came. A pod created before Sent
+	// existed before the delete.
+	Sent time.Time `json:"-"`
 	// Retried: this outcome is from the one re-plan after the pod changed.
 	Retried bool `json:"retried,omitempty"`
 	// EventProblem says why the Events could not be recorded; the delete itself stands.
@@ -205,7 +208,7 @@ func (e *Executor) replan(ctx context.Context, retry []Action, rep *Report, w *w
 func (e *Executor) record(rep *Report, o Outcome, w *waiter) {
 	rep.Outcomes = append(rep.Outcomes, o)
 	if w != nil && o.Result == Deleted && o.Action.Role() == "head" {
-		w.expect(o.Action.Cluster, types.UID(o.Action.Pod.UID), o.Action.Pod.Name, o.At)
+		w.expect(o.Action.Cluster, types.UID(o.Action.Pod.UID), o.Action.Pod.Name, o.At, o.Sent)
 	}
 	if e.Progress != nil {
 		e.Progress(o)
@@ -215,8 +218,9 @@ func (e *Executor) record(rep *Report, o Outcome, w *waiter) {
 // apply deletes one pod with preconditions and records the Events.
 func (e *Executor) apply(ctx context.Context, a Action, retried bool) Outcome {
 	pod := a.Pod.Namespace + "/" + a.Pod.Name
+	sent := e.now()
 	err := e.Deleter.DeletePod(ctx, a.Pod.Namespace, a.Pod.Name, types.UID(a.Pod.UID), a.ResourceVersion, a.GracePeriodSeconds, e.DryRun)
-	o := Outcome{Action: a, At: e.now(), Retried: retried, Err: err}
+	o := Outcome{Action: a, At: e.now(), Sent: sent, Retried: retried, Err: err}
 	switch {
 	case err == nil && e.DryRun:
 		o.Result = DryRun

@@ -34,6 +34,8 @@ type apiServer struct {
 	beforeDelete func()
 	// afterDelete runs after a real delete, to play the operator.
 	afterDelete func(ns, name string)
+	// beforeAnswer runs after a real delete and before its answer: a slow API server's.
+	beforeAnswer func(ns, name string)
 }
 
 func newAPIServer(objs ...runtime.Object) *apiServer {
@@ -66,6 +68,9 @@ func newAPIServer(objs ...runtime.Object) *apiServer {
 		}
 		if a.afterDelete != nil {
 			go a.afterDelete(d.Namespace, d.Name)
+		}
+		if a.beforeAnswer != nil {
+			a.beforeAnswer(d.Namespace, d.Name)
 		}
 		return true, nil, nil
 	})
@@ -285,6 +290,29 @@ func TestExecutorWaitsForTheReplacement(t *testing.T) {
 	if r.Pod != "raycluster-kuberay-head-new" || !r.Ready || r.Existing || r.SeenAfter < 15*time.Millisecond ||
 		r.ReadyAfter < r.SeenAfter+25*time.Millisecond || r.OldPods[0] != "raycluster-kuberay-head-ldg9f" {
 		t.Fatalf("replacement: %+v", r)
+	}
+}
+
+// A loaded API server answers the delete after the operator already created the new head, in a
+// later second than the head's creationTimestamp: the head is still a new one, not "already
+// there" (a cold CI run printed that for seed 000).
+func TestExecutorWaitNewHeadBeforeTheDeleteAnswered(t *testing.T) {
+	c, p, s := seed000()
+	api := newAPIServer(p.DeepCopy())
+	api.beforeAnswer = func(ns, _ string) {
+		n := head(c, "raycluster-kuberay-head-new")
+		n.CreationTimestamp = metav1.Now()
+		_ = api.kc.Tracker().Create(podsGVR, n.DeepCopy(), ns)
+		time.Sleep(1100 * time.Millisecond) // the answer comes in a later second
+	}
+	ex := api.executor(false)
+	ex.Wait = true
+	rep, err := ex.Run(context.Background(), evictedPlan(c, p, s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Replacements) != 1 || rep.Replacements[0].Pod != "raycluster-kuberay-head-new" || rep.Replacements[0].Existing || !rep.Replacements[0].Ready {
+		t.Fatalf("replacements: %+v", rep.Replacements)
 	}
 }
 

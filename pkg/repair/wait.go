@@ -47,9 +47,11 @@ type seenPod struct {
 }
 
 type target struct {
-	r   Replacement
-	old map[types.UID]bool
-	uid types.UID // the replacement followed
+	r Replacement
+	// sent is when the last delete was sent: a head created before it was already there.
+	sent time.Time
+	old  map[types.UID]bool
+	uid  types.UID // the replacement followed
 }
 
 func newWaiter(now func() time.Time) *waiter {
@@ -57,7 +59,7 @@ func newWaiter(now func() time.Time) *waiter {
 }
 
 // expect adds a deleted head: its cluster now needs a replacement.
-func (w *waiter) expect(cluster diagnose.Ref, old types.UID, oldName string, at time.Time) {
+func (w *waiter) expect(cluster diagnose.Ref, old types.UID, oldName string, at, sent time.Time) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	key := types.NamespacedName{Namespace: cluster.Namespace, Name: cluster.Name}
@@ -68,7 +70,7 @@ func (w *waiter) expect(cluster diagnose.Ref, old types.UID, oldName string, at 
 	}
 	t.old[old] = true
 	t.r.OldPods = append(t.r.OldPods, oldName)
-	t.r.DeletedAt = at
+	t.r.DeletedAt, t.sent = at, sent
 	// A pod deleted now may have been the one followed; start again from what was seen.
 	t.uid, t.r.Pod, t.r.Existing, t.r.SeenAfter, t.r.ReadyAfter, t.r.Ready = "", "", false, 0, 0, false
 	for _, s := range w.seenSorted() {
@@ -105,7 +107,10 @@ func (w *waiter) update(t *target, p *corev1.Pod) {
 	}
 	if t.uid == "" || t.uid != p.UID && ray.RunningReady(p) {
 		t.uid, t.r.Pod = p.UID, p.Name
-		t.r.Existing = p.CreationTimestamp.Time.Before(t.r.DeletedAt.Truncate(time.Second))
+		// Not DeletedAt, which is when the delete's answer came: a loaded API server can answer
+		// after the operator has already created the new head (a cold CI run saw that called
+		// "already there"). creationTimestamp has whole seconds.
+		t.r.Existing = p.CreationTimestamp.Time.Before(t.sent.Truncate(time.Second))
 		t.r.SeenAfter = nonNegative(w.seen[p.UID].at.Sub(t.r.DeletedAt))
 		if t.r.Existing {
 			t.r.SeenAfter = 0

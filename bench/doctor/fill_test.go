@@ -243,7 +243,7 @@ func breakHeads(ctx context.Context, t *testing.T, kube kubernetes.Interface, ra
 			rule = "head-crashloop"
 			_, err = play.KubeletCrashLoop(ctx, kube, ns, head, "OOMKilled", 4)
 		case 2:
-			rule = "head-crashloop"
+			rule = "image-pull-failed"
 			_, err = play.KubeletImagePullBackOff(ctx, kube, ns, head)
 		case 3:
 			rule = "head-terminated"

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"syscall"
 	"testing"
 	"time"
 
@@ -79,4 +80,28 @@ func matrixWorkerEvicted(t *testing.T, h *H, v kubeRayVersion) {
 	h.waitOperatorEvent("wk", "DeletedWorkerPod", w.Name)
 	h.waitWorker("wk", w.Name, 60*time.Second)
 	h.noHealDeletes()
+}
+
+// heal --watch replaces a failed worker with no other command: the kubelet's eviction of the
+// worker is played (play.KubeletEvict); KubeRay v1.1.1 keeps it, the watchdog deletes it (one
+// JSON line naming the rule), and the operator creates a new worker.
+func TestHealWatchReplacesFailedWorker(t *testing.T) {
+	t.Parallel()
+	h := NewH(t)
+	h.CreateRayCluster("ww", nil)
+	h.WaitClusterRunning("ww", 90*time.Second)
+	w := h.waitWorker("ww", "", 60*time.Second)
+	wd := h.startWatchdog("heal-workers", h.SB.Kubeconfig(), "heal", "--watch", "--yes", "--min-age", "0s", "-n", h.NS, "-o", "json")
+	wd.WaitRecord("the watching line", 60*time.Second, "msg", "watching")
+	if _, err := play.KubeletEvict(h.Ctx, h.Kube, h.NS, w.Name, "memory"); err != nil {
+		t.Fatal(err)
+	}
+	rec := wd.WaitRecord("the delete of "+w.Name, 60*time.Second, "result", "deleted", "pod", w.Name)
+	if rec["rule"] != "worker-failed" || rec["uid"] != string(w.UID) || rec["raycluster"] != h.NS+"/ww" {
+		t.Errorf("watchdog line: %v", rec)
+	}
+	h.waitWorker("ww", w.Name, 60*time.Second)
+	if code := wd.Stop(syscall.SIGTERM); code != 0 {
+		t.Errorf("watchdog exit code on SIGTERM: %d; stderr: %s", code, wd.Stderr())
+	}
 }

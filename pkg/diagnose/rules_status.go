@@ -13,6 +13,9 @@ import (
 // statusStale: the RayCluster claims ready while no head is Running and Ready. Tools and people
 // that trust .status.state are misled (kuberay #2188).
 func statusStale(ix *index, c *clusterView) []Finding {
+	if c.rc.DeletionTimestamp != nil {
+		return nil // the operator removes the head on purpose; its status is on its way out too
+	}
 	var claims []string
 	if c.rc.Status.State == rayv1.Ready {
 		claims = append(claims, "state="+string(rayv1.Ready))

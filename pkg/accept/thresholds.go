@@ -24,7 +24,7 @@ type ThresholdInfo struct {
 // threshold that is a count, not a duration, needs a Count field beside Field, an IntVar flag in
 // cmdutil.AddAcceptFlags and an integer parse in parser.thresholds.
 var ThresholdTable = []ThresholdInfo{
-	{"pendingTooLong", "pending-too-long", "Report a head Pending this long without an Unschedulable verdict",
+	{"pendingTooLong", "pending-too-long", "Report a head Pending this long without an Unschedulable verdict, and workers Unschedulable this long",
 		func(o *diagnose.Options) *time.Duration { return &o.PendingTooLong }},
 	{"terminatingMargin", "terminating-margin", "Report a head still there this long after its deletion grace period ended as stuck",
 		func(o *diagnose.Options) *time.Duration { return &o.TerminatingMargin }},

@@ -6,7 +6,8 @@ import "time"
 // they are long enough that a cluster recovering normally is not reported, and short enough that
 // a head nobody will replace is.
 type Options struct {
-	// PendingTooLong: a head Pending this long without an Unschedulable verdict is reported.
+	// PendingTooLong: a head Pending this long without an Unschedulable verdict is reported, and
+	// workers Unschedulable this long (worker-pending).
 	PendingTooLong time.Duration
 	// TerminatingMargin: a head whose deletionTimestamp (already the end of its grace period) is
 	// this far in the past is stuck.

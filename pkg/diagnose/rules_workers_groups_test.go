@@ -23,3 +23,15 @@ func TestWorkerFailedDetails(t *testing.T) {
 			map[string]string{"age": "10m", "operator": "KubeRay v1.5.0"}},
 	})
 }
+
+// A worker Unschedulable past PendingTooLong is named with the scheduler's own words and the
+// group's count.
+func TestWorkerPendingDetails(t *testing.T) {
+	checkDetails(t, []detailCase{
+		{"workers-pending-unschedulable", RuleWorkerPending, "Pod ml/raycluster-a-worker-small-xyz12",
+			[]string{"1 worker pod(s) of group small are Pending, the longest for 20m: Unschedulable: 0/2 nodes are available: 2 Insufficient nvidia.com/gpu;",
+				"the group runs 0 of 1 desired workers", "kubectl describe pod raycluster-a-worker-small-xyz12 -n ml"},
+			map[string]string{"group": "small", "pending": "1", "running": "0/1", "age": "20m", "reason": "Unschedulable",
+				"schedulerMessage": "0/2 nodes are available: 2 Insufficient nvidia.com/gpu."}},
+	})
+}

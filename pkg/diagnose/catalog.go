@@ -44,6 +44,7 @@ var Catalog = []RuleInfo{
 	{RuleServeNoEndpoints, SeverityError, "rayservice", "endpointslices", "a RayService's serve Service routes to no endpoint or to another cluster", "serve-no-endpoints-error"},
 	{RuleGCSFTFinalizerStuck, SeverityError, "cluster", "", "a RayCluster's deletion is held by the Redis cleanup finalizer", "gcs-ft-finalizer-stuck-error"},
 	{RuleImagePullFailed, SeverityError, "cluster", "", "a head's or worker's image cannot be pulled", "image-pull-failed-error"},
+	{RuleWorkerCrashLoop, SeverityWarning, "cluster", "", "a worker's container keeps crashing or cannot start", "worker-crashloop-warning"},
 	{RuleWorkerPending, SeverityWarning, "cluster", "", "workers the scheduler refuses, for longer than PendingTooLong", "worker-pending-warning"},
 	{RuleWorkerFailed, SeverityWarning, "cluster", "", "worker pods failed and the operator will not replace them, or is late", "worker-failed-warning"},
 }

@@ -242,12 +242,18 @@ var stuckWaiting = map[string]bool{
 	"CrashLoopBackOff": true, "CreateContainerConfigError": true, "CreateContainerError": true,
 }
 
-// headCrashLoop reports a head container that keeps dying or cannot start. Waiting messages are
-// not quoted: for CreateContainerConfigError they name secrets.
-func headCrashLoop(ix *index, c *clusterView, p *corev1.Pod) (Finding, bool) {
-	statuses := append(append([]corev1.ContainerStatus{}, p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...)
+// crash is a container that keeps dying or cannot start: waiting with a stuckWaiting reason
+// (waiting set), or OOMKilled and not Ready again or recently (waiting nil). oom is its OOM kill,
+// if any.
+type crash struct {
+	cs      corev1.ContainerStatus
+	waiting *corev1.ContainerStateWaiting
+	oom     *corev1.ContainerStateTerminated
+}
+
+// crashLooping is the first of statuses that keeps dying or cannot start.
+func crashLooping(ix *index, statuses []corev1.ContainerStatus) (crash, bool) {
 	for _, cs := range statuses {
-		ev := map[string]string{"pod": p.Name, "node": p.Spec.NodeName, "container": cs.Name, "restarts": fmt.Sprint(cs.RestartCount)}
 		oom := cs.LastTerminationState.Terminated
 		if oom != nil && oom.Reason != "OOMKilled" {
 			oom = nil
@@ -256,30 +262,46 @@ func headCrashLoop(ix *index, c *clusterView, p *corev1.Pod) (Finding, bool) {
 			oom = t
 		}
 		if w := cs.State.Waiting; w != nil && stuckWaiting[w.Reason] {
-			ev["reason"] = w.Reason
-			msg := fmt.Sprintf("head pod %s container %s is %s (%d restarts)", p.Name, cs.Name, w.Reason, cs.RestartCount)
-			remedy := "read its logs: kubectl logs " + p.Name + " -n " + p.Namespace + " -c " + cs.Name + " --previous; fix the head's configuration in the RayCluster"
-			switch w.Reason {
-			case "CreateContainerConfigError", "CreateContainerError":
-				remedy = "a ConfigMap, Secret or volume the head container needs is missing: kubectl describe pod " + p.Name + " -n " + p.Namespace
-			}
-			if oom != nil {
-				ev["lastState"] = "OOMKilled"
-				msg += "; last exit OOMKilled"
-				remedy = "the head ran out of memory: raise headGroupSpec's memory limit (and keep object-store-memory below it)"
-			}
-			return c.finding(RuleHeadCrashLoop, PodRef(p), msg, remedy, ev), true
+			return crash{cs: cs, waiting: w, oom: oom}, true
 		}
 		if oom != nil && (!cs.Ready || ix.s.Now.Sub(oom.FinishedAt.Time) < ix.opts.RecentOOM) {
-			ev["lastState"] = "OOMKilled"
-			ev["exitCode"] = fmt.Sprint(oom.ExitCode)
-			ev["age"] = age(ix.s.Now.Sub(oom.FinishedAt.Time))
-			msg := fmt.Sprintf("head pod %s container %s was OOMKilled %s ago (%d restarts)", p.Name, cs.Name, ev["age"], cs.RestartCount)
-			return c.finding(RuleHeadCrashLoop, PodRef(p), msg,
-				"the head ran out of memory: raise headGroupSpec's memory limit (and keep object-store-memory below it)", ev), true
+			return crash{cs: cs, oom: oom}, true
 		}
 	}
-	return Finding{}, false
+	return crash{}, false
+}
+
+// headCrashLoop reports a head container that keeps dying or cannot start. Waiting messages are
+// not quoted: for CreateContainerConfigError they name secrets.
+func headCrashLoop(ix *index, c *clusterView, p *corev1.Pod) (Finding, bool) {
+	statuses := append(append([]corev1.ContainerStatus{}, p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...)
+	cr, ok := crashLooping(ix, statuses)
+	if !ok {
+		return Finding{}, false
+	}
+	cs, oom := cr.cs, cr.oom
+	ev := map[string]string{"pod": p.Name, "node": p.Spec.NodeName, "container": cs.Name, "restarts": fmt.Sprint(cs.RestartCount)}
+	if w := cr.waiting; w != nil {
+		ev["reason"] = w.Reason
+		msg := fmt.Sprintf("head pod %s container %s is %s (%d restarts)", p.Name, cs.Name, w.Reason, cs.RestartCount)
+		remedy := "read its logs: kubectl logs " + p.Name + " -n " + p.Namespace + " -c " + cs.Name + " --previous; fix the head's configuration in the RayCluster"
+		switch w.Reason {
+		case "CreateContainerConfigError", "CreateContainerError":
+			remedy = "a ConfigMap, Secret or volume the head container needs is missing: kubectl describe pod " + p.Name + " -n " + p.Namespace
+		}
+		if oom != nil {
+			ev["lastState"] = "OOMKilled"
+			msg += "; last exit OOMKilled"
+			remedy = "the head ran out of memory: raise headGroupSpec's memory limit (and keep object-store-memory below it)"
+		}
+		return c.finding(RuleHeadCrashLoop, PodRef(p), msg, remedy, ev), true
+	}
+	ev["lastState"] = "OOMKilled"
+	ev["exitCode"] = fmt.Sprint(oom.ExitCode)
+	ev["age"] = age(ix.s.Now.Sub(oom.FinishedAt.Time))
+	msg := fmt.Sprintf("head pod %s container %s was OOMKilled %s ago (%d restarts)", p.Name, cs.Name, ev["age"], cs.RestartCount)
+	return c.finding(RuleHeadCrashLoop, PodRef(p), msg,
+		"the head ran out of memory: raise headGroupSpec's memory limit (and keep object-store-memory below it)", ev), true
 }
 
 // headPending: the scheduler said no, or the pod has waited too long for any reason.

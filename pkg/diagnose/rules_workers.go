@@ -31,8 +31,12 @@ func workersNotReady(ix *index, c *clusterView) []Finding {
 	for _, w := range c.workers {
 		// Leaving, finished, or not started yet: a Pending worker waits for a node or an image (a
 		// capacity matter, often an autoscaler at work), not for the head. A stale worker is
-		// workers-stale's: one finding, with the remedy that fits it.
+		// workers-stale's, a crash-looping one worker-crashloop's: one finding, with the remedy
+		// that fits it.
 		if w.DeletionTimestamp != nil || ray.Terminal(w) || w.Status.Phase == corev1.PodPending || slices.Contains(stale, w) {
+			continue
+		}
+		if _, looping := crashLooping(ix, w.Status.ContainerStatuses); looping {
 			continue
 		}
 		live++

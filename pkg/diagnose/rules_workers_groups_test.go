@@ -35,3 +35,18 @@ func TestWorkerPendingDetails(t *testing.T) {
 				"schedulerMessage": "0/2 nodes are available: 2 Insufficient nvidia.com/gpu."}},
 	})
 }
+
+// A crash loop of any worker container is named under that container, with the remedy for its
+// cause.
+func TestWorkerCrashLoopDetails(t *testing.T) {
+	checkDetails(t, []detailCase{
+		{"worker-crashloop", RuleWorkerCrashLoop, "Pod ml/raycluster-a-worker-small-xyz12",
+			[]string{"1 worker pod(s) of group small keep failing in container ray-worker: worker raycluster-a-worker-small-xyz12 is CrashLoopBackOff, last exit OOMKilled (7 restarts)",
+				"container ray-worker ran out of memory: raise its memory limit in the workerGroupSpecs entry small"},
+			map[string]string{"group": "small", "container": "ray-worker", "reason": "CrashLoopBackOff", "lastState": "OOMKilled", "restarts": "7"}},
+		{"worker-crashloop-sidecar", RuleWorkerCrashLoop, "Pod ml/raycluster-a-worker-small-xyz12",
+			[]string{"keep failing in container log-shipper: worker raycluster-a-worker-small-xyz12 is CrashLoopBackOff (12 restarts)",
+				"kubectl logs raycluster-a-worker-small-xyz12 -n ml -c log-shipper --previous"},
+			map[string]string{"container": "log-shipper"}},
+	})
+}

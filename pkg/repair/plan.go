@@ -107,6 +107,8 @@ var notHealableWhy = map[string]string{
 		"would wait the same way: give the head a higher priorityClass than the workers, or use gang scheduling",
 	diagnose.RuleHeadMissing: "there is no head pod to delete; creating heads is the operator's job: " +
 		"check that the KubeRay operator is running",
+	diagnose.RuleWorkerCrashLoop: "the worker's container keeps failing; a new pod would run the same spec and fail the same way: " +
+		"fix the image, command, memory or probes",
 	diagnose.RuleWorkerPending: "the workers wait for a node the scheduler can place them on; a new pod would wait the same way: " +
 		"free or add capacity, or change the group's requests, node selector, affinity or tolerations",
 	diagnose.RuleImagePullFailed: "the image cannot be pulled; a new pod would pull the same image and wait the same way: " +
@@ -170,7 +172,7 @@ func Plan(s *diagnose.Snapshot, findings []diagnose.Finding, opts Options) HealP
 			ix.planStaleWorkers(f, opts, add, skip)
 		case diagnose.RuleWorkerFailed:
 			ix.planFailedWorkers(f, add, skip)
-		case diagnose.RuleHeadPending, diagnose.RuleHeadStarvedByWorkers, diagnose.RuleHeadCrashLoop, diagnose.RuleHeadMissing, diagnose.RuleImagePullFailed, diagnose.RuleWorkerPending:
+		case diagnose.RuleHeadPending, diagnose.RuleHeadStarvedByWorkers, diagnose.RuleHeadCrashLoop, diagnose.RuleHeadMissing, diagnose.RuleImagePullFailed, diagnose.RuleWorkerPending, diagnose.RuleWorkerCrashLoop:
 			skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: f.Object, Why: notHealableWhy[f.Rule]})
 		case diagnose.RuleGCSFTFinalizerStuck:
 			p.FinalizersStuck++

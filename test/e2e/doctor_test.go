@@ -185,19 +185,25 @@ func TestDoctorHeadPendingUnschedulable(t *testing.T) {
 	}
 }
 
-// head-crashloop: OOMKilled in CrashLoopBackOff; image-pull-failed: a head's and a worker's
-// ImagePullBackOff, each with the kubelet's message (the kubelet's part played).
+// head-crashloop and worker-crashloop: OOMKilled in CrashLoopBackOff; image-pull-failed: a head's
+// and a worker's ImagePullBackOff, each with the kubelet's message (the kubelet's part played).
 func TestDoctorHeadCrashLoopAndImagePull(t *testing.T) {
 	t.Parallel()
 	h := NewH(t)
 	h.CreateRayCluster("oom", nil)
 	h.CreateRayCluster("pull", nil)
 	h.CreateRayCluster("wpull", nil)
+	h.CreateRayCluster("wcrash", nil)
 	oom := h.WaitClusterRunning("oom", 90*time.Second)
 	pull := h.WaitClusterRunning("pull", 90*time.Second)
 	h.WaitClusterRunning("wpull", 90*time.Second)
+	h.WaitClusterRunning("wcrash", 90*time.Second)
 	worker := h.waitWorker("wpull", "", 60*time.Second)
+	crasher := h.waitWorker("wcrash", "", 60*time.Second)
 	if _, err := play.KubeletCrashLoop(h.Ctx, h.Kube, h.NS, oom.Name, "OOMKilled", 6); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := play.KubeletCrashLoop(h.Ctx, h.Kube, h.NS, crasher.Name, "OOMKilled", 4); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{pull.Name, worker.Name} {
@@ -212,6 +218,10 @@ func TestDoctorHeadCrashLoopAndImagePull(t *testing.T) {
 	wantRules(t, d, "oom", rule("head-crashloop", "pod", oom.Name), "status-stale raycluster/oom")
 	wantRules(t, d, "pull", rule("image-pull-failed", "pod", pull.Name), "status-stale raycluster/pull")
 	wantRules(t, d, "wpull", rule("image-pull-failed", "pod", worker.Name))
+	wantRules(t, d, "wcrash", rule("worker-crashloop", "pod", crasher.Name))
+	wc := d.finding(t, "wcrash", "worker-crashloop")
+	wantContains(t, "worker crash message", wc.Message, "1 worker pod(s) of group ", " keep failing in container "+crasher.Spec.Containers[0].Name+
+		": worker "+crasher.Name+" is CrashLoopBackOff, last exit OOMKilled (4 restarts)")
 	f := d.finding(t, "oom", "head-crashloop")
 	wantContains(t, "oom message", f.Message, "head pod "+oom.Name+" container ray-head is CrashLoopBackOff (6 restarts); last exit OOMKilled")
 	wantContains(t, "oom remedy", f.Remedy, "raise headGroupSpec's memory limit")

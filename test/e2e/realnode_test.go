@@ -222,9 +222,15 @@ func realOOMCrashLoop(t *testing.T, sb *sandbox.Sandbox) {
 		t.Errorf("head-crashloop does not name the OOM kill: %+v", f)
 	}
 	d, _ = h.doctorJSON("oomworkers", "--workers-not-ready-window", "20s")
-	w := d.finding(t, "oomworkers", "workers-not-ready")
-	if !strings.Contains(w.Evidence["workers"], group("oomworkers", "eats")[0].Name) {
-		t.Errorf("workers-not-ready does not name the OOM-looping worker: %+v", w)
+	eats := group("oomworkers", "eats")[0].Name
+	w := d.finding(t, "oomworkers", "worker-crashloop")
+	if w.Evidence["workers"] != eats || w.Evidence["group"] != "eats" || w.Evidence["lastState"] != "OOMKilled" {
+		t.Errorf("worker-crashloop does not name the OOM-looping worker: %+v", w)
+	}
+	for _, f := range d.Findings {
+		if f.Rule == "workers-not-ready" && strings.Contains(f.Evidence["workers"], eats) {
+			t.Errorf("workers-not-ready names the crash-looping worker too: %+v", f)
+		}
 	}
 	h.removeFromRealNode("oomhead")
 	h.removeFromRealNode("oomworkers")

@@ -24,8 +24,10 @@ func TestDoctorHealthyClusterIsSilent(t *testing.T) {
 	h := NewH(t)
 	h.CreateRayCluster("fine", nil)
 	h.WaitClusterRunning("fine", 90*time.Second)
-	// A pod that is not a Ray pod, evicted (kubelet played through the API): never a finding.
-	bystander := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "bystander", Labels: map[string]string{"ray.io/cluster": "fine", "ray.io/node-type": "head"}},
+	// A pod that is not a Ray pod (no ray.io/is-ray-node), evicted (kubelet played through the
+	// API): never a finding. It names the cluster but is no head: KubeRay v1.1.1 counts every pod
+	// labelled node-type=head as one, and deleted such a bystander as an extra head under load.
+	bystander := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "bystander", Labels: map[string]string{"ray.io/cluster": "fine"}},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}
 	if _, err := h.Kube.CoreV1().Pods(h.NS).Create(h.Ctx, bystander, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -153,6 +155,12 @@ func TestDoctorHeadTerminated(t *testing.T) {
 	h := NewH(t)
 	h.CreateRayCluster("shut", nil)
 	head := h.WaitClusterRunning("shut", 90*time.Second)
+	// status-stale needs the state v1.1.1 writes once every pod runs; under load it came after
+	// the pods ran.
+	h.WaitFor("RayCluster shut state ready", 60*time.Second, func() (bool, error) {
+		c, err := h.Ray.RayV1().RayClusters(h.NS).Get(h.Ctx, "shut", metav1.GetOptions{})
+		return err == nil && c.Status.State == rayv1.Ready, err
+	})
 	h.kubeletNodeShutdown(head.Name)
 	d, res := h.doctorJSON()
 	if res.Code != 1 {

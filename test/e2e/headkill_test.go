@@ -181,8 +181,10 @@ func save(name, out string) {
 
 // checkAgainstStandIns compares a JSON report with what the stand-ins served and what the
 // scene's watch saw.
-// watchLag bounds how far apart two watches may report the same pod change.
-const watchLag = 500 * time.Millisecond
+// watchLag bounds how far apart two watches may report the same pod change. 500ms held in CI
+// until a cold run with other tests loading both cores saw one watch deliver a deletionTimestamp
+// 1.2 s after the other: the check is that the report's times are the real events', not a speed.
+const watchLag = 2 * time.Second
 
 func checkAgainstStandIns(t *testing.T, sc *serveScene, r *headKillReport, since time.Time, oldHead string) {
 	t.Helper()
@@ -242,7 +244,7 @@ func checkAgainstStandIns(t *testing.T, sc *serveScene, r *headKillReport, since
 		t.Fatalf("recovery old %q new %q, want old %s and a new head", rc.OldHead, rc.NewHead, oldHead)
 	}
 	// Pod times are what two watches saw (the report's and the scene's): under a loaded machine
-	// either may be delivered a few hundred ms late, so they are held to watchLag, not 100ms.
+	// either may be delivered late, so they are held to watchLag, not 100ms.
 	within(t, "kill (deletionTimestamp seen)", r.at(0), sc.seen(sc.killed, oldHead).at, watchLag)
 	sc.mu.Lock()
 	gone := sc.gone[oldHead]

@@ -138,11 +138,7 @@ func failedState(p *corev1.Pod) string {
 
 // firstSentence is the first sentence of a kubelet message, without its period.
 func firstSentence(msg string) string {
-	msg = strings.TrimSpace(msg)
-	if i := strings.IndexByte(msg, '\n'); i >= 0 {
-		msg = msg[:i]
-	}
-	first, _, _ := strings.Cut(msg, ". ")
+	first, _, _ := strings.Cut(firstLine(strings.TrimSpace(msg)), ". ")
 	return strings.TrimRight(first, ". ")
 }
 

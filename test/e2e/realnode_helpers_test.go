@@ -32,6 +32,12 @@ func realNodeSandbox(t *testing.T, v string) *sandbox.Sandbox {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
+	// A test process killed mid-run (a CI run cut off, a session ended) leaves its node's sysctls
+	// behind; Up would reclaim them only after "before" was read (CI saw kernel.panic=10 as
+	// "before" and the machine's own 1 as "after").
+	if err := sandbox.ReclaimRealNode(); err != nil && !errors.Is(err, sandbox.ErrNoRealNode) {
+		t.Fatalf("reclaiming the real node a killed run left: %v", err)
+	}
 	before := readHostState()
 	sb, err := sandbox.Up(ctx, sandbox.Config{Dir: filepath.Join(env.work, "sandbox-real-"+v), Operator: v,
 		DieWithParent: true, RealNode: true}, os.Stderr)

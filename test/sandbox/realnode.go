@@ -59,7 +59,7 @@ func (sb *Sandbox) startRealNode(ctx context.Context) error {
 			return fmt.Errorf("%w: %s is not built: run `go run ./hack/sandbox build` as root", ErrNoRealNode, f)
 		}
 	}
-	if err := reclaimRealNode(); err != nil {
+	if err := ReclaimRealNode(); err != nil {
 		return err
 	}
 	p := realNodePaths{root: sb.RealNodeDir()}
@@ -230,10 +230,11 @@ func (sb *Sandbox) stopRealNode() error {
 	return err
 }
 
-// reclaimRealNode frees the machine's real node from a sandbox that is gone: a crash, or a test
-// process killed, leaves containers, mounts and the loop device behind. A sandbox still running
-// keeps it.
-func reclaimRealNode() error {
+// ReclaimRealNode frees the machine's real node from a sandbox that is gone: a crash, or a test
+// process killed, leaves containers, mounts, the loop device and the kubelet's sysctls behind. A
+// sandbox still running keeps it. Up calls it; tests that compare the host before and after a
+// real node call it first, so that "before" is the machine's own state and not a dead node's.
+func ReclaimRealNode() error {
 	b, err := os.ReadFile(realNodeClaim)
 	if os.IsNotExist(err) {
 		return nil

@@ -47,6 +47,7 @@ var Catalog = []RuleInfo{
 	{RuleWorkerCrashLoop, SeverityWarning, "cluster", "", "a worker's container keeps crashing or cannot start", "worker-crashloop-warning"},
 	{RuleWorkerPending, SeverityWarning, "cluster", "", "workers the scheduler refuses, for longer than PendingTooLong", "worker-pending-warning"},
 	{RuleWorkerFailed, SeverityWarning, "cluster", "", "worker pods failed and the operator will not replace them, or is late", "worker-failed-warning"},
+	{RuleWorkersMissing, SeverityWarning, "cluster", "", "a worker group is short of pods because the API server refuses the operator's", "workers-missing-warning"},
 }
 
 // severities is Catalog's severity by rule ID.

@@ -11,9 +11,9 @@ import (
 )
 
 // EventFieldSelector selects the Events doctor reads: those about RayClusters, where the operator
-// records what it does to a cluster's pods, without the creations that every healthy cluster
-// records once per pod and Service (a fleet of 1,000 clusters holds thousands of them, and no
-// rule reads them). One paged LIST with it per doctor run; what is left in a healthy fleet is
+// records what it does to a cluster's pods and the pods it could not create, without the
+// creations that every healthy cluster records once per pod and Service (a fleet of 1,000
+// clusters holds thousands of them, and no rule reads them). One paged LIST with it per doctor run; what is left in a healthy fleet is
 // close to nothing, and the page filter (KeepEvent) drops the rest of what rules do not read.
 const EventFieldSelector = "involvedObject.kind=RayCluster," +
 	"reason!=Created,reason!=CreatedHeadPod,reason!=CreatedWorkerPod,reason!=CreatedService,reason!=DeletedWorkerPod"
@@ -45,11 +45,20 @@ func headDeleted(ev *corev1.Event) (deleted bool, by string) {
 	return false, ""
 }
 
-// KeepEvent reports whether a listed Event is one a rule reads; the loader drops the others as
-// their page arrives (v1.1.1's reason Deleted also names worker pods, Services, ...).
+// KeepEvent reports whether a listed Event is one a rule reads: a head deleted, or a pod the
+// operator could not create (refusals.go). The loader drops the others as their page arrives
+// (v1.1.1's reason Deleted also names worker pods, Services, ...).
 func KeepEvent(ev *corev1.Event) bool {
-	d, _ := headDeleted(ev)
-	return d
+	if d, _ := headDeleted(ev); d {
+		return true
+	}
+	switch ev.Reason {
+	case eventFailedToCreateHeadPod, eventFailedToCreateWorker:
+		return ev.Type == corev1.EventTypeWarning
+	case eventPodReconciliationError:
+		return ev.Type == corev1.EventTypeWarning && refusedPodText(ev.Message) != ""
+	}
+	return false
 }
 
 // TrimEvent keeps what the rules read: the object, reason, message, count and times.

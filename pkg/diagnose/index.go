@@ -19,7 +19,7 @@ type index struct {
 	services  map[string]*corev1.Service // by namespace/name
 	operators []Operator
 	clusters  []*clusterView
-	// headEvents: the head lifecycle Events per "namespace/cluster", built on first use.
+	// headEvents: the kept Events (KeepEvent) per "namespace/cluster", built on first use.
 	headEvents map[string][]*corev1.Event
 	// serveEndpoints sums the serve Services' EndpointSlices, by namespace/service name.
 	serveEndpoints map[string]*serveEndpoints

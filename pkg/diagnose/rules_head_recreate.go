@@ -14,9 +14,9 @@ import (
 // by the operator or by heal, over and over (kuberay #4272). Deleting it once more is no repair.
 const RuleHeadRecreateLoop = "head-recreate-loop"
 
-// clusterHeadEvents are the head lifecycle Events about c: of this RayCluster by name and, when
+// clusterEvents are the kept Events about c (KeepEvent): of this RayCluster by name and, when
 // both carry one, by UID (a RayCluster deleted and created again under its name starts afresh).
-func (ix *index) clusterHeadEvents(c *clusterView) []*corev1.Event {
+func (ix *index) clusterEvents(c *clusterView) []*corev1.Event {
 	if ix.headEvents == nil {
 		ix.headEvents = map[string][]*corev1.Event{}
 		for i := range ix.s.Events {
@@ -53,7 +53,7 @@ func headRecreateLoop(ix *index, c *clusterView) []Finding {
 		msg string
 	}
 	var dels []deletion
-	for _, ev := range ix.clusterHeadEvents(c) {
+	for _, ev := range ix.clusterEvents(c) {
 		first, last := eventTimes(ev)
 		if last.Before(from) {
 			continue

@@ -26,12 +26,20 @@ func headCountRules(ix *index, c *clusterView) []Finding {
 		}
 		ev := map[string]string{"age": age(created)}
 		msg := fmt.Sprintf("%s has no head pod", c.what())
+		remedy := "read " + ix.operatorLogs() + " and kubectl describe raycluster " + c.rc.Name + " -n " + c.rc.Namespace
 		if cond := meta.FindStatusCondition(c.rc.Status.Conditions, string(rayv1.RayClusterReplicaFailure)); cond != nil && cond.Status == "True" {
 			ev["replicaFailure"] = cond.Message
-			msg += "; the operator reports: " + cond.Message
+		}
+		if r := ix.refusalFor(c, "head", ""); r != nil {
+			// The operator tries and the API server refuses (quota, LimitRange, Pod Security, a
+			// webhook): its words explain the missing head better than the operator's log.
+			ev["refusal"], ev["refusalSource"] = r.text, r.source()
+			msg += ": the API server refuses the operator's head pod: " + r.describe(ix.s.Now)
+			remedy = r.remedy(c)
+		} else if m := ev["replicaFailure"]; m != "" {
+			msg += "; the operator reports: " + m
 		}
 		state, op := ix.operatorVerdict()
-		remedy := "read " + ix.operatorLogs() + " and kubectl describe raycluster " + c.rc.Name + " -n " + c.rc.Namespace
 		if state == opAbsent {
 			msg += "; " + op + " was found"
 			remedy = "start the KubeRay operator: it creates the head"

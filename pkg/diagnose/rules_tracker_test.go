@@ -101,6 +101,16 @@ func TestKeepEventAndTrim(t *testing.T) {
 		{Reason: "Created", Message: "Created service ml/raycluster-a-head-svc", InvolvedObject: corev1.ObjectReference{Kind: "RayCluster"}},
 		{Reason: "Deleted", Message: "Deleted pod ml/w1", InvolvedObject: corev1.ObjectReference{Kind: "RayCluster"}},
 		{Reason: "CreatedHeadPod", Message: "Created head Pod ml/h1", InvolvedObject: corev1.ObjectReference{Kind: "RayCluster"}},
+		// v1.1.1 reports deletions under the reason it uses for refusals too: not a refusal.
+		{Type: "Warning", Reason: "PodReconciliationError", Message: "Delete 1 unhealthy worker Pods.", InvolvedObject: corev1.ObjectReference{Kind: "RayCluster"}},
+	}
+	for _, ev := range []corev1.Event{
+		{Type: "Warning", Reason: "FailedToCreateWorkerPod", Message: `Failed to create worker Pod for the cluster ml/rc, pods "rc-small-worker-x" is forbidden: exceeded quota: q`},
+		{Type: "Warning", Reason: "PodReconciliationError", Message: `pods "rc-worker-small-x" is forbidden: exceeded quota: q`},
+	} {
+		if !KeepEvent(&ev) {
+			t.Errorf("dropped the refusal %s %q", ev.Reason, ev.Message)
+		}
 	}
 	for i := range other {
 		if KeepEvent(&other[i]) {

@@ -151,16 +151,9 @@ func groupCounts(c *clusterView, group string) (running int, desired string) {
 		}
 	}
 	desired = "?"
-	for _, g := range c.rc.Spec.WorkerGroupSpecs {
-		if g.GroupName == group {
-			n := int32(0)
-			if g.Replicas != nil {
-				n = *g.Replicas
-			}
-			if g.Suspend != nil && *g.Suspend {
-				n = 0
-			}
-			desired = fmt.Sprint(n * max(g.NumOfHosts, 1))
+	for i := range c.rc.Spec.WorkerGroupSpecs {
+		if g := &c.rc.Spec.WorkerGroupSpecs[i]; g.GroupName == group {
+			desired = fmt.Sprint(desiredPods(g))
 		}
 	}
 	return running, desired

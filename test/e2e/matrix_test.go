@@ -73,6 +73,7 @@ func TestKubeRayMatrix(t *testing.T) {
 				"unschedulable":  matrixUnschedulable,
 				"stuck":          matrixStuck,
 				"worker-evicted": matrixWorkerEvicted,
+				"refused":        matrixRefused,
 			}
 			if v.restartDisabled != nil {
 				cases["restart-disabled"] = matrixRestartDisabled

@@ -46,6 +46,8 @@ var ThresholdTable = []ThresholdInfo{
 		func(o *diagnose.Options) *time.Duration { return &o.ServeEndpointsGrace }},
 	{"finalizerStuckAfter", "finalizer-stuck-after", "Report a RayCluster whose deletion the Redis cleanup finalizer holds this long",
 		func(o *diagnose.Options) *time.Duration { return &o.FinalizerStuckAfter }},
+	{"rayJobInitializingTooLong", "rayjob-initializing-too-long", "Report a RayJob Initializing this long, with what holds its RayCluster",
+		func(o *diagnose.Options) *time.Duration { return &o.RayJobInitializingTooLong }},
 }
 
 // ParseThreshold reads a threshold value: a Go duration (90s, 5m, 1h30m), positive. Zero is

@@ -7,8 +7,8 @@ package diagnose
 type RuleInfo struct {
 	ID       string
 	Severity Severity
-	// Scope: "cluster" (every RayCluster), "rayservice" (clusters a RayService owns) or
-	// "operator" (once per report).
+	// Scope: "cluster" (every RayCluster), "rayservice" (clusters a RayService owns), "rayjob"
+	// (every RayJob, with or without its cluster) or "operator" (once per report).
 	Scope string
 	// Needs is the optional resource the rule reads; when it is in Snapshot.Blind the rule did not run.
 	Needs string
@@ -48,6 +48,9 @@ var Catalog = []RuleInfo{
 	{RuleWorkerPending, SeverityWarning, "cluster", "", "workers the scheduler refuses, for longer than PendingTooLong", "worker-pending-warning"},
 	{RuleWorkerFailed, SeverityWarning, "cluster", "", "worker pods failed and the operator will not replace them, or is late", "worker-failed-warning"},
 	{RuleWorkersMissing, SeverityWarning, "cluster", "", "a worker group is short of pods because the API server refuses the operator's", "workers-missing-warning"},
+	{RuleRayJobFailed, SeverityError, "rayjob", "rayjobs", "a RayJob failed: its submission, its Ray job, a deadline or its spec", "rayjob-failed-error"},
+	{RuleRayJobInitializing, SeverityWarning, "rayjob", "rayjobs", "a RayJob waits in Initializing for its RayCluster, longer than RayJobInitializingTooLong", "rayjob-initializing-warning"},
+	{RuleRayJobFinishedHolds, SeverityInfo, "rayjob", "rayjobs", "a finished RayJob's RayCluster still holds its pods", "rayjob-finished-holding-info"},
 }
 
 // severities is Catalog's severity by rule ID.

@@ -38,7 +38,9 @@ type Report struct {
 	Clusters  []ClusterReport `json:"clusters"`
 	Findings  []Finding       `json:"findings"`
 	Operators []Operator      `json:"operators"`
-	Blind     []Gap           `json:"blind,omitempty"`
+	// RayJobs are the RayJobs checked (rules of scope "rayjob"), sorted by namespace and name.
+	RayJobs []JobReport `json:"rayJobs,omitempty"`
+	Blind   []Gap       `json:"blind,omitempty"`
 }
 
 // Target narrows a diagnosis to one object and the clusters it owns. Kind is ray.KindRayCluster,
@@ -64,6 +66,7 @@ func DiagnoseTarget(s *Snapshot, opts Options, t *Target) Report {
 	// Blind is copied: redaction must not write into the caller's snapshot.
 	r := Report{Now: s.Now, Operators: ix.operators, Blind: append([]Gap(nil), s.Blind...), Clusters: []ClusterReport{}}
 	r.Findings = operatorRules(ix)
+	byCluster := map[*clusterView][]Finding{}
 	for _, c := range ix.clusters {
 		if t != nil && !c.matches(*t) {
 			continue
@@ -72,8 +75,23 @@ func DiagnoseTarget(s *Snapshot, opts Options, t *Target) Report {
 		for _, rule := range clusterRules {
 			fs = append(fs, rule(ix, c)...)
 		}
+		byCluster[c] = fs
 		r.Findings = append(r.Findings, fs...)
 		r.Clusters = append(r.Clusters, c.report(fs))
+	}
+	for _, j := range ix.jobViews() {
+		if !j.checked(s, t) {
+			continue
+		}
+		if j.cluster != nil {
+			j.findings = byCluster[j.cluster]
+		}
+		var fs []Finding
+		for _, rule := range jobRules {
+			fs = append(fs, rule(ix, j)...)
+		}
+		r.Findings = append(r.Findings, fs...)
+		r.RayJobs = append(r.RayJobs, j.report(fs))
 	}
 	if r.Operators == nil {
 		r.Operators = []Operator{}
@@ -84,6 +102,23 @@ func DiagnoseTarget(s *Snapshot, opts Options, t *Target) Report {
 	sortFindings(r.Findings)
 	newRedactor(s).report(&r)
 	return r
+}
+
+// checked says whether doctor checks j: every RayJob, or the one t names, or those of the
+// RayCluster t names. With -l, only RayJobs whose cluster the selector listed (RayJobs are not
+// listed by it).
+func (j *jobView) checked(s *Snapshot, t *Target) bool {
+	if s.ClustersSelected && j.cluster == nil {
+		return false
+	}
+	if t == nil {
+		return true
+	}
+	kind := strings.ToLower(string(t.Kind))
+	if (kind == "" || kind == "rayjob") && j.job.Name == t.Name {
+		return true
+	}
+	return j.cluster != nil && j.cluster.matches(*t)
 }
 
 func (c *clusterView) matches(t Target) bool {
@@ -136,6 +171,15 @@ func (c *clusterView) report(fs []Finding) ClusterReport {
 func sortFindings(fs []Finding) {
 	sort.SliceStable(fs, func(i, j int) bool {
 		a, b := fs[i], fs[j]
+		if ga, gb := findingGroup(a), findingGroup(b); ga != gb {
+			return ga < gb
+		}
+		if a.RayJob != nil && b.RayJob != nil && (a.RayJob.Namespace != b.RayJob.Namespace || a.RayJob.Name != b.RayJob.Name) {
+			if a.RayJob.Namespace != b.RayJob.Namespace {
+				return a.RayJob.Namespace < b.RayJob.Namespace
+			}
+			return a.RayJob.Name < b.RayJob.Name
+		}
 		if a.Cluster.Namespace != b.Cluster.Namespace {
 			return a.Cluster.Namespace < b.Cluster.Namespace
 		}
@@ -153,6 +197,17 @@ func sortFindings(fs []Finding) {
 		}
 		return a.Object.Name < b.Object.Name
 	})
+}
+
+// findingGroup orders the report: the operator's findings, the clusters', then the RayJobs'.
+func findingGroup(f Finding) int {
+	switch {
+	case f.RayJob != nil:
+		return 2
+	case f.Cluster.Name != "":
+		return 1
+	}
+	return 0
 }
 
 // Summary counts clusters by health and findings by severity.

@@ -43,6 +43,10 @@ type Finding struct {
 	Evidence map[string]string `json:"evidence,omitempty"`
 	// Facts are what heal reads, typed (facts.go); never printed.
 	Facts Facts `json:"-"`
+	// RayJob is set on the findings of RayJob rules (scope "rayjob"): the RayJob they are about.
+	// Cluster is then the RayJob's RayCluster, or empty when it has none (not created yet, or
+	// deleted after the job).
+	RayJob *Ref `json:"rayJob,omitempty"`
 	// Accepted is set when an accept file accepted the finding (Report.Accept).
 	Accepted *Acceptance `json:"accepted,omitempty"`
 }

@@ -37,23 +37,27 @@ type Options struct {
 	// FinalizerStuckAfter: a RayCluster deleting this long while it still carries the Redis
 	// cleanup finalizer is reported (KubeRay's cleanup Job has a 5m deadline).
 	FinalizerStuckAfter time.Duration
+	// RayJobInitializingTooLong: a RayJob Initializing this long is reported with what holds its
+	// cluster (the operator submits only once the cluster is ready).
+	RayJobInitializingTooLong time.Duration
 }
 
 // DefaultOptions are the thresholds `kubectl ray doctor` uses.
 func DefaultOptions() Options {
 	return Options{
-		PendingTooLong:        5 * time.Minute,
-		TerminatingMargin:     1 * time.Minute,
-		OperatorGrace:         2 * time.Minute,
-		WorkersNotReadyWindow: 5 * time.Minute,
-		RecentOOM:             1 * time.Hour,
-		RecreateLoopHeads:     3,
-		RecreateLoopWindow:    30 * time.Minute,
-		RecreateLoopSettled:   10 * time.Minute,
-		StaleWorkersGrace:     3 * time.Minute,
-		UpgradeStuckAfter:     20 * time.Minute,
-		ServeEndpointsGrace:   1 * time.Minute,
-		FinalizerStuckAfter:   10 * time.Minute,
+		PendingTooLong:            5 * time.Minute,
+		TerminatingMargin:         1 * time.Minute,
+		OperatorGrace:             2 * time.Minute,
+		WorkersNotReadyWindow:     5 * time.Minute,
+		RecentOOM:                 1 * time.Hour,
+		RecreateLoopHeads:         3,
+		RecreateLoopWindow:        30 * time.Minute,
+		RecreateLoopSettled:       10 * time.Minute,
+		StaleWorkersGrace:         3 * time.Minute,
+		UpgradeStuckAfter:         20 * time.Minute,
+		ServeEndpointsGrace:       1 * time.Minute,
+		FinalizerStuckAfter:       10 * time.Minute,
+		RayJobInitializingTooLong: 10 * time.Minute,
 	}
 }
 
@@ -95,6 +99,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.FinalizerStuckAfter <= 0 {
 		o.FinalizerStuckAfter = d.FinalizerStuckAfter
+	}
+	if o.RayJobInitializingTooLong <= 0 {
+		o.RayJobInitializingTooLong = d.RayJobInitializingTooLong
 	}
 	return o
 }

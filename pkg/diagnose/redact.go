@@ -77,6 +77,19 @@ func (set Secrets) fromText(v string) {
 	}
 }
 
+// addRayJobSpec collects what a RayJob's entrypoint and runtime environment hold: a Ray job's
+// message can echo its command line, and runtimeEnvYAML's env_vars ("API_TOKEN: abc") are the
+// job's environment.
+func (set Secrets) addRayJobSpec(spec *rayv1.RayJobSpec) {
+	set.fromText(spec.Entrypoint)
+	set.fromText(spec.RuntimeEnvYAML)
+	for _, line := range strings.Split(spec.RuntimeEnvYAML, "\n") {
+		if name, value, ok := strings.Cut(strings.TrimSpace(line), ":"); ok && IsSecretName(name) {
+			set.add(value)
+		}
+	}
+}
+
 func (set Secrets) fromContainers(cs []corev1.Container) {
 	for _, c := range cs {
 		for _, e := range c.Env {
@@ -155,6 +168,7 @@ func newRedactor(s *Snapshot) *redactor {
 	}
 	for i := range s.Jobs {
 		set.AddClusterSpec(s.Jobs[i].Spec.RayClusterSpec)
+		set.addRayJobSpec(&s.Jobs[i].Spec)
 	}
 	r := &redactor{}
 	for v := range set {

@@ -39,6 +39,10 @@ type Snapshot struct {
 	// deletes and creates, heal's deletes), trimmed by TrimEvents as they arrive.
 	Events []corev1.Event
 
+	// ClustersSelected: the RayClusters were listed with a label selector (-l), RayJobs were not;
+	// a RayJob is then checked only with its cluster.
+	ClustersSelected bool
+
 	// Blind lists what could not be read (RBAC or errors), so a report can say what it did not see
 	// instead of claiming health it never checked.
 	Blind []Gap

@@ -38,7 +38,7 @@ const serveServiceSelector = ray.LabelServe
 // KubeRay's Redis cleanup Jobs, and Deployments (to find the operator). Nothing is read per object. RayClusters and pods are required: a refusal is an error.
 // The rest only sharpen the diagnosis: a refusal is recorded in Snapshot.Blind and doctor goes on.
 func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.Snapshot, error) {
-	s := &diagnose.Snapshot{Now: q.Now}
+	s := &diagnose.Snapshot{Now: q.Now, ClustersSelected: q.Selector != ""}
 	ns := q.Namespace
 	var (
 		wg                                     sync.WaitGroup

@@ -15,15 +15,17 @@ import (
 func WriteDoctor(w io.Writer, r *diagnose.Report) error {
 	reg := prometheus.NewRegistry()
 	findings := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "kubectl_ray_doctor_findings",
-		Help: "Findings of kubectl ray doctor by RayCluster, rule and severity (raycluster is empty for operator findings)."},
+		Help: "Findings of kubectl ray doctor by RayCluster, rule and severity (raycluster is empty for operator findings and RayJobs without a cluster)."},
 		[]string{"namespace", "raycluster", "rule", "severity"})
 	clusters := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "kubectl_ray_doctor_clusters",
 		Help: "RayClusters checked, by health: healthy, warning or error."}, []string{"health"})
 	blind := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "kubectl_ray_doctor_blind",
 		Help: "1 for each resource doctor could not read, so the rules that need it did not run."}, []string{"resource"})
+	jobs := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "kubectl_ray_doctor_rayjobs",
+		Help: "RayJobs checked, by health: healthy, warning or error."}, []string{"health"})
 	last := prometheus.NewGauge(prometheus.GaugeOpts{Name: "kubectl_ray_doctor_last_run_timestamp_seconds",
 		Help: "When doctor read the cluster, in seconds since the epoch."})
-	reg.MustRegister(findings, clusters, blind, last)
+	reg.MustRegister(findings, clusters, jobs, blind, last)
 
 	for _, h := range []diagnose.Health{diagnose.HealthHealthy, diagnose.HealthWarning, diagnose.HealthError} {
 		clusters.WithLabelValues(string(h))
@@ -31,8 +33,20 @@ func WriteDoctor(w io.Writer, r *diagnose.Report) error {
 	for _, c := range r.Clusters {
 		clusters.WithLabelValues(string(c.Health)).Inc()
 	}
+	if len(r.RayJobs) > 0 {
+		for _, h := range []diagnose.Health{diagnose.HealthHealthy, diagnose.HealthWarning, diagnose.HealthError} {
+			jobs.WithLabelValues(string(h))
+		}
+	}
+	for _, j := range r.RayJobs {
+		jobs.WithLabelValues(string(j.Health)).Inc()
+	}
 	for _, f := range r.Findings {
-		findings.WithLabelValues(f.Cluster.Namespace, f.Cluster.Name, f.Rule, string(f.Severity)).Inc()
+		ns := f.Cluster.Namespace
+		if f.RayJob != nil && ns == "" {
+			ns = f.RayJob.Namespace // a RayJob without a cluster: its namespace, raycluster empty
+		}
+		findings.WithLabelValues(ns, f.Cluster.Name, f.Rule, string(f.Severity)).Inc()
 	}
 	for _, g := range r.Blind {
 		blind.WithLabelValues(g.Resource).Set(1)

@@ -38,7 +38,7 @@ kubectl_ray_doctor_blind{resource="nodes"} 1
 kubectl_ray_doctor_clusters{health="error"} 1
 kubectl_ray_doctor_clusters{health="healthy"} 1
 kubectl_ray_doctor_clusters{health="warning"} 0
-# HELP kubectl_ray_doctor_findings Findings of kubectl ray doctor by RayCluster, rule and severity (raycluster is empty for operator findings).
+# HELP kubectl_ray_doctor_findings Findings of kubectl ray doctor by RayCluster, rule and severity (raycluster is empty for operator findings and RayJobs without a cluster).
 # TYPE kubectl_ray_doctor_findings gauge
 kubectl_ray_doctor_findings{namespace="",raycluster="",rule="operator-outdated",severity="warning"} 1
 kubectl_ray_doctor_findings{namespace="ml",raycluster="a",rule="head-duplicate",severity="error"} 2

@@ -111,6 +111,8 @@ var notHealableWhy = map[string]string{
 		"fix the image, command, memory or probes",
 	diagnose.RuleWorkerPending: "the workers wait for a node the scheduler can place them on; a new pod would wait the same way: " +
 		"free or add capacity, or change the group's requests, node selector, affinity or tolerations",
+	diagnose.RuleWorkersMissing: "there is no worker pod to delete: the API server refuses the operator's new workers; " +
+		"fix what doctor quotes (a ResourceQuota, LimitRange, Pod Security, a webhook) and the operator creates them",
 	diagnose.RuleImagePullFailed: "the image cannot be pulled; a new pod would pull the same image and wait the same way: " +
 		"fix the image name, its tag or the pull secret",
 }
@@ -172,7 +174,7 @@ func Plan(s *diagnose.Snapshot, findings []diagnose.Finding, opts Options) HealP
 			ix.planStaleWorkers(f, opts, add, skip)
 		case diagnose.RuleWorkerFailed:
 			ix.planFailedWorkers(f, add, skip)
-		case diagnose.RuleHeadPending, diagnose.RuleHeadStarvedByWorkers, diagnose.RuleHeadCrashLoop, diagnose.RuleHeadMissing, diagnose.RuleImagePullFailed, diagnose.RuleWorkerPending, diagnose.RuleWorkerCrashLoop:
+		case diagnose.RuleHeadPending, diagnose.RuleHeadStarvedByWorkers, diagnose.RuleHeadCrashLoop, diagnose.RuleHeadMissing, diagnose.RuleImagePullFailed, diagnose.RuleWorkerPending, diagnose.RuleWorkerCrashLoop, diagnose.RuleWorkersMissing:
 			skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: f.Object, Why: notHealableWhy[f.Rule]})
 		case diagnose.RuleGCSFTFinalizerStuck:
 			p.FinalizersStuck++

@@ -272,3 +272,30 @@ func TestCompletion(t *testing.T) {
 		t.Errorf("completion = %q, want prefix %q", out.String(), want)
 	}
 }
+
+// RayJobs in every output: one failed without its cluster, one Initializing behind its cluster's
+// Unschedulable head, one healthy; narrowed to one RayJob, and with -l (only the RayJobs of the
+// clusters listed).
+func TestRayJobOutputs(t *testing.T) {
+	for _, tc := range []outputCase{
+		{"rayjobs-table", []string{"-n", "jobs"}, exit.CheckFailed},
+		{"rayjobs-wide", []string{"-n", "jobs", "-o", "wide"}, exit.CheckFailed},
+		{"rayjobs-json", []string{"-n", "jobs", "-o", "json"}, exit.CheckFailed},
+		{"rayjobs-junit", []string{"-n", "jobs", "-o", "junit"}, exit.CheckFailed},
+		{"rayjobs-prometheus", []string{"-n", "jobs", "-o", "prometheus"}, exit.CheckFailed},
+		{"rayjobs-target-failed", []string{"-n", "jobs", "rayjob/etl"}, exit.CheckFailed},
+		{"rayjobs-target-healthy", []string{"-n", "jobs", "rayjob/daily"}, exit.OK},
+		{"rayjobs-selector", []string{"-n", "jobs", "-l", "team=ml", "--fail-on", "never"}, exit.OK},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := run(t, "rayjobs", nil, tc.args...)
+			if r.code != tc.code {
+				t.Errorf("exit code %d, want %d; stderr: %s", r.code, tc.code, r.stderr)
+			}
+			if r.stderr != "" {
+				t.Errorf("unexpected stderr: %s", r.stderr)
+			}
+			golden.Assert(t, filepath.Join("testdata", tc.name+".golden"), []byte(r.stdout))
+		})
+	}
+}

@@ -22,7 +22,9 @@ type Document struct {
 	Summary    diagnose.Summary         `json:"summary"`
 	Operators  []diagnose.Operator      `json:"operators"`
 	Clusters   []diagnose.ClusterReport `json:"clusters"`
-	Findings   []Finding                `json:"findings"`
+	// RayJobs are the RayJobs checked; absent when there were none.
+	RayJobs  []diagnose.JobReport `json:"rayJobs,omitempty"`
+	Findings []Finding            `json:"findings"`
 	// Blind lists what could not be read; rules that need it did not run.
 	Blind []diagnose.Gap `json:"blind"`
 	// Acceptance is what the accept files did; absent when none was read.
@@ -44,6 +46,7 @@ type Finding struct {
 	Rule     string               `json:"rule"`
 	Severity diagnose.Severity    `json:"severity"`
 	Cluster  *diagnose.Ref        `json:"cluster,omitempty"`
+	RayJob   *diagnose.Ref        `json:"rayJob,omitempty"`
 	Object   diagnose.Ref         `json:"object"`
 	Message  string               `json:"message"`
 	Remedy   string               `json:"remedy"`
@@ -56,7 +59,7 @@ func newDocument(r *diagnose.Report, o *Options) Document {
 		APIVersion: APIVersion, Kind: Kind,
 		Metadata:  Metadata{GeneratedAt: r.Now.UTC(), Namespace: o.namespace, Selector: o.selector, FailOn: o.failOn},
 		Summary:   r.Summary(),
-		Operators: r.Operators, Clusters: r.Clusters, Findings: []Finding{}, Blind: r.Blind, Acceptance: o.acc.status,
+		Operators: r.Operators, Clusters: r.Clusters, RayJobs: r.RayJobs, Findings: []Finding{}, Blind: r.Blind, Acceptance: o.acc.status,
 	}
 	if o.target != nil {
 		d.Metadata.Target = o.target.Name
@@ -68,7 +71,7 @@ func newDocument(r *diagnose.Report, o *Options) Document {
 		d.Blind = []diagnose.Gap{}
 	}
 	for _, f := range r.Findings {
-		wf := Finding{Rule: f.Rule, Severity: f.Severity, Object: f.Object, Message: f.Message, Remedy: f.Remedy, Evidence: f.Evidence, Accepted: f.Accepted}
+		wf := Finding{Rule: f.Rule, Severity: f.Severity, RayJob: f.RayJob, Object: f.Object, Message: f.Message, Remedy: f.Remedy, Evidence: f.Evidence, Accepted: f.Accepted}
 		if f.Cluster.Name != "" {
 			c := f.Cluster
 			wf.Cluster = &c

@@ -10,14 +10,20 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/junit"
 )
 
-// writeJUnit writes JUnit as CI systems read it: one testsuite per RayCluster and one for the
-// operator, one testcase per rule. A rule whose findings reach --fail-on fails; findings below
+// writeJUnit writes JUnit as CI systems read it: one testsuite per RayCluster, one per RayJob
+// ("RayJob ns/name") and one for the operator, one testcase per rule. A rule whose findings reach --fail-on fails; findings below
 // it are written to the testcase's system-out; a rule that could not run (blind, or not a
 // RayService cluster) is skipped with the reason.
 func writeJUnit(w io.Writer, r *diagnose.Report, threshold diagnose.Severity) error {
 	doc := junit.Report{Name: "kubectl ray doctor", Counts: true}
 	byCluster := map[string][]diagnose.Finding{}
+	byJob := map[string][]diagnose.Finding{}
 	for _, f := range r.Findings {
+		if f.RayJob != nil {
+			k := f.RayJob.Namespace + "/" + f.RayJob.Name
+			byJob[k] = append(byJob[k], f)
+			continue
+		}
 		k := f.Cluster.Namespace + "/" + f.Cluster.Name
 		byCluster[k] = append(byCluster[k], f)
 	}
@@ -68,6 +74,10 @@ func writeJUnit(w io.Writer, r *diagnose.Report, threshold diagnose.Severity) er
 	for _, c := range r.Clusters {
 		k := c.Namespace + "/" + c.Name
 		suite(k, []string{"cluster", "rayservice"}, byCluster[k], c.Owner != nil && c.Owner.Kind == "RayService")
+	}
+	for _, j := range r.RayJobs {
+		k := j.Namespace + "/" + j.Name
+		suite("RayJob "+k, []string{"rayjob"}, byJob[k], false)
 	}
 	return junit.Write(w, doc)
 }

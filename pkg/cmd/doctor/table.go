@@ -27,6 +27,11 @@ func (o *Options) printTable(w io.Writer, r *diagnose.Report, wide bool) error {
 		c := &r.Clusters[i]
 		byCluster[c.Namespace+"/"+c.Name] = c
 	}
+	byJob := map[string]*diagnose.JobReport{}
+	for i := range r.RayJobs {
+		j := &r.RayJobs[i]
+		byJob[jobGroup+j.Namespace+"/"+j.Name] = j
+	}
 	var groups []string
 	rows := map[string][]diagnose.Finding{}
 	for _, f := range r.Findings {
@@ -34,6 +39,9 @@ func (o *Options) printTable(w io.Writer, r *diagnose.Report, wide bool) error {
 			continue // printed apart, by printAccepted
 		}
 		k := f.Cluster.Namespace + "/" + f.Cluster.Name
+		if f.RayJob != nil {
+			k = jobGroup + f.RayJob.Namespace + "/" + f.RayJob.Name
+		}
 		if _, seen := rows[k]; !seen {
 			groups = append(groups, k)
 		}
@@ -43,7 +51,11 @@ func (o *Options) printTable(w io.Writer, r *diagnose.Report, wide bool) error {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		printWrapped(w, width, groupTitle(p, byCluster[g], r, wide))
+		if j := byJob[g]; j != nil {
+			printWrapped(w, width, jobTitle(p, j, wide))
+		} else {
+			printWrapped(w, width, groupTitle(p, byCluster[g], r, wide))
+		}
 		header := []string{"SEVERITY", "RULE", "OBJECT", "MESSAGE"}
 		if wide {
 			header = []string{"SEVERITY", "RULE", "OBJECT", "NODE", "AGE", "MESSAGE"}
@@ -73,7 +85,7 @@ func (o *Options) printTable(w io.Writer, r *diagnose.Report, wide bool) error {
 	} else if printed {
 		groups = append(groups, "accepted")
 	}
-	if len(r.Clusters) == 0 {
+	if len(r.Clusters) == 0 && len(r.RayJobs) == 0 {
 		if len(groups) > 0 {
 			fmt.Fprintln(w)
 		}
@@ -90,10 +102,46 @@ func (o *Options) printTable(w io.Writer, r *diagnose.Report, wide bool) error {
 		fmt.Fprintln(w)
 	}
 	s := r.Summary()
-	return printWrapped(w, width, fmt.Sprintf("%s checked: %s, %s, %s%s.", plural(s.Clusters, "RayCluster"),
+	return printWrapped(w, width, fmt.Sprintf("%s checked: %s, %s, %s%s%s.", plural(s.Clusters, "RayCluster"),
 		paintIf(p.Green, s.Healthy, fmt.Sprintf("%d healthy", s.Healthy)),
 		paintIf(p.Red, s.WithErrors, fmt.Sprintf("%d with errors", s.WithErrors)),
-		paintIf(p.Yellow, s.WithWarnings, fmt.Sprintf("%d with warnings", s.WithWarnings)), acceptedSuffix(s)))
+		paintIf(p.Yellow, s.WithWarnings, fmt.Sprintf("%d with warnings", s.WithWarnings)), jobsSuffix(p, r), acceptedSuffix(s)))
+}
+
+// jobGroup prefixes the table group of a RayJob's findings ("namespace/name" is a cluster's).
+const jobGroup = "rayjob "
+
+// jobTitle heads a RayJob's findings: "RayJob ml/etl (RayCluster etl-x7k2p): error".
+func jobTitle(p cmdutil.Painter, j *diagnose.JobReport, wide bool) string {
+	title := p.Bold("RayJob " + j.Namespace + "/" + j.Name)
+	if j.Cluster != "" {
+		title += " (RayCluster " + j.Cluster + ")"
+	}
+	title += ": " + p.Severity(string(j.Health))
+	if wide {
+		title += "  (jobDeploymentStatus " + orDash(j.JobDeploymentStatus) + "; jobStatus " + orDash(j.JobStatus) + ")"
+	}
+	return title
+}
+
+// jobsSuffix counts the RayJobs checked, when there were any: "; 2 RayJobs: 1 healthy, 1 with errors".
+func jobsSuffix(p cmdutil.Painter, r *diagnose.Report) string {
+	if len(r.RayJobs) == 0 {
+		return ""
+	}
+	var healthy, errs, warns int
+	for _, j := range r.RayJobs {
+		switch j.Health {
+		case diagnose.HealthHealthy:
+			healthy++
+		case diagnose.HealthError:
+			errs++
+		case diagnose.HealthWarning:
+			warns++
+		}
+	}
+	return fmt.Sprintf("; %s: %s, %s, %s", plural(len(r.RayJobs), "RayJob"), paintIf(p.Green, healthy, fmt.Sprintf("%d healthy", healthy)),
+		paintIf(p.Red, errs, fmt.Sprintf("%d with errors", errs)), paintIf(p.Yellow, warns, fmt.Sprintf("%d with warnings", warns)))
 }
 
 // printWrapped prints s as one line, or wrapped to width when width is set.

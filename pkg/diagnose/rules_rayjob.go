@@ -1,0 +1,271 @@
+package diagnose
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+)
+
+// RayJob rules read what the operator wrote in a RayJob's status (read in each version's
+// controllers/ray/rayjob_controller.go): jobDeploymentStatus (the operator's lifecycle), jobStatus
+// (Ray's, copied from the dashboard), reason and message. The operator records no Event when a
+// RayJob fails, so the status is the only place it says why.
+const (
+	RuleRayJobFailed         = "rayjob-failed"
+	RuleRayJobInitializing   = "rayjob-initializing"
+	RuleRayJobFinishedHolds  = "rayjob-finished-holding"
+	reasonPreRunningDeadline = "PreRunningDeadlineExceeded" // v1.6.0; not in the v1.5.0 API types
+)
+
+// jobView is one RayJob with its RayCluster, when the snapshot holds it, and what the cluster
+// rules found there.
+type jobView struct {
+	job      *rayv1.RayJob
+	cluster  *clusterView
+	findings []Finding // the cluster's findings, for why a RayJob waits
+}
+
+type jobRule func(*index, *jobView) []Finding
+
+// jobRules run on every RayJob, in this order.
+var jobRules = []jobRule{rayJobFailed, rayJobInitializing, rayJobFinishedHolds}
+
+// JobReport is one RayJob checked.
+type JobReport struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	UID       string `json:"uid,omitempty"`
+	Health    Health `json:"health"`
+	// Cluster is the RayCluster it runs on, "" when there is none (not created yet, or deleted
+	// after the job).
+	Cluster             string `json:"cluster,omitempty"`
+	JobDeploymentStatus string `json:"jobDeploymentStatus"`
+	JobStatus           string `json:"jobStatus,omitempty"`
+}
+
+// jobViews links each RayJob to its cluster: the name in its status, or the cluster it owns.
+func (ix *index) jobViews() []*jobView {
+	byKey := make(map[string]*clusterView, len(ix.clusters))
+	byOwner := map[string]*clusterView{}
+	for _, c := range ix.clusters {
+		byKey[key(c.rc.Namespace, c.rc.Name)] = c
+		if c.owner != nil && c.owner.Kind == "RayJob" {
+			byOwner[key(c.rc.Namespace, c.owner.Name)] = c
+		}
+	}
+	out := make([]*jobView, 0, len(ix.s.Jobs))
+	for i := range ix.s.Jobs {
+		j := &ix.s.Jobs[i]
+		v := &jobView{job: j, cluster: byOwner[key(j.Namespace, j.Name)]}
+		if n := j.Status.RayClusterName; n != "" && byKey[key(j.Namespace, n)] != nil {
+			v.cluster = byKey[key(j.Namespace, n)]
+		}
+		out = append(out, v)
+	}
+	sort.Slice(out, func(a, b int) bool {
+		if out[a].job.Namespace != out[b].job.Namespace {
+			return out[a].job.Namespace < out[b].job.Namespace
+		}
+		return out[a].job.Name < out[b].job.Name
+	})
+	return out
+}
+
+func (j *jobView) what() string { return "RayJob " + key(j.job.Namespace, j.job.Name) }
+
+func (j *jobView) ref() Ref {
+	return Ref{Kind: "RayJob", Namespace: j.job.Namespace, Name: j.job.Name, UID: string(j.job.UID)}
+}
+
+func (j *jobView) finding(rule, msg, remedy string, ev map[string]string) Finding {
+	r := j.ref()
+	f := Finding{Rule: rule, Severity: severityOf(rule), Object: r, RayJob: &r, Message: msg, Remedy: remedy, Evidence: ev}
+	if j.cluster != nil {
+		f.Cluster = ClusterRef(j.cluster.rc)
+	}
+	return f
+}
+
+func (j *jobView) report(fs []Finding) JobReport {
+	jr := JobReport{Namespace: j.job.Namespace, Name: j.job.Name, UID: string(j.job.UID), Health: healthOf(fs),
+		JobDeploymentStatus: string(j.job.Status.JobDeploymentStatus), JobStatus: string(j.job.Status.JobStatus)}
+	if j.cluster != nil {
+		jr.Cluster = j.cluster.rc.Name
+	}
+	return jr
+}
+
+// jobEvidence is what every RayJob finding carries.
+func jobEvidence(j *rayv1.RayJob) map[string]string {
+	ev := map[string]string{"jobDeploymentStatus": string(j.Status.JobDeploymentStatus)}
+	for k, v := range map[string]string{"jobStatus": string(j.Status.JobStatus), "reason": string(j.Status.Reason),
+		"jobId": j.Status.JobId, "submissionMode": string(j.Spec.SubmissionMode), "rayCluster": j.Status.RayClusterName} {
+		if v != "" {
+			ev[k] = v
+		}
+	}
+	return ev
+}
+
+// rayJobFailed: the operator gave the RayJob up (Failed, or ValidationFailed, which v1.5.0+
+// never reconciles again). One finding, with the reason the operator wrote and where to look.
+func rayJobFailed(ix *index, j *jobView) []Finding {
+	st := j.job.Status
+	if st.JobDeploymentStatus != rayv1.JobDeploymentStatusFailed && st.JobDeploymentStatus != rayv1.JobDeploymentStatusValidationFailed {
+		return nil
+	}
+	ns, name := j.job.Namespace, j.job.Name
+	said := strings.TrimRight(strings.TrimSpace(st.Message), ".")
+	if said == "" {
+		said = "the operator wrote no message"
+	}
+	ended := ""
+	if st.EndTime != nil {
+		ended = " " + age(ix.s.Now.Sub(st.EndTime.Time)) + " ago"
+	}
+	if st.Failed != nil && *st.Failed > 1 {
+		ended += fmt.Sprintf(" after %d attempts", *st.Failed)
+	}
+	submitterLog := "kubectl logs job/" + name + " -n " + ns + " (KubeRay keeps the submitter Job for its logs)"
+	if j.job.Spec.SubmissionMode == rayv1.SidecarMode {
+		submitterLog = "kubectl logs -l ray.io/cluster=" + st.RayClusterName + ",ray.io/node-type=head -c ray-job-submitter -n " + ns
+	}
+	resubmit := "then submit the RayJob again (kubectl delete and create it)"
+	var why, remedy string
+	switch {
+	case st.JobDeploymentStatus == rayv1.JobDeploymentStatusValidationFailed || st.Reason == rayv1.ValidationFailed:
+		why = "the operator refused its spec: " + said
+		remedy = "fix the spec and create the RayJob again: KubeRay does not reconcile a RayJob again after ValidationFailed"
+	case st.Reason == rayv1.SubmissionFailed:
+		why = "its submitter could not submit the Ray job: " + said
+		remedy = "read the submitter's log: " + submitterLog + "; fix the entrypoint, runtimeEnvYAML or the submitter's image, " + resubmit
+	case st.Reason == rayv1.AppFailed:
+		job := "the Ray job"
+		if st.JobId != "" {
+			job += " " + st.JobId
+		}
+		why = job + " failed: " + said
+		remedy = "read the job's driver log: " + submitterLog + ", or the Ray dashboard's Jobs page; fix the job, " + resubmit
+	case st.Reason == rayv1.DeadlineExceeded:
+		limit := ""
+		if d := j.job.Spec.ActiveDeadlineSeconds; d != nil {
+			limit = fmt.Sprintf(" (%ds)", *d)
+		}
+		why = "it ran past spec.activeDeadlineSeconds" + limit + ": " + said
+		remedy = "raise spec.activeDeadlineSeconds if the job needs longer, or find what held it (its RayCluster's findings: a head or workers that never came up), " + resubmit
+	case string(st.Reason) == reasonPreRunningDeadline:
+		why = "it did not start running within spec.preRunningDeadlineSeconds: " + said
+		remedy = "find what held it before it ran (its RayCluster's findings: a head or workers that never came up), or raise spec.preRunningDeadlineSeconds, " + resubmit
+	case st.Reason == rayv1.JobDeploymentStatusTransitionGracePeriodExceeded:
+		why = "the operator stopped waiting for the Ray job to end: " + said
+		remedy = "read the submitter's log (" + submitterLog + ") and " + ix.operatorLogs() + "; " + resubmit
+	default:
+		why = "(" + orNone(string(st.Reason)) + "): " + said
+		remedy = "kubectl describe rayjob " + name + " -n " + ns + " and read " + ix.operatorLogs()
+	}
+	msg := fmt.Sprintf("%s %s%s: %s", j.what(), st.JobDeploymentStatus, ended, why)
+	return []Finding{j.finding(RuleRayJobFailed, msg, remedy, jobEvidence(j.job))}
+}
+
+// rayJobInitializing: Initializing for longer than RayJobInitializingTooLong. The operator submits
+// only once its RayCluster's state is ready, so what holds the job is the cluster: doctor says
+// which of the cluster's findings it is, or that the cluster is missing.
+func rayJobInitializing(ix *index, j *jobView) []Finding {
+	st := j.job.Status
+	if st.JobDeploymentStatus != rayv1.JobDeploymentStatusInitializing || st.StartTime == nil {
+		return nil
+	}
+	waited := ix.s.Now.Sub(st.StartTime.Time)
+	if waited <= ix.opts.RayJobInitializingTooLong {
+		return nil
+	}
+	ev := jobEvidence(j.job)
+	ev["age"] = age(waited)
+	var why, remedy string
+	switch {
+	case j.cluster == nil:
+		why = "its RayCluster " + orNone(st.RayClusterName) + " does not exist"
+		remedy = "kubectl describe rayjob " + j.job.Name + " -n " + j.job.Namespace + " for the operator's Warning Events (FailedToCreateRayCluster), and read " + ix.operatorLogs()
+	case len(j.findings) > 0:
+		worst := j.findings[0]
+		for _, f := range j.findings[1:] {
+			if f.Severity.Rank() > worst.Severity.Rank() {
+				worst = f
+			}
+		}
+		var rules []string
+		for _, f := range j.findings {
+			rules = append(rules, f.Rule)
+		}
+		why = fmt.Sprintf("the operator submits only once RayCluster %s is ready, and it is not: %s: %s", j.cluster.rc.Name, worst.Rule, worst.Message)
+		remedy = "act on RayCluster " + j.cluster.rc.Name + "'s findings (" + strings.Join(rules, ", ") + "): " + worst.Remedy
+		ev["clusterFindings"] = strings.Join(rules, ",")
+	default:
+		running, ready := 0, 0
+		all := append(append([]*corev1.Pod(nil), j.cluster.heads...), j.cluster.workers...)
+		for _, p := range all {
+			if p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodRunning {
+				running++
+			}
+			if ray.RunningReady(p) {
+				ready++
+			}
+		}
+		why = fmt.Sprintf("the operator submits only once RayCluster %s is ready (its state is %q; %d of %d pods Running, %d Ready)",
+			j.cluster.rc.Name, j.cluster.rc.Status.State, running, len(all), ready)
+		remedy = "kubectl ray doctor " + j.cluster.rc.Name + " -n " + j.job.Namespace + " -o wide, and kubectl describe raycluster " + j.cluster.rc.Name + " -n " + j.job.Namespace
+	}
+	msg := fmt.Sprintf("%s has been Initializing for %s (longer than %s): %s", j.what(), age(waited), age(ix.opts.RayJobInitializingTooLong), why)
+	return []Finding{j.finding(RuleRayJobInitializing, msg, remedy, ev)}
+}
+
+// rayJobFinishedHolds: a finished RayJob whose own RayCluster still runs pods. Without
+// shutdownAfterJobFinishes no version deletes it; with it, the operator deletes it
+// ttlSecondsAfterFinished after the end, so one still there well past that is worth saying too.
+// A cluster the RayJob only borrowed (spec.clusterSelector) is the user's to keep.
+func rayJobFinishedHolds(ix *index, j *jobView) []Finding {
+	st, spec := j.job.Status, j.job.Spec
+	if (st.JobDeploymentStatus != rayv1.JobDeploymentStatusComplete && st.JobDeploymentStatus != rayv1.JobDeploymentStatusFailed) ||
+		j.cluster == nil || len(spec.ClusterSelector) > 0 || spec.DeletionStrategy != nil || j.cluster.rc.DeletionTimestamp != nil {
+		return nil // a deletionStrategy (v1.5.0+, feature gate RayJobDeletionPolicy) has its own rules and TTLs
+	}
+	live := 0
+	for _, p := range append(append([]*corev1.Pod(nil), j.cluster.heads...), j.cluster.workers...) {
+		if p.DeletionTimestamp == nil && !ray.Terminal(p) {
+			live++
+		}
+	}
+	if live == 0 {
+		return nil
+	}
+	since := ""
+	var finished time.Duration
+	if st.EndTime != nil {
+		finished = ix.s.Now.Sub(st.EndTime.Time)
+		since = " " + age(finished) + " ago"
+	}
+	ev := jobEvidence(j.job)
+	ev["pods"] = fmt.Sprint(live)
+	var why, remedy string
+	if spec.ShutdownAfterJobFinishes {
+		ttl := time.Duration(spec.TTLSecondsAfterFinished) * time.Second
+		if st.EndTime == nil || finished <= ttl+ix.opts.OperatorGrace {
+			return nil // the operator deletes it when the TTL passes
+		}
+		why = fmt.Sprintf("shutdownAfterJobFinishes is set with ttlSecondsAfterFinished %d, which passed %s ago, but the cluster is still there",
+			spec.TTLSecondsAfterFinished, age(finished-ttl))
+		remedy = "read " + ix.operatorLogs() + " (it deletes the cluster at the TTL); kubectl delete raycluster " + j.cluster.rc.Name + " -n " + j.job.Namespace + " if you are done with it"
+	} else {
+		why = "neither shutdownAfterJobFinishes nor a deletionStrategy is set, so no KubeRay version deletes the cluster"
+		remedy = "set spec.shutdownAfterJobFinishes: true (with spec.ttlSecondsAfterFinished to keep the cluster a while for its logs) on the next RayJobs; kubectl delete raycluster " +
+			j.cluster.rc.Name + " -n " + j.job.Namespace + " now if you are done with it"
+	}
+	msg := fmt.Sprintf("%s finished (%s)%s and its RayCluster %s still runs %d pod(s): %s", j.what(), st.JobDeploymentStatus, since, j.cluster.rc.Name, live, why)
+	return []Finding{j.finding(RuleRayJobFinishedHolds, msg, remedy, ev)}
+}

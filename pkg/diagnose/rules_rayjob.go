@@ -92,8 +92,11 @@ func (j *jobView) finding(rule, msg, remedy string, ev map[string]string) Findin
 	return f
 }
 
+// report is the RayJob's line in the report. Its health is the worst of its own findings and its
+// cluster's: a RayJob whose cluster has no head is not healthy, even before rayjob-initializing.
 func (j *jobView) report(fs []Finding) JobReport {
-	jr := JobReport{Namespace: j.job.Namespace, Name: j.job.Name, UID: string(j.job.UID), Health: healthOf(fs),
+	all := append(append([]Finding(nil), fs...), j.findings...)
+	jr := JobReport{Namespace: j.job.Namespace, Name: j.job.Name, UID: string(j.job.UID), Health: healthOf(all),
 		JobDeploymentStatus: string(j.job.Status.JobDeploymentStatus), JobStatus: string(j.job.Status.JobStatus)}
 	if j.cluster != nil {
 		jr.Cluster = j.cluster.rc.Name
@@ -206,6 +209,15 @@ func rayJobInitializing(ix *index, j *jobView) []Finding {
 		why = fmt.Sprintf("the operator submits only once RayCluster %s is ready, and it is not: %s: %s", j.cluster.rc.Name, worst.Rule, worst.Message)
 		remedy = "act on RayCluster " + j.cluster.rc.Name + "'s findings (" + strings.Join(rules, ", ") + "): " + worst.Remedy
 		ev["clusterFindings"] = strings.Join(rules, ",")
+	case ix.refusalFor(j.cluster, "head", "") != nil || ix.refusalFor(j.cluster, "worker", "") != nil:
+		// The cluster is too young for head-missing or workers-missing, but the operator has
+		// already reported why its pods do not come.
+		r, what := ix.refusalFor(j.cluster, "head", ""), "head pod"
+		if r == nil {
+			r, what = ix.refusalFor(j.cluster, "worker", ""), "new worker pods"
+		}
+		why = fmt.Sprintf("the operator submits only once RayCluster %s is ready, and the API server refuses its %s: %s", j.cluster.rc.Name, what, r.describe(ix.s.Now))
+		remedy = r.remedy(j.cluster)
 	default:
 		running, ready := 0, 0
 		all := append(append([]*corev1.Pod(nil), j.cluster.heads...), j.cluster.workers...)

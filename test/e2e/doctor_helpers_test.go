@@ -42,6 +42,13 @@ type drDoc struct {
 		} `json:"owner"`
 		Heads []string `json:"heads"`
 	} `json:"clusters"`
+	RayJobs []struct {
+		Namespace           string `json:"namespace"`
+		Name                string `json:"name"`
+		Health              string `json:"health"`
+		Cluster             string `json:"cluster"`
+		JobDeploymentStatus string `json:"jobDeploymentStatus"`
+	} `json:"rayJobs"`
 	Findings []drFinding `json:"findings"`
 	Blind    []struct {
 		Resource string `json:"resource"`
@@ -56,6 +63,10 @@ type drFinding struct {
 		Namespace string `json:"namespace"`
 		Name      string `json:"name"`
 	} `json:"cluster"`
+	RayJob *struct {
+		Namespace string `json:"namespace"`
+		Name      string `json:"name"`
+	} `json:"rayJob"`
 	Object struct {
 		Kind      string `json:"kind"`
 		Namespace string `json:"namespace"`

@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/test/play"
-	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
 )
 
 // head-terminating-stuck: the head is bound to a node nothing runs (play.NodeLost: no kubelet,
@@ -63,21 +62,9 @@ func TestDoctorHeadTerminatingStuck(t *testing.T) {
 func TestDoctorNodePressure(t *testing.T) {
 	t.Parallel() // it changes only its own node
 	h := NewH(t)
-	node := "pressure-" + h.NS
-	if _, err := h.Kube.CoreV1().Nodes().Create(h.Ctx, sandbox.FakeNode(node, true), metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = h.Kube.CoreV1().Nodes().Delete(h.Ctx, node, metav1.DeleteOptions{}) })
-	h.WaitFor("node "+node+" Ready and untainted", 60*time.Second, func() (bool, error) {
-		n, err := h.Kube.CoreV1().Nodes().Get(h.Ctx, node, metav1.GetOptions{})
-		return err == nil && sandbox.NodeReady(n) && len(n.Spec.Taints) == 0, err
-	})
+	node := h.ownNode("pressure-" + h.NS)
 	h.CreateRayCluster("pressed", func(rc *rayv1.RayCluster) {
-		pin := map[string]string{"kubernetes.io/hostname": node}
-		rc.Spec.HeadGroupSpec.Template.Spec.NodeSelector = pin
-		for i := range rc.Spec.WorkerGroupSpecs {
-			rc.Spec.WorkerGroupSpecs[i].Template.Spec.NodeSelector = pin
-		}
+		pinCluster(rc, node)
 	})
 	head := h.WaitClusterRunning("pressed", 90*time.Second)
 	worker := h.Pods("pressed", "worker")[0]

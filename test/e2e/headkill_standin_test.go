@@ -8,10 +8,8 @@ import (
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/test/play"
-	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
 )
 
 // served is one answer a stand-in gave.
@@ -203,27 +201,10 @@ func within(t *testing.T, what string, got, want time.Time, tol time.Duration) {
 // nothing other tests run on.
 func headKillNode(h *H, prefix string) string {
 	h.T.Helper()
-	name := prefix + "-" + h.NS
-	if len(name) > 63 {
-		name = name[:63]
-	}
-	if _, err := h.Kube.CoreV1().Nodes().Create(h.Ctx, sandbox.FakeNode(name, true), metav1.CreateOptions{}); err != nil {
-		h.T.Fatal(err)
-	}
-	h.WaitFor("node "+name+" Ready without taints", 60*time.Second, func() (bool, error) {
-		n, err := h.Kube.CoreV1().Nodes().Get(h.Ctx, name, metav1.GetOptions{})
-		return err == nil && sandbox.NodeReady(n) && len(n.Spec.Taints) == 0, err
-	})
-	return name
+	return h.ownNode(prefix + "-" + h.NS)
 }
 
-// onNode pins a RayCluster's pods to node.
+// onNode pins a RayCluster's pods to node, a test's own node.
 func onNode(node string) func(*rayv1.RayCluster) {
-	return func(rc *rayv1.RayCluster) {
-		sel := map[string]string{"kubernetes.io/hostname": node}
-		rc.Spec.HeadGroupSpec.Template.Spec.NodeSelector = sel
-		for i := range rc.Spec.WorkerGroupSpecs {
-			rc.Spec.WorkerGroupSpecs[i].Template.Spec.NodeSelector = sel
-		}
-	}
+	return func(rc *rayv1.RayCluster) { pinCluster(rc, node) }
 }

@@ -45,21 +45,44 @@ func createPressureStages(h *H, delay time.Duration) {
 // tests running beside it), waits until pods can be scheduled on it, and deletes it at the end.
 func pressureNode(h *H) string {
 	h.T.Helper()
-	name := "kwok-" + h.NS
-	if _, err := h.Kube.CoreV1().Nodes().Create(h.Ctx, sandbox.FakeNode(name, true), metav1.CreateOptions{}); err != nil {
+	return h.ownNode("kwok-" + h.NS)
+}
+
+// dedicatedTaint keeps other tests' pods off a test's own node: the sandbox's pods have no node
+// selector, and a pod of a test running beside it once landed on a pressure test's node and was
+// evicted with its head (CI). The test's own pods tolerate it (pinPod).
+const dedicatedTaint = "e2e.kubectl-ray.io/dedicated"
+
+// ownNode creates a kwok-managed node named name for this test alone, tainted dedicatedTaint=NS,
+// waits until it is Ready with no other taint, and deletes it when the test ends.
+func (h *H) ownNode(name string) string {
+	h.T.Helper()
+	if len(name) > 63 {
+		name = name[:63]
+	}
+	n := sandbox.FakeNode(name, true)
+	n.Spec.Taints = []corev1.Taint{{Key: dedicatedTaint, Value: h.NS, Effect: corev1.TaintEffectNoSchedule}}
+	if _, err := h.Kube.CoreV1().Nodes().Create(h.Ctx, n, metav1.CreateOptions{}); err != nil {
 		h.T.Fatal(err)
 	}
 	h.T.Cleanup(func() {
 		_ = h.Kube.CoreV1().Nodes().Delete(context.Background(), name, metav1.DeleteOptions{})
 	})
-	h.WaitFor("node "+name+" Ready without taints", 60*time.Second, func() (bool, error) {
+	h.WaitFor("node "+name+" Ready with no taint but its own", 60*time.Second, func() (bool, error) {
 		n, err := h.Kube.CoreV1().Nodes().Get(h.Ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, err
 		}
-		return sandbox.NodeReady(n) && len(n.Spec.Taints) == 0, nil
+		return sandbox.NodeReady(n) && len(n.Spec.Taints) == 1 && n.Spec.Taints[0].Key == dedicatedTaint, nil
 	})
 	return name
+}
+
+// pinPod puts a pod on node, a test's own node (ownNode): its node selector and the toleration of
+// the node's dedicated taint.
+func pinPod(spec *corev1.PodSpec, node string) {
+	spec.NodeSelector = map[string]string{"kubernetes.io/hostname": node}
+	spec.Tolerations = append(spec.Tolerations, corev1.Toleration{Key: dedicatedTaint, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
 }
 
 // kubeletPressure plays the kubelet's eviction manager setting the node's DiskPressure or
@@ -89,16 +112,11 @@ func kubeletPressure(h *H, node string, p play.Pressure, on bool) {
 	})
 }
 
-// pinTo is the node selector of node.
-func pinTo(node string) map[string]string {
-	return map[string]string{"kubernetes.io/hostname": node}
-}
-
-// pinCluster puts every pod of the RayCluster on node.
+// pinCluster puts every pod of the RayCluster on node, a test's own node.
 func pinCluster(rc *rayv1.RayCluster, node string) {
-	rc.Spec.HeadGroupSpec.Template.Spec.NodeSelector = pinTo(node)
+	pinPod(&rc.Spec.HeadGroupSpec.Template.Spec, node)
 	for i := range rc.Spec.WorkerGroupSpecs {
-		rc.Spec.WorkerGroupSpecs[i].Template.Spec.NodeSelector = pinTo(node)
+		pinPod(&rc.Spec.WorkerGroupSpecs[i].Template.Spec, node)
 	}
 }
 
@@ -206,7 +224,8 @@ func nodeWarning(h *H, target corev1.Pod) string {
 func plainPod(h *H, name, node string) corev1.Pod {
 	h.T.Helper()
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: h.NS, Labels: map[string]string{"app": name}},
-		Spec: corev1.PodSpec{NodeSelector: pinTo(node), Containers: []corev1.Container{{Name: "main", Image: "busybox"}}}}
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: "busybox"}}}}
+	pinPod(&pod.Spec, node)
 	if _, err := h.Kube.CoreV1().Pods(h.NS).Create(h.Ctx, pod, metav1.CreateOptions{}); err != nil {
 		h.T.Fatal(err)
 	}

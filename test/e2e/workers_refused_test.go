@@ -20,16 +20,7 @@ import (
 // FailedToCreate*Pod), doctor quotes it under workers-missing and head-missing and names the
 // quota, and once the quota is raised the operator creates the pods and doctor is silent again.
 func matrixRefused(t *testing.T, h *H, v kubeRayVersion) {
-	q := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "two-pods", Namespace: h.NS},
-		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("2")}}}
-	if _, err := h.Kube.CoreV1().ResourceQuotas(h.NS).Create(h.Ctx, q, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	// Until the quota controller has written its status, quota admission refuses every pod.
-	h.WaitFor("the quota's status", 60*time.Second, func() (bool, error) {
-		got, err := h.Kube.CoreV1().ResourceQuotas(h.NS).Get(h.Ctx, "two-pods", metav1.GetOptions{})
-		return err == nil && got.Status.Hard.Pods() != nil && !got.Status.Hard.Pods().IsZero(), err
-	})
+	h.podQuota("two-pods", 2)
 	three := int32(3)
 	h.CreateRayCluster("rq", func(rc *rayv1.RayCluster) {
 		rc.Spec.WorkerGroupSpecs[0].Replicas = &three

@@ -108,24 +108,7 @@ func evictStageYAML(ns string, delay time.Duration, kind, message string) string
       - type: PodReadyToStartContainers
         status: "False"
         lastTransitionTime: {{ $now | Quote }}
-      - type: Ready
-        status: "False"
-        reason: PodFailed
-        lastTransitionTime: {{ $now | Quote }}
-      - type: ContainersReady
-        status: "False"
-        reason: PodFailed
-        lastTransitionTime: {{ $now | Quote }}
-      containerStatuses:
-      {{ range .spec.containers }}
-      - image: {{ .image | Quote }}
-        name: {{ .name | Quote }}
-        ready: false
-        started: false
-        restartCount: 0
-        state:
-          terminated:
-            exitCode: 137
+`+failedContainersYAML+`            exitCode: 137
             reason: ContainerStatusUnknown
             message: The container could not be located when the pod was terminated
             startedAt: {{ $now | Quote }}
@@ -149,11 +132,38 @@ func evictStageYAML(ns string, delay time.Duration, kind, message string) string
 `, ns, delay.Milliseconds(), kind, message)
 }
 
+// failedContainersYAML is the part of a Stage's statusTemplate that a failed pod shares: Ready and
+// ContainersReady False (PodFailed) and every container terminated; the caller goes on with the
+// terminated state's exitCode and reason.
+const failedContainersYAML = `      - type: Ready
+        status: "False"
+        reason: PodFailed
+        lastTransitionTime: {{ $now | Quote }}
+      - type: ContainersReady
+        status: "False"
+        reason: PodFailed
+        lastTransitionTime: {{ $now | Quote }}
+      containerStatuses:
+      {{ range .spec.containers }}
+      - image: {{ .image | Quote }}
+        name: {{ .name | Quote }}
+        ready: false
+        started: false
+        restartCount: 0
+        state:
+          terminated:
+`
+
 var stageGVR = schema.GroupVersionResource{Group: "kwok.x-k8s.io", Version: "v1alpha1", Resource: "stages"}
 
 // KubeletPressureStages creates the Stages of KubeletPressureStagesYAML for namespace ns. It
 // returns a function that deletes them (the Stages are cluster-scoped: they outlive a namespace).
 func KubeletPressureStages(ctx context.Context, admin *rest.Config, ns string, delay time.Duration) (remove func(context.Context) error, err error) {
+	return createStages(ctx, admin, KubeletPressureStagesYAML(ns, delay))
+}
+
+// createStages creates the kwok Stages of yaml and returns a function that deletes them.
+func createStages(ctx context.Context, admin *rest.Config, yaml string) (remove func(context.Context) error, err error) {
 	ap, err := sandbox.NewApplier(admin)
 	if err != nil {
 		return nil, err
@@ -162,7 +172,7 @@ func KubeletPressureStages(ctx context.Context, admin *rest.Config, ns string, d
 	if err != nil {
 		return nil, err
 	}
-	created, err := ap.Create(ctx, []byte(KubeletPressureStagesYAML(ns, delay)), "")
+	created, err := ap.Create(ctx, []byte(yaml), "")
 	remove = func(ctx context.Context) error {
 		var errs []error
 		for _, s := range created {

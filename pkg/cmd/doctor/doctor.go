@@ -55,8 +55,11 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 those pods run on, the serve Services and their EndpointSlices, and the KubeRay operator, with one
 LIST per kind, and reports every rule that fires: evicted, terminated, stuck, pending or
 crash-looping heads, missing or duplicate heads, stale status, node pressure, an absent or outdated
-operator, workers that did not rejoin, RayService settings that cause 502s, RayService upgrades
-stuck on a pending cluster, and serve Services that route to nothing. Each rule, what fires it,
+operator, workers that did not rejoin, failed, pending, crash-looping or missing workers (with the
+API server's refusal when a quota or an admission webhook refuses the operator's pods), RayService
+settings that cause 502s, RayService upgrades stuck on a pending cluster, serve Services that
+route to nothing, and RayJobs that failed, wait in Initializing, or finished and still hold a
+cluster. Each rule, what fires it,
 what each KubeRay version does and the remedy: kubectl ray doctor explain RULE.
 
 Exit codes: 0 no finding at or above --fail-on; 1 one is; 2 usage; 3 API error or KubeRay not

@@ -1,0 +1,163 @@
+package e2e
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/test/play"
+)
+
+// podQuota puts a ResourceQuota of n pods in the test's namespace, enforced by the sandbox's real
+// kube-apiserver, and waits for the quota controller's status (until then admission refuses
+// every pod).
+func (h *H) podQuota(name string, n int) {
+	h.T.Helper()
+	q := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: h.NS},
+		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: *resource.NewQuantity(int64(n), resource.DecimalSI)}}}
+	if _, err := h.Kube.CoreV1().ResourceQuotas(h.NS).Create(h.Ctx, q, metav1.CreateOptions{}); err != nil {
+		h.T.Fatal(err)
+	}
+	h.WaitFor("the quota's status", 60*time.Second, func() (bool, error) {
+		got, err := h.Kube.CoreV1().ResourceQuotas(h.NS).Get(h.Ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		_, counted := got.Status.Hard[corev1.ResourcePods] // Pods() is never nil: it says 0 when absent
+		return counted, nil
+	})
+}
+
+// createRayJob creates RayJob name running the sample cluster, changed by mutate. The real
+// operator of the sandbox makes its RayCluster and, in K8sJobMode, its submitter Job.
+func (h *H) createRayJob(name string, mutate func(*rayv1.RayJob)) {
+	h.T.Helper()
+	spec := h.sampleCluster(name).Spec
+	j := &rayv1.RayJob{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: h.NS},
+		Spec: rayv1.RayJobSpec{Entrypoint: "python -c 'print(1)'", RayClusterSpec: &spec}}
+	if mutate != nil {
+		mutate(j)
+	}
+	if _, err := h.Ray.RayV1().RayJobs(h.NS).Create(h.Ctx, j, metav1.CreateOptions{}); err != nil {
+		h.T.Fatal(err)
+	}
+}
+
+// waitRayJob waits until the RayJob's status satisfies cond, and returns it.
+func (h *H) waitRayJob(name, what string, timeout time.Duration, cond func(rayv1.RayJobStatus) bool) rayv1.RayJobStatus {
+	h.T.Helper()
+	var st rayv1.RayJobStatus
+	h.WaitFor("RayJob "+name+" "+what, timeout, func() (bool, error) {
+		j, err := h.Ray.RayV1().RayJobs(h.NS).Get(h.Ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		st = j.Status
+		return cond(st), nil
+	})
+	return st
+}
+
+// rayjob-deadline: a quota of no pods refuses the head of the RayJob's cluster, so the RayJob
+// waits in Initializing until its activeDeadlineSeconds (20 s) fail it. Nothing is played: the
+// real quota admission refuses, the real operator of each version reports. doctor says first
+// what holds the RayJob (its cluster's head-missing, with the quota), then that it failed.
+func matrixRayJobDeadline(t *testing.T, h *H, v kubeRayVersion) {
+	h.podQuota("no-pods", 0)
+	deadline := int32(20)
+	h.createRayJob("dl", func(j *rayv1.RayJob) { j.Spec.ActiveDeadlineSeconds = &deadline })
+	st := h.waitRayJob("dl", "Initializing with its RayCluster", 60*time.Second, func(s rayv1.RayJobStatus) bool {
+		return s.JobDeploymentStatus == rayv1.JobDeploymentStatusInitializing && s.StartTime != nil && s.RayClusterName != ""
+	})
+	cluster := st.RayClusterName
+	h.WaitFor("the operator's report of the refused head", 60*time.Second, func() (bool, error) {
+		rc, err := h.Ray.RayV1().RayClusters(h.NS).Get(h.Ctx, cluster, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		if v.version == "v1.1.1" {
+			return rc.Status.State == rayv1.Failed && strings.Contains(rc.Status.Reason, "exceeded quota: no-pods"), nil
+		}
+		c := meta.FindStatusCondition(rc.Status.Conditions, "ReplicaFailure")
+		return c != nil && c.Reason == "FailedCreateHeadPod", nil
+	})
+	time.Sleep(2 * time.Second) // past --operator-grace and --rayjob-initializing-too-long (1s)
+	d, res := h.doctorJSON("--operator-grace", "1s", "--rayjob-initializing-too-long", "1s")
+	f := d.finding(t, cluster, "rayjob-initializing")
+	wantContains(t, "message", f.Message, "RayJob "+h.NS+"/dl has been Initializing for", "the operator submits only once RayCluster "+cluster+" is ready",
+		"head-missing", "exceeded quota: no-pods")
+	wantContains(t, "remedy", f.Remedy, "the ResourceQuota no-pods is used up")
+	if f.RayJob == nil || f.RayJob.Name != "dl" || f.Severity != "warning" || res.Code != 1 {
+		t.Errorf("rayJob %+v, severity %s, exit %d (head-missing is an error)\n%s", f.RayJob, f.Severity, res.Code, res)
+	}
+
+	st = h.waitRayJob("dl", "Failed with DeadlineExceeded", 90*time.Second, func(s rayv1.RayJobStatus) bool {
+		return s.JobDeploymentStatus == rayv1.JobDeploymentStatusFailed
+	})
+	if st.Reason != rayv1.DeadlineExceeded {
+		t.Fatalf("KubeRay %s failed the RayJob with %q (%s), want DeadlineExceeded", v.version, st.Reason, st.Message)
+	}
+	d, res = h.doctorJSON("--operator-grace", "1s")
+	f = d.finding(t, cluster, "rayjob-failed")
+	wantContains(t, "message", f.Message, "RayJob "+h.NS+"/dl Failed", "it ran past spec.activeDeadlineSeconds (20s): The RayJob has passed the activeDeadlineSeconds")
+	var rj *struct{ health, status string }
+	for _, j := range d.RayJobs {
+		if j.Name == "dl" {
+			rj = &struct{ health, status string }{j.Health, j.JobDeploymentStatus}
+		}
+	}
+	if rj == nil || rj.health != "error" || rj.status != "Failed" || f.Severity != "error" || res.Code != 1 {
+		t.Errorf("rayJobs entry %+v, severity %s, exit %d\n%s", rj, f.Severity, res.Code, res)
+	}
+}
+
+// rayjob-submission: the submitter Job of a K8sJobMode RayJob (submitterConfig.backoffLimit 0)
+// fails once: the kubelet's part is played (a kwok Stage: its container exits 1; kwok alone would
+// complete it), the real Job controller marks the Job failed (BackoffLimitExceeded) and the real
+// operator fails the RayJob with SubmissionFailed. doctor says so and where the log is, and that
+// the finished RayJob's cluster still runs; through kubectl's plugin discovery, `kubectl ray
+// doctor rayjob/sub` shows the RayJob's findings.
+func matrixRayJobSubmission(t *testing.T, h *H, v kubeRayVersion) {
+	remove, err := play.KubeletJobPodsFail(h.Ctx, h.SB.Admin, h.NS, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := remove(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
+	zero := int32(0)
+	h.createRayJob("sub", func(j *rayv1.RayJob) { j.Spec.SubmitterConfig = &rayv1.SubmitterConfig{BackoffLimit: &zero} })
+	st := h.waitRayJob("sub", "Failed", 90*time.Second, func(s rayv1.RayJobStatus) bool {
+		return s.JobDeploymentStatus == rayv1.JobDeploymentStatusFailed
+	})
+	if st.Reason != rayv1.SubmissionFailed {
+		t.Fatalf("KubeRay %s failed the RayJob with %q (%s), want SubmissionFailed", v.version, st.Reason, st.Message)
+	}
+	d, res := h.doctorJSON()
+	f := d.finding(t, st.RayClusterName, "rayjob-failed")
+	wantContains(t, "message", f.Message, "RayJob "+h.NS+"/sub Failed", "its submitter could not submit the Ray job: Job submission has failed", "BackoffLimitExceeded")
+	wantContains(t, "remedy", f.Remedy, "kubectl logs job/sub -n "+h.NS)
+	hold := d.finding(t, st.RayClusterName, "rayjob-finished-holding")
+	wantContains(t, "message", hold.Message, "and its RayCluster "+st.RayClusterName+" still runs", "neither shutdownAfterJobFinishes nor a deletionStrategy is set")
+	if res.Code != 1 || hold.Severity != "info" {
+		t.Errorf("doctor exit %d, holding severity %s\n%s", res.Code, hold.Severity, res)
+	}
+	if got := d.rules(st.RayClusterName); len(got) != 2 {
+		t.Errorf("findings about the RayJob's cluster: %v, want only the two RayJob findings", got)
+	}
+
+	k := h.Kubectl("ray", "doctor", "rayjob/sub", "-n", h.NS, "--kubeconfig", h.SB.Kubeconfig())
+	if k.Code != 1 || !strings.Contains(k.Stdout, "RayJob "+h.NS+"/sub (RayCluster "+st.RayClusterName+"): error") ||
+		!strings.Contains(k.Stdout, "rayjob-failed") || !strings.Contains(k.Stdout, "1 RayJob: 0 healthy, 1 with errors") {
+		t.Errorf("kubectl ray doctor rayjob/sub:\n%s", k)
+	}
+}

@@ -23,6 +23,7 @@ type EntryRef struct {
 	Rules    []string `json:"rules"`
 	Cluster  string   `json:"cluster,omitempty"`
 	Operator string   `json:"operator,omitempty"`
+	RayJob   string   `json:"rayJob,omitempty"`
 	Reason   string   `json:"reason"`
 	Expires  string   `json:"expires"`
 }
@@ -39,7 +40,7 @@ type Status struct {
 
 func ref(e *Entry) EntryRef {
 	return EntryRef{File: e.Pos.File, Line: e.Pos.Line, Rules: e.Rules, Cluster: e.Cluster, Operator: e.Operator,
-		Reason: e.Reason, Expires: e.ExpiresText}
+		RayJob: e.RayJob, Reason: e.Reason, Expires: e.ExpiresText}
 }
 
 // Apply marks the findings of r that a live entry of s accepts (the first such entry, in file
@@ -85,15 +86,19 @@ func Apply(r *diagnose.Report, s *Set, sc Scope) Status {
 }
 
 // Matches reports whether e is about f: one of its rules, and its glob matches f's cluster (or,
-// for operator rules, which have no cluster, the operator Deployment the finding names).
+// for operator rules, which have no cluster, the operator Deployment the finding names; for
+// rayjob-* rules, the RayJob).
 func (e *Entry) Matches(f *diagnose.Finding) bool {
 	if !e.hasRule(f.Rule) {
 		return false
 	}
-	if e.Operator != "" {
-		return f.Cluster.Name == "" && matchGlob(e.Operator, f.Object.Namespace, f.Object.Name)
+	switch {
+	case e.Operator != "":
+		return f.Cluster.Name == "" && f.RayJob == nil && matchGlob(e.Operator, f.Object.Namespace, f.Object.Name)
+	case e.RayJob != "":
+		return f.RayJob != nil && matchGlob(e.RayJob, f.RayJob.Namespace, f.RayJob.Name)
 	}
-	return f.Cluster.Name != "" && matchGlob(e.Cluster, f.Cluster.Namespace, f.Cluster.Name)
+	return f.RayJob == nil && f.Cluster.Name != "" && matchGlob(e.Cluster, f.Cluster.Namespace, f.Cluster.Name)
 }
 
 // couldMatch reports whether the run looked where e points, so that matching nothing means the
@@ -109,9 +114,18 @@ func couldMatch(e *Entry, r *diagnose.Report, sc Scope, blind map[string]bool) b
 	if !ran || e.Operator != "" {
 		return ran
 	}
+	_, glob := e.Pattern()
 	if sc.Narrowed {
+		if e.RayJob != "" {
+			for _, j := range r.RayJobs {
+				if matchGlob(glob, j.Namespace, j.Name) {
+					return true
+				}
+			}
+			return false
+		}
 		for _, c := range r.Clusters {
-			if matchGlob(e.Cluster, c.Namespace, c.Name) {
+			if matchGlob(glob, c.Namespace, c.Name) {
 				return true
 			}
 		}
@@ -120,7 +134,7 @@ func couldMatch(e *Entry, r *diagnose.Report, sc Scope, blind map[string]bool) b
 	if sc.Namespace == "" {
 		return true
 	}
-	nsGlob, _, _ := strings.Cut(e.Cluster, "/")
+	nsGlob, _, _ := strings.Cut(glob, "/")
 	ok, _ := path.Match(nsGlob, sc.Namespace)
 	return ok
 }

@@ -90,6 +90,38 @@ func TestApplyMatching(t *testing.T) {
 	}
 }
 
+// rayJob: entries accept the rayjob-* findings of the RayJobs they name, with a cluster or
+// without one; cluster: entries never accept them, and rayJob: entries nothing else.
+func TestApplyRayJobs(t *testing.T) {
+	job := func(rule, name, cluster string) diagnose.Finding {
+		f := diagnose.Finding{Rule: rule, Severity: diagnose.SeverityError, Object: diagnose.Ref{Kind: "RayJob", Namespace: "ml", Name: name}}
+		f.RayJob = &f.Object
+		if cluster != "" {
+			f.Cluster = diagnose.Ref{Kind: "RayCluster", Namespace: "ml", Name: cluster}
+		}
+		return f
+	}
+	r := &diagnose.Report{Now: day,
+		Clusters: []diagnose.ClusterReport{{Namespace: "ml", Name: "nightly-x", Health: diagnose.HealthError}},
+		RayJobs: []diagnose.JobReport{{Namespace: "ml", Name: "etl", Health: diagnose.HealthError},
+			{Namespace: "ml", Name: "nightly", Cluster: "nightly-x", Health: diagnose.HealthError}},
+		Findings: []diagnose.Finding{job("rayjob-failed", "etl", ""), job("rayjob-failed", "nightly", "nightly-x"),
+			clusterFinding("head-crashloop", diagnose.SeverityError, "ml", "nightly-x")}}
+	rj := entry("rayjob-failed", "", "", "2025-07-01", 1)
+	rj.RayJob = "ml/etl"
+	s := &Set{Files: []string{"a.yaml"}, Entries: []Entry{rj, entry("rayjob-failed", "ml/*", "", "2025-07-01", 2)}}
+	st := Apply(r, s, Scope{Namespace: "ml"})
+	if got := accepted(r); strings.Join(got, "|") != "rayjob-failed  a.yaml:1" {
+		t.Errorf("accepted %q, want only etl's rayjob-failed by the rayJob: entry", got)
+	}
+	if r.RayJobs[0].Health != diagnose.HealthHealthy || r.RayJobs[1].Health != diagnose.HealthError || r.Clusters[0].Health != diagnose.HealthError {
+		t.Errorf("health: rayJobs %+v clusters %+v", r.RayJobs, r.Clusters)
+	}
+	if fmtInts(refs(st.Stale)) != "2" {
+		t.Errorf("stale %v, want the cluster: entry (it matches no RayJob finding)", refs(st.Stale))
+	}
+}
+
 func fmtInts(is []int) string {
 	var parts []string
 	for _, i := range is {

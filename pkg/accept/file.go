@@ -24,15 +24,17 @@ type Pos struct {
 
 func (p Pos) String() string { return fmt.Sprintf("%s:%d", p.File, p.Line) }
 
-// Entry accepts the findings of Rules about the RayClusters Cluster matches, or about the
-// KubeRay operator Deployments Operator matches, until Expires.
+// Entry accepts the findings of Rules about the RayClusters Cluster matches, the KubeRay operator
+// Deployments Operator matches, or the RayJobs RayJob matches, until Expires.
 type Entry struct {
 	Rules []string
 	// Cluster is a "namespace/name" glob (path.Match: * never crosses the slash); "" in operator entries.
 	Cluster string
 	// Operator is a "namespace/name" glob of the operator Deployment; "" in cluster entries.
 	Operator string
-	Reason   string
+	// RayJob is a "namespace/name" glob of RayJobs, for the rayjob-* rules; "" in other entries.
+	RayJob string
+	Reason string
 	// Expires is the first instant the entry no longer accepts: 00:00 UTC of a date, or an RFC 3339 time.
 	Expires     time.Time
 	ExpiresText string
@@ -44,8 +46,11 @@ func (e *Entry) Expired(now time.Time) bool { return !now.Before(e.Expires) }
 
 // Pattern is the glob the entry matches, with what it matches: "cluster" or "operator".
 func (e *Entry) Pattern() (kind, glob string) {
-	if e.Operator != "" {
+	switch {
+	case e.Operator != "":
 		return "operator", e.Operator
+	case e.RayJob != "":
+		return "rayJob", e.RayJob
 	}
 	return "cluster", e.Cluster
 }

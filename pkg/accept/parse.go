@@ -129,7 +129,7 @@ func (p *parser) entry(n *yaml.Node) (Entry, error) {
 	if n.Kind != yaml.MappingNode {
 		return e, p.errorf(n, "an entry is a mapping with rules, cluster or operator, reason and expires, %s", exampleEntry)
 	}
-	f, err := p.fields(n, " in an accept entry", "rules", "cluster", "operator", "reason", "expires")
+	f, err := p.fields(n, " in an accept entry", "rules", "cluster", "operator", "rayJob", "reason", "expires")
 	if err != nil {
 		return e, err
 	}
@@ -137,9 +137,14 @@ func (p *parser) entry(n *yaml.Node) (Entry, error) {
 	if rules == nil || rules.Kind != yaml.SequenceNode || len(rules.Content) == 0 {
 		return e, p.errorf(orNode(rules, n), "an entry needs rules, a list of rule IDs (docs/rules.md), %s", exampleEntry)
 	}
+	if set := nonNil(f["cluster"], f["operator"], f["rayJob"]); len(set) > 1 {
+		return e, p.errorf(set[1], "an entry matches a cluster, the operator or a RayJob, only one of them; split it in several entries")
+	}
 	switch {
-	case f["cluster"] != nil && f["operator"] != nil:
-		return e, p.errorf(f["operator"], "an entry matches a cluster or the operator, not both; split it in two entries")
+	case f["rayJob"] != nil:
+		if e.RayJob, err = p.glob(f["rayJob"], "rayJob", "ml/nightly-*"); err != nil {
+			return e, err
+		}
 	case f["cluster"] != nil:
 		if e.Cluster, err = p.glob(f["cluster"], "cluster", "ml/train-*"); err != nil {
 			return e, err
@@ -149,18 +154,21 @@ func (p *parser) entry(n *yaml.Node) (Entry, error) {
 			return e, err
 		}
 	default:
-		return e, p.errorf(n, "an entry needs cluster: NAMESPACE/NAME (globs allowed, e.g. ml/train-*) or operator: NAMESPACE/NAME")
+		return e, p.errorf(n, "an entry needs cluster: NAMESPACE/NAME (globs allowed, e.g. ml/train-*), operator: NAMESPACE/NAME or rayJob: NAMESPACE/NAME")
 	}
 	for _, r := range rules.Content {
 		info, ok := catalogRule(r.Value)
 		if r.Kind != yaml.ScalarNode || !ok {
 			return e, p.errorf(r, "unknown rule %q; rule IDs are listed in docs/rules.md (e.g. head-crashloop)", r.Value)
 		}
-		switch {
-		case info.Scope == "operator" && e.Operator == "":
-			return e, p.errorf(r, "rule %s is about the KubeRay operator: match it with operator: NAMESPACE/NAME, not cluster", r.Value)
-		case info.Scope != "operator" && e.Operator != "":
-			return e, p.errorf(r, "rule %s is about a RayCluster: match it with cluster: NAMESPACE/NAME, not operator", r.Value)
+		kind, _ := e.Pattern()
+		switch want := scopeKey(info.Scope); {
+		case want != kind && want == "operator":
+			return e, p.errorf(r, "rule %s is about the KubeRay operator: match it with operator: NAMESPACE/NAME, not %s", r.Value, kind)
+		case want != kind && want == "rayJob":
+			return e, p.errorf(r, "rule %s is about a RayJob: match it with rayJob: NAMESPACE/NAME, not %s", r.Value, kind)
+		case want != kind:
+			return e, p.errorf(r, "rule %s is about a RayCluster: match it with cluster: NAMESPACE/NAME, not %s", r.Value, kind)
 		}
 		e.Rules = append(e.Rules, r.Value)
 	}
@@ -178,6 +186,27 @@ func (p *parser) entry(n *yaml.Node) (Entry, error) {
 	}
 	e.ExpiresText = exp.Value
 	return e, nil
+}
+
+// scopeKey is the entry key that matches rules of scope: operator, rayJob or cluster.
+func scopeKey(scope string) string {
+	switch scope {
+	case "operator":
+		return "operator"
+	case "rayjob":
+		return "rayJob"
+	}
+	return "cluster"
+}
+
+func nonNil(ns ...*yaml.Node) []*yaml.Node {
+	var out []*yaml.Node
+	for _, n := range ns {
+		if n != nil {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // glob checks a "namespace/name" pattern: both parts present, valid path.Match syntax.

@@ -15,10 +15,16 @@ type Acceptance struct {
 // health of every cluster from its findings that are not accepted.
 func (r *Report) Accept(by func(*Finding) *Acceptance) {
 	byCluster := map[string][]Finding{}
+	byJob := map[string][]Finding{}
 	for i := range r.Findings {
 		f := &r.Findings[i]
 		if a := by(f); a != nil {
 			f.Accepted = a
+		}
+		if f.RayJob != nil {
+			k := f.RayJob.Namespace + "/" + f.RayJob.Name
+			byJob[k] = append(byJob[k], *f)
+			continue
 		}
 		k := f.Cluster.Namespace + "/" + f.Cluster.Name
 		byCluster[k] = append(byCluster[k], *f)
@@ -26,6 +32,14 @@ func (r *Report) Accept(by func(*Finding) *Acceptance) {
 	for i := range r.Clusters {
 		c := &r.Clusters[i]
 		c.Health = healthOf(byCluster[c.Namespace+"/"+c.Name])
+	}
+	for i := range r.RayJobs { // as jobView.report: its own findings and its cluster's
+		j := &r.RayJobs[i]
+		fs := byJob[j.Namespace+"/"+j.Name]
+		if j.Cluster != "" {
+			fs = append(fs, byCluster[j.Namespace+"/"+j.Cluster]...)
+		}
+		j.Health = healthOf(fs)
 	}
 }
 

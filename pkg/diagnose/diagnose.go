@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
@@ -29,6 +31,21 @@ type ClusterReport struct {
 	Heads   []string  `json:"heads,omitempty"`
 	Nodes   []string  `json:"nodes,omitempty"`
 	Created time.Time `json:"created"`
+	// Groups are its worker groups, in spec order: desired pods against those that exist, run and
+	// are Ready.
+	Groups []GroupReport `json:"groups,omitempty"`
+}
+
+// GroupReport is one worker group of a RayCluster.
+type GroupReport struct {
+	Name string `json:"name"`
+	// Desired is replicas × numOfHosts (0 while the group is suspended).
+	Desired int `json:"desired"`
+	// Pods are the group's pods not being deleted, whatever their phase; Running and Ready count
+	// among them.
+	Pods    int `json:"pods"`
+	Running int `json:"running"`
+	Ready   int `json:"ready"`
 }
 
 // Report is what Diagnose concluded. Clusters are sorted by namespace and name; findings by
@@ -165,7 +182,36 @@ func (c *clusterView) report(fs []Finding) ClusterReport {
 			cr.Nodes = append(cr.Nodes, h.Spec.NodeName)
 		}
 	}
+	cr.Groups = c.groups()
 	return cr
+}
+
+// groups counts each worker group's pods against its desired count: which group is short, and how.
+func (c *clusterView) groups() []GroupReport {
+	if len(c.rc.Spec.WorkerGroupSpecs) == 0 {
+		return nil
+	}
+	at := map[string]int{}
+	out := make([]GroupReport, len(c.rc.Spec.WorkerGroupSpecs))
+	for i := range c.rc.Spec.WorkerGroupSpecs {
+		g := &c.rc.Spec.WorkerGroupSpecs[i]
+		out[i] = GroupReport{Name: g.GroupName, Desired: desiredPods(g)}
+		at[g.GroupName] = i
+	}
+	for _, w := range c.workers {
+		i, ok := at[w.Labels[ray.LabelGroup]]
+		if !ok || w.DeletionTimestamp != nil {
+			continue
+		}
+		out[i].Pods++
+		if w.Status.Phase == corev1.PodRunning {
+			out[i].Running++
+		}
+		if ray.RunningReady(w) {
+			out[i].Ready++
+		}
+	}
+	return out
 }
 
 func sortFindings(fs []Finding) {

@@ -2,10 +2,13 @@ package diagnose
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"sigs.k8s.io/yaml"
 )
@@ -137,4 +140,40 @@ status: {rayClusterName: raycluster-a}
 	if len(r.Clusters) != 1 || r.Clusters[0].Owner == nil || *r.Clusters[0].Owner != (Ref{Kind: "RayJob", Namespace: "ml", Name: "train", UID: "job-uid"}) {
 		t.Fatalf("clusters = %+v", r.Clusters)
 	}
+}
+
+// The per-group view counts a group's pods (by KubeRay's ray.io/group label) against its desired
+// count: a worker Running but not Ready counts as running, not ready; one being deleted does not
+// count at all.
+func TestGroupCounts(t *testing.T) {
+	f := loadFixture(t, "healthy")
+	for i := range f.snap.Clusters {
+		if c := &f.snap.Clusters[i]; c.Name == "raycluster-a" {
+			three := int32(3)
+			c.Spec.WorkerGroupSpecs[0].Replicas = &three
+		}
+	}
+	var extra []corev1.Pod
+	for _, p := range f.snap.Pods {
+		if p.Name == "raycluster-a-worker-small-xyz12" {
+			notReady, deleting := *p.DeepCopy(), *p.DeepCopy()
+			notReady.Name, deleting.Name = p.Name+"-2", p.Name+"-3"
+			notReady.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionFalse}}
+			deleting.DeletionTimestamp = &metav1.Time{Time: fixtureNow}
+			extra = append(extra, notReady, deleting)
+		}
+	}
+	f.snap.Pods = append(f.snap.Pods, extra...)
+	r := Diagnose(&f.snap, DefaultOptions())
+	for _, c := range r.Clusters {
+		if c.Name != "raycluster-a" {
+			continue
+		}
+		want := []GroupReport{{Name: "small", Desired: 3, Pods: 2, Running: 2, Ready: 1}}
+		if fmt.Sprint(c.Groups) != fmt.Sprint(want) {
+			t.Errorf("groups %+v, want %+v", c.Groups, want)
+		}
+		return
+	}
+	t.Fatal("raycluster-a not in the report")
 }

@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -153,6 +155,17 @@ func matrixRayJobSubmission(t *testing.T, h *H, v kubeRayVersion) {
 	}
 	if got := d.rules(st.RayClusterName); len(got) != 2 {
 		t.Errorf("findings about the RayJob's cluster: %v, want only the two RayJob findings", got)
+	}
+
+	// A rayJob: entry accepts the failure: the run passes and still reports it, apart.
+	acc := filepath.Join(t.TempDir(), "accept.yaml")
+	if err := os.WriteFile(acc, []byte("apiVersion: kubectl-ray.io/v1alpha1\nkind: AcceptedFindings\naccept:\n- rules: [rayjob-failed]\n  rayJob: "+
+		h.NS+"/sub\n  reason: kept for the postmortem\n  expires: 2099-01-01\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if a := h.Run("doctor", "--accept", acc); a.Code != 0 || !strings.Contains(a.Stdout, "Accepted (reported, not counted toward --fail-on)") ||
+		!strings.Contains(a.Stdout, "1 RayJob: 1 healthy") {
+		t.Errorf("doctor --accept with a rayJob: entry:\n%s", a)
 	}
 
 	k := h.Kubectl("ray", "doctor", "rayjob/sub", "-n", h.NS, "--kubeconfig", h.SB.Kubeconfig())

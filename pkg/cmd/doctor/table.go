@@ -171,9 +171,26 @@ func groupTitle(p cmdutil.Painter, c *diagnose.ClusterReport, r *diagnose.Report
 				head += " on " + strings.Join(c.Nodes, ",")
 			}
 		}
-		title += fmt.Sprintf("  (%s; age %s; operator %s)", head, age(r.Now.Sub(c.Created)), operatorVersions(r))
+		title += fmt.Sprintf("  (%s%s; age %s; operator %s)", head, groupCounts(c.Groups), age(r.Now.Sub(c.Created)), operatorVersions(r))
 	}
 	return title
+}
+
+// groupCounts is "; workers small-group 2/3 ready (3 running)": each worker group's Ready pods
+// against its desired count, and its Running ones when they differ.
+func groupCounts(gs []diagnose.GroupReport) string {
+	if len(gs) == 0 {
+		return ""
+	}
+	parts := make([]string, 0, len(gs))
+	for _, g := range gs {
+		p := fmt.Sprintf("%s %d/%d ready", g.Name, g.Ready, g.Desired)
+		if g.Running != g.Ready {
+			p += fmt.Sprintf(" (%d running)", g.Running)
+		}
+		parts = append(parts, p)
+	}
+	return "; workers " + strings.Join(parts, ", ")
 }
 
 func ownerOf(c *diagnose.ClusterReport) string {

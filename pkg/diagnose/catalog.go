@@ -48,6 +48,7 @@ var Catalog = []RuleInfo{
 	{RuleWorkerPending, SeverityWarning, "cluster", "", "workers the scheduler refuses, for longer than PendingTooLong", "worker-pending-warning"},
 	{RuleWorkerFailed, SeverityWarning, "cluster", "", "worker pods failed and the operator will not replace them, or is late", "worker-failed-warning"},
 	{RuleWorkersMissing, SeverityWarning, "cluster", "", "a worker group is short of pods because the API server refuses the operator's", "workers-missing-warning"},
+	{RuleSpecInvalid, SeverityError, "cluster", "events", "the operator refuses a RayCluster's spec and reconciles nothing of it", "spec-invalid-error"},
 	{RuleRayJobFailed, SeverityError, "rayjob", "rayjobs", "a RayJob failed: its submission, its Ray job, a deadline or its spec", "rayjob-failed-error"},
 	{RuleRayJobInitializing, SeverityWarning, "rayjob", "rayjobs", "a RayJob waits in Initializing for its RayCluster, longer than RayJobInitializingTooLong", "rayjob-initializing-warning"},
 	{RuleRayJobFinishedHolds, SeverityInfo, "rayjob", "rayjobs", "a finished RayJob's RayCluster still holds its pods", "rayjob-finished-holding-info"},

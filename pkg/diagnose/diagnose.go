@@ -69,7 +69,7 @@ type clusterRule func(*index, *clusterView) []Finding
 // clusterRules run on every RayCluster, in this order.
 var clusterRules = []clusterRule{headPodRules, headCountRules, statusStale, nodePressure, workersNotReady, serveRules,
 	headRestartDisabled, workerInitFailing, headRecreateLoop, workersStale,
-	upgradeStuck, serveNoEndpoints, gcsFTFinalizerStuck, workerFailed, workerImagePull, workerPending, workerCrashLoop, workersMissing}
+	upgradeStuck, serveNoEndpoints, gcsFTFinalizerStuck, workerFailed, workerImagePull, workerPending, workerCrashLoop, workersMissing, specInvalid}
 
 // Diagnose runs every rule over s. It only reads s; the same snapshot always gives the same report.
 func Diagnose(s *Snapshot, opts Options) Report {

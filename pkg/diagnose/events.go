@@ -45,15 +45,15 @@ func headDeleted(ev *corev1.Event) (deleted bool, by string) {
 	return false, ""
 }
 
-// KeepEvent reports whether a listed Event is one a rule reads: a head deleted, or a pod the
-// operator could not create (refusals.go). The loader drops the others as their page arrives
+// KeepEvent reports whether a listed Event is one a rule reads: a head deleted, a pod the
+// operator could not create (refusals.go), or a spec it refused (rules_spec_invalid.go). The loader drops the others as their page arrives
 // (v1.1.1's reason Deleted also names worker pods, Services, ...).
 func KeepEvent(ev *corev1.Event) bool {
 	if d, _ := headDeleted(ev); d {
 		return true
 	}
 	switch ev.Reason {
-	case eventFailedToCreateHeadPod, eventFailedToCreateWorker:
+	case eventFailedToCreateHeadPod, eventFailedToCreateWorker, eventInvalidSpec, eventInvalidMetadata:
 		return ev.Type == corev1.EventTypeWarning
 	case eventPodReconciliationError:
 		return ev.Type == corev1.EventTypeWarning && refusedPodText(ev.Message) != ""

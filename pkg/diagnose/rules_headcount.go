@@ -20,6 +20,9 @@ func headCountRules(ix *index, c *clusterView) []Finding {
 		if _, off := ix.restartDisabled(c); off {
 			return nil // by design: head-restart-disabled says so, without head-missing's remedy
 		}
+		if ix.specRefusal(c) != nil {
+			return nil // the operator refuses the spec: spec-invalid says why no head comes
+		}
 		created := ix.s.Now.Sub(c.rc.CreationTimestamp.Time)
 		if created <= ix.opts.OperatorGrace {
 			return nil // the operator has not had its chance yet

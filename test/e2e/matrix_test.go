@@ -75,6 +75,7 @@ func TestKubeRayMatrix(t *testing.T) {
 				"worker-evicted":  matrixWorkerEvicted,
 				"refused":         matrixRefused,
 				"rayjob-deadline": matrixRayJobDeadline,
+				"spec-invalid":    matrixSpecInvalid,
 			}
 			if v.version != "v1.1.1" { // v1.5.0 and v1.6.0 read submitterConfig.backoffLimit; v1.1.1 hard-codes 2
 				cases["rayjob-submission"] = matrixRayJobSubmission

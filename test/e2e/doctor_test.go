@@ -105,7 +105,8 @@ func TestDoctorHeadEvictedKubeRayV111(t *testing.T) {
 		"KubeRay v1.1.1 will not replace it", "fix: run `kubectl ray heal evicted -n "+h.NS+"`",
 		"1 RayCluster checked: 0 healthy, 1 with errors, 0 with warnings.\n")
 	wide := h.Run("doctor", "-o", "wide")
-	wantContains(t, "wide", wide.Stdout, "(head "+head.Name+" on "+head.Spec.NodeName+"; age ", "operator v1.1.1)", "NODE", "AGE")
+	group := h.sampleCluster("x").Spec.WorkerGroupSpecs[0].GroupName
+	wantContains(t, "wide", wide.Stdout, "(head "+head.Name+" on "+head.Spec.NodeName+"; workers "+group+" ", " ready", "; age ", "operator v1.1.1)", "NODE", "AGE")
 	if tab.Code != 1 || wide.Code != 1 || strings.Contains(tab.Stdout+wide.Stdout, "\x1b[") {
 		t.Errorf("table exit %d, wide exit %d (want 1, 1, no color codes)", tab.Code, wide.Code)
 	}

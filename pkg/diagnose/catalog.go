@@ -51,6 +51,7 @@ var Catalog = []RuleInfo{
 	{RuleSpecInvalid, SeverityError, "cluster", "events", "the operator refuses a RayCluster's spec and reconciles nothing of it", "spec-invalid-error"},
 	{RuleRayJobFailed, SeverityError, "rayjob", "rayjobs", "a RayJob failed: its submission, its Ray job, a deadline or its spec", "rayjob-failed-error"},
 	{RuleRayJobInitializing, SeverityWarning, "rayjob", "rayjobs", "a RayJob waits in Initializing for its RayCluster, longer than RayJobInitializingTooLong", "rayjob-initializing-warning"},
+	{RuleRayJobSubmitterFailing, SeverityWarning, "rayjob", "rayjobs", "a Running RayJob's submitter pod cannot start, crash-loops, is unschedulable or its attempts fail", "rayjob-submitter-failing-warning"},
 	{RuleRayJobFinishedHolds, SeverityInfo, "rayjob", "rayjobs", "a finished RayJob's RayCluster still holds its pods", "rayjob-finished-holding-info"},
 }
 

@@ -110,7 +110,12 @@ func loadFixture(t *testing.T, name string) fixture {
 		case "RayJob":
 			err = decodeAppend(o.raw, &s.Jobs, true)
 		case "Pod":
-			err = decodeAppend(o.raw, &s.Pods, true)
+			// The loader lists submitter pods apart, by the Job controller's label.
+			if strings.Contains(string(o.raw), submitterJobLabel+":") {
+				err = decodeAppend(o.raw, &s.SubmitterPods, true)
+			} else {
+				err = decodeAppend(o.raw, &s.Pods, true)
+			}
 		case "Node":
 			err = decodeAppend(o.raw, &s.Nodes, !blind["nodes"])
 		case "Service":

@@ -34,7 +34,7 @@ type jobView struct {
 type jobRule func(*index, *jobView) []Finding
 
 // jobRules run on every RayJob, in this order.
-var jobRules = []jobRule{rayJobFailed, rayJobInitializing, rayJobFinishedHolds}
+var jobRules = []jobRule{rayJobFailed, rayJobInitializing, rayJobSubmitterFailing, rayJobFinishedHolds}
 
 // JobReport is one RayJob checked.
 type JobReport struct {

@@ -30,6 +30,11 @@ type Snapshot struct {
 	// CleanupJobs are KubeRay's Redis cleanup Jobs (label ray.io/node-type=redis-cleanup), trimmed
 	// by TrimJob, when Jobs could be listed.
 	CleanupJobs []batchv1.Job
+	// SubmitterPods are the pods of the submitter Jobs of RayJobs in K8sJobMode that are still
+	// Initializing or Running (label batch.kubernetes.io/job-name: the Job controller's; KubeRay
+	// puts no label of its own on them), trimmed by TrimPod. Listed only when such a RayJob
+	// exists.
+	SubmitterPods []corev1.Pod
 
 	// Secrets holds the secret values of specs the loader trimmed away (TrimPod, TrimCluster),
 	// so that the redactor still knows them.

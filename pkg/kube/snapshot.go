@@ -56,7 +56,9 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 		deploys                                []appsv1.Deployment
 		endpoints                              []discoveryv1.EndpointSlice
 		cleanupJobs                            []batchv1.Job
-		jobSecrets                             = diagnose.Secrets{}
+		submitters                             []corev1.Pod
+		errSubmitters                          error
+		jobSecrets, submitterSecrets           = diagnose.Secrets{}, diagnose.Secrets{}
 		// Pods and RayClusters are trimmed page by page (see diagnose.TrimPod); each goroutine
 		// keeps the secrets of what it dropped in a set of its own.
 		podSecrets, clusterSecrets = diagnose.Secrets{}, diagnose.Secrets{}
@@ -73,6 +75,13 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 	})
 	run(func() {
 		jobs, errJobs = ListAll(ctx, "", pagesOf(c.Ray.RayV1().RayJobs(ns).List, func(l *rayv1.RayJobList) []rayv1.RayJob { return l.Items }, nil))
+		// The submitter pods of the RayJobs that may have one at work, by the Job controller's
+		// label: listed only when there are such RayJobs, as soon as they are known.
+		if sel := diagnose.SubmitterPodSelector(jobs); errJobs == nil && sel != "" {
+			submitters, errSubmitters = ListAll(ctx, sel, func(ctx context.Context, o metav1.ListOptions) (Page[corev1.Pod], error) {
+				return c.podPage(ctx, ns, o, func(p *corev1.Pod) { diagnose.TrimPod(p, submitterSecrets) })
+			})
+		}
 	})
 	run(func() {
 		pods, errPods = ListAll(ctx, ray.RayPodSelector, func(ctx context.Context, o metav1.ListOptions) (Page[corev1.Pod], error) {
@@ -109,18 +118,21 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 	s.Secrets = podSecrets
 	s.Secrets.Merge(clusterSecrets)
 	s.Secrets.Merge(jobSecrets)
+	s.Secrets.Merge(submitterSecrets)
 	optional := []struct {
 		err  error
 		req  Request
 		keep func()
+		as   string // the Gap's resource, when not the request's
 	}{
-		{errSvcs, Request{Verb: "list", Resource: "rayservices.ray.io", Namespace: ns}, func() { s.Services = services }},
-		{errJobs, Request{Verb: "list", Resource: "rayjobs.ray.io", Namespace: ns}, func() { s.Jobs = jobs }},
-		{errNodes, Request{Verb: "list", Resource: "nodes"}, func() { s.Nodes = nodes }},
-		{errServe, Request{Verb: "list", Resource: "services", Namespace: ns}, func() { s.Serve = serve }},
-		{errEvents, Request{Verb: "list", Resource: "events", Namespace: ns}, func() { s.Events = events }},
-		{errEndpoints, Request{Verb: "list", Resource: "endpointslices.discovery.k8s.io", Namespace: ns}, func() { s.ServeEndpoints = endpoints }},
-		{errCleanupJobs, Request{Verb: "list", Resource: "jobs.batch", Namespace: ns}, func() { s.CleanupJobs = cleanupJobs }},
+		{errSvcs, Request{Verb: "list", Resource: "rayservices.ray.io", Namespace: ns}, func() { s.Services = services }, ""},
+		{errJobs, Request{Verb: "list", Resource: "rayjobs.ray.io", Namespace: ns}, func() { s.Jobs = jobs }, ""},
+		{errNodes, Request{Verb: "list", Resource: "nodes"}, func() { s.Nodes = nodes }, ""},
+		{errServe, Request{Verb: "list", Resource: "services", Namespace: ns}, func() { s.Serve = serve }, ""},
+		{errEvents, Request{Verb: "list", Resource: "events", Namespace: ns}, func() { s.Events = events }, ""},
+		{errEndpoints, Request{Verb: "list", Resource: "endpointslices.discovery.k8s.io", Namespace: ns}, func() { s.ServeEndpoints = endpoints }, ""},
+		{errCleanupJobs, Request{Verb: "list", Resource: "jobs.batch", Namespace: ns}, func() { s.CleanupJobs = cleanupJobs }, ""},
+		{errSubmitters, Request{Verb: "list", Resource: "pods", Namespace: ns}, func() { s.SubmitterPods = submitters }, "submitter pods"},
 	}
 	for _, o := range optional {
 		if o.err == nil {
@@ -131,6 +143,9 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 		gap, err := blindOr(o.err, o.req)
 		if err != nil {
 			return nil, err
+		}
+		if o.as != "" {
+			gap.Resource = o.as
 		}
 		s.Blind = append(s.Blind, gap)
 	}

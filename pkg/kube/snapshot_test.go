@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -289,4 +290,38 @@ func TestLoadSnapshotEvents(t *testing.T) {
 func containersTrimmed(p corev1.Pod) bool {
 	return len(p.Spec.Containers) == 0 ||
 		len(p.Spec.Containers) == 1 && reflect.DeepEqual(p.Spec.Containers[0], corev1.Container{Name: p.Spec.Containers[0].Name})
+}
+
+// A Running K8sJobMode RayJob adds one LIST of pods, by the Job controller's label for its
+// submitter Job; the pods of other Jobs stay on the server, and the submitter's env is trimmed
+// and known to the redactor.
+func TestLoadSnapshotSubmitterPods(t *testing.T) {
+	sub := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "etl-x7k2p", Namespace: "ml",
+		Labels: map[string]string{"batch.kubernetes.io/job-name": "etl"}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "ray-job-submitter", Env: []corev1.EnvVar{{Name: "TOKEN", Value: "submitter-secret"}}}}}}
+	backup := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "backup-abcde", Namespace: "ml",
+		Labels: map[string]string{"batch.kubernetes.io/job-name": "backup"}}}
+	kc := kfake.NewClientset(sub, backup)
+	rc := rayfake.NewSimpleClientset(&rayv1.RayJob{ObjectMeta: metav1.ObjectMeta{Name: "etl", Namespace: "ml"},
+		Status: rayv1.RayJobStatus{JobDeploymentStatus: rayv1.JobDeploymentStatusRunning}})
+	c := &Clients{Kube: kc, Ray: rc}
+	s, err := c.LoadSnapshot(context.Background(), SnapshotQuery{Namespace: "ml", Now: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.SubmitterPods) != 1 || s.SubmitterPods[0].Name != "etl-x7k2p" || len(s.Pods) != 0 {
+		t.Errorf("submitter pods %v, Ray pods %v", s.SubmitterPods, s.Pods)
+	}
+	if _, ok := s.Secrets["submitter-secret"]; !ok || len(s.SubmitterPods) == 1 && len(s.SubmitterPods[0].Spec.Containers[0].Env) != 0 {
+		t.Errorf("the submitter's env was kept, or its secret is unknown to the redactor")
+	}
+	var sels []string
+	for _, a := range kc.Actions() {
+		if l, ok := a.(k8stesting.ListActionImpl); ok && a.GetResource().Resource == "pods" {
+			sels = append(sels, l.ListOptions.LabelSelector)
+		}
+	}
+	if len(sels) != 2 || !slices.Contains(sels, "batch.kubernetes.io/job-name in (etl)") {
+		t.Errorf("pod LISTs with selectors %q, want the Ray pods' and the submitters'", sels)
+	}
 }

@@ -190,8 +190,15 @@ func rayJobInitializing(ix *index, j *jobView) []Finding {
 	}
 	ev := jobEvidence(j.job)
 	ev["age"] = age(waited)
+	warn := ix.jobWarning(j.job) // v1.5.0+: what the operator failed to do, in its own words
+	if warn != nil {
+		ev["operatorWarning"] = warn.reason
+	}
 	var why, remedy string
 	switch {
+	case j.cluster == nil && warn != nil:
+		why = "its RayCluster " + orNone(st.RayClusterName) + " does not exist, and the operator reports: " + warn.describe(ix.s.Now)
+		remedy = warn.remedy(j.job)
 	case j.cluster == nil:
 		why = "its RayCluster " + orNone(st.RayClusterName) + " does not exist"
 		remedy = "kubectl describe rayjob " + j.job.Name + " -n " + j.job.Namespace + " for the operator's Warning Events (FailedToCreateRayCluster), and read " + ix.operatorLogs()
@@ -218,6 +225,9 @@ func rayJobInitializing(ix *index, j *jobView) []Finding {
 		}
 		why = fmt.Sprintf("the operator submits only once RayCluster %s is ready, and the API server refuses its %s: %s", j.cluster.rc.Name, what, r.describe(ix.s.Now))
 		remedy = r.remedy(j.cluster)
+	case warn != nil:
+		why = fmt.Sprintf("the operator works on it with RayCluster %s (its state is %q), and reports: %s", j.cluster.rc.Name, j.cluster.rc.Status.State, warn.describe(ix.s.Now))
+		remedy = warn.remedy(j.job)
 	default:
 		running, ready := 0, 0
 		all := append(append([]*corev1.Pod(nil), j.cluster.heads...), j.cluster.workers...)
@@ -272,6 +282,10 @@ func rayJobFinishedHolds(ix *index, j *jobView) []Finding {
 		}
 		why = fmt.Sprintf("shutdownAfterJobFinishes is set with ttlSecondsAfterFinished %d, which passed %s ago, but the cluster is still there",
 			spec.TTLSecondsAfterFinished, age(finished-ttl))
+		if w := ix.jobWarning(j.job); w != nil {
+			why += "; the operator reports: " + w.describe(ix.s.Now)
+			ev["operatorWarning"] = w.reason
+		}
 		remedy = "read " + ix.operatorLogs() + " (it deletes the cluster at the TTL); kubectl delete raycluster " + j.cluster.rc.Name + " -n " + j.job.Namespace + " if you are done with it"
 	} else {
 		why = "neither shutdownAfterJobFinishes nor a deletionStrategy is set, so no KubeRay version deletes the cluster"

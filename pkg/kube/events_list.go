@@ -14,7 +14,19 @@ import (
 // filtered to the head lifecycle Events rules read and trimmed as it arrives, as pods are: a busy
 // namespace holds thousands of Events about worker pods that no rule reads.
 func (c *Clients) listHeadEvents(ctx context.Context, namespace string) ([]corev1.Event, error) {
-	opts := metav1.ListOptions{FieldSelector: diagnose.EventFieldSelector}
+	return c.listEvents(ctx, namespace, diagnose.EventFieldSelector, diagnose.KeepEvent)
+}
+
+// listJobEvents reads the operator's Warning Events about RayJobs the same way
+// (diagnose.JobEventFieldSelector, diagnose.KeepJobEvent).
+func (c *Clients) listJobEvents(ctx context.Context, namespace string) ([]corev1.Event, error) {
+	return c.listEvents(ctx, namespace, diagnose.JobEventFieldSelector, diagnose.KeepJobEvent)
+}
+
+// listEvents is one paged LIST of the Events selected by field, filtered by keep and trimmed as
+// each page arrives.
+func (c *Clients) listEvents(ctx context.Context, namespace, fieldSelector string, keep func(*corev1.Event) bool) ([]corev1.Event, error) {
+	opts := metav1.ListOptions{FieldSelector: fieldSelector}
 	return ListAllWith(ctx, opts, func(ctx context.Context, o metav1.ListOptions) (Page[corev1.Event], error) {
 		l, err := c.Kube.CoreV1().Events(namespace).List(ctx, o)
 		if err != nil {
@@ -22,7 +34,7 @@ func (c *Clients) listHeadEvents(ctx context.Context, namespace string) ([]corev
 		}
 		kept := l.Items[:0]
 		for i := range l.Items {
-			if diagnose.KeepEvent(&l.Items[i]) {
+			if keep(&l.Items[i]) {
 				diagnose.TrimEvent(&l.Items[i])
 				kept = append(kept, l.Items[i])
 			}

@@ -57,7 +57,8 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 		endpoints                              []discoveryv1.EndpointSlice
 		cleanupJobs                            []batchv1.Job
 		submitters                             []corev1.Pod
-		errSubmitters                          error
+		errSubmitters, errJobEvents            error
+		jobEvents                              []corev1.Event
 		jobSecrets, submitterSecrets           = diagnose.Secrets{}, diagnose.Secrets{}
 		// Pods and RayClusters are trimmed page by page (see diagnose.TrimPod); each goroutine
 		// keeps the secrets of what it dropped in a set of its own.
@@ -75,9 +76,13 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 	})
 	run(func() {
 		jobs, errJobs = ListAll(ctx, "", pagesOf(c.Ray.RayV1().RayJobs(ns).List, func(l *rayv1.RayJobList) []rayv1.RayJob { return l.Items }, nil))
-		// The submitter pods of the RayJobs that may have one at work, by the Job controller's
-		// label: listed only when there are such RayJobs, as soon as they are known.
-		if sel := diagnose.SubmitterPodSelector(jobs); errJobs == nil && sel != "" {
+		if errJobs != nil || len(jobs) == 0 {
+			return
+		}
+		// Only with RayJobs, as soon as they are known: the operator's Warnings about them, and
+		// the submitter pods of those that may have one at work (by the Job controller's label).
+		run(func() { jobEvents, errJobEvents = c.listJobEvents(ctx, ns) })
+		if sel := diagnose.SubmitterPodSelector(jobs); sel != "" {
 			submitters, errSubmitters = ListAll(ctx, sel, func(ctx context.Context, o metav1.ListOptions) (Page[corev1.Pod], error) {
 				return c.podPage(ctx, ns, o, func(p *corev1.Pod) { diagnose.TrimPod(p, submitterSecrets) })
 			})
@@ -129,7 +134,8 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 		{errJobs, Request{Verb: "list", Resource: "rayjobs.ray.io", Namespace: ns}, func() { s.Jobs = jobs }, ""},
 		{errNodes, Request{Verb: "list", Resource: "nodes"}, func() { s.Nodes = nodes }, ""},
 		{errServe, Request{Verb: "list", Resource: "services", Namespace: ns}, func() { s.Serve = serve }, ""},
-		{errEvents, Request{Verb: "list", Resource: "events", Namespace: ns}, func() { s.Events = events }, ""},
+		{errEvents, Request{Verb: "list", Resource: "events", Namespace: ns}, func() { s.Events = append(s.Events, events...) }, ""},
+		{errJobEvents, Request{Verb: "list", Resource: "events", Namespace: ns}, func() { s.Events = append(s.Events, jobEvents...) }, "rayjob events"},
 		{errEndpoints, Request{Verb: "list", Resource: "endpointslices.discovery.k8s.io", Namespace: ns}, func() { s.ServeEndpoints = endpoints }, ""},
 		{errCleanupJobs, Request{Verb: "list", Resource: "jobs.batch", Namespace: ns}, func() { s.CleanupJobs = cleanupJobs }, ""},
 		{errSubmitters, Request{Verb: "list", Resource: "pods", Namespace: ns}, func() { s.SubmitterPods = submitters }, "submitter pods"},

@@ -105,10 +105,14 @@ func TestLoadSnapshotOneListPerKind(t *testing.T) {
 	if _, ok := s.Secrets["job-secret-pw"]; !ok {
 		t.Errorf("the cleanup Job's Redis password is not known to the redactor")
 	}
-	for _, r := range []string{"rayclusters", "rayservices", "rayjobs", "pods", "nodes", "services", "endpointslices", "jobs", "deployments", "events"} {
+	for _, r := range []string{"rayclusters", "rayservices", "rayjobs", "pods", "nodes", "services", "endpointslices", "jobs", "deployments"} {
 		if lists[r] != 1 {
 			t.Errorf("%d LISTs of %s, want 1", lists[r], r)
 		}
+	}
+	// Events: those about RayClusters, and, because there is a RayJob, the Warnings about RayJobs.
+	if lists["events"] != 2 {
+		t.Errorf("%d LISTs of events, want 2", lists["events"])
 	}
 	if len(lists) != 10 {
 		t.Errorf("lists = %v", lists)
@@ -250,9 +254,14 @@ func TestLoadSnapshotEvents(t *testing.T) {
 	for i, ev := range []corev1.Event{
 		{Reason: "DeletedHeadPod", Message: "Deleted head Pod ml/a-head-1; Pod status: Failed"},
 		{Reason: "CreatedWorkerPod", Message: "Created worker Pod ml/a-w"},
+		{Reason: "RayClusterNotFound", Type: corev1.EventTypeWarning, Message: "RayCluster ml/gone set in the clusterSelector is not found. It must be created manually"},
+		{Reason: "CreatedRayCluster", Message: "Created RayCluster ml/job-abcde"},
 	} {
 		ev.Name, ev.Namespace = fmt.Sprintf("a.%d", i), "ml"
 		ev.InvolvedObject = corev1.ObjectReference{Kind: "RayCluster", Namespace: "ml", Name: "a"}
+		if i >= 2 {
+			ev.InvolvedObject = corev1.ObjectReference{Kind: "RayJob", Namespace: "ml", Name: "job"}
+		}
 		ev.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "m"}}
 		ev.Annotations = map[string]string{"x": "y"}
 		if _, err := kc.CoreV1().Events("ml").Create(context.Background(), &ev, metav1.CreateOptions{}); err != nil {
@@ -264,15 +273,20 @@ func TestLoadSnapshotEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Events) != 1 || s.Events[0].Reason != "DeletedHeadPod" || s.Events[0].Annotations != nil || s.Events[0].ManagedFields != nil {
+	// The RayCluster head Event and the operator's Warning about the RayJob, from two LISTs.
+	if len(s.Events) != 2 || s.Events[0].Reason != "DeletedHeadPod" || s.Events[1].Reason != "RayClusterNotFound" ||
+		s.Events[0].Annotations != nil || s.Events[0].ManagedFields != nil {
 		t.Fatalf("events = %+v", s.Events)
 	}
+	selectors := map[string]int{}
 	for _, a := range kc.Actions() {
 		if l, ok := a.(k8stesting.ListAction); ok && a.GetResource().Resource == "events" {
-			if fs := l.GetListRestrictions().Fields.String(); fs != fields.ParseSelectorOrDie(diagnose.EventFieldSelector).String() {
-				t.Errorf("events listed with field selector %q", fs)
-			}
+			selectors[l.GetListRestrictions().Fields.String()]++
 		}
+	}
+	if want := map[string]int{fields.ParseSelectorOrDie(diagnose.EventFieldSelector).String(): 1,
+		fields.ParseSelectorOrDie(diagnose.JobEventFieldSelector).String(): 1}; !reflect.DeepEqual(selectors, want) {
+		t.Errorf("events listed with field selectors %v, want %v", selectors, want)
 	}
 
 	kc.PrependReactor("list", "events", forbid("events"))

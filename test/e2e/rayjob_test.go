@@ -10,6 +10,7 @@ import (
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -172,5 +173,152 @@ func matrixRayJobSubmission(t *testing.T, h *H, v kubeRayVersion) {
 	if k.Code != 1 || !strings.Contains(k.Stdout, "RayJob "+h.NS+"/sub (RayCluster "+st.RayClusterName+"): error") ||
 		!strings.Contains(k.Stdout, "rayjob-failed") || !strings.Contains(k.Stdout, "1 RayJob: 0 healthy, 1 with errors") {
 		t.Errorf("kubectl ray doctor rayjob/sub:\n%s", k)
+	}
+}
+
+// rayjob-healthy: the healthy RayJob variants are silent: one running, then the same one
+// succeeded with its cluster deleted (shutdownAfterJobFinishes, ttlSecondsAfterFinished 0). The
+// RayJob, RayCluster and Job controllers are real; Ray's part is played by the head's dashboard
+// stand-in (PlayDashboardJobsAPI, PlayJobsRun). In HTTPMode the operator submits the Ray job
+// through that API itself and reads its status there, as it does in K8sJobMode after `ray job
+// submit` (which no kwok pod runs).
+func matrixRayJobHealthy(t *testing.T, h *H, v kubeRayVersion) {
+	startRay(h, play.RayOptions{JobRunTime: 40 * time.Second})
+	h.createRayJob("ok", func(j *rayv1.RayJob) {
+		j.Spec.SubmissionMode = rayv1.HTTPMode
+		j.Spec.ShutdownAfterJobFinishes = true
+	})
+	st := h.waitRayJob("ok", "Running, its Ray job RUNNING", 90*time.Second, func(s rayv1.RayJobStatus) bool {
+		return s.JobDeploymentStatus == rayv1.JobDeploymentStatusRunning && s.JobStatus == rayv1.JobStatusRunning
+	})
+	cluster := st.RayClusterName
+	silentOnRayJob(t, h, "ok", cluster, "Running")
+
+	st = h.waitRayJob("ok", "Complete", 90*time.Second, func(s rayv1.RayJobStatus) bool {
+		return s.JobDeploymentStatus == rayv1.JobDeploymentStatusComplete
+	})
+	if st.JobStatus != rayv1.JobStatusSucceeded {
+		t.Fatalf("KubeRay %s completed the RayJob with job status %q (%s)", v.version, st.JobStatus, st.Message)
+	}
+	h.WaitFor("the operator to delete RayCluster "+cluster, 60*time.Second, func() (bool, error) {
+		_, err := h.Ray.RayV1().RayClusters(h.NS).Get(h.Ctx, cluster, metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
+	silentOnRayJob(t, h, "ok", "", "Complete")
+}
+
+// silentOnRayJob runs doctor on the namespace and fails on any finding: the RayJob name is
+// healthy, with its cluster ("" for none) and deployment status.
+func silentOnRayJob(t *testing.T, h *H, name, cluster, status string) {
+	t.Helper()
+	d, res := h.doctorJSON()
+	for _, f := range d.Findings {
+		t.Errorf("finding on a healthy RayJob (%s): %s %s %s: %s", status, f.Severity, f.Rule, f.Object.Name, f.Message)
+	}
+	found := false
+	for _, j := range d.RayJobs {
+		if j.Name == name {
+			found = j.Health == "healthy" && j.Cluster == cluster && j.JobDeploymentStatus == status
+		}
+	}
+	if !found || res.Code != 0 || len(d.Blind) != 0 {
+		t.Errorf("rayJobs %+v (want %s healthy on %q, %s), blind %v, exit %d\n%s", d.RayJobs, name, cluster, status, d.Blind, res.Code, res)
+	}
+}
+
+// rayjob-submitter: a K8sJobMode RayJob's submitter fails while the Job retries
+// (submitterConfig.backoffLimit 6 on v1.5.0 and v1.6.0, so it retries for minutes; v1.1.1
+// hard-codes 2, about 30 s of retries with the Job controller's 10 s and 20 s backoff). The
+// kubelet's part is played (play.KubeletJobPodsFail: the container exits 1); the Job controller
+// and the operator are real, and the RayJob still says Running. doctor says which attempt failed,
+// how, and where its log is.
+func matrixRayJobSubmitter(t *testing.T, h *H, v kubeRayVersion) {
+	remove, err := play.KubeletJobPodsFail(h.Ctx, h.SB.Admin, h.NS, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := remove(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
+	six := int32(6)
+	h.createRayJob("retry", func(j *rayv1.RayJob) { j.Spec.SubmitterConfig = &rayv1.SubmitterConfig{BackoffLimit: &six} })
+	var failed string
+	h.WaitFor("a failed attempt of RayJob retry's submitter", 120*time.Second, func() (bool, error) {
+		pods, err := h.Kube.CoreV1().Pods(h.NS).List(h.Ctx, metav1.ListOptions{LabelSelector: "batch.kubernetes.io/job-name=retry"})
+		if err != nil {
+			return false, err
+		}
+		for _, p := range pods.Items {
+			if p.Status.Phase == corev1.PodFailed {
+				failed = p.Name
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	d, res := h.doctorJSON()
+	var f *drFinding
+	for i := range d.Findings {
+		if d.Findings[i].Rule == "rayjob-submitter-failing" {
+			f = &d.Findings[i]
+		}
+	}
+	if f == nil {
+		t.Fatalf("no rayjob-submitter-failing finding\n%s", res)
+	}
+	wantContains(t, "message", f.Message, "RayJob "+h.NS+"/retry is Running, but", "attempt(s) of its submitter failed, the last: pod retry-", "exited with code 1 (Error)")
+	wantContains(t, "remedy", f.Remedy, "kubectl logs pod/", "-n "+h.NS+" -c ray-job-submitter")
+	if f.Severity != "warning" || f.RayJob == nil || f.RayJob.Name != "retry" || res.Code != 0 {
+		t.Errorf("severity %s, rayJob %+v, exit %d (a warning; first failed pod %s)\n%s", f.Severity, f.RayJob, res.Code, failed, res)
+	}
+	for _, j := range d.RayJobs {
+		if j.Name == "retry" && (j.Health != "warning" || j.JobDeploymentStatus != "Running") {
+			t.Errorf("RayJob entry %+v, want warning and Running", j)
+		}
+	}
+}
+
+// rayjob-no-cluster: a RayJob whose spec.clusterSelector names a RayCluster that does not exist
+// waits in Initializing. Nothing is played. KubeRay v1.5.0 and v1.6.0 record Warning
+// RayClusterNotFound on every retry, and doctor quotes it with the remedy; v1.1.1 records no
+// Event, and doctor says only that the cluster does not exist.
+func matrixRayJobNoCluster(t *testing.T, h *H, v kubeRayVersion) {
+	h.createRayJob("adhoc", func(j *rayv1.RayJob) {
+		j.Spec.RayClusterSpec = nil
+		j.Spec.ClusterSelector = map[string]string{"ray.io/cluster": "nowhere"}
+	})
+	h.waitRayJob("adhoc", "Initializing", 60*time.Second, func(s rayv1.RayJobStatus) bool {
+		return s.JobDeploymentStatus == rayv1.JobDeploymentStatusInitializing && s.StartTime != nil
+	})
+	if v.version != "v1.1.1" {
+		h.WaitFor("the operator's Warning RayClusterNotFound", 60*time.Second, func() (bool, error) {
+			evs, err := h.Kube.CoreV1().Events(h.NS).List(h.Ctx, metav1.ListOptions{FieldSelector: "involvedObject.kind=RayJob,reason=RayClusterNotFound"})
+			return err == nil && len(evs.Items) > 0, err
+		})
+	}
+	time.Sleep(2 * time.Second) // past --rayjob-initializing-too-long (1s)
+	d, res := h.doctorJSON("--rayjob-initializing-too-long", "1s")
+	var f *drFinding
+	for i := range d.Findings {
+		if d.Findings[i].Rule == "rayjob-initializing" && d.Findings[i].RayJob != nil && d.Findings[i].RayJob.Name == "adhoc" {
+			f = &d.Findings[i]
+		}
+	}
+	if f == nil {
+		t.Fatalf("no rayjob-initializing finding for RayJob adhoc\n%s", res)
+	}
+	wantContains(t, "message", f.Message, "RayJob "+h.NS+"/adhoc has been Initializing for", "its RayCluster nowhere does not exist")
+	if v.version == "v1.1.1" {
+		if strings.Contains(f.Message, "the operator reports") {
+			t.Errorf("KubeRay v1.1.1 records no Event, yet doctor quotes one: %s", f.Message)
+		}
+	} else {
+		wantContains(t, "message", f.Message, "and the operator reports: RayCluster "+h.NS+"/nowhere set in the clusterSelector is not found. It must be created manually", "Warning Event")
+		wantContains(t, "remedy", f.Remedy, "point spec.clusterSelector")
+	}
+	if f.Severity != "warning" || res.Code != 0 || len(d.Blind) != 0 {
+		t.Errorf("severity %s, exit %d, blind %v\n%s", f.Severity, res.Code, d.Blind, res)
 	}
 }

@@ -60,6 +60,11 @@ type RayOptions struct {
 	// NeverRunning, when set and true for a RayCluster's name, keeps its applications DEPLOYING
 	// forever (an upgrade whose new cluster never becomes ready).
 	NeverRunning func(cluster string) bool
+	// JobRunTime is how long a submitted Ray job runs before it ends (PlayJobsRun); 0 runs it
+	// until the test ends.
+	JobRunTime time.Duration
+	// FailJobs, when set and true for a RayCluster's name, ends its Ray jobs FAILED.
+	FailJobs func(cluster string) bool
 	// Logf receives what the stand-ins do and their errors.
 	Logf func(format string, args ...any)
 }
@@ -91,7 +96,8 @@ type rayCluster struct {
 	head     string // pod name of the head whose GCS holds this state
 	epoch    int    // incremented on every new head
 	apps     map[string]*serveApp
-	deployed time.Time // last PUT
+	deployed time.Time             // last PUT
+	jobs     map[string]*rayJobRun // by submission_id (PlayJobsRun)
 }
 
 type serveApp struct {
@@ -188,9 +194,9 @@ func (r *Ray) observe(p *corev1.Pod, deleted bool) {
 	r.logf("ray stand-ins: %s (%s of %s, pod IP %s): ports %v", p.Name, map[bool]string{true: "head", false: "worker"}[head], cluster, n.ip, forwards)
 }
 
-// newHead is PlayHeadRestartLosesApps: a new GCS, no Serve applications.
+// newHead is PlayHeadRestartLosesApps: a new GCS, no Serve applications and no Ray jobs.
 func (c *rayCluster) newHead(pod string) {
-	c.head, c.epoch, c.apps = pod, c.epoch+1, map[string]*serveApp{}
+	c.head, c.epoch, c.apps, c.jobs = pod, c.epoch+1, map[string]*serveApp{}, map[string]*rayJobRun{}
 }
 
 // headGone: the deletion of the head n started. The Serve controller lived on it
@@ -291,8 +297,13 @@ func (r *Ray) appStatus(cluster string, a *serveApp, now time.Time) string {
 	return "RUNNING"
 }
 
-// dashboard plays the head's dashboard: the Serve REST API (PlayDashboardServeAPI).
+// dashboard plays the head's dashboard: the Serve REST API (PlayDashboardServeAPI) and the Jobs
+// API (PlayDashboardJobsAPI).
 func (r *Ray) dashboard(n *rayNode, rw http.ResponseWriter, req *http.Request) {
+	if strings.HasPrefix(req.URL.Path, "/api/jobs/") {
+		r.jobsAPI(n.cluster, rw, req)
+		return
+	}
 	if req.URL.Path != "/api/serve/applications/" {
 		http.Error(rw, "not played by the sandbox's Ray stand-in", http.StatusNotFound)
 		return

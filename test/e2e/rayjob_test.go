@@ -68,6 +68,21 @@ func (h *H) waitRayJob(name, what string, timeout time.Duration, cond func(rayv1
 	return st
 }
 
+// jobPodsExit1 plays, for the test's namespace until it ends, a kubelet on which every Job pod's
+// container exits 1 (play.KubeletJobPodsFail).
+func (h *H) jobPodsExit1() {
+	h.T.Helper()
+	remove, err := play.KubeletJobPodsFail(h.Ctx, h.SB.Admin, h.NS, 1)
+	if err != nil {
+		h.T.Fatal(err)
+	}
+	h.T.Cleanup(func() {
+		if err := remove(context.Background()); err != nil {
+			h.T.Error(err)
+		}
+	})
+}
+
 // rayjob-deadline: a quota of no pods refuses the head of the RayJob's cluster, so the RayJob
 // waits in Initializing until its activeDeadlineSeconds (20 s) fail it. Nothing is played: the
 // real quota admission refuses, the real operator of each version reports. doctor says first
@@ -128,15 +143,7 @@ func matrixRayJobDeadline(t *testing.T, h *H, v kubeRayVersion) {
 // the finished RayJob's cluster still runs; through kubectl's plugin discovery, `kubectl ray
 // doctor rayjob/sub` shows the RayJob's findings.
 func matrixRayJobSubmission(t *testing.T, h *H, v kubeRayVersion) {
-	remove, err := play.KubeletJobPodsFail(h.Ctx, h.SB.Admin, h.NS, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := remove(context.Background()); err != nil {
-			t.Error(err)
-		}
-	})
+	h.jobPodsExit1()
 	zero := int32(0)
 	h.createRayJob("sub", func(j *rayv1.RayJob) { j.Spec.SubmitterConfig = &rayv1.SubmitterConfig{BackoffLimit: &zero} })
 	st := h.waitRayJob("sub", "Failed", 90*time.Second, func(s rayv1.RayJobStatus) bool {
@@ -233,15 +240,7 @@ func silentOnRayJob(t *testing.T, h *H, name, cluster, status string) {
 // and the operator are real, and the RayJob still says Running. doctor says which attempt failed,
 // how, and where its log is.
 func matrixRayJobSubmitter(t *testing.T, h *H, v kubeRayVersion) {
-	remove, err := play.KubeletJobPodsFail(h.Ctx, h.SB.Admin, h.NS, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := remove(context.Background()); err != nil {
-			t.Error(err)
-		}
-	})
+	h.jobPodsExit1()
 	six := int32(6)
 	h.createRayJob("retry", func(j *rayv1.RayJob) { j.Spec.SubmitterConfig = &rayv1.SubmitterConfig{BackoffLimit: &six} })
 	var failed string
@@ -258,16 +257,9 @@ func matrixRayJobSubmitter(t *testing.T, h *H, v kubeRayVersion) {
 		}
 		return false, nil
 	})
+	st := h.waitRayJob("retry", "Running", time.Second, func(s rayv1.RayJobStatus) bool { return s.JobDeploymentStatus == rayv1.JobDeploymentStatusRunning })
 	d, res := h.doctorJSON()
-	var f *drFinding
-	for i := range d.Findings {
-		if d.Findings[i].Rule == "rayjob-submitter-failing" {
-			f = &d.Findings[i]
-		}
-	}
-	if f == nil {
-		t.Fatalf("no rayjob-submitter-failing finding\n%s", res)
-	}
+	f := d.finding(t, st.RayClusterName, "rayjob-submitter-failing")
 	wantContains(t, "message", f.Message, "RayJob "+h.NS+"/retry is Running, but", "attempt(s) of its submitter failed, the last: pod retry-", "exited with code 1 (Error)")
 	wantContains(t, "remedy", f.Remedy, "kubectl logs pod/", "-n "+h.NS+" -c ray-job-submitter")
 	if f.Severity != "warning" || f.RayJob == nil || f.RayJob.Name != "retry" || res.Code != 0 {
@@ -300,15 +292,7 @@ func matrixRayJobNoCluster(t *testing.T, h *H, v kubeRayVersion) {
 	}
 	time.Sleep(2 * time.Second) // past --rayjob-initializing-too-long (1s)
 	d, res := h.doctorJSON("--rayjob-initializing-too-long", "1s")
-	var f *drFinding
-	for i := range d.Findings {
-		if d.Findings[i].Rule == "rayjob-initializing" && d.Findings[i].RayJob != nil && d.Findings[i].RayJob.Name == "adhoc" {
-			f = &d.Findings[i]
-		}
-	}
-	if f == nil {
-		t.Fatalf("no rayjob-initializing finding for RayJob adhoc\n%s", res)
-	}
+	f := d.finding(t, "", "rayjob-initializing") // no cluster
 	wantContains(t, "message", f.Message, "RayJob "+h.NS+"/adhoc has been Initializing for", "its RayCluster nowhere does not exist")
 	if v.version == "v1.1.1" {
 		if strings.Contains(f.Message, "the operator reports") {

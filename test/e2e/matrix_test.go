@@ -81,9 +81,6 @@ func TestKubeRayMatrix(t *testing.T) {
 			}
 			if v.version != "v1.1.1" { // v1.5.0 and v1.6.0 read submitterConfig.backoffLimit; v1.1.1 hard-codes 2
 				cases["rayjob-submission"] = matrixRayJobSubmission
-				// The v1.1.1 sandbox of the matrix has no pod network: its operator cannot reach
-				// the dashboard stand-in.
-				cases["rayjob-healthy"] = matrixRayJobHealthy
 			}
 			if v.restartDisabled != nil {
 				cases["restart-disabled"] = matrixRestartDisabled

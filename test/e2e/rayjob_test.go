@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/test/play"
+	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
 )
 
 // podQuota puts a ResourceQuota of n pods in the test's namespace, enforced by the sandbox's real
@@ -183,13 +184,27 @@ func matrixRayJobSubmission(t *testing.T, h *H, v kubeRayVersion) {
 	}
 }
 
-// rayjob-healthy: the healthy RayJob variants are silent: one running, then the same one
-// succeeded with its cluster deleted (shutdownAfterJobFinishes, ttlSecondsAfterFinished 0). The
-// RayJob, RayCluster and Job controllers are real; Ray's part is played by the head's dashboard
-// stand-in (PlayDashboardJobsAPI, PlayJobsRun). In HTTPMode the operator submits the Ray job
-// through that API itself and reads its status there, as it does in K8sJobMode after `ray job
-// submit` (which no kwok pod runs).
-func matrixRayJobHealthy(t *testing.T, h *H, v kubeRayVersion) {
+// TestRayJobHealthyLive: the healthy RayJob variants are silent, on each operator version: one
+// running, then the same one succeeded with its cluster deleted (shutdownAfterJobFinishes,
+// ttlSecondsAfterFinished 0). The RayJob and RayCluster controllers are real; Ray's part is played
+// by the head's dashboard stand-in (PlayDashboardJobsAPI, PlayJobsRun), which the operator reaches
+// through the sandbox's pod network. In HTTPMode the operator submits the Ray job through that API
+// itself and reads its status there, as it does in K8sJobMode after `ray job submit` (which no
+// kwok pod runs).
+func TestRayJobHealthyLive(t *testing.T) {
+	t.Parallel()
+	for _, v := range []struct {
+		version string
+		sb      func(*testing.T) *sandbox.Sandbox
+	}{{sandbox.OperatorV111, sandboxV111Serve}, {sandbox.OperatorV150, sandboxV150}, {sandbox.OperatorV160, sandboxV160}} {
+		t.Run(strings.ReplaceAll(v.version, ".", ""), func(t *testing.T) {
+			t.Parallel()
+			testRayJobHealthy(t, newHOn(t, v.sb(t)), v.version)
+		})
+	}
+}
+
+func testRayJobHealthy(t *testing.T, h *H, version string) {
 	startRay(h, play.RayOptions{JobRunTime: 40 * time.Second})
 	h.createRayJob("ok", func(j *rayv1.RayJob) {
 		j.Spec.SubmissionMode = rayv1.HTTPMode
@@ -205,7 +220,7 @@ func matrixRayJobHealthy(t *testing.T, h *H, v kubeRayVersion) {
 		return s.JobDeploymentStatus == rayv1.JobDeploymentStatusComplete
 	})
 	if st.JobStatus != rayv1.JobStatusSucceeded {
-		t.Fatalf("KubeRay %s completed the RayJob with job status %q (%s)", v.version, st.JobStatus, st.Message)
+		t.Fatalf("KubeRay %s completed the RayJob with job status %q (%s)", version, st.JobStatus, st.Message)
 	}
 	h.WaitFor("the operator to delete RayCluster "+cluster, 60*time.Second, func() (bool, error) {
 		_, err := h.Ray.RayV1().RayClusters(h.NS).Get(h.Ctx, cluster, metav1.GetOptions{})

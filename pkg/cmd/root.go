@@ -11,6 +11,9 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/cmd/chaos"
+	"github.com/kubectl-ray/kubectl-ray/pkg/cmd/doctor"
+	"github.com/kubectl-ray/kubectl-ray/pkg/cmd/heal"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmd/version"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
@@ -49,19 +52,13 @@ missing), repairs them safely, and measures what clients see when a head dies.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return exit.Usagef("%v; see '%s --help'", err, c.CommandPath())
 	})
-	root.AddCommand(version.NewCmd(f))
-	for _, add := range extraCommands {
-		root.AddCommand(add(f))
-	}
+	// Every command, in one explicit list (as kubectl's and KubeRay's own plugin root do).
+	root.AddCommand(doctor.NewCmd(f), heal.NewCmd(f), chaos.NewCmd(f), version.NewCmd(f))
 	// Cobra adds `completion` only when it executes; adding it here puts it in the tree that
 	// docs/reference is generated from.
 	root.InitDefaultCompletionCmd()
 	return root
 }
-
-// extraCommands are registered by the command packages' files in this package (one per command),
-// so adding a command touches one file.
-var extraCommands []func(*cmdutil.Factory) *cobra.Command
 
 // Main runs the plugin with args (os.Args) and returns the process exit code.
 func Main(args []string, streams genericiooptions.IOStreams) int {

@@ -1,6 +1,6 @@
 // Package chaos is `kubectl ray chaos`: commands that break a Ray cluster on purpose, safely, to
-// show what users see and whether it recovers. Each subcommand lives in its own file and adds
-// itself to subcommands from init, so two engineers never edit the same file to add one.
+// show what users see and whether it recovers. Each subcommand lives in its own file; NewCmd
+// lists them all.
 package chaos
 
 import (
@@ -8,9 +8,6 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 )
-
-// subcommands are appended to by the subcommands' files.
-var subcommands []func(*cmdutil.Factory) *cobra.Command
 
 // NewCmd returns `kubectl ray chaos`, a parent with no action of its own.
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
@@ -22,8 +19,6 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	for _, add := range subcommands {
-		cmd.AddCommand(add(f))
-	}
+	cmd.AddCommand(NewHeadKillCmd(f), NewDiskPressureCmd(f), NewMemoryPressureCmd(f), NewUpgradeCmd(f))
 	return cmd
 }

@@ -13,10 +13,6 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
-func init() {
-	subcommands = append(subcommands, NewHeadKillCmd)
-}
-
 // HeadKillOptions is `kubectl ray chaos head-kill`: flags bound to the runner's Settings
 // (headkill_run.go runs it and maps the outcome to an exit code).
 type HeadKillOptions struct {

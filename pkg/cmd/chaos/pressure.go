@@ -10,10 +10,6 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 )
 
-func init() {
-	subcommands = append(subcommands, NewDiskPressureCmd, NewMemoryPressureCmd)
-}
-
 // PressureOptions is shared by disk-pressure and memory-pressure: flags bound to the runner's
 // Settings (pressure_run.go runs it and maps the outcome to an exit code).
 type PressureOptions struct {

@@ -13,10 +13,6 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
-func init() {
-	subcommands = append(subcommands, NewUpgradeCmd)
-}
-
 // UpgradeOptions is `kubectl ray chaos upgrade`: flags bound to the runner's Settings.
 type UpgradeOptions struct {
 	f      *cmdutil.Factory

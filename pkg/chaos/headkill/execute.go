@@ -40,8 +40,8 @@ func (s *Settings) run(ctx context.Context, c Cluster, t *target, advice []repor
 
 	var eps probe.Endpoints
 	if t.service == "" {
-		u, _ := url.Parse(s.targetBase)
-		eps = probe.NewURL(u.Host, s.targetBase)
+		u, _ := url.Parse(s.targetBase())
+		eps = probe.NewURL(u.Host, s.targetBase())
 	} else {
 		set, feeder, err := s.followEndpoints(run, c, t, tr)
 		if feeder != nil {
@@ -56,7 +56,7 @@ func (s *Settings) run(ctx context.Context, c Cluster, t *target, advice []repor
 	res := RunPlan(ctx, Plan{
 		Probe: s.Config(), Endpoints: eps, Warmup: s.Warmup, After: s.After,
 		UntilRecovered: s.UntilRecovered, Timeout: s.Timeout, Mode: s.Mode, Tracker: tr,
-		Kill:     func(ctx context.Context) error { return killHead(ctx, c, t.head, s.killMode) },
+		Kill:     func(ctx context.Context) error { return killHead(ctx, c, t.head, s.killMode()) },
 		Progress: s.Progress, ProgressEvery: s.ProgressEvery,
 		Now: s.Now,
 	})

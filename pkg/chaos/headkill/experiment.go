@@ -51,7 +51,7 @@ func Run(ctx context.Context, c Cluster, s Settings) (*report.Report, chaos.Outc
 	if err := s.Ask(fmt.Sprintf("%s head pod %s/%s of RayCluster %s", s.killWhat(t), t.head.Namespace, t.head.Name, t.cluster), s.probeTarget(t)); err != nil {
 		return nil, chaos.Outcome{}, err
 	}
-	if err := c.KillHeadPod(ctx, t.head, s.killMode, true); err != nil {
+	if err := c.KillHeadPod(ctx, t.head, s.killMode(), true); err != nil {
 		return nil, chaos.Outcome{}, killError(err)
 	}
 	advice := doctorAdvice(ctx, c, &s)
@@ -70,7 +70,7 @@ func DryRun(ctx context.Context, c Cluster, s Settings) (*report.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := c.KillHeadPod(ctx, t.head, s.killMode, true); err != nil {
+	if err := c.KillHeadPod(ctx, t.head, s.killMode(), true); err != nil {
 		return nil, killError(err)
 	}
 	cfg := s.Config()

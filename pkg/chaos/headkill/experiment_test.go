@@ -171,8 +171,8 @@ func TestParseRateAndTargetPath(t *testing.T) {
 	if err := s.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if s.targetBase != "http://serve.example:8000" || s.Config().Path != "/healthz?x=1" {
-		t.Fatalf("base %q path %q", s.targetBase, s.Config().Path)
+	if s.targetBase() != "http://serve.example:8000" || s.Config().Path != "/healthz?x=1" {
+		t.Fatalf("base %q path %q", s.targetBase(), s.Config().Path)
 	}
 }
 

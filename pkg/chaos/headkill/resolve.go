@@ -125,11 +125,11 @@ func (s *Settings) probeTarget(t *target) string {
 	if t.service != "" {
 		return fmt.Sprintf("service/%s:%d", t.service, t.port)
 	}
-	return s.targetBase
+	return s.targetBase()
 }
 
 func (s *Settings) killWhat(t *target) string {
-	switch s.killMode {
+	switch s.killMode() {
 	case kube.KillForce:
 		return "force-delete (grace period 0)"
 	case kube.KillEvict:

@@ -56,18 +56,25 @@ type Settings struct {
 	Timeout        time.Duration // with UntilRecovered
 
 	ProbeSettings
+}
 
-	// Set by Validate.
-	targetBase string // Target's scheme://host[:port]
-	killMode   kube.KillMode
+// killMode is Mode as the API calls take it (Validate has checked it).
+func (s *Settings) killMode() kube.KillMode { return kube.KillMode(s.Mode) }
+
+// targetBase is Target's scheme://host[:port] (Validate has checked it is an http(s) URL).
+func (s *Settings) targetBase() string {
+	u, err := url.Parse(s.Target)
+	if err != nil {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
 }
 
 func invalid(format string, args ...any) error { return chaos.Errorf(chaos.Invalid, format, args...) }
 
 // Validate checks every setting before the API is touched: bad input kills nothing.
 func (s *Settings) Validate() error {
-	s.killMode = kube.KillMode(s.Mode)
-	switch s.killMode {
+	switch s.killMode() {
 	case kube.KillDelete, kube.KillForce, kube.KillEvict:
 	default:
 		return invalid("%s must be delete, force or evict, not %q", SetMode, s.Mode)
@@ -112,7 +119,7 @@ func (s *Settings) validateTarget() error {
 	return nil
 }
 
-// probePath is Path, or the path of Target; it sets targetBase.
+// probePath is Path, or the path of Target.
 func (s *Settings) probePath() (string, error) {
 	if s.Target == "" {
 		return s.Path, nil
@@ -128,7 +135,6 @@ func (s *Settings) probePath() (string, error) {
 	if u.User != nil {
 		return "", invalid("%s %q has credentials in it, which the probe would not send and reports would show: pass them as %s 'Authorization: ...'", SetTarget, u.Redacted(), SetHeader)
 	}
-	s.targetBase = u.Scheme + "://" + u.Host
 	rest := u.RequestURI()
 	if rest == "/" {
 		return s.Path, nil

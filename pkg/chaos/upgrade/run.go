@@ -110,6 +110,7 @@ func (s *Settings) reportSettings(t *target) report.UpgradeSettings {
 // nothing is changed, no port-forward is opened and no request is sent.
 func DryRun(ctx context.Context, c Cluster, s Settings) (*report.UpgradePlan, error) {
 	s.DryRun = true
+	s.Defaults()
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}

@@ -42,7 +42,8 @@ type Settings struct {
 
 func invalid(format string, args ...any) error { return chaos.Errorf(chaos.Invalid, format, args...) }
 
-// Validate checks every setting before the API is touched: bad input changes nothing.
+// Validate checks every setting before the API is touched: bad input changes nothing, and it
+// changes nothing itself (Defaults fills the unset ones).
 func (s *Settings) Validate() error {
 	switch {
 	case s.Image == "" && s.Patch == "":
@@ -68,10 +69,15 @@ func (s *Settings) Validate() error {
 		return invalid("%s %s leaves no time after the patch (the warm-up, a request timeout and %s for the patch come first): raise it, e.g. %s 10m",
 			SetTimeout, s.Timeout, headkill.KillSlack, SetTimeout)
 	}
+	return nil
+}
+
+// Defaults fills what was left unset: the probe's clock and warnings, and the Serve port.
+func (s *Settings) Defaults() {
+	s.ProbeSettings.Defaults()
 	if s.Port == 0 {
 		s.Port = headkill.DefaultServePort
 	}
-	return nil
 }
 
 // post is how long the probe may run after the patch: --timeout less what comes before it.

@@ -92,8 +92,7 @@ func (o *UpgradeOptions) Validate() error {
 	if err := o.output.Validate(); err != nil {
 		return err
 	}
-	s := o.s // the runner validates again
-	return exitError(s.Validate(), flagOf)
+	return exitError(o.s.Validate(), flagOf)
 }
 
 // Run runs the upgrade, prints its report and maps the outcome to the exit code.

@@ -28,7 +28,6 @@ type Options struct {
 
 	namespace string // "" with -A
 	target    *diagnose.Target
-	threshold diagnose.Severity // "" for --fail-on never
 	acc       acceptance
 }
 
@@ -105,7 +104,26 @@ func (o *Options) Complete(_ *cobra.Command, args []string) error {
 	return nil
 }
 
-// Validate checks flags before anything is read.
+// failThreshold is the severity --fail-on names, "" for never.
+func failThreshold(failOn string) (diagnose.Severity, error) {
+	switch failOn {
+	case "error":
+		return diagnose.SeverityError, nil
+	case "warning":
+		return diagnose.SeverityWarning, nil
+	case "never":
+		return "", nil
+	}
+	return "", exit.Usagef("unknown --fail-on %q: use --fail-on error|warning|never", failOn)
+}
+
+// threshold is --fail-on's severity, "" for never (Validate has checked it).
+func (o *Options) threshold() diagnose.Severity {
+	t, _ := failThreshold(o.failOn)
+	return t
+}
+
+// Validate checks flags before anything is read; it changes nothing.
 func (o *Options) Validate() error {
 	if err := o.output.Validate(); err != nil {
 		return err
@@ -115,15 +133,8 @@ func (o *Options) Validate() error {
 			return err
 		}
 	}
-	switch o.failOn {
-	case "error":
-		o.threshold = diagnose.SeverityError
-	case "warning":
-		o.threshold = diagnose.SeverityWarning
-	case "never":
-		o.threshold = ""
-	default:
-		return exit.Usagef("unknown --fail-on %q: use --fail-on error|warning|never", o.failOn)
+	if _, err := failThreshold(o.failOn); err != nil {
+		return err
 	}
 	if err := o.validateMinSeverity(); err != nil {
 		return err
@@ -164,7 +175,7 @@ func (o *Options) Run(cmd *cobra.Command) error {
 	case "json", "yaml":
 		err = cmdutil.PrintStructured(out, o.output.Value, newDocument(&r, o))
 	case "junit":
-		err = writeJUnit(out, &r, o.threshold)
+		err = writeJUnit(out, &r, o.threshold())
 	case "prometheus":
 		err = metrics.WriteDoctor(out, &r)
 	default:
@@ -173,7 +184,7 @@ func (o *Options) Run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	if o.threshold != "" && r.Worst().Rank() >= o.threshold.Rank() {
+	if t := o.threshold(); t != "" && r.Worst().Rank() >= t.Rank() {
 		return exit.Silent{Code: exit.CheckFailed}
 	}
 	return nil

@@ -19,7 +19,7 @@ func addMinSeverity(cmd *cobra.Command, o *Options) {
 	})
 }
 
-// validateMinSeverity checks --min-severity against --fail-on (o.threshold, already parsed): a
+// validateMinSeverity checks --min-severity against --fail-on (o.threshold(), already checked): a
 // run must never fail on a finding it does not show.
 func (o *Options) validateMinSeverity() error {
 	min := diagnose.Severity(o.minSeverity)
@@ -30,8 +30,8 @@ func (o *Options) validateMinSeverity() error {
 	if !known {
 		return exit.Usagef("unknown --min-severity %q: use --min-severity info|warning|error", o.minSeverity)
 	}
-	if o.threshold != "" && o.threshold.Rank() < min.Rank() {
-		return exit.Usagef("--fail-on %s would fail on findings --min-severity %s hides: raise --fail-on to %s, or lower --min-severity", o.threshold, min, min)
+	if t := o.threshold(); t != "" && t.Rank() < min.Rank() {
+		return exit.Usagef("--fail-on %s would fail on findings --min-severity %s hides: raise --fail-on to %s, or lower --min-severity", t, min, min)
 	}
 	return nil
 }

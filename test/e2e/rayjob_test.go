@@ -229,12 +229,16 @@ func testRayJobHealthy(t *testing.T, h *H, version string) {
 	silentOnRayJob(t, h, "ok", "", "Complete")
 }
 
-// silentOnRayJob runs doctor on the namespace and fails on any finding: the RayJob name is
+// silentOnRayJob runs doctor on the namespace and fails on any finding but v1.1.1's
+// operator-outdated: the RayJob name is
 // healthy, with its cluster ("" for none) and deployment status.
 func silentOnRayJob(t *testing.T, h *H, name, cluster, status string) {
 	t.Helper()
 	d, res := h.doctorJSON()
 	for _, f := range d.Findings {
+		if f.Rule == "operator-outdated" { // v1.1.1's operator itself, not the RayJob
+			continue
+		}
 		t.Errorf("finding on a healthy RayJob (%s): %s %s %s: %s", status, f.Severity, f.Rule, f.Object.Name, f.Message)
 	}
 	found := false

@@ -20,7 +20,7 @@ const byInvolvedCluster = "involved"
 // involvedObject.kind=RayCluster), from which the watchdog sees a head recreate loop and backs
 // off (kuberay #4272). Events are optional, as they are for doctor: when the first page is
 // refused, the watchdog runs without them and head-recreate-loop does not run.
-func (h *HealInformers) addEvents() error {
+func (h *ClusterInformers) addEvents() error {
 	evs := h.c.Kube.CoreV1().Events(h.namespace)
 	// One page of one Event, once at start: the only way to learn whether Events may be listed
 	// before an informer turns a refusal into a fatal error.
@@ -55,7 +55,7 @@ func eventCluster(onChange func(types.NamespacedName)) func(any) {
 }
 
 // addClusterEvents puts the cached Events about key into s, or records that they are not read.
-func (h *HealInformers) addClusterEvents(s *diagnose.Snapshot, key types.NamespacedName) {
+func (h *ClusterInformers) addClusterEvents(s *diagnose.Snapshot, key types.NamespacedName) {
 	if h.events == nil {
 		s.Blind = append(s.Blind, diagnose.Gap{Resource: "events", Reason: h.eventsBlind})
 		return

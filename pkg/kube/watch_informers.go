@@ -24,11 +24,11 @@ const byCluster = "raycluster"
 // byNode indexes Ray pods by node, so a node going NotReady re-examines the clusters on it.
 const byNode = "node"
 
-// HealInformers are heal --watch's caches: Ray pods (label ray.io/is-ray-node=yes), RayClusters
+// ClusterInformers are the watchdog's caches (heal and doctor in watch mode): Ray pods (label ray.io/is-ray-node=yes), RayClusters
 // and, when stuck heads may be force-deleted, nodes. Each is one LIST then a WATCH; client-go's
 // reflectors list again after an expired watch or an API server restart, so the caches heal
 // themselves. Every change is reported as the key of the RayCluster it concerns.
-type HealInformers struct {
+type ClusterInformers struct {
 	c         *Clients
 	namespace string
 	pods      cache.SharedIndexInformer
@@ -50,10 +50,10 @@ type HealInformers struct {
 	Warn func(resource string, err error)
 }
 
-// NewHealInformers builds the caches for namespace ("" for all); onChange hears the RayCluster
+// NewClusterInformers builds the caches for namespace ("" for all); onChange hears the RayCluster
 // each change concerns. withNodes adds a node cache (cluster-wide list and watch of nodes).
-func (c *Clients) NewHealInformers(namespace string, withNodes bool, onChange func(types.NamespacedName)) (*HealInformers, error) {
-	h := &HealInformers{c: c, namespace: namespace, fatal: make(chan error, 1), secrets: diagnose.Secrets{}}
+func (c *Clients) NewClusterInformers(namespace string, withNodes bool, onChange func(types.NamespacedName)) (*ClusterInformers, error) {
+	h := &ClusterInformers{c: c, namespace: namespace, fatal: make(chan error, 1), secrets: diagnose.Secrets{}}
 	// Plain informers over list/watch functions rather than client-go's informer factories: the
 	// factories pull every API group's informers and listers into the binary.
 	pods, clusters := c.Kube.CoreV1().Pods(namespace), c.Ray.RayV1().RayClusters(namespace)
@@ -129,7 +129,7 @@ func (c *Clients) NewHealInformers(namespace string, withNodes bool, onChange fu
 
 // Start runs the informers until ctx ends and waits for their first LIST. A LIST refused by RBAC
 // is returned as one line naming the permission.
-func (h *HealInformers) Start(ctx context.Context) error {
+func (h *ClusterInformers) Start(ctx context.Context) error {
 	go h.pods.RunWithContext(ctx)
 	go h.clusters.RunWithContext(ctx)
 	synced := []cache.InformerSynced{h.pods.HasSynced, h.clusters.HasSynced}
@@ -159,7 +159,7 @@ func (h *HealInformers) Start(ctx context.Context) error {
 // trim keeps in the caches only what rules and plans read, as doctor's loader does (see
 // diagnose.TrimPod): a watchdog holds every Ray pod of the cluster for as long as it runs. The
 // informers call it from their own goroutines, on objects just decoded and not yet shared.
-func (h *HealInformers) trim(obj any) (any, error) {
+func (h *ClusterInformers) trim(obj any) (any, error) {
 	switch o := obj.(type) {
 	case *corev1.Pod:
 		h.secretsMu.Lock()
@@ -185,7 +185,7 @@ func (h *HealInformers) trim(obj any) (any, error) {
 // with resourceVersion "0", which the API server answers from its cache in one piece, ignoring
 // the page size; resourceVersion "" (the latest) is paged. A relist after an expired watch keeps
 // client-go's choice (one piece, from the cache): that is rare, and its objects are trimmed too.
-func (h *HealInformers) trimmedPages(lw *cache.ListWatch) *cache.ListWatch {
+func (h *ClusterInformers) trimmedPages(lw *cache.ListWatch) *cache.ListWatch {
 	list := lw.ListWithContextFunc
 	lw.ListWithContextFunc = func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 		if o.ResourceVersion == "0" {
@@ -208,11 +208,11 @@ func (h *HealInformers) trimmedPages(lw *cache.ListWatch) *cache.ListWatch {
 }
 
 // Fatal delivers an error the informers cannot retry past (RBAC revoked while running).
-func (h *HealInformers) Fatal() <-chan error { return h.fatal }
+func (h *ClusterInformers) Fatal() <-chan error { return h.fatal }
 
 // Snapshot is the cached state of one RayCluster, its Ray pods and their nodes, in the shape
 // diagnose.Diagnose reads. ok is false when the RayCluster is not (or no longer) there.
-func (h *HealInformers) Snapshot(key types.NamespacedName, now time.Time) (*diagnose.Snapshot, bool) {
+func (h *ClusterInformers) Snapshot(key types.NamespacedName, now time.Time) (*diagnose.Snapshot, bool) {
 	obj, exists, err := h.clusters.GetStore().GetByKey(key.Namespace + "/" + key.Name)
 	if err != nil || !exists {
 		return nil, false
@@ -254,7 +254,7 @@ func (h *HealInformers) Snapshot(key types.NamespacedName, now time.Time) (*diag
 }
 
 // Keys lists every cached RayCluster, to examine them all once the caches are warm.
-func (h *HealInformers) Keys() []types.NamespacedName {
+func (h *ClusterInformers) Keys() []types.NamespacedName {
 	var out []types.NamespacedName
 	for _, k := range h.clusters.GetStore().ListKeys() {
 		ns, name, err := cache.SplitMetaNamespaceKey(k)

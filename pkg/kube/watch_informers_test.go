@@ -36,7 +36,7 @@ func TestHealInformersTrimAndKeepSecrets(t *testing.T) {
 	c := &Clients{Kube: kfake.NewClientset(pod, node), Ray: rayfake.NewSimpleClientset(rc)}
 	// As heal --watch does: client-go's logs are routed before any informer runs.
 	RouteClientLogs(func(string, string, ...any) {})
-	h, err := c.NewHealInformers("ml", true, func(types.NamespacedName) {})
+	h, err := c.NewClusterInformers("ml", true, func(types.NamespacedName) {})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestHealInformersTrimAndKeepSecrets(t *testing.T) {
 // The informers' first LIST is paged (resourceVersion "0" would be answered in one piece from the
 // API server's cache) and each page is trimmed before the next is read.
 func TestTrimmedPages(t *testing.T) {
-	h := &HealInformers{secrets: diagnose.Secrets{}}
+	h := &ClusterInformers{secrets: diagnose.Secrets{}}
 	var asked metav1.ListOptions
 	lw := h.trimmedPages(&cache.ListWatch{ListWithContextFunc: func(_ context.Context, o metav1.ListOptions) (runtime.Object, error) {
 		asked = o

@@ -33,7 +33,7 @@ func (s *Settings) run(ctx context.Context, c Cluster, t *target, advice []repor
 		podSelector = ray.LabelCluster
 	}
 	// Until the probe starts, Ctrl-C or a slow API server ends the run with nothing killed.
-	if err := run.Watch(c, kube.HeadKillWatch{Namespace: s.Namespace, PodSelector: podSelector, RayService: s.RayService, Cluster: t.cluster},
+	if err := run.Watch(c, kube.ClusterWatch{Namespace: s.Namespace, PodSelector: podSelector, RayService: s.RayService, Cluster: t.cluster},
 		tr, s.Now, s.Warn); err != nil {
 		return nil, chaos.Outcome{}, err
 	}

@@ -70,7 +70,7 @@ func (f *fakeCluster) KillHeadPod(_ context.Context, _ *corev1.Pod, mode kube.Ki
 func (f *fakeCluster) LoadSnapshot(context.Context, kube.SnapshotQuery) (*diagnose.Snapshot, error) {
 	return nil, errors.New("forbidden: you cannot list pods")
 }
-func (f *fakeCluster) RunHeadKillWatch(_, _ context.Context, w kube.HeadKillWatch) (<-chan error, error) {
+func (f *fakeCluster) RunClusterWatch(_, _ context.Context, w kube.ClusterWatch) (<-chan error, error) {
 	w.OnPod(f.head, false)
 	errs := make(chan error)
 	close(errs)

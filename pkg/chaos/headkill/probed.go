@@ -135,7 +135,7 @@ type WatchTracker interface {
 
 // Watcher starts the watches of a run (pkg/kube's Clients, or a fake).
 type Watcher interface {
-	RunHeadKillWatch(ctx, startup context.Context, w kube.HeadKillWatch) (<-chan error, error)
+	RunClusterWatch(ctx, startup context.Context, w kube.ClusterWatch) (<-chan error, error)
 }
 
 // Session holds the contexts of one run under the probe: Ctx is the run's (Interrupts end it on
@@ -176,11 +176,11 @@ func (s *Session) Close() {
 
 // Watch starts the watches of w, each event told to tr at now(); a watch's error mid-run goes to
 // warn as a warning.
-func (s *Session) Watch(c Watcher, w kube.HeadKillWatch, tr WatchTracker, now func() time.Time, warn io.Writer) error {
+func (s *Session) Watch(c Watcher, w kube.ClusterWatch, tr WatchTracker, now func() time.Time, warn io.Writer) error {
 	w.OnPod = func(p *corev1.Pod, deleted bool) { tr.Pod(p, deleted, now()) }
 	w.OnRayCluster = func(rc *rayv1.RayCluster, deleted bool) { tr.RayCluster(rc, deleted, now()) }
 	w.OnRayService = func(rs *rayv1.RayService, _ bool) { tr.RayService(rs, now()) }
-	errs, err := c.RunHeadKillWatch(s.WatchCtx, s.StartCtx, w)
+	errs, err := c.RunClusterWatch(s.WatchCtx, s.StartCtx, w)
 	if err != nil {
 		return s.StartError(err)
 	}

@@ -150,7 +150,7 @@ func (s *Settings) run(ctx context.Context, c Cluster, t *target) (*report.Upgra
 	ctx = run.Ctx
 
 	tr := NewTracker(s.RayService, t.active)
-	if err := run.Watch(c, kube.HeadKillWatch{Namespace: s.Namespace, PodSelector: ray.LabelCluster, RayService: s.RayService},
+	if err := run.Watch(c, kube.ClusterWatch{Namespace: s.Namespace, PodSelector: ray.LabelCluster, RayService: s.RayService},
 		tr, s.Now, s.Warn); err != nil {
 		return nil, chaos.Outcome{}, err
 	}

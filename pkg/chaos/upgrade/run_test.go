@@ -33,7 +33,7 @@ type fakeCluster struct {
 	rs      *rayv1.RayService
 	patches []string // real patches applied
 	dryRuns int
-	w       kube.HeadKillWatch
+	w       kube.ClusterWatch
 	reads   int
 	// onRead, when set, changes the stored RayService after the read numbered n (1 is resolve's),
 	// as KubeRay or another user would between two reads.
@@ -127,7 +127,7 @@ func (f *fakeCluster) playKubeRay() {
 	f.w.OnRayCluster(&rayv1.RayCluster{ObjectMeta: metav1.ObjectMeta{Name: "old"}}, true)
 }
 
-func (f *fakeCluster) RunHeadKillWatch(_, _ context.Context, w kube.HeadKillWatch) (<-chan error, error) {
+func (f *fakeCluster) RunClusterWatch(_, _ context.Context, w kube.ClusterWatch) (<-chan error, error) {
 	f.w = w
 	rs, _ := f.GetRayService(context.Background(), "", "")
 	w.OnRayService(rs, false)

@@ -46,7 +46,7 @@ func (o *Options) runWatch(ctx context.Context, c *kube.Clients) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	queue := workqueue.NewTyped[types.NamespacedName]()
-	inf, err := c.NewHealInformers(o.namespace, true, queue.Add)
+	inf, err := c.NewClusterInformers(o.namespace, true, queue.Add)
 	if err != nil {
 		return err
 	}
@@ -116,7 +116,7 @@ func (o *Options) runWatch(ctx context.Context, c *kube.Clients) error {
 }
 
 // resync queues every RayCluster each WatchResync, until ctx ends.
-func resync(ctx context.Context, inf *kube.HealInformers, queue workqueue.TypedInterface[types.NamespacedName]) {
+func resync(ctx context.Context, inf *kube.ClusterInformers, queue workqueue.TypedInterface[types.NamespacedName]) {
 	t := time.NewTicker(WatchResync)
 	defer t.Stop()
 	for {
@@ -133,7 +133,7 @@ func resync(ctx context.Context, inf *kube.HealInformers, queue workqueue.TypedI
 
 // examine is the findings of one RayCluster now, as the one-shot doctor shows them: accepted
 // findings and those below --min-severity left out, -l applied to the RayCluster's labels.
-func (o *Options) examine(inf *kube.HealInformers, k types.NamespacedName) []diagnose.Finding {
+func (o *Options) examine(inf *kube.ClusterInformers, k types.NamespacedName) []diagnose.Finding {
 	s, ok := inf.Snapshot(k, o.f.Now())
 	if !ok || len(s.Clusters) != 1 {
 		return nil

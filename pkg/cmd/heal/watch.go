@@ -113,7 +113,7 @@ func (o *Options) watchdog(ctx context.Context, c *kube.Clients, log *repair.Log
 	})
 	// Nodes are cached only with --force: only force deletes need them, and without it the
 	// watchdog needs no cluster-wide read of nodes.
-	inf, err := c.NewHealInformers(o.namespace, o.force, wd.Changed)
+	inf, err := c.NewClusterInformers(o.namespace, o.force, wd.Changed)
 	if err != nil {
 		return err
 	}

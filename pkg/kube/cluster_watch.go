@@ -11,9 +11,10 @@ import (
 	"k8s.io/client-go/tools/cache"
 )
 
-// HeadKillWatch says what a head kill follows while it runs. Each kind is one LIST and a WATCH
+// ClusterWatch says what to follow of one Ray cluster (or RayService) while an experiment runs.
+// Each kind is one LIST and a WATCH
 // (an informer, so expired watches re-list by themselves).
-type HeadKillWatch struct {
+type ClusterWatch struct {
 	Namespace string
 	// PodSelector selects the pods to follow (ray.io/cluster=NAME, or every Ray pod of the
 	// namespace for a RayService, whose new cluster has a new name).
@@ -32,7 +33,7 @@ type HeadKillWatch struct {
 // or with the first error, or with startup's error when startup ends first (Ctrl-C, or a start-up
 // deadline: informers retry a failing LIST forever). The watches run until ctx ends; errs hears
 // an error that ends one (e.g. RBAC), explained.
-func (c *Clients) RunHeadKillWatch(ctx, startup context.Context, w HeadKillWatch) (errs <-chan error, err error) {
+func (c *Clients) RunClusterWatch(ctx, startup context.Context, w ClusterWatch) (errs <-chan error, err error) {
 	ns := w.Namespace
 	out := make(chan error, 3)
 	var wg sync.WaitGroup

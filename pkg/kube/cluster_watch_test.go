@@ -14,7 +14,7 @@ import (
 func TestHeadKillWatchErrorsEndWithTheWatches(t *testing.T) {
 	c := &Clients{Kube: kfake.NewClientset(), Ray: rayfake.NewSimpleClientset()}
 	ctx, cancel := context.WithCancel(context.Background())
-	errs, err := c.RunHeadKillWatch(ctx, context.Background(), HeadKillWatch{Namespace: "ml", PodSelector: "ray.io/cluster=demo", Cluster: "demo"})
+	errs, err := c.RunClusterWatch(ctx, context.Background(), ClusterWatch{Namespace: "ml", PodSelector: "ray.io/cluster=demo", Cluster: "demo"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,8 +12,7 @@ import (
 )
 
 // ClusterWatch says what to follow of one Ray cluster (or RayService) while an experiment runs.
-// Each kind is one LIST and a WATCH
-// (an informer, so expired watches re-list by themselves).
+// Each kind is one LIST and a WATCH (an informer, so expired watches re-list by themselves).
 type ClusterWatch struct {
 	Namespace string
 	// PodSelector selects the pods to follow (ray.io/cluster=NAME, or every Ray pod of the

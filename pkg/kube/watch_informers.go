@@ -24,8 +24,8 @@ const byCluster = "raycluster"
 // byNode indexes Ray pods by node, so a node going NotReady re-examines the clusters on it.
 const byNode = "node"
 
-// ClusterInformers are the watchdog's caches (heal and doctor in watch mode): Ray pods (label ray.io/is-ray-node=yes), RayClusters
-// and, when stuck heads may be force-deleted, nodes. Each is one LIST then a WATCH; client-go's
+// ClusterInformers are the caches of the long-running modes (heal and doctor --watch): Ray pods
+// (label ray.io/is-ray-node=yes), RayClusters and, when stuck heads may be force-deleted, nodes. Each is one LIST then a WATCH; client-go's
 // reflectors list again after an expired watch or an API server restart, so the caches heal
 // themselves. Every change is reported as the key of the RayCluster it concerns.
 type ClusterInformers struct {

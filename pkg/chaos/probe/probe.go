@@ -30,9 +30,8 @@ type Prober struct {
 	// endAt, when set (> 0), shortens the schedule to requests due before it (from the start).
 	endAt atomic.Int64
 
-	live    counters
-	start   atomic.Pointer[time.Time]
-	buckets []bucket
+	live  counters
+	start atomic.Pointer[time.Time]
 
 	// Owned by the scheduler goroutine.
 	chunks  [][]Record
@@ -43,14 +42,6 @@ type Prober struct {
 // counters are the live totals behind the progress line.
 type counters struct {
 	scheduled, sent, done, ok, httpErr, connErr, timeouts, inFlight atomic.Int64
-}
-
-// bucket counts outcomes by the second their request was scheduled in.
-type bucket struct{ sent, ok, httpErr, connErr, timeouts atomic.Int64 }
-
-// Bucket is one second of the run, by scheduled time.
-type Bucket struct {
-	Sent, OK, HTTPErrors, ConnErrors, Timeouts int64
 }
 
 // Live is a consistent-enough snapshot for a progress line (each counter is read atomically, not
@@ -79,8 +70,6 @@ type Result struct {
 	Records []Record
 	// Endpoints names Record.Endpoint indexes.
 	Endpoints []string
-	// Seconds[i] counts requests scheduled in [i s, i+1 s).
-	Seconds []Bucket
 }
 
 // New checks nothing beyond defaults; call cfg.Validate first for user input.
@@ -159,7 +148,6 @@ type job struct {
 // Result then holds what was seen up to that point.
 func (p *Prober) Run(ctx context.Context, d time.Duration) *Result {
 	n := Planned(p.cfg.Rate, d)
-	p.buckets = make([]bucket, int(d/time.Second)+1)
 
 	var wg sync.WaitGroup
 	jobs := make(chan job)
@@ -258,16 +246,6 @@ schedule:
 	}
 	p.chunks = nil
 	res.Endpoints = p.names
-	last := 0
-	if count > 0 {
-		last = int(res.Records[count-1].Scheduled / time.Second)
-	}
-	res.Seconds = make([]Bucket, min(last+1, len(p.buckets)))
-	for i := range res.Seconds {
-		b := &p.buckets[i]
-		res.Seconds[i] = Bucket{Sent: b.sent.Load(), OK: b.ok.Load(), HTTPErrors: b.httpErr.Load(),
-			ConnErrors: b.connErr.Load(), Timeouts: b.timeouts.Load()}
-	}
 	return res
 }
 
@@ -319,7 +297,6 @@ func (p *Prober) do(ctx context.Context, start time.Time, j job) {
 
 	rec.Sent = time.Since(start)
 	p.live.sent.Add(1)
-	p.bucket(rec).sent.Add(1)
 	if err == nil {
 		var resp *http.Response
 		resp, err = p.client.Do(req)
@@ -341,32 +318,19 @@ func (p *Prober) do(ctx context.Context, start time.Time, j job) {
 	p.count(rec)
 }
 
-func (p *Prober) bucket(rec *Record) *bucket {
-	i := int(rec.Scheduled / time.Second)
-	if i >= len(p.buckets) {
-		i = len(p.buckets) - 1
-	}
-	return &p.buckets[i]
-}
-
 func (p *Prober) count(rec *Record) {
 	// done last, and Live reads it first: a progress line never shows a judged request as aborted.
 	defer p.live.done.Add(1)
-	b := p.bucket(rec)
 	switch {
 	case rec.Class == ClassCanceled:
 	case rec.OK():
 		p.live.ok.Add(1)
-		b.ok.Add(1)
 	case rec.Class == ClassHTTP:
 		p.live.httpErr.Add(1)
-		b.httpErr.Add(1)
 	case rec.Class == ClassTimeout:
 		p.live.timeouts.Add(1)
-		b.timeouts.Add(1)
 	default:
 		p.live.connErr.Add(1)
-		b.connErr.Add(1)
 	}
 }
 

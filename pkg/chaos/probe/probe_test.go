@@ -73,7 +73,13 @@ func TestStatusCountsMatchServer(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	res := run(t, Config{Rate: 400}, NewURL("local", srv.URL), 500*time.Millisecond)
+	cfg := Config{Rate: 400}
+	d := 500 * time.Millisecond
+	if err := cfg.Validate(d); err != nil {
+		t.Fatal(err)
+	}
+	p := New(cfg, NewURL("local", srv.URL))
+	res := p.Run(context.Background(), d)
 	if len(res.Records) != 200 || res.Interrupted || res.Stopped {
 		t.Fatalf("records %d interrupted %v stopped %v, want 200 false false", len(res.Records), res.Interrupted, res.Stopped)
 	}
@@ -98,14 +104,8 @@ func TestStatusCountsMatchServer(t *testing.T) {
 			httpErr++
 		}
 	}
-	var sec Bucket
-	for _, b := range res.Seconds {
-		sec.Sent += b.Sent
-		sec.OK += b.OK
-		sec.HTTPErrors += b.HTTPErrors
-	}
-	if sec.Sent != 200 || sec.OK != ok || sec.HTTPErrors != httpErr {
-		t.Errorf("per-second buckets %+v, want sent 200 ok %d httpErr %d", sec, ok, httpErr)
+	if l := p.Live(); l.Sent != 200 || l.Done != 200 || l.OK != ok || l.HTTPErrors != httpErr || l.InFlight != 0 {
+		t.Errorf("live counters %+v, want sent and done 200, ok %d, httpErr %d", l, ok, httpErr)
 	}
 }
 

@@ -16,7 +16,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/test/play"
-	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
 )
 
 // podQuota puts a ResourceQuota of n pods in the test's namespace, enforced by the sandbox's real
@@ -193,10 +192,7 @@ func matrixRayJobSubmission(t *testing.T, h *H, v kubeRayVersion) {
 // kwok pod runs).
 func TestRayJobHealthyLive(t *testing.T) {
 	t.Parallel()
-	for _, v := range []struct {
-		version string
-		sb      func(*testing.T) *sandbox.Sandbox
-	}{{sandbox.OperatorV111, sandboxV111Serve}, {sandbox.OperatorV150, sandboxV150}, {sandbox.OperatorV160, sandboxV160}} {
+	for _, v := range liveSandboxes {
 		t.Run(strings.ReplaceAll(v.version, ".", ""), func(t *testing.T) {
 			t.Parallel()
 			testRayJobHealthy(t, newHOn(t, v.sb(t)), v.version)

@@ -26,16 +26,20 @@ import (
 // kwok plays the kubelet: pods become Running and Ready without running anything.
 func TestRayServiceLive(t *testing.T) {
 	t.Parallel()
-	for _, v := range []struct {
-		version string
-		sb      func(*testing.T) *sandbox.Sandbox
-	}{{sandbox.OperatorV111, sandboxV111Serve}, {sandbox.OperatorV150, sandboxV150}, {sandbox.OperatorV160, sandboxV160}} {
+	for _, v := range liveSandboxes {
 		t.Run(strings.ReplaceAll(v.version, ".", ""), func(t *testing.T) {
 			t.Parallel()
 			testRayServiceLive(t, v.sb(t), v.version)
 		})
 	}
 }
+
+// liveSandboxes are the sandboxes with the pod network, one per operator version, where the real
+// operator reaches the Ray stand-ins (StartRay).
+var liveSandboxes = []struct {
+	version string
+	sb      func(*testing.T) *sandbox.Sandbox
+}{{sandbox.OperatorV111, sandboxV111Serve}, {sandbox.OperatorV150, sandboxV150}, {sandbox.OperatorV160, sandboxV160}}
 
 func testRayServiceLive(t *testing.T, sb *sandbox.Sandbox, version string) {
 	h := newHOn(t, sb)

@@ -24,8 +24,10 @@ type EntryRef struct {
 	Cluster  string   `json:"cluster,omitempty"`
 	Operator string   `json:"operator,omitempty"`
 	RayJob   string   `json:"rayJob,omitempty"`
-	Reason   string   `json:"reason"`
-	Expires  string   `json:"expires"`
+	// RayService is the entry's rayService: glob, for the rules about a RayService itself.
+	RayService string `json:"rayService,omitempty"`
+	Reason     string `json:"reason"`
+	Expires    string `json:"expires"`
 }
 
 // Status is what the accept files did in one run.
@@ -40,7 +42,7 @@ type Status struct {
 
 func ref(e *Entry) EntryRef {
 	return EntryRef{File: e.Pos.File, Line: e.Pos.Line, Rules: e.Rules, Cluster: e.Cluster, Operator: e.Operator,
-		RayJob: e.RayJob, Reason: e.Reason, Expires: e.ExpiresText}
+		RayJob: e.RayJob, RayService: e.RayService, Reason: e.Reason, Expires: e.ExpiresText}
 }
 
 // Apply marks the findings of r that a live entry of s accepts (the first such entry, in file
@@ -94,11 +96,13 @@ func (e *Entry) Matches(f *diagnose.Finding) bool {
 	}
 	switch {
 	case e.Operator != "":
-		return f.Cluster.Name == "" && f.RayJob == nil && matchGlob(e.Operator, f.Object.Namespace, f.Object.Name)
+		return f.Cluster.Name == "" && f.RayJob == nil && f.RayService == nil && matchGlob(e.Operator, f.Object.Namespace, f.Object.Name)
 	case e.RayJob != "":
 		return f.RayJob != nil && matchGlob(e.RayJob, f.RayJob.Namespace, f.RayJob.Name)
+	case e.RayService != "":
+		return f.RayService != nil && matchGlob(e.RayService, f.RayService.Namespace, f.RayService.Name)
 	}
-	return f.RayJob == nil && f.Cluster.Name != "" && matchGlob(e.Cluster, f.Cluster.Namespace, f.Cluster.Name)
+	return f.RayJob == nil && f.RayService == nil && f.Cluster.Name != "" && matchGlob(e.Cluster, f.Cluster.Namespace, f.Cluster.Name)
 }
 
 // couldMatch reports whether the run looked where e points, so that matching nothing means the
@@ -119,6 +123,14 @@ func couldMatch(e *Entry, r *diagnose.Report, sc Scope, blind map[string]bool) b
 		if e.RayJob != "" {
 			for _, j := range r.RayJobs {
 				if matchGlob(glob, j.Namespace, j.Name) {
+					return true
+				}
+			}
+			return false
+		}
+		if e.RayService != "" {
+			for _, sv := range r.RayServices {
+				if matchGlob(glob, sv.Namespace, sv.Name) {
 					return true
 				}
 			}

@@ -185,3 +185,25 @@ func TestApplyStaleScope(t *testing.T) {
 		t.Errorf("deployments blind: stale %v, want 1 3 4", refs(st.Stale))
 	}
 }
+
+// rayService: entries accept the findings about the RayServices they name; cluster: and
+// operator: entries never accept them.
+func TestApplyRayServices(t *testing.T) {
+	f := diagnose.Finding{Rule: "rayservice-no-cluster", Severity: diagnose.SeverityError, Object: diagnose.Ref{Kind: "RayService", Namespace: "serve", Name: "web"}}
+	f.RayService = &f.Object
+	r := &diagnose.Report{Now: day, RayServices: []diagnose.ServiceReport{{Namespace: "serve", Name: "web", Health: diagnose.HealthError}},
+		Findings: []diagnose.Finding{f}}
+	op := entry("rayservice-no-cluster", "", "serve/web", "2025-07-01", 1)
+	cl := entry("rayservice-no-cluster", "serve/*", "", "2025-07-01", 2)
+	s := &Set{Files: []string{"a.yaml"}, Entries: []Entry{op, cl}}
+	Apply(r, s, Scope{Namespace: "serve"})
+	if got := accepted(r); len(got) != 0 {
+		t.Fatalf("accepted %q by operator: or cluster: entries", got)
+	}
+	rs := entry("rayservice-no-cluster", "", "", "2025-07-01", 3)
+	rs.RayService = "serve/web*"
+	Apply(r, &Set{Files: []string{"a.yaml"}, Entries: []Entry{rs}}, Scope{Namespace: "serve"})
+	if got := accepted(r); strings.Join(got, "|") != "rayservice-no-cluster  a.yaml:3" || r.RayServices[0].Health != diagnose.HealthHealthy {
+		t.Errorf("accepted %q, health %s; want the rayService: entry's, healthy", got, r.RayServices[0].Health)
+	}
+}

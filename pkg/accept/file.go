@@ -25,7 +25,8 @@ type Pos struct {
 func (p Pos) String() string { return fmt.Sprintf("%s:%d", p.File, p.Line) }
 
 // Entry accepts the findings of Rules about the RayClusters Cluster matches, the KubeRay operator
-// Deployments Operator matches, or the RayJobs RayJob matches, until Expires.
+// Deployments Operator matches, the RayJobs RayJob matches or the RayServices RayService
+// matches, until Expires.
 type Entry struct {
 	Rules []string
 	// Cluster is a "namespace/name" glob (path.Match: * never crosses the slash); "" in operator entries.
@@ -34,7 +35,10 @@ type Entry struct {
 	Operator string
 	// RayJob is a "namespace/name" glob of RayJobs, for the rayjob-* rules; "" in other entries.
 	RayJob string
-	Reason string
+	// RayService is a "namespace/name" glob of RayServices, for the rules about a RayService
+	// itself (rayservice-no-cluster); "" in other entries.
+	RayService string
+	Reason     string
 	// Expires is the first instant the entry no longer accepts: 00:00 UTC of a date, or an RFC 3339 time.
 	Expires     time.Time
 	ExpiresText string
@@ -51,6 +55,8 @@ func (e *Entry) Pattern() (kind, glob string) {
 		return "operator", e.Operator
 	case e.RayJob != "":
 		return "rayJob", e.RayJob
+	case e.RayService != "":
+		return "rayService", e.RayService
 	}
 	return "cluster", e.Cluster
 }

@@ -129,7 +129,7 @@ func (p *parser) entry(n *yaml.Node) (Entry, error) {
 	if n.Kind != yaml.MappingNode {
 		return e, p.errorf(n, "an entry is a mapping with rules, cluster or operator, reason and expires, %s", exampleEntry)
 	}
-	f, err := p.fields(n, " in an accept entry", "rules", "cluster", "operator", "rayJob", "reason", "expires")
+	f, err := p.fields(n, " in an accept entry", "rules", "cluster", "operator", "rayJob", "rayService", "reason", "expires")
 	if err != nil {
 		return e, err
 	}
@@ -137,10 +137,14 @@ func (p *parser) entry(n *yaml.Node) (Entry, error) {
 	if rules == nil || rules.Kind != yaml.SequenceNode || len(rules.Content) == 0 {
 		return e, p.errorf(orNode(rules, n), "an entry needs rules, a list of rule IDs (docs/rules.md), %s", exampleEntry)
 	}
-	if set := nonNil(f["cluster"], f["operator"], f["rayJob"]); len(set) > 1 {
-		return e, p.errorf(set[1], "an entry matches a cluster, the operator or a RayJob, only one of them; split it in several entries")
+	if set := nonNil(f["cluster"], f["operator"], f["rayJob"], f["rayService"]); len(set) > 1 {
+		return e, p.errorf(set[1], "an entry matches a cluster, the operator, a RayJob or a RayService, only one of them; split it in several entries")
 	}
 	switch {
+	case f["rayService"] != nil:
+		if e.RayService, err = p.glob(f["rayService"], "rayService", "serve/web-*"); err != nil {
+			return e, err
+		}
 	case f["rayJob"] != nil:
 		if e.RayJob, err = p.glob(f["rayJob"], "rayJob", "ml/nightly-*"); err != nil {
 			return e, err
@@ -154,7 +158,7 @@ func (p *parser) entry(n *yaml.Node) (Entry, error) {
 			return e, err
 		}
 	default:
-		return e, p.errorf(n, "an entry needs cluster: NAMESPACE/NAME (globs allowed, e.g. ml/train-*), operator: NAMESPACE/NAME or rayJob: NAMESPACE/NAME")
+		return e, p.errorf(n, "an entry needs cluster: NAMESPACE/NAME (globs allowed, e.g. ml/train-*), operator: NAMESPACE/NAME, rayJob: NAMESPACE/NAME or rayService: NAMESPACE/NAME")
 	}
 	for _, r := range rules.Content {
 		info, ok := catalogRule(r.Value)
@@ -167,6 +171,8 @@ func (p *parser) entry(n *yaml.Node) (Entry, error) {
 			return e, p.errorf(r, "rule %s is about the KubeRay operator: match it with operator: NAMESPACE/NAME, not %s", r.Value, kind)
 		case want != kind && want == "rayJob":
 			return e, p.errorf(r, "rule %s is about a RayJob: match it with rayJob: NAMESPACE/NAME, not %s", r.Value, kind)
+		case want != kind && want == "rayService":
+			return e, p.errorf(r, "rule %s is about a RayService itself: match it with rayService: NAMESPACE/NAME, not %s", r.Value, kind)
 		case want != kind:
 			return e, p.errorf(r, "rule %s is about a RayCluster: match it with cluster: NAMESPACE/NAME, not %s", r.Value, kind)
 		}
@@ -188,13 +194,15 @@ func (p *parser) entry(n *yaml.Node) (Entry, error) {
 	return e, nil
 }
 
-// scopeKey is the entry key that matches rules of scope: operator, rayJob or cluster.
+// scopeKey is the entry key that matches rules of scope: operator, rayJob, rayService or cluster.
 func scopeKey(scope string) string {
 	switch scope {
 	case "operator":
 		return "operator"
 	case "rayjob":
 		return "rayJob"
+	case "rayservice-object":
+		return "rayService"
 	}
 	return "cluster"
 }

@@ -16,6 +16,7 @@ type Acceptance struct {
 func (r *Report) Accept(by func(*Finding) *Acceptance) {
 	byCluster := map[string][]Finding{}
 	byJob := map[string][]Finding{}
+	byService := map[string][]Finding{}
 	for i := range r.Findings {
 		f := &r.Findings[i]
 		if a := by(f); a != nil {
@@ -24,6 +25,11 @@ func (r *Report) Accept(by func(*Finding) *Acceptance) {
 		if f.RayJob != nil {
 			k := f.RayJob.Namespace + "/" + f.RayJob.Name
 			byJob[k] = append(byJob[k], *f)
+			continue
+		}
+		if f.RayService != nil {
+			k := f.RayService.Namespace + "/" + f.RayService.Name
+			byService[k] = append(byService[k], *f)
 			continue
 		}
 		k := f.Cluster.Namespace + "/" + f.Cluster.Name
@@ -40,6 +46,10 @@ func (r *Report) Accept(by func(*Finding) *Acceptance) {
 			fs = append(fs, byCluster[j.Namespace+"/"+j.Cluster]...)
 		}
 		j.Health = healthOf(fs)
+	}
+	for i := range r.RayServices { // as serviceView.report: its own findings only
+		sv := &r.RayServices[i]
+		sv.Health = healthOf(byService[sv.Namespace+"/"+sv.Name])
 	}
 }
 

@@ -8,7 +8,8 @@ type RuleInfo struct {
 	ID       string
 	Severity Severity
 	// Scope: "cluster" (every RayCluster), "rayservice" (clusters a RayService owns), "rayjob"
-	// (every RayJob, with or without its cluster) or "operator" (once per report).
+	// (every RayJob, with or without its cluster), "rayservice-object" (every RayService itself,
+	// with or without a cluster) or "operator" (once per report).
 	Scope string
 	// Needs is the optional resource the rule reads; when it is in Snapshot.Blind the rule did not run.
 	Needs string
@@ -49,6 +50,7 @@ var Catalog = []RuleInfo{
 	{RuleWorkerFailed, SeverityWarning, "cluster", "", "worker pods failed and the operator will not replace them, or is late", "worker-failed-warning"},
 	{RuleWorkersMissing, SeverityWarning, "cluster", "", "a worker group is short of pods because the API server refuses the operator's", "workers-missing-warning"},
 	{RuleSpecInvalid, SeverityError, "cluster", "events", "the operator refuses a RayCluster's spec and reconciles nothing of it", "spec-invalid-error"},
+	{RuleRayServiceNoCluster, SeverityError, "rayservice-object", "", "a RayService has no RayCluster: the API server or the operator refuses it", "rayservice-no-cluster-error"},
 	{RuleRayJobFailed, SeverityError, "rayjob", "rayjobs", "a RayJob failed: its submission, its Ray job, a deadline or its spec", "rayjob-failed-error"},
 	{RuleRayJobInitializing, SeverityWarning, "rayjob", "rayjobs", "a RayJob waits in Initializing for its RayCluster, longer than RayJobInitializingTooLong", "rayjob-initializing-warning"},
 	{RuleRayJobSubmitterFailing, SeverityWarning, "rayjob", "rayjobs", "a Running RayJob's submitter pod cannot start, crash-loops, is unschedulable or its attempts fail", "rayjob-submitter-failing-warning"},

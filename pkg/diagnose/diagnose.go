@@ -57,7 +57,10 @@ type Report struct {
 	Operators []Operator      `json:"operators"`
 	// RayJobs are the RayJobs checked (rules of scope "rayjob"), sorted by namespace and name.
 	RayJobs []JobReport `json:"rayJobs,omitempty"`
-	Blind   []Gap       `json:"blind,omitempty"`
+	// RayServices are the RayServices checked by the rules about a RayService itself (scope
+	// "rayservice-object"), sorted by namespace and name.
+	RayServices []ServiceReport `json:"rayServices,omitempty"`
+	Blind       []Gap           `json:"blind,omitempty"`
 }
 
 // Target narrows a diagnosis to one object and the clusters it owns. Kind is ray.KindRayCluster,
@@ -109,6 +112,17 @@ func DiagnoseTarget(s *Snapshot, opts Options, t *Target) Report {
 		}
 		r.Findings = append(r.Findings, fs...)
 		r.RayJobs = append(r.RayJobs, j.report(fs))
+	}
+	for _, v := range ix.serviceViews() {
+		if !v.checked(s, t) {
+			continue
+		}
+		var fs []Finding
+		for _, rule := range serviceRules {
+			fs = append(fs, rule(ix, v)...)
+		}
+		r.Findings = append(r.Findings, fs...)
+		r.RayServices = append(r.RayServices, v.report(fs))
 	}
 	if r.Operators == nil {
 		r.Operators = []Operator{}

@@ -47,6 +47,9 @@ type Finding struct {
 	// Cluster is then the RayJob's RayCluster, or empty when it has none (not created yet, or
 	// deleted after the job).
 	RayJob *Ref `json:"rayJob,omitempty"`
+	// RayService is set on the findings of the rules about a RayService itself (scope
+	// "rayservice-object"): the RayService they are about; Cluster is then empty.
+	RayService *Ref `json:"rayService,omitempty"`
 	// Accepted is set when an accept file accepted the finding (Report.Accept).
 	Accepted *Acceptance `json:"accepted,omitempty"`
 }

@@ -198,7 +198,7 @@ func rayJobInitializing(ix *index, j *jobView) []Finding {
 	switch {
 	case j.cluster == nil && warn != nil:
 		why = "its RayCluster " + orNone(st.RayClusterName) + " does not exist, and the operator reports: " + warn.describe(ix.s.Now)
-		remedy = warn.remedy(j.job)
+		remedy = warn.remedy("rayjob", j.job.Namespace, j.job.Name)
 	case j.cluster == nil:
 		why = "its RayCluster " + orNone(st.RayClusterName) + " does not exist"
 		remedy = "kubectl describe rayjob " + j.job.Name + " -n " + j.job.Namespace + " for the operator's Warning Events (FailedToCreateRayCluster), and read " + ix.operatorLogs()
@@ -227,7 +227,7 @@ func rayJobInitializing(ix *index, j *jobView) []Finding {
 		remedy = r.remedy(j.cluster)
 	case warn != nil:
 		why = fmt.Sprintf("the operator works on it with RayCluster %s (its state is %q), and reports: %s", j.cluster.rc.Name, j.cluster.rc.Status.State, warn.describe(ix.s.Now))
-		remedy = warn.remedy(j.job)
+		remedy = warn.remedy("rayjob", j.job.Namespace, j.job.Name)
 	default:
 		running, ready := 0, 0
 		all := append(append([]*corev1.Pod(nil), j.cluster.heads...), j.cluster.workers...)

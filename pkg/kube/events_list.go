@@ -17,10 +17,10 @@ func (c *Clients) listHeadEvents(ctx context.Context, namespace string) ([]corev
 	return c.listEvents(ctx, namespace, diagnose.EventFieldSelector, diagnose.KeepEvent)
 }
 
-// listJobEvents reads the operator's Warning Events about RayJobs the same way
-// (diagnose.JobEventFieldSelector, diagnose.KeepJobEvent).
-func (c *Clients) listJobEvents(ctx context.Context, namespace string) ([]corev1.Event, error) {
-	return c.listEvents(ctx, namespace, diagnose.JobEventFieldSelector, diagnose.KeepJobEvent)
+// listWarnings reads the operator's Warning Events about RayJobs and RayServices the same way
+// (diagnose.WarningFieldSelector, diagnose.KeepWarning).
+func (c *Clients) listWarnings(ctx context.Context, namespace string) ([]corev1.Event, error) {
+	return c.listEvents(ctx, namespace, diagnose.WarningFieldSelector, diagnose.KeepWarning)
 }
 
 // listEvents is one paged LIST of the Events selected by field, filtered by keep and trimmed as

@@ -35,7 +35,9 @@ const serveServiceSelector = ray.LabelServe
 
 // LoadSnapshot reads everything doctor looks at with one paged LIST per kind, run concurrently:
 // RayClusters, RayServices, RayJobs, Ray pods, nodes, serve Services and their EndpointSlices,
-// KubeRay's Redis cleanup Jobs, and Deployments (to find the operator). Nothing is read per object. RayClusters and pods are required: a refusal is an error.
+// KubeRay's Redis cleanup Jobs, Deployments (to find the operator), the Events about RayClusters
+// and the operator's Warnings about RayJobs and RayServices, and the submitter pods of running
+// RayJobs. Nothing is read per object. RayClusters and pods are required: a refusal is an error.
 // The rest only sharpen the diagnosis: a refusal is recorded in Snapshot.Blind and doctor goes on.
 func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.Snapshot, error) {
 	s := &diagnose.Snapshot{Now: q.Now, ClustersSelected: q.Selector != ""}
@@ -57,8 +59,8 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 		endpoints                              []discoveryv1.EndpointSlice
 		cleanupJobs                            []batchv1.Job
 		submitters                             []corev1.Pod
-		errSubmitters, errJobEvents            error
-		jobEvents                              []corev1.Event
+		errSubmitters, errWarnings             error
+		warnings                               []corev1.Event
 		jobSecrets, submitterSecrets           = diagnose.Secrets{}, diagnose.Secrets{}
 		// Pods and RayClusters are trimmed page by page (see diagnose.TrimPod); each goroutine
 		// keeps the secrets of what it dropped in a set of its own.
@@ -76,13 +78,9 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 	})
 	run(func() {
 		jobs, errJobs = ListAll(ctx, "", pagesOf(c.Ray.RayV1().RayJobs(ns).List, func(l *rayv1.RayJobList) []rayv1.RayJob { return l.Items }, nil))
-		if errJobs != nil || len(jobs) == 0 {
-			return
-		}
-		// Only with RayJobs, as soon as they are known: the operator's Warnings about them, and
-		// the submitter pods of those that may have one at work (by the Job controller's label).
-		run(func() { jobEvents, errJobEvents = c.listJobEvents(ctx, ns) })
-		if sel := diagnose.SubmitterPodSelector(jobs); sel != "" {
+		// Only with RayJobs that may have one at work, as soon as they are known: their
+		// submitter pods, by the Job controller's label.
+		if sel := diagnose.SubmitterPodSelector(jobs); errJobs == nil && sel != "" {
 			submitters, errSubmitters = ListAll(ctx, sel, func(ctx context.Context, o metav1.ListOptions) (Page[corev1.Pod], error) {
 				return c.podPage(ctx, ns, o, func(p *corev1.Pod) { diagnose.TrimPod(p, submitterSecrets) })
 			})
@@ -110,6 +108,7 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 	})
 	run(func() { deploys, errDeploys = c.ListDeployments(ctx, "") })
 	run(func() { events, errEvents = c.listHeadEvents(ctx, ns) })
+	run(func() { warnings, errWarnings = c.listWarnings(ctx, ns) })
 	wg.Wait()
 
 	// Required kinds first, in the order a person fixes them: CRDs, then pods.
@@ -135,7 +134,7 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 		{errNodes, Request{Verb: "list", Resource: "nodes"}, func() { s.Nodes = nodes }, ""},
 		{errServe, Request{Verb: "list", Resource: "services", Namespace: ns}, func() { s.Serve = serve }, ""},
 		{errEvents, Request{Verb: "list", Resource: "events", Namespace: ns}, func() { s.Events = append(s.Events, events...) }, ""},
-		{errJobEvents, Request{Verb: "list", Resource: "events", Namespace: ns}, func() { s.Events = append(s.Events, jobEvents...) }, "rayjob events"},
+		{errWarnings, Request{Verb: "list", Resource: "events", Namespace: ns}, func() { s.Events = append(s.Events, warnings...) }, "operator warnings"},
 		{errEndpoints, Request{Verb: "list", Resource: "endpointslices.discovery.k8s.io", Namespace: ns}, func() { s.ServeEndpoints = endpoints }, ""},
 		{errCleanupJobs, Request{Verb: "list", Resource: "jobs.batch", Namespace: ns}, func() { s.CleanupJobs = cleanupJobs }, ""},
 		{errSubmitters, Request{Verb: "list", Resource: "pods", Namespace: ns}, func() { s.SubmitterPods = submitters }, "submitter pods"},

@@ -110,7 +110,7 @@ func TestLoadSnapshotOneListPerKind(t *testing.T) {
 			t.Errorf("%d LISTs of %s, want 1", lists[r], r)
 		}
 	}
-	// Events: those about RayClusters, and, because there is a RayJob, the Warnings about RayJobs.
+	// Events: those about RayClusters, and the operator's Warnings about RayJobs and RayServices.
 	if lists["events"] != 2 {
 		t.Errorf("%d LISTs of events, want 2", lists["events"])
 	}
@@ -285,7 +285,7 @@ func TestLoadSnapshotEvents(t *testing.T) {
 		}
 	}
 	if want := map[string]int{fields.ParseSelectorOrDie(diagnose.EventFieldSelector).String(): 1,
-		fields.ParseSelectorOrDie(diagnose.JobEventFieldSelector).String(): 1}; !reflect.DeepEqual(selectors, want) {
+		fields.ParseSelectorOrDie(diagnose.WarningFieldSelector).String(): 1}; !reflect.DeepEqual(selectors, want) {
 		t.Errorf("events listed with field selectors %v, want %v", selectors, want)
 	}
 

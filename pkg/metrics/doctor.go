@@ -46,6 +46,9 @@ func WriteDoctor(w io.Writer, r *diagnose.Report) error {
 		if f.RayJob != nil && ns == "" {
 			ns = f.RayJob.Namespace // a RayJob without a cluster: its namespace, raycluster empty
 		}
+		if f.RayService != nil && ns == "" {
+			ns = f.RayService.Namespace // the same for a RayService's own findings
+		}
 		findings.WithLabelValues(ns, f.Cluster.Name, f.Rule, string(f.Severity)).Inc()
 	}
 	for _, g := range r.Blind {

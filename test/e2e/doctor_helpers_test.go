@@ -49,6 +49,11 @@ type drDoc struct {
 		Cluster             string `json:"cluster"`
 		JobDeploymentStatus string `json:"jobDeploymentStatus"`
 	} `json:"rayJobs"`
+	RayServices []struct {
+		Name     string   `json:"name"`
+		Health   string   `json:"health"`
+		Clusters []string `json:"clusters"`
+	} `json:"rayServices"`
 	Findings []drFinding `json:"findings"`
 	Blind    []struct {
 		Resource string `json:"resource"`
@@ -67,6 +72,10 @@ type drFinding struct {
 		Namespace string `json:"namespace"`
 		Name      string `json:"name"`
 	} `json:"rayJob"`
+	RayService *struct {
+		Namespace string `json:"namespace"`
+		Name      string `json:"name"`
+	} `json:"rayService"`
 	Object struct {
 		Kind      string `json:"kind"`
 		Namespace string `json:"namespace"`

@@ -66,18 +66,19 @@ func TestKubeRayMatrix(t *testing.T) {
 			t.Parallel()
 			sb := v.sb(t)
 			cases := map[string]func(*testing.T, *H, kubeRayVersion){
-				"healthy":           matrixHealthy,
-				"evicted":           matrixEvicted,
-				"terminated":        matrixTerminated,
-				"crashloop":         matrixCrashLoop,
-				"unschedulable":     matrixUnschedulable,
-				"stuck":             matrixStuck,
-				"worker-evicted":    matrixWorkerEvicted,
-				"refused":           matrixRefused,
-				"rayjob-deadline":   matrixRayJobDeadline,
-				"rayjob-submitter":  matrixRayJobSubmitter,
-				"rayjob-no-cluster": matrixRayJobNoCluster,
-				"spec-invalid":      matrixSpecInvalid,
+				"healthy":               matrixHealthy,
+				"evicted":               matrixEvicted,
+				"terminated":            matrixTerminated,
+				"crashloop":             matrixCrashLoop,
+				"unschedulable":         matrixUnschedulable,
+				"stuck":                 matrixStuck,
+				"worker-evicted":        matrixWorkerEvicted,
+				"refused":               matrixRefused,
+				"rayjob-deadline":       matrixRayJobDeadline,
+				"rayjob-submitter":      matrixRayJobSubmitter,
+				"rayjob-no-cluster":     matrixRayJobNoCluster,
+				"rayservice-no-cluster": matrixRayServiceNoCluster,
+				"spec-invalid":          matrixSpecInvalid,
 			}
 			if v.version != "v1.1.1" { // v1.5.0 and v1.6.0 read submitterConfig.backoffLimit; v1.1.1 hard-codes 2
 				cases["rayjob-submission"] = matrixRayJobSubmission

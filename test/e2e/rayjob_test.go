@@ -18,13 +18,20 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/test/play"
 )
 
-// podQuota puts a ResourceQuota of n pods in the test's namespace, enforced by the sandbox's real
-// kube-apiserver, and waits for the quota controller's status (until then admission refuses
-// every pod).
+// podQuota puts a ResourceQuota of n pods in the test's namespace (see quota).
 func (h *H) podQuota(name string, n int) {
 	h.T.Helper()
+	h.quota(name, corev1.ResourcePods, n)
+}
+
+// quota puts a ResourceQuota of n of what (pods, or an object count such as
+// count/rayclusters.ray.io) in the test's namespace, enforced by the sandbox's real
+// kube-apiserver, and waits for the quota controller's status (until then admission refuses
+// every such object).
+func (h *H) quota(name string, what corev1.ResourceName, n int) {
+	h.T.Helper()
 	q := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: h.NS},
-		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: *resource.NewQuantity(int64(n), resource.DecimalSI)}}}
+		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{what: *resource.NewQuantity(int64(n), resource.DecimalSI)}}}
 	if _, err := h.Kube.CoreV1().ResourceQuotas(h.NS).Create(h.Ctx, q, metav1.CreateOptions{}); err != nil {
 		h.T.Fatal(err)
 	}
@@ -33,7 +40,7 @@ func (h *H) podQuota(name string, n int) {
 		if err != nil {
 			return false, err
 		}
-		_, counted := got.Status.Hard[corev1.ResourcePods] // Pods() is never nil: it says 0 when absent
+		_, counted := got.Status.Hard[what] // Pods() is never nil: it says 0 when absent
 		return counted, nil
 	})
 }
@@ -319,5 +326,61 @@ func matrixRayJobNoCluster(t *testing.T, h *H, v kubeRayVersion) {
 	}
 	if f.Severity != "warning" || res.Code != 0 || len(d.Blind) != 0 {
 		t.Errorf("severity %s, exit %d, blind %v\n%s", f.Severity, res.Code, d.Blind, res)
+	}
+}
+
+// rayservice-no-cluster: a quota of no RayClusters (count/rayclusters.ray.io: 0, enforced by the
+// sandbox's real kube-apiserver) refuses the RayCluster of a new RayService. Nothing is played.
+// KubeRay v1.5.0 and v1.6.0 record Warning FailedToCreateRayCluster, which doctor quotes with the
+// quota's name; v1.1.1 records nothing, and doctor says so. Once the quota is gone, the operator
+// creates the cluster and doctor says nothing more about the RayService itself.
+func matrixRayServiceNoCluster(t *testing.T, h *H, v kubeRayVersion) {
+	h.quota("no-rayclusters", "count/rayclusters.ray.io", 0)
+	spec := h.sampleCluster("web").Spec
+	rs := &rayv1.RayService{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: h.NS}, Spec: rayv1.RayServiceSpec{RayClusterSpec: spec}}
+	if _, err := h.Ray.RayV1().RayServices(h.NS).Create(h.Ctx, rs, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if v.version != "v1.1.1" {
+		h.WaitFor("the operator's Warning FailedToCreateRayCluster", 60*time.Second, func() (bool, error) {
+			evs, err := h.Kube.CoreV1().Events(h.NS).List(h.Ctx, metav1.ListOptions{FieldSelector: "involvedObject.kind=RayService,reason=FailedToCreateRayCluster"})
+			return err == nil && len(evs.Items) > 0, err
+		})
+	} else {
+		time.Sleep(3 * time.Second) // the operator tried (its log says so) and records nothing
+	}
+	time.Sleep(time.Second) // past --operator-grace (1s)
+	d, res := h.doctorJSON("--operator-grace", "1s")
+	f := d.finding(t, "", "rayservice-no-cluster") // no cluster
+	wantContains(t, "message", f.Message, "RayService "+h.NS+"/web has no RayCluster")
+	if v.version == "v1.1.1" {
+		wantContains(t, "message", f.Message, "the operator reported nothing about it")
+	} else {
+		wantContains(t, "message", f.Message, "the operator reports: Failed to create the RayCluster "+h.NS+"/", "exceeded quota: no-rayclusters", "Warning Event")
+		wantContains(t, "remedy", f.Remedy, "the ResourceQuota no-rayclusters is used up")
+	}
+	if f.Severity != "error" || f.RayService == nil || f.RayService.Name != "web" || f.Cluster != nil || res.Code != 1 {
+		t.Errorf("severity %s, rayService %+v, cluster %+v, exit %d\n%s", f.Severity, f.RayService, f.Cluster, res.Code, res)
+	}
+	table := h.Run("doctor", "rayservice/web", "--operator-grace", "1s")
+	if table.Code != 1 || !strings.Contains(table.Stdout, "RayService "+h.NS+"/web: error") || !strings.Contains(table.Stdout, "rayservice-no-cluster") {
+		t.Errorf("doctor rayservice/web:\n%s", table)
+	}
+
+	if err := h.Kube.CoreV1().ResourceQuotas(h.NS).Delete(h.Ctx, "no-rayclusters", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h.WaitFor("the operator to create the RayService's RayCluster", 90*time.Second, func() (bool, error) {
+		l, err := h.Ray.RayV1().RayClusters(h.NS).List(h.Ctx, metav1.ListOptions{})
+		return err == nil && len(l.Items) > 0, err
+	})
+	d, res = h.doctorJSON("--operator-grace", "1s")
+	for _, f := range d.Findings {
+		if f.Rule == "rayservice-no-cluster" {
+			t.Errorf("rayservice-no-cluster once the cluster exists: %s\n%s", f.Message, res)
+		}
+	}
+	if len(d.RayServices) != 1 || d.RayServices[0].Health != "healthy" || len(d.RayServices[0].Clusters) != 1 {
+		t.Errorf("rayServices %+v, want web healthy with its cluster", d.RayServices)
 	}
 }

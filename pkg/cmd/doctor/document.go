@@ -23,8 +23,11 @@ type Document struct {
 	Operators  []diagnose.Operator      `json:"operators"`
 	Clusters   []diagnose.ClusterReport `json:"clusters"`
 	// RayJobs are the RayJobs checked; absent when there were none.
-	RayJobs  []diagnose.JobReport `json:"rayJobs,omitempty"`
-	Findings []Finding            `json:"findings"`
+	RayJobs []diagnose.JobReport `json:"rayJobs,omitempty"`
+	// RayServices are the RayServices checked by the rules about a RayService itself; absent
+	// when there were none.
+	RayServices []diagnose.ServiceReport `json:"rayServices,omitempty"`
+	Findings    []Finding                `json:"findings"`
 	// Blind lists what could not be read; rules that need it did not run.
 	Blind []diagnose.Gap `json:"blind"`
 	// Acceptance is what the accept files did; absent when none was read.
@@ -43,15 +46,17 @@ type Metadata struct {
 
 // Finding is diagnose.Finding on the wire, without a cluster for cluster-independent rules.
 type Finding struct {
-	Rule     string               `json:"rule"`
-	Severity diagnose.Severity    `json:"severity"`
-	Cluster  *diagnose.Ref        `json:"cluster,omitempty"`
-	RayJob   *diagnose.Ref        `json:"rayJob,omitempty"`
-	Object   diagnose.Ref         `json:"object"`
-	Message  string               `json:"message"`
-	Remedy   string               `json:"remedy"`
-	Evidence map[string]string    `json:"evidence,omitempty"`
-	Accepted *diagnose.Acceptance `json:"accepted,omitempty"`
+	Rule     string            `json:"rule"`
+	Severity diagnose.Severity `json:"severity"`
+	Cluster  *diagnose.Ref     `json:"cluster,omitempty"`
+	RayJob   *diagnose.Ref     `json:"rayJob,omitempty"`
+	// RayService is set on the findings of the rules about a RayService itself.
+	RayService *diagnose.Ref        `json:"rayService,omitempty"`
+	Object     diagnose.Ref         `json:"object"`
+	Message    string               `json:"message"`
+	Remedy     string               `json:"remedy"`
+	Evidence   map[string]string    `json:"evidence,omitempty"`
+	Accepted   *diagnose.Acceptance `json:"accepted,omitempty"`
 }
 
 func newDocument(r *diagnose.Report, o *Options) Document {
@@ -59,7 +64,7 @@ func newDocument(r *diagnose.Report, o *Options) Document {
 		APIVersion: APIVersion, Kind: Kind,
 		Metadata:  Metadata{GeneratedAt: r.Now.UTC(), Namespace: o.namespace, Selector: o.selector, FailOn: o.failOn},
 		Summary:   r.Summary(),
-		Operators: r.Operators, Clusters: r.Clusters, RayJobs: r.RayJobs, Findings: []Finding{}, Blind: r.Blind, Acceptance: o.acc.status,
+		Operators: r.Operators, Clusters: r.Clusters, RayJobs: r.RayJobs, RayServices: r.RayServices, Findings: []Finding{}, Blind: r.Blind, Acceptance: o.acc.status,
 	}
 	if o.target != nil {
 		d.Metadata.Target = o.target.Name
@@ -71,7 +76,7 @@ func newDocument(r *diagnose.Report, o *Options) Document {
 		d.Blind = []diagnose.Gap{}
 	}
 	for _, f := range r.Findings {
-		wf := Finding{Rule: f.Rule, Severity: f.Severity, RayJob: f.RayJob, Object: f.Object, Message: f.Message, Remedy: f.Remedy, Evidence: f.Evidence, Accepted: f.Accepted}
+		wf := Finding{Rule: f.Rule, Severity: f.Severity, RayJob: f.RayJob, RayService: f.RayService, Object: f.Object, Message: f.Message, Remedy: f.Remedy, Evidence: f.Evidence, Accepted: f.Accepted}
 		if f.Cluster.Name != "" {
 			c := f.Cluster
 			wf.Cluster = &c

@@ -11,17 +11,24 @@ import (
 )
 
 // writeJUnit writes JUnit as CI systems read it: one testsuite per RayCluster, one per RayJob
-// ("RayJob ns/name") and one for the operator, one testcase per rule. A rule whose findings reach --fail-on fails; findings below
+// ("RayJob ns/name"), one per RayService for the rules about it ("RayService ns/name") and one
+// for the operator, one testcase per rule. A rule whose findings reach --fail-on fails; findings below
 // it are written to the testcase's system-out; a rule that could not run (blind, or not a
 // RayService cluster) is skipped with the reason.
 func writeJUnit(w io.Writer, r *diagnose.Report, threshold diagnose.Severity) error {
 	doc := junit.Report{Name: "kubectl ray doctor", Counts: true}
 	byCluster := map[string][]diagnose.Finding{}
 	byJob := map[string][]diagnose.Finding{}
+	byService := map[string][]diagnose.Finding{}
 	for _, f := range r.Findings {
 		if f.RayJob != nil {
 			k := f.RayJob.Namespace + "/" + f.RayJob.Name
 			byJob[k] = append(byJob[k], f)
+			continue
+		}
+		if f.RayService != nil {
+			k := f.RayService.Namespace + "/" + f.RayService.Name
+			byService[k] = append(byService[k], f)
 			continue
 		}
 		k := f.Cluster.Namespace + "/" + f.Cluster.Name
@@ -78,6 +85,10 @@ func writeJUnit(w io.Writer, r *diagnose.Report, threshold diagnose.Severity) er
 	for _, j := range r.RayJobs {
 		k := j.Namespace + "/" + j.Name
 		suite("RayJob "+k, []string{"rayjob"}, byJob[k], false)
+	}
+	for _, sv := range r.RayServices {
+		k := sv.Namespace + "/" + sv.Name
+		suite("RayService "+k, []string{"rayservice-object"}, byService[k], false)
 	}
 	return junit.Write(w, doc)
 }

@@ -32,6 +32,11 @@ func (o *Options) printTable(w io.Writer, r *diagnose.Report, wide bool) error {
 		j := &r.RayJobs[i]
 		byJob[jobGroup+j.Namespace+"/"+j.Name] = j
 	}
+	byService := map[string]*diagnose.ServiceReport{}
+	for i := range r.RayServices {
+		sv := &r.RayServices[i]
+		byService[serviceGroup+sv.Namespace+"/"+sv.Name] = sv
+	}
 	var groups []string
 	rows := map[string][]diagnose.Finding{}
 	for _, f := range r.Findings {
@@ -39,8 +44,11 @@ func (o *Options) printTable(w io.Writer, r *diagnose.Report, wide bool) error {
 			continue // printed apart, by printAccepted
 		}
 		k := f.Cluster.Namespace + "/" + f.Cluster.Name
-		if f.RayJob != nil {
+		switch {
+		case f.RayJob != nil:
 			k = jobGroup + f.RayJob.Namespace + "/" + f.RayJob.Name
+		case f.RayService != nil:
+			k = serviceGroup + f.RayService.Namespace + "/" + f.RayService.Name
 		}
 		if _, seen := rows[k]; !seen {
 			groups = append(groups, k)
@@ -53,6 +61,8 @@ func (o *Options) printTable(w io.Writer, r *diagnose.Report, wide bool) error {
 		}
 		if j := byJob[g]; j != nil {
 			printWrapped(w, width, jobTitle(p, j, wide))
+		} else if sv := byService[g]; sv != nil {
+			printWrapped(w, width, serviceTitle(p, sv))
 		} else {
 			printWrapped(w, width, groupTitle(p, byCluster[g], r, wide))
 		}
@@ -110,6 +120,14 @@ func (o *Options) printTable(w io.Writer, r *diagnose.Report, wide bool) error {
 
 // jobGroup prefixes the table group of a RayJob's findings ("namespace/name" is a cluster's).
 const jobGroup = "rayjob "
+
+// serviceGroup prefixes the table group of the findings about a RayService itself.
+const serviceGroup = "rayservice "
+
+// serviceTitle heads them: "RayService serve/web: error".
+func serviceTitle(p cmdutil.Painter, sv *diagnose.ServiceReport) string {
+	return p.Bold("RayService "+sv.Namespace+"/"+sv.Name) + ": " + p.Severity(string(sv.Health))
+}
 
 // jobTitle heads a RayJob's findings: "RayJob ml/etl (RayCluster etl-x7k2p): error".
 func jobTitle(p cmdutil.Painter, j *diagnose.JobReport, wide bool) string {

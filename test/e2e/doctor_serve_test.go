@@ -155,7 +155,9 @@ func TestDoctorRayServiceRules(t *testing.T) {
 			}
 		}
 	}
-	if len(suites.Suites) != 3 || strings.Join(failed[h.NS+"/"+cluster], ",") != "serve-head-in-service,serve-head-has-cpus" ||
+	// The operator, the two clusters, and the two RayServices themselves (rayservice-no-cluster
+	// passes: each has its cluster).
+	if len(suites.Suites) != 5 || len(failed) != 2 || strings.Join(failed[h.NS+"/"+cluster], ",") != "serve-head-in-service,serve-head-has-cpus" ||
 		strings.Join(failed["kuberay-operator"], ",") != "operator-outdated" || len(failed[h.NS+"/"+tuned]) != 0 {
 		t.Fatalf("junit failures %v (suites %d)", failed, len(suites.Suites))
 	}

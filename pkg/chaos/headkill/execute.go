@@ -3,22 +3,18 @@ package headkill
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/url"
 	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
-
-// WatchStartTimeout bounds the start-up: the watches' first LISTs and the first port-forwards.
-const WatchStartTimeout = 60 * time.Second
 
 // run starts the watches and the probe's endpoints, runs the kill, and builds the report.
 func (s *Settings) run(ctx context.Context, c Cluster, t *target, advice []report.Advice) (*report.Report, chaos.Outcome, error) {
@@ -43,7 +39,8 @@ func (s *Settings) run(ctx context.Context, c Cluster, t *target, advice []repor
 		u, _ := url.Parse(s.targetBase())
 		eps = probe.NewURL(u.Host, s.targetBase())
 	} else {
-		set, feeder, err := s.followEndpoints(run, c, t, tr)
+		set, feeder, err := run.FollowServe(c, experiment.EndpointsSpec{Namespace: s.Namespace, Service: t.service,
+			PortName: t.portName, Tracker: tr, Warn: s.Warn, Seed: uint64(s.Now().UnixNano())})
 		if feeder != nil {
 			defer feeder.Close()
 		}
@@ -53,100 +50,26 @@ func (s *Settings) run(ctx context.Context, c Cluster, t *target, advice []repor
 		eps = set
 	}
 
-	res := RunPlan(ctx, Plan{
-		Probe: s.Config(), Endpoints: eps, Warmup: s.Warmup, After: s.After,
-		UntilRecovered: s.UntilRecovered, Timeout: s.Timeout, Mode: s.Mode, Tracker: tr,
-		Kill:     func(ctx context.Context) error { return killHead(ctx, c, t.head, s.killMode()) },
+	res := experiment.Run(ctx, experiment.Disruption{
+		Probe: s.config(), Endpoints: eps, Warmup: s.Warmup, After: s.After,
+		UntilRecovered: s.UntilRecovered, Timeout: s.Timeout, What: s.Mode, Tracker: tr,
+		Step:     func(ctx context.Context) error { return killHead(ctx, c, t.head, s.killMode()) },
 		Progress: s.Progress, ProgressEvery: s.ProgressEvery,
 		Now: s.Now,
 	})
 	r := s.buildReport(t, res, tr, advice)
 	outcome := chaos.Outcome{Passed: r.Verdict.Passed}
 	switch {
-	case res.Result != nil && res.Result.Interrupted:
+	case res.Probe != nil && res.Probe.Interrupted:
 		return r, outcome, chaos.Errorf(chaos.Interrupted, "interrupted: the report above covers what was seen")
 	case res.WarmupFailed:
 		return r, outcome, warmupError(s.probeTarget(t), res.Warmup)
-	case res.KillErr != nil:
-		return r, outcome, killError(res.KillErr)
+	case res.StepErr != nil:
+		return r, outcome, killError(res.StepErr)
 	case s.UntilRecovered && !res.Recovered:
 		outcome = chaos.Outcome{Passed: false, Note: chaos.Errorf(chaos.Failed, "not recovered within %s %s", SetTimeout, s.Timeout)}
 	}
 	return r, outcome, nil
-}
-
-// followEndpoints keeps a probe set equal to the Service's ready endpoints, each behind its own
-// port-forward, and returns once the first set is open.
-func (s *Settings) followEndpoints(run *Session, c Cluster, t *target, tr *Tracker) (*probe.Set, *Feeder, error) {
-	set, feeder, err := FollowEndpoints(run.WatchCtx, run.StartCtx, c, EndpointsSpec{Namespace: s.Namespace, Service: t.service,
-		PortName: t.portName, Tracker: tr, Warn: s.Warn, Seed: uint64(s.Now().UnixNano())})
-	switch {
-	case err != nil:
-		return nil, feeder, run.StartError(err)
-	case len(set.Names()) == 0:
-		return nil, feeder, NoReadyEndpoints(s.Namespace, t.service, "nothing was killed")
-	}
-	return set, feeder, nil
-}
-
-// EndpointWatcher is what following a Service's endpoints needs of the cluster.
-type EndpointWatcher interface {
-	WatchReadyEndpoints(ctx context.Context, namespace, service, portName string, synced chan<- struct{}, handle func([]kube.ReadyEndpoint)) error
-	OpenTunnel(ctx context.Context, namespace, pod string, port int) (kube.Tunnel, error)
-}
-
-// EndpointsSpec is the Service FollowEndpoints follows.
-type EndpointsSpec struct {
-	Namespace, Service, PortName string
-	Tracker                      EndpointsFollower // may be nil
-	Warn                         io.Writer
-	Seed                         uint64 // of the set's order
-}
-
-// FollowEndpoints keeps a probe set equal to the Service's ready endpoints, each behind its own
-// port-forward, and returns once the first set is open (it may be empty: the caller decides).
-// The watch and the forwards live until watchCtx ends or the Feeder is closed; startCtx bounds
-// the wait for the first set (its error is returned when it ends first).
-func FollowEndpoints(watchCtx, startCtx context.Context, c EndpointWatcher, sp EndpointsSpec) (*probe.Set, *Feeder, error) {
-	set := probe.NewSet(probe.RoundRobin, sp.Seed)
-	feeder := NewFeeder(watchCtx, set, func(ctx context.Context, pod string, port int) (Forward, error) {
-		return c.OpenTunnel(ctx, sp.Namespace, pod, port)
-	}, sp.Tracker, sp.Warn)
-	first := make(chan error, 1)
-	synced := make(chan struct{})
-	go func() {
-		// The callback and the error below run in this goroutine, one after the other.
-		delivered, failed := false, false
-		err := c.WatchReadyEndpoints(watchCtx, sp.Namespace, sp.Service, sp.PortName, synced, func(ready []kube.ReadyEndpoint) {
-			if failed || watchCtx.Err() != nil {
-				return // the run already ended on the first error
-			}
-			err := feeder.Update(ready)
-			if !delivered {
-				delivered, failed = true, err != nil
-				first <- err
-			} else if err != nil {
-				fmt.Fprintf(sp.Warn, "warning: %v\n", err)
-			}
-		})
-		switch {
-		case err == nil || watchCtx.Err() != nil:
-		case !delivered:
-			first <- err
-		default:
-			// Mid-run (a token expired, RBAC revoked): the endpoints freeze from here on.
-			fmt.Fprintf(sp.Warn, "warning: the endpoint watch ended: %v; endpoint changes after this are not seen\n", err)
-		}
-	}()
-	select {
-	case err := <-first:
-		if err != nil {
-			return nil, feeder, err
-		}
-	case <-startCtx.Done():
-		return nil, feeder, startCtx.Err()
-	}
-	return set, feeder, nil
 }
 
 // warmupError says first that nothing was killed, then how the warm-up failed, in the report's
@@ -187,7 +110,7 @@ func killHead(ctx context.Context, c Cluster, head *corev1.Pod, mode kube.KillMo
 // reportSettings echo what was asked, for the report and the dry-run plan.
 func (s *Settings) reportSettings(t *target) report.Settings {
 	rs := report.Settings{Cluster: s.targetName(), Namespace: s.Namespace, Mode: s.Mode, Target: s.probeTarget(t),
-		Method: s.Config().Method, Path: ShownPath(s.Config().Path), Rate: s.Config().Rate, WarmupMs: s.Warmup.Milliseconds(),
+		Method: s.config().Method, Path: experiment.ShownPath(s.config().Path), Rate: s.config().Rate, WarmupMs: s.Warmup.Milliseconds(),
 		RequestTimeout: s.RequestTimeout.Milliseconds()}
 	if s.UntilRecovered {
 		rs.UntilRecovered, rs.TimeoutMs = true, s.Timeout.Milliseconds()
@@ -197,7 +120,7 @@ func (s *Settings) reportSettings(t *target) report.Settings {
 	return rs
 }
 
-func (s *Settings) buildReport(t *target, res *PlanResult, tr *Tracker, advice []report.Advice) *report.Report {
-	return report.Build(report.Input{Settings: s.reportSettings(t), Probe: res.Result, Timeline: tr.Timeline(), SLO: s.SLO(), Advice: advice,
+func (s *Settings) buildReport(t *target, res *experiment.Result, tr *Tracker, advice []report.Advice) *report.Report {
+	return report.Build(report.Input{Settings: s.reportSettings(t), Probe: res.Probe, Timeline: tr.Timeline(), SLO: s.SLO(), Advice: advice,
 		WarmupFailed: res.WarmupFailed})
 }

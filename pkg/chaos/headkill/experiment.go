@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
@@ -31,8 +32,8 @@ type Cluster interface {
 	LoadSnapshot(ctx context.Context, q kube.SnapshotQuery) (*diagnose.Snapshot, error)
 	// The watches of a run: pods, RayClusters and the RayService; the Service's ready endpoints;
 	// a port-forward per endpoint.
-	Watcher
-	EndpointWatcher
+	experiment.Watcher
+	experiment.EndpointWatcher
 }
 
 // Run resolves the target, confirms, has the API server dry-run the kill (RBAC, admission and
@@ -73,12 +74,12 @@ func DryRun(ctx context.Context, c Cluster, s Settings) (*report.Plan, error) {
 	if err := c.KillHeadPod(ctx, t.head, s.killMode(), true); err != nil {
 		return nil, killError(err)
 	}
-	cfg := s.Config()
+	cfg := s.config()
 	p := &report.Plan{APIVersion: schema.APIVersion, Kind: report.PlanKind, Settings: s.reportSettings(t),
 		Head: report.PlanHead{Namespace: t.head.Namespace, Name: t.head.Name, UID: string(t.head.UID), RayCluster: t.cluster},
 		Kill: s.killWhat(t), Endpoints: []string{},
 		PlannedRequests: probe.Planned(cfg.Rate, s.Warmup+s.post()),
-		MaxRequests:     probe.Planned(cfg.Rate, ScheduleLength(s.Warmup, s.RequestTimeout, s.post())),
+		MaxRequests:     probe.Planned(cfg.Rate, experiment.ScheduleLength(s.Warmup, s.RequestTimeout, s.post())),
 		SLO:             s.PlanSLO(), ServerDryRun: "accepted"}
 	for _, e := range t.ready {
 		p.Endpoints = append(p.Endpoints, fmt.Sprintf("%s:%d", e.Pod, e.Port))

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
@@ -42,7 +42,7 @@ func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
 			s.Service = diagnose.ServeServiceName(s.RayService)
 		}
 		if !s.PortSet && s.Target == "" {
-			s.Port = DefaultServePort
+			s.Port = experiment.DefaultServePort
 		}
 	} else if _, err := c.GetRayCluster(ctx, s.Namespace, s.Cluster); err != nil {
 		return nil, err
@@ -80,7 +80,7 @@ func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
 		}
 	}
 	if t.port == 0 {
-		return nil, invalid("Service %s/%s has no TCP port %d (its ports: %s): pass %s", s.Namespace, s.Service, s.Port, strings.Join(ports, ", "), SetPort)
+		return nil, invalid("Service %s/%s has no TCP port %d (its ports: %s): pass %s", s.Namespace, s.Service, s.Port, strings.Join(ports, ", "), experiment.SetPort)
 	}
 	t.service = s.Service
 	if !s.DryRun {
@@ -92,16 +92,9 @@ func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
 		return nil, err
 	}
 	if len(t.ready) == 0 {
-		return nil, NoReadyEndpoints(s.Namespace, t.service, "nothing was killed")
+		return nil, experiment.NoReadyEndpoints(s.Namespace, t.service, "nothing was killed")
 	}
 	return t, nil
-}
-
-// NoReadyEndpoints says the probed Service has no ready endpoints; undone says that nothing was
-// changed ("nothing was killed").
-func NoReadyEndpoints(ns, svc, undone string) error {
-	return chaos.Errorf(chaos.NotFound, "Service %s/%s has no ready endpoints, so there is nothing to probe and %s; check with: kubectl get endpointslices -n %s -l kubernetes.io/service-name=%s",
-		ns, svc, undone, ns, svc)
 }
 
 // killError explains a refused kill. Nothing was killed in every case.
@@ -141,31 +134,3 @@ func (s *Settings) killWhat(t *target) string {
 	}
 	return fmt.Sprintf("delete (grace period %s)", grace)
 }
-
-// ShownPath is the probed path as plans and reports print it: "/" when empty, and the value of
-// any query parameter named like a secret (token, api_key, password, key, sig...) replaced,
-// since reports are kept as CI artifacts. The probe itself sends the path as given.
-func ShownPath(p string) string {
-	if p == "" {
-		return "/"
-	}
-	path, query, ok := strings.Cut(p, "?")
-	if !ok {
-		return p
-	}
-	params := strings.Split(query, "&")
-	for i, kv := range params {
-		k, _, hasValue := strings.Cut(kv, "=")
-		name, err := url.QueryUnescape(k)
-		if err != nil {
-			name = k
-		}
-		if hasValue && (diagnose.IsSecretName(name) || secretParams[strings.ToLower(name)]) {
-			params[i] = k + "=" + diagnose.Redacted
-		}
-	}
-	return path + "?" + strings.Join(params, "&")
-}
-
-// secretParams are query parameter names that carry credentials without saying so.
-var secretParams = map[string]bool{"key": true, "sig": true, "signature": true, "code": true}

@@ -2,38 +2,25 @@ package headkill
 
 import (
 	"errors"
-	"math"
 	"net/url"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 )
 
-// The settings messages name; the command shows each as its flag.
+// The settings of a head kill that messages name; the command shows each as its flag. The
+// probe's are experiment's (SetRate, SetPort, SetPath, SetHeader...).
 const (
-	SetMode            chaos.Setting = "mode"
-	SetRate            chaos.Setting = "rate"
-	SetWarmup          chaos.Setting = "warmup"
-	SetAfter           chaos.Setting = "after"
-	SetUntilRecovered  chaos.Setting = "until-recovered"
-	SetTimeout         chaos.Setting = "timeout"
-	SetRequestTimeout  chaos.Setting = "request-timeout"
-	SetProgressEvery   chaos.Setting = "progress-interval"
-	SetMaxErrors       chaos.Setting = "max-errors"
-	SetMinAvailability chaos.Setting = "min-availability"
-	SetTarget          chaos.Setting = "target"
-	SetService         chaos.Setting = "service"
-	SetPort            chaos.Setting = "port"
-	SetPath            chaos.Setting = "path"
-	SetHeader          chaos.Setting = "header"
+	SetMode           chaos.Setting = "mode"
+	SetAfter          chaos.Setting = "after"
+	SetUntilRecovered chaos.Setting = "until-recovered"
+	SetTimeout        chaos.Setting = "timeout"
+	SetTarget         chaos.Setting = "target"
+	SetService        chaos.Setting = "service"
 )
-
-// DefaultServePort is the port of a RayService's serve Service (<name>-serve-svc).
-const DefaultServePort = 8000
 
 // Settings is one head kill: what to kill, what to probe, for how long, and the SLO.
 type Settings struct {
@@ -44,7 +31,7 @@ type Settings struct {
 	Mode                string // delete, force or evict
 
 	// What is probed: Target (a URL), or Service and Port (for a RayService, by default its
-	// serve Service on DefaultServePort); the requests are ProbeSettings'.
+	// serve Service on experiment.DefaultServePort); the requests are ProbeSettings'.
 	Target  string
 	Service string
 	Port    int
@@ -55,7 +42,7 @@ type Settings struct {
 	UntilRecovered bool
 	Timeout        time.Duration // with UntilRecovered
 
-	ProbeSettings
+	experiment.ProbeSettings
 }
 
 // killMode is Mode as the API calls take it (Validate has checked it).
@@ -90,7 +77,7 @@ func (s *Settings) Validate() error {
 		return err
 	}
 	// The schedule the run will plan, so the probe's caps (rate × duration) hold for it.
-	return s.ValidateProbe("the head is killed", path, ScheduleLength(s.Warmup, s.RequestTimeout, s.post()))
+	return s.ValidateProbe("the head is killed", path, experiment.ScheduleLength(s.Warmup, s.RequestTimeout, s.post()))
 }
 
 func (s *Settings) validateSchedule() error {
@@ -108,13 +95,13 @@ func (s *Settings) validateSchedule() error {
 func (s *Settings) validateTarget() error {
 	switch {
 	case s.Target != "" && (s.Service != "" || s.PortSet):
-		return invalid("%s and %s/%s exclude each other: probe a URL or a Service", SetTarget, SetService, SetPort)
+		return invalid("%s and %s/%s exclude each other: probe a URL or a Service", SetTarget, SetService, experiment.SetPort)
 	case s.Target == "" && s.Service == "" && s.RayService == "":
-		return invalid("say what to probe for RayCluster %s: %s URL, or %s NAME %s N", s.Cluster, SetTarget, SetService, SetPort)
+		return invalid("say what to probe for RayCluster %s: %s URL, or %s NAME %s N", s.Cluster, SetTarget, SetService, experiment.SetPort)
 	case s.Service != "" && !s.PortSet:
-		return invalid("%s %s needs %s N (the Service port to probe)", SetService, s.Service, SetPort)
+		return invalid("%s %s needs %s N (the Service port to probe)", SetService, s.Service, experiment.SetPort)
 	case s.PortSet && (s.Port < 1 || s.Port > 65535):
-		return invalid("%s must be from 1 to 65535, not %d", SetPort, s.Port)
+		return invalid("%s must be from 1 to 65535, not %d", experiment.SetPort, s.Port)
 	}
 	return nil
 }
@@ -133,16 +120,22 @@ func (s *Settings) probePath() (string, error) {
 		return "", invalid("%s %q is not an http or https URL, e.g. http://serve.example:8000", SetTarget, u.Redacted())
 	}
 	if u.User != nil {
-		return "", invalid("%s %q has credentials in it, which the probe would not send and reports would show: pass them as %s 'Authorization: ...'", SetTarget, u.Redacted(), SetHeader)
+		return "", invalid("%s %q has credentials in it, which the probe would not send and reports would show: pass them as %s 'Authorization: ...'", SetTarget, u.Redacted(), experiment.SetHeader)
 	}
 	rest := u.RequestURI()
 	if rest == "/" {
 		return s.Path, nil
 	}
 	if s.Path != "" {
-		return "", invalid("%s %q has a path and %s is %q: give the path once", SetTarget, ShownPath(rest), SetPath, ShownPath(s.Path))
+		return "", invalid("%s %q has a path and %s is %q: give the path once", SetTarget, experiment.ShownPath(rest), experiment.SetPath, experiment.ShownPath(s.Path))
 	}
 	return rest, nil
+}
+
+// config is the probe's configuration (Validate has checked the settings).
+func (s *Settings) config() probe.Config {
+	path, _ := s.probePath()
+	return s.Config(path)
 }
 
 // post is how long the probe runs after the kill: After, or Timeout with UntilRecovered.
@@ -151,29 +144,4 @@ func (s *Settings) post() time.Duration {
 		return s.Timeout
 	}
 	return s.After
-}
-
-// ParseRate reads 50, 50/s, 3000/m.
-func ParseRate(v string) (float64, error) {
-	num, unit, _ := strings.Cut(strings.TrimSpace(v), "/")
-	per := 1.0
-	switch unit {
-	case "", "s", "sec", "1s":
-	case "m", "min", "1m":
-		per = 60
-	default:
-		return 0, invalid("%s %q: use requests per second or minute, e.g. 50/s or 600/m", SetRate, v)
-	}
-	n, err := strconv.ParseFloat(num, 64)
-	if err != nil || math.IsNaN(n) || math.IsInf(n, 0) {
-		return 0, invalid("%s %q is not a number of requests, e.g. 50/s", SetRate, v)
-	}
-	r := n / per
-	switch {
-	case r <= 0:
-		return 0, invalid("%s %q is not positive: use e.g. %s 50/s", SetRate, v, SetRate)
-	case r > probe.MaxRate:
-		return 0, invalid("%s %q is above the probe's limit of %d/s: lower %s", SetRate, v, probe.MaxRate, SetRate)
-	}
-	return r, nil
 }

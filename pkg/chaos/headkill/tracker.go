@@ -69,8 +69,9 @@ func (t *Tracker) add(e timeline.Event) {
 	t.lastChange = e.At
 }
 
-// Kill records that the kill was requested, at at (just before the API call).
-func (t *Tracker) Kill(mode string, at time.Time) {
+// Disrupted records that the kill was requested, at at (just before the API call); mode says
+// how (experiment.Tracker).
+func (t *Tracker) Disrupted(mode string, at time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.killed, t.killAt = true, at

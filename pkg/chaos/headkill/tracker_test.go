@@ -52,7 +52,7 @@ func TestTrackerHeadKill(t *testing.T) {
 		t.Fatalf("before the kill: recovered %v state %q", ok, tr.State())
 	}
 
-	tr.Kill("delete", ms(1000))
+	tr.Disrupted("delete", ms(1000))
 	terminating := old.DeepCopy()
 	now := metav1.NewTime(ms(1000))
 	terminating.DeletionTimestamp = &now
@@ -105,7 +105,7 @@ func TestTrackerRayServiceSwitch(t *testing.T) {
 	rs := &rayv1.RayService{ObjectMeta: metav1.ObjectMeta{Name: "svc"}}
 	rs.Status.ActiveServiceStatus.RayClusterName = "svc-abc"
 	tr.RayService(rs, ms(0))
-	tr.Kill("force", ms(100))
+	tr.Disrupted("force", ms(100))
 	tr.Refused("ignored for this test", ms(100))
 	// KubeRay builds a new cluster: pending, then active. Its head is the new head.
 	rs2 := rs.DeepCopy()

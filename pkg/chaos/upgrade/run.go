@@ -8,7 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/headkill"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
@@ -24,8 +24,8 @@ type Cluster interface {
 	GetService(ctx context.Context, namespace, name string) (*corev1.Service, error)
 	// PatchRayService applies a JSON merge patch; dryRun has the API server check it only.
 	PatchRayService(ctx context.Context, namespace, name string, patch []byte, dryRun bool) (*rayv1.RayService, error)
-	headkill.Watcher
-	headkill.EndpointWatcher
+	experiment.Watcher
+	experiment.EndpointWatcher
 }
 
 // target is what the run resolved before anything is changed.
@@ -75,7 +75,7 @@ func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
 			return t.withPort(p.Name), nil
 		}
 	}
-	return nil, invalid("Service %s/%s has no TCP port %d: pass %s", s.Namespace, t.service, s.Port, headkill.SetPort)
+	return nil, invalid("Service %s/%s has no TCP port %d: pass %s", s.Namespace, t.service, s.Port, experiment.SetPort)
 }
 
 func (t *target) withPort(name string) *target { t.portName = name; return t }
@@ -102,7 +102,7 @@ func (s *Settings) probeTarget(t *target) string {
 // reportSettings echo what was asked, for the report and the plan.
 func (s *Settings) reportSettings(t *target) report.UpgradeSettings {
 	return report.UpgradeSettings{RayService: s.RayService, Namespace: s.Namespace, Image: s.Image, Patch: string(t.patch),
-		Target: s.probeTarget(t), Method: s.Config().Method, Path: headkill.ShownPath(s.Config().Path), Rate: s.Config().Rate,
+		Target: s.probeTarget(t), Method: s.config().Method, Path: experiment.ShownPath(s.config().Path), Rate: s.config().Rate,
 		WarmupMs: s.Warmup.Milliseconds(), TimeoutMs: s.Timeout.Milliseconds(), RequestTimeout: s.RequestTimeout.Milliseconds()}
 }
 
@@ -120,7 +120,7 @@ func DryRun(ctx context.Context, c Cluster, s Settings) (*report.UpgradePlan, er
 	}
 	return &report.UpgradePlan{APIVersion: schema.APIVersion, Kind: report.UpgradePlanKind, Settings: s.reportSettings(t),
 		ActiveCluster: t.active, Patch: t.patch, Generation: t.rs.Generation, GenerationAfter: t.after.Generation,
-		PlannedRequests: probe.Planned(s.Config().Rate, s.Timeout), SLO: s.PlanSLO(), ServerDryRun: "accepted"}, nil
+		PlannedRequests: probe.Planned(s.config().Rate, s.Timeout), SLO: s.PlanSLO(), ServerDryRun: "accepted"}, nil
 }
 
 // Run resolves the RayService, has the API server dry-run the patch, confirms, and applies the
@@ -154,35 +154,32 @@ func (s *Settings) run(ctx context.Context, c Cluster, t *target) (*report.Upgra
 		tr, s.Now, s.Warn); err != nil {
 		return nil, chaos.Outcome{}, err
 	}
-	set, feeder, err := headkill.FollowEndpoints(run.WatchCtx, run.StartCtx, c, headkill.EndpointsSpec{Namespace: s.Namespace,
+	set, feeder, err := run.FollowServe(c, experiment.EndpointsSpec{Namespace: s.Namespace,
 		Service: t.service, PortName: t.portName, Tracker: tr, Warn: s.Warn, Seed: uint64(s.Now().UnixNano())})
 	if feeder != nil {
 		defer feeder.Close()
 	}
-	switch {
-	case err != nil:
-		return nil, chaos.Outcome{}, run.StartError(err)
-	case len(set.Names()) == 0:
-		return nil, chaos.Outcome{}, headkill.NoReadyEndpoints(s.Namespace, t.service, "nothing was changed")
+	if err != nil {
+		return nil, chaos.Outcome{}, err
 	}
 
-	res := headkill.RunPlan(ctx, headkill.Plan{
-		Probe: s.Config(), Endpoints: set, Warmup: s.Warmup, UntilRecovered: true, Timeout: s.post(),
-		Mode: s.what(), Tracker: tr, Kill: func(ctx context.Context) error { return s.apply(ctx, c, t) },
+	res := experiment.Run(ctx, experiment.Disruption{
+		Probe: s.config(), Endpoints: set, Warmup: s.Warmup, UntilRecovered: true, Timeout: s.post(),
+		What: s.what(), Tracker: tr, Step: func(ctx context.Context) error { return s.apply(ctx, c, t) },
 		Progress: s.Progress, ProgressEvery: s.ProgressEvery, Now: s.Now,
 	})
 	r := report.BuildUpgrade(report.UpgradeInput{
-		Input:    report.Input{Probe: res.Result, Timeline: tr.Timeline(), SLO: s.SLO(), WarmupFailed: res.WarmupFailed},
+		Input:    report.Input{Probe: res.Probe, Timeline: tr.Timeline(), SLO: s.SLO(), WarmupFailed: res.WarmupFailed},
 		Settings: s.reportSettings(t), OldCluster: t.active, LastSeen: tr.LastSeen()})
 	outcome := chaos.Outcome{Passed: r.Verdict.Passed}
 	switch {
-	case res.Result != nil && res.Result.Interrupted:
+	case res.Probe != nil && res.Probe.Interrupted:
 		return r, outcome, chaos.Errorf(chaos.Interrupted, "interrupted: the report above covers what was seen; the upgrade goes on without the probe (it is not reverted)")
 	case res.WarmupFailed:
 		return r, outcome, invalid("nothing was changed: %d of %s to %s failed; check that it answers 2xx", res.Warmup.Errors(),
 			report.Plural(int(res.Warmup.Requests()), "warm-up request", "warm-up requests"), s.probeTarget(t))
-	case res.KillErr != nil:
-		return r, outcome, res.KillErr
+	case res.StepErr != nil:
+		return r, outcome, res.StepErr
 	case !r.Upgrade.Switched:
 		outcome.Note = chaos.Errorf(chaos.Failed, "the upgrade did not complete within %s %s: %s; it is not reverted", SetTimeout, s.Timeout, r.Upgrade.LastSeen)
 	case r.Upgrade.OldClusterDeletedMs == nil:

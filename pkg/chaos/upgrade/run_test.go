@@ -16,7 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/headkill"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
@@ -152,7 +152,7 @@ func (f *fakeCluster) OpenTunnel(context.Context, string, string, int) (kube.Tun
 
 func settings() Settings {
 	return Settings{Namespace: "ns", RayService: "svc", Image: "rayproject/ray:2.47.0", Timeout: 9 * time.Second,
-		ProbeSettings: headkill.ProbeSettings{Rate: "50/s", Method: "GET", Warmup: 300 * time.Millisecond,
+		ProbeSettings: experiment.ProbeSettings{Rate: "50/s", Method: "GET", Warmup: 300 * time.Millisecond,
 			RequestTimeout: 500 * time.Millisecond, ProgressEvery: time.Second, MaxErrors: 0, MaxErrorsSet: true}}
 }
 

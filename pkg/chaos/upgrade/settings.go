@@ -1,4 +1,4 @@
-// Package upgrade runs a zero-downtime upgrade of a RayService under head-kill's probe: it
+// Package upgrade runs a zero-downtime upgrade of a RayService under the probe of pkg/chaos/experiment: it
 // patches the RayService (a new image, or the user's JSON merge patch) so that KubeRay starts a
 // new RayCluster, follows KubeRay's steps (pending cluster, its head Ready, its Serve apps
 // RUNNING, the switch of the active cluster, the old cluster deleted) and reports what clients
@@ -11,10 +11,12 @@ import (
 	"time"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/headkill"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
 )
 
-// The settings messages name; the command shows each as its flag. The probe's are head-kill's.
+// The settings messages name; the command shows each as its flag. The probe's are
+// experiment's.
 const (
 	SetImage   chaos.Setting = "image"
 	SetPatch   chaos.Setting = "patch"
@@ -30,14 +32,14 @@ type Settings struct {
 	Image string
 	Patch string
 
-	Port int // of the serve Service; headkill.DefaultServePort when 0
+	Port int // of the serve Service; experiment.DefaultServePort when 0
 
 	// Timeout bounds the probe's whole schedule: the warm-up, the patch and the wait for the
 	// switch and the old cluster's deletion.
 	Timeout time.Duration
 
-	// The requests, the warm-up and the SLO, as head-kill's.
-	headkill.ProbeSettings
+	// The requests, the warm-up and the SLO, as every probed experiment's.
+	experiment.ProbeSettings
 }
 
 func invalid(format string, args ...any) error { return chaos.Errorf(chaos.Invalid, format, args...) }
@@ -60,14 +62,14 @@ func (s *Settings) Validate() error {
 		}
 	}
 	if s.Port < 0 || s.Port > 65535 {
-		return invalid("%s must be from 1 to 65535, not %d", headkill.SetPort, s.Port)
+		return invalid("%s must be from 1 to 65535, not %d", experiment.SetPort, s.Port)
 	}
 	if err := s.ValidateProbe("the RayService is patched", s.Path, s.Timeout); err != nil {
 		return err
 	}
 	if s.post() <= 0 {
 		return invalid("%s %s leaves no time after the patch (the warm-up, a request timeout and %s for the patch come first): raise it, e.g. %s 10m",
-			SetTimeout, s.Timeout, headkill.KillSlack, SetTimeout)
+			SetTimeout, s.Timeout, experiment.StepSlack, SetTimeout)
 	}
 	return nil
 }
@@ -76,11 +78,14 @@ func (s *Settings) Validate() error {
 func (s *Settings) Defaults() {
 	s.ProbeSettings.Defaults()
 	if s.Port == 0 {
-		s.Port = headkill.DefaultServePort
+		s.Port = experiment.DefaultServePort
 	}
 }
 
+// config is the probe's configuration (Validate has checked the settings).
+func (s *Settings) config() probe.Config { return s.Config(s.Path) }
+
 // post is how long the probe may run after the patch: --timeout less what comes before it.
 func (s *Settings) post() time.Duration {
-	return s.Timeout - headkill.ScheduleLength(s.Warmup, s.RequestTimeout, 0)
+	return s.Timeout - experiment.ScheduleLength(s.Warmup, s.RequestTimeout, 0)
 }

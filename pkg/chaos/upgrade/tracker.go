@@ -16,8 +16,8 @@ import (
 )
 
 // Tracker turns what the watches see into the upgrade's timeline. It is safe for concurrent use:
-// each watch calls it from its own goroutine. It is headkill.RunPlan's Follower: the "kill" is
-// the patch, and "recovered" is the switch done and the old cluster deleted.
+// each watch calls it from its own goroutine. It is experiment.Run's Tracker: the disruptive
+// step is the patch, and "recovered" is the switch done and the old cluster deleted.
 type Tracker struct {
 	mu sync.Mutex
 	tl timeline.Timeline
@@ -60,8 +60,8 @@ func (t *Tracker) Timeline() *timeline.Timeline {
 	return timeline.New(t.tl.Events()...)
 }
 
-// Kill records the patch (headkill.Follower); what says what it changes.
-func (t *Tracker) Kill(what string, at time.Time) {
+// Disrupted records the patch (experiment.Tracker); what says what it changes.
+func (t *Tracker) Disrupted(what string, at time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.patched = true
@@ -75,7 +75,7 @@ func (t *Tracker) Refused(detail string, at time.Time) {
 	t.add(timeline.Event{Kind: timeline.UpgradeRefused, At: at, Object: t.rayService, Detail: detail})
 }
 
-// Endpoints records which pods are behind the serve Service (headkill.EndpointsFollower).
+// Endpoints records which pods are behind the serve Service (experiment.EndpointsFollower).
 func (t *Tracker) Endpoints(names []string, at time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -10,19 +10,19 @@ import (
 	"github.com/spf13/pflag"
 
 	corechaos "github.com/kubectl-ray/kubectl-ray/pkg/chaos"
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/headkill"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 )
 
 // What the commands of the experiments run under the probe (head-kill, upgrade) share: the
-// flags of headkill.ProbeSettings that read the same on both, the run's hooks, and the exit code
+// flags of experiment.ProbeSettings that read the same on both, the run's hooks, and the exit code
 // of its outcome.
 
 // addProbeFlags binds the probe's flags whose help is the same on every command; each command
 // binds --path, --header, --warmup, --request-timeout and --dry-run with its own words.
-func addProbeFlags(fl *pflag.FlagSet, p *headkill.ProbeSettings) {
+func addProbeFlags(fl *pflag.FlagSet, p *experiment.ProbeSettings) {
 	fl.StringVar(&p.Method, "method", http.MethodGet, "Request method")
 	fl.StringVar(&p.Rate, "rate", "50/s", "Requests per second, e.g. 50/s, 50 or 600/m")
 	fl.Int64Var(&p.MaxErrors, "max-errors", 0, "SLO: at most this many failed requests")
@@ -31,7 +31,7 @@ func addProbeFlags(fl *pflag.FlagSet, p *headkill.ProbeSettings) {
 }
 
 // completeProbeFlags records which of the SLO's flags were given: 0 is a limit too.
-func completeProbeFlags(cmd *cobra.Command, p *headkill.ProbeSettings) {
+func completeProbeFlags(cmd *cobra.Command, p *experiment.ProbeSettings) {
 	p.MaxErrorsSet = cmd.Flags().Changed("max-errors")
 	p.MinAvailabilitySet = cmd.Flags().Changed("min-availability")
 }
@@ -54,7 +54,7 @@ func validateOutput(output *cmdutil.OutputFlag, dryRun bool, noJUnit, reportHTML
 // hookProbe sets the run's hooks: the progress line on stderr, Ctrl-C, and the confirmation
 // (undone is the line after a "no"). The caller ends the progress line with done once the run
 // returns.
-func hookProbe(f *cmdutil.Factory, p *headkill.ProbeSettings, yes bool, undone string) *progress {
+func hookProbe(f *cmdutil.Factory, p *experiment.ProbeSettings, yes bool, undone string) *progress {
 	errOut := f.IOStreams.ErrOut
 	prog := newProgress(errOut, cmdutil.IsTerminal(errOut), p.ProgressEvery)
 	p.Progress, p.ProgressEvery, p.Interrupts = prog.update, prog.every, signalContext

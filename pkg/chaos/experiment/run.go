@@ -1,4 +1,9 @@
-package headkill
+// Package experiment is the engine every probed chaos experiment runs on: a warm-up under the
+// probe, the experiment's disruptive step once the warm-up was healthy, the follow (the watches
+// and the Service's endpoints, heard by the experiment's tracker), recovery, and the result the
+// experiment builds its report from. head-kill's disruption is a pod delete or eviction,
+// upgrade's a RayService patch; a new experiment supplies its own and imports no other.
+package experiment
 
 import (
 	"context"
@@ -7,36 +12,38 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
 )
 
-// RecoveredQuiet is how long the probe must see no new error, after the new head is Ready and
-// the endpoints are back, before --until-recovered stops it: recovery is what clients see.
+// RecoveredQuiet is how long the probe must see no new error, once the tracker says the cluster
+// is back, before a run that waits for recovery stops: recovery is what clients see.
 const RecoveredQuiet = time.Second
 
-// Plan is one head kill under a probe.
-type Plan struct {
+// Disruption is one disruptive step run under a probe.
+type Disruption struct {
 	Probe     probe.Config
 	Endpoints probe.Endpoints
 	Warmup    time.Duration
-	// After is how long the probe runs after the kill; with UntilRecovered, Timeout bounds it.
+	// After is how long the probe runs after the step; with UntilRecovered, Timeout bounds it.
 	After          time.Duration
 	UntilRecovered bool
 	Timeout        time.Duration
-	Mode           string
-	// Kill is the disruptive step (the head kill; for an upgrade, the patch); an error means
-	// nothing was changed (the Tracker hears why).
-	Kill    func(ctx context.Context) error
-	Tracker Follower
-	// Progress is called every ProgressEvery with the probe's counters and the head's state.
-	Progress      func(l probe.Live, head string)
+	// What says what the step does, for the tracker: head-kill's mode ("delete"), or upgrade's
+	// change ("image rayproject/ray:2.41.0").
+	What string
+	// Step is the disruptive step (a head kill; a RayService patch). An error means nothing was
+	// changed (the Tracker hears why).
+	Step    func(ctx context.Context) error
+	Tracker Tracker
+	// Progress is called every ProgressEvery with the probe's counters and the tracker's State.
+	Progress      func(l probe.Live, state string)
 	ProgressEvery time.Duration
 	Now           func() time.Time
 }
 
-// Follower is what RunPlan asks of the watches' tracker: headkill's Tracker, or another
-// experiment's (chaos upgrade) that runs its disruptive step under the same probe.
-type Follower interface {
-	// Kill records that the disruptive step was requested (mode says how), Refused that the API
+// Tracker is what Run asks of the experiment's tracker, which also hears the watches (a
+// WatchTracker) and the endpoints (an EndpointsFollower).
+type Tracker interface {
+	// Disrupted records that the step was requested (what says how), Refused that the API
 	// refused it.
-	Kill(mode string, at time.Time)
+	Disrupted(what string, at time.Time)
 	Refused(detail string, at time.Time)
 	// Recovered: the cluster is back (or done); since is the time of the last change recorded.
 	Recovered() (ok bool, since time.Time)
@@ -44,39 +51,40 @@ type Follower interface {
 	State() string
 }
 
-// PlanResult is what happened to a Plan.
-type PlanResult struct {
-	Result *probe.Result
-	// WarmupFailed: the warm-up saw an error or no answer, so nothing was killed. Warmup holds
-	// the counters when it was judged, or, once it failed, when the probe ended.
+// Result is what happened to a Disruption.
+type Result struct {
+	Probe *probe.Result
+	// WarmupFailed: the warm-up saw an error or no answer, so the step was not taken. Warmup
+	// holds the counters when it was judged, or, once it failed, when the probe ended.
 	WarmupFailed bool
 	Warmup       probe.Live
-	// Killed: the kill call succeeded. KillErr is why it did not.
-	Killed  bool
-	KillErr error
-	// Recovered: --until-recovered saw recovery before --timeout.
+	// Disrupted: the step succeeded. StepErr is why it did not.
+	Disrupted bool
+	StepErr   error
+	// Recovered: UntilRecovered saw recovery before Timeout.
 	Recovered bool
 }
 
-// KillSlack is room in the schedule for the kill's API calls (a GET and a DELETE or eviction).
-const KillSlack = 5 * time.Second
+// StepSlack is room in the schedule for the step's API calls (a GET, then a DELETE, an eviction
+// or a PATCH).
+const StepSlack = 5 * time.Second
 
-// ScheduleLength is how long a head kill's probe schedule may run: the warm-up, the drain of its
-// last requests (up to the request timeout), the kill, and the time after it (--after, or
-// --timeout with --until-recovered). Run ends the schedule at kill + post once the kill is done,
-// so the time after the kill is what was asked, however long the drain and the kill took.
+// ScheduleLength is how long a probe schedule may run: the warm-up, the drain of its last
+// requests (up to the request timeout), the step, and the time after it (After, or Timeout with
+// UntilRecovered). Run ends the schedule at step + post once the step is done, so the time after
+// it is what was asked, however long the drain and the step took.
 func ScheduleLength(warmup, requestTimeout, post time.Duration) time.Duration {
 	if requestTimeout <= 0 {
 		requestTimeout = probe.DefaultTimeout
 	}
-	return warmup + requestTimeout + drainMargin + KillSlack + post
+	return warmup + requestTimeout + drainMargin + StepSlack + post
 }
 
 // drainMargin is added to the request timeout when waiting for the warm-up's last requests.
 const drainMargin = 100 * time.Millisecond
 
-// post is how long the probe runs after the kill.
-func (p Plan) post() time.Duration {
+// post is how long the probe runs after the step.
+func (p Disruption) post() time.Duration {
 	if p.UntilRecovered {
 		return p.Timeout
 	}
@@ -84,21 +92,21 @@ func (p Plan) post() time.Duration {
 }
 
 // Duration is the probe's schedule length (ScheduleLength).
-func (p Plan) Duration() time.Duration {
+func (p Disruption) Duration() time.Duration {
 	return ScheduleLength(p.Warmup, p.Probe.Timeout, p.post())
 }
 
-// RunPlan probes for the warm-up, kills the head if the warm-up was healthy, and probes on until
-// --after ends or, with --until-recovered, recovery or --timeout. Canceling ctx (Ctrl-C) ends it
+// Run probes for the warm-up, takes the step if the warm-up was healthy, and probes on until
+// After ends or, with UntilRecovered, recovery or Timeout. Canceling ctx (Ctrl-C) ends it
 // early with what was seen (Result.Interrupted).
-func RunPlan(ctx context.Context, p Plan) *PlanResult {
+func Run(ctx context.Context, p Disruption) *Result {
 	if p.Now == nil {
 		p.Now = time.Now
 	}
 	pr := probe.New(p.Probe, p.Endpoints)
 	resc := make(chan *probe.Result, 1)
 	go func() { resc <- pr.Run(ctx, p.Duration()) }()
-	out := &PlanResult{}
+	out := &Result{}
 
 	stopProgress := make(chan struct{})
 	progressDone := make(chan struct{})
@@ -118,8 +126,8 @@ func RunPlan(ctx context.Context, p Plan) *PlanResult {
 			}
 		}
 	}()
-	finish := func() *PlanResult {
-		out.Result = <-resc
+	finish := func() *Result {
+		out.Probe = <-resc
 		close(stopProgress)
 		<-progressDone
 		if p.Progress != nil {
@@ -155,22 +163,22 @@ func RunPlan(ctx context.Context, p Plan) *PlanResult {
 		return out
 	}
 
-	p.Tracker.Kill(p.Mode, p.Now())
-	if err := p.Kill(ctx); err != nil {
-		out.KillErr = err
+	p.Tracker.Disrupted(p.What, p.Now())
+	if err := p.Step(ctx); err != nil {
+		out.StepErr = err
 		p.Tracker.Refused(err.Error(), p.Now())
 		pr.Stop()
 		return finish()
 	}
-	out.Killed = true
-	// The time after the kill is counted from the kill, not from the schedule's start.
+	out.Disrupted = true
+	// The time after the step is counted from the step, not from the schedule's start.
 	pr.EndAfter(time.Since(start) + p.post())
 	if !p.UntilRecovered {
 		return finish()
 	}
 
-	// Recovered: the new head is Ready, the endpoints are back, and no request has failed for
-	// RecoveredQuiet since then.
+	// Recovered: the tracker says the cluster is back (for head-kill: the new head is Ready and
+	// the endpoints are back), and no request has failed for RecoveredQuiet since then.
 	lastErrs, lastErrAt := pr.Live().Errors(), p.Now()
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()

@@ -1,4 +1,4 @@
-package headkill
+package experiment
 
 import (
 	"context"

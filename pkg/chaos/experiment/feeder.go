@@ -1,4 +1,4 @@
-package headkill
+package experiment
 
 import (
 	"context"
@@ -18,8 +18,8 @@ type Forward interface {
 	Close()
 }
 
-// EndpointsFollower hears each full set of ready endpoint pods (a Tracker records who came and
-// went).
+// EndpointsFollower hears each full set of ready endpoint pods (an experiment's tracker records
+// who came and went).
 type EndpointsFollower interface {
 	Endpoints(names []string, at time.Time)
 }

@@ -1,8 +1,9 @@
-package headkill
+package experiment
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,20 +13,64 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 )
 
-func testPlan(eps probe.Endpoints, kill func(context.Context) error) Plan {
-	return Plan{Probe: probe.Config{Rate: 100, Timeout: time.Second}, Endpoints: eps, Warmup: 200 * time.Millisecond,
-		After: 300 * time.Millisecond, Mode: "delete", Kill: kill,
-		Tracker: NewTracker(headPod("h", "c", corev1.PodRunning, "n", true), "c")}
+// fakeTracker records what Run tells it; back() plays the watches seeing the cluster back.
+type fakeTracker struct {
+	mu        sync.Mutex
+	disrupted []string
+	refused   []string
+	endpoints [][]string
+	backAt    time.Time
 }
 
-func TestRunKillsAfterHealthyWarmup(t *testing.T) {
+func (f *fakeTracker) Disrupted(what string, _ time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.disrupted = append(f.disrupted, what)
+}
+
+func (f *fakeTracker) Refused(detail string, _ time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.refused = append(f.refused, detail)
+}
+
+func (f *fakeTracker) Endpoints(names []string, _ time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.endpoints = append(f.endpoints, names)
+}
+
+func (f *fakeTracker) back(at time.Time) { f.mu.Lock(); f.backAt = at; f.mu.Unlock() }
+
+func (f *fakeTracker) Recovered() (bool, time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return !f.backAt.IsZero(), f.backAt
+}
+
+func (f *fakeTracker) State() string {
+	if ok, _ := f.Recovered(); ok {
+		return "back"
+	}
+	return "disrupted"
+}
+
+func (f *fakeTracker) steps() ([]string, []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.disrupted...), append([]string(nil), f.refused...)
+}
+
+func testPlan(eps probe.Endpoints, step func(context.Context) error) Disruption {
+	return Disruption{Probe: probe.Config{Rate: 100, Timeout: time.Second}, Endpoints: eps, Warmup: 200 * time.Millisecond,
+		After: 300 * time.Millisecond, What: "delete", Step: step, Tracker: &fakeTracker{}}
+}
+
+func TestRunTakesTheStepAfterAHealthyWarmup(t *testing.T) {
 	var n atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { n.Add(1) }))
 	defer srv.Close()
@@ -37,14 +82,14 @@ func TestRunKillsAfterHealthyWarmup(t *testing.T) {
 		killedAt.Store(n.Load())
 		return nil
 	})
-	out := RunPlan(context.Background(), p)
-	if !out.Killed || out.WarmupFailed || out.KillErr != nil || out.Result.Stopped {
+	out := Run(context.Background(), p)
+	if !out.Disrupted || out.WarmupFailed || out.StepErr != nil || out.Probe.Stopped {
 		t.Fatalf("outcome %+v", out)
 	}
 	// --after (300 ms) counts from the kill, not from the schedule's start: the warm-up's
 	// drain and the kill call do not eat into it.
-	recs := out.Result.Records
-	killAt := killTime.Load().Sub(out.Result.Start)
+	recs := out.Probe.Records
+	killAt := killTime.Load().Sub(out.Probe.Start)
 	last := recs[len(recs)-1].Scheduled
 	if last < killAt+p.After-10*time.Millisecond || last >= killAt+p.After {
 		t.Fatalf("last request scheduled at %s, kill at %s: want the schedule to end %s after the kill", last, killAt, p.After)
@@ -58,44 +103,43 @@ func TestRunKillsAfterHealthyWarmup(t *testing.T) {
 	if out.Warmup.OK < 20 {
 		t.Fatalf("warm-up counters %+v", out.Warmup)
 	}
-	if _, ok := p.Tracker.(*Tracker).Timeline().Kill(); !ok {
-		t.Fatal("no KillRequested event")
+	if d, _ := p.Tracker.(*fakeTracker).steps(); len(d) != 1 || d[0] != "delete" {
+		t.Fatalf("the tracker heard %v, want the step once, as delete", d)
 	}
 }
 
-func TestRunWarmupFailureKillsNothing(t *testing.T) {
+func TestRunWarmupFailureTakesNoStep(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusBadGateway) }))
 	defer srv.Close()
 	var kills atomic.Int64
 	p := testPlan(probe.NewURL("x", srv.URL), func(context.Context) error { kills.Add(1); return nil })
-	out := RunPlan(context.Background(), p)
-	if !out.WarmupFailed || kills.Load() != 0 || out.Killed {
+	out := Run(context.Background(), p)
+	if !out.WarmupFailed || kills.Load() != 0 || out.Disrupted {
 		t.Fatalf("warm-up of 502s: outcome %+v, kills %d", out, kills.Load())
 	}
-	if !out.Result.Stopped || len(out.Result.Records) > 25 {
-		t.Fatalf("the probe went on after the failed warm-up: %d records, stopped %v", len(out.Result.Records), out.Result.Stopped)
+	if !out.Probe.Stopped || len(out.Probe.Records) > 25 {
+		t.Fatalf("the probe went on after the failed warm-up: %d records, stopped %v", len(out.Probe.Records), out.Probe.Stopped)
 	}
 	// The error's counts are the report's: every request of the run, none left out.
-	if n := out.Warmup.Requests(); n != int64(len(out.Result.Records)) || out.Warmup.Errors() != n {
-		t.Fatalf("warm-up counters %+v, want all %d requests of the run, all failed", out.Warmup, len(out.Result.Records))
+	if n := out.Warmup.Requests(); n != int64(len(out.Probe.Records)) || out.Warmup.Errors() != n {
+		t.Fatalf("warm-up counters %+v, want all %d requests of the run, all failed", out.Warmup, len(out.Probe.Records))
 	}
-	if _, ok := p.Tracker.(*Tracker).Timeline().Kill(); ok {
-		t.Fatal("KillRequested recorded without a kill")
+	if d, _ := p.Tracker.(*fakeTracker).steps(); len(d) != 0 {
+		t.Fatalf("the tracker heard the step %v, which was not taken", d)
 	}
 }
 
-func TestRunRefusedKillStops(t *testing.T) {
+func TestRunRefusedStepStops(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	defer srv.Close()
 	refused := &kube.Refused{Pod: "h", Code: 429, Message: "Cannot evict pod as it would violate the pod's disruption budget."}
 	p := testPlan(probe.NewURL("x", srv.URL), func(context.Context) error { return refused })
-	out := RunPlan(context.Background(), p)
-	if !errors.Is(out.KillErr, refused) || out.Killed || !out.Result.Stopped {
+	out := Run(context.Background(), p)
+	if !errors.Is(out.StepErr, refused) || out.Disrupted || !out.Probe.Stopped {
 		t.Fatalf("outcome %+v", out)
 	}
-	ev, ok := p.Tracker.(*Tracker).Timeline().First(timeline.KillRefused, time.Time{})
-	if !ok || !strings.Contains(ev.Detail, "(429)") {
-		t.Fatalf("KillRefused event %+v %v", ev, ok)
+	if _, r := p.Tracker.(*fakeTracker).steps(); len(r) != 1 || !strings.Contains(r[0], "(429)") {
+		t.Fatalf("the tracker heard the refusal as %v", r)
 	}
 }
 
@@ -104,11 +148,11 @@ func TestRunRefusedKillStops(t *testing.T) {
 func TestRunUntilRecovered(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	defer srv.Close()
-	var p Plan
+	var p Disruption
 	p = testPlan(probe.NewURL("x", srv.URL), func(context.Context) error {
 		go func() {
 			time.Sleep(100 * time.Millisecond)
-			p.Tracker.(*Tracker).Pod(headPod("h2", "c", corev1.PodRunning, "n", true), false, time.Now())
+			p.Tracker.(*fakeTracker).back(time.Now())
 		}()
 		return nil
 	})
@@ -118,8 +162,8 @@ func TestRunUntilRecovered(t *testing.T) {
 	p.Progress = func(l probe.Live, head string) { mu.Lock(); progress = append(progress, head); mu.Unlock() }
 	p.ProgressEvery = 100 * time.Millisecond
 	start := time.Now()
-	out := RunPlan(context.Background(), p)
-	if !out.Recovered || !out.Result.Stopped {
+	out := Run(context.Background(), p)
+	if !out.Recovered || !out.Probe.Stopped {
 		t.Fatalf("outcome %+v", out)
 	}
 	if d := time.Since(start); d > 5*time.Second {
@@ -127,7 +171,7 @@ func TestRunUntilRecovered(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if last := progress[len(progress)-1]; last != "new head h2 Ready" {
+	if last := progress[len(progress)-1]; last != "back" {
 		t.Fatalf("last progress %q", last)
 	}
 }
@@ -141,9 +185,9 @@ func TestRunCtrlCReturnsWhatWasSeen(t *testing.T) {
 		return nil
 	})
 	p.After = time.Hour
-	out := RunPlan(ctx, p)
-	if !out.Result.Interrupted || !out.Killed || len(out.Result.Records) < 20 {
-		t.Fatalf("outcome %+v with %d records", out, len(out.Result.Records))
+	out := Run(ctx, p)
+	if !out.Probe.Interrupted || !out.Disrupted || len(out.Probe.Records) < 20 {
+		t.Fatalf("outcome %+v with %d records", out, len(out.Probe.Records))
 	}
 }
 
@@ -179,7 +223,7 @@ func TestFeederFollowsReadySet(t *testing.T) {
 		return f, nil
 	}
 	set := probe.NewSet(probe.RoundRobin, 1)
-	tr := NewTracker(headPod("head", "c", corev1.PodRunning, "n", true), "c")
+	tr := &fakeTracker{}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	f := NewFeeder(ctx, set, open, tr, io.Discard)
@@ -214,8 +258,9 @@ func TestFeederFollowsReadySet(t *testing.T) {
 			t.Fatalf("forward %s left open after Close", fw.addr)
 		}
 	}
-	if got := render(tr.Timeline()); !strings.Contains(got, "EndpointAdded head ") || !strings.Contains(got, "EndpointRemoved head ") ||
-		!strings.Contains(got, "EndpointAdded head-2") {
-		t.Fatalf("timeline %q lacks the endpoint changes (head added then removed, head-2 added)", got)
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if got := fmt.Sprint(tr.endpoints); !strings.HasPrefix(got, "[[head worker] [worker head-2]") {
+		t.Fatalf("the tracker heard the ready sets %s, want [head worker] then [worker head-2] first", got)
 	}
 }

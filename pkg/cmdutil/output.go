@@ -58,3 +58,13 @@ func PrintStructured(w io.Writer, format string, v any) error {
 		return enc.Encode(v)
 	}
 }
+
+// Writer prints one kind of document in each -o format its command offers (helm's
+// output.Writer): a command implements it once per document kind it prints, so what each format
+// looks like is decided in one place, and Run only picks the document.
+type Writer interface {
+	Write(out io.Writer, format string) error
+}
+
+// Print writes doc in the format -o asked for.
+func (o *OutputFlag) Print(out io.Writer, doc Writer) error { return doc.Write(out, o.Value) }

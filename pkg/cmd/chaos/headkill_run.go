@@ -37,7 +37,7 @@ func (o *HeadKillOptions) Run(cmd *cobra.Command) error {
 	o.s.Now, o.s.Warn = o.f.Now, errOut
 	if o.s.DryRun {
 		plan, err := headkill.DryRun(ctx, c, o.s)
-		return writePlan(o.f.IOStreams.Out, o.output.Value, plan, err, report.WritePlanText)
+		return writePlan(o.f.IOStreams.Out, o.output, plan, err, report.WritePlanText)
 	}
 	prog := hookProbe(o.f, &o.s.ProbeSettings, o.yes, "not confirmed: nothing was killed")
 	r, outcome, runErr := headkill.Run(ctx, c, o.s)
@@ -45,23 +45,11 @@ func (o *HeadKillOptions) Run(cmd *cobra.Command) error {
 	if r == nil {
 		return exitError(runErr, flagOf)
 	}
-	if err := o.write(r); err != nil {
+	if err := o.output.Print(o.f.IOStreams.Out, headKillReport{r: r, color: o.f.Color()}); err != nil {
 		return err
 	}
 	verdict := outcomeExit(errOut, runErr, outcome, flagOf)
 	return withHTML(o.f, o.reportHTML, verdict, func(w io.Writer) error { return report.WriteHTML(w, r) })
-}
-
-// write prints the report in the asked format.
-func (o *HeadKillOptions) write(r *report.Report) error {
-	out := o.f.IOStreams.Out
-	switch o.output.Value {
-	case "json":
-		return report.WriteJSON(out, r)
-	case "junit":
-		return report.WriteJUnit(out, r)
-	}
-	return report.WriteText(out, r, o.f.Color())
 }
 
 // signalContext ends on Ctrl-C or SIGTERM; tests replace it.

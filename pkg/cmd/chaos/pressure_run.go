@@ -99,24 +99,9 @@ func (o *PressureOptions) Run(cmd *cobra.Command) error {
 	if err != nil {
 		return o.exitError(err)
 	}
-	if err := o.write(out, r); err != nil {
+	if err := o.output.Print(out, pressureReport{r: r, watched: o.s.Watch}); err != nil {
 		return err
 	}
 	verdict := outcomeExit(errOut, nil, outcome, o.flagOf)
 	return withHTML(o.f, o.reportHTML, verdict, func(w io.Writer) error { return report.WritePressureHTML(w, r) })
-}
-
-// write prints the report in the asked format; text has printed the timeline as it happened.
-func (o *PressureOptions) write(out io.Writer, r *report.PressureReport) error {
-	switch o.output.Value {
-	case "json":
-		return report.WriteJSON(out, r)
-	case "junit":
-		return report.WritePressureJUnit(out, r)
-	}
-	if o.s.Watch {
-		_, err := fmt.Fprintln(out, r.Verdict.Message)
-		return err
-	}
-	return nil
 }

@@ -11,7 +11,6 @@ import (
 
 	corechaos "github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 )
@@ -66,14 +65,11 @@ func hookProbe(f *cmdutil.Factory, p *experiment.ProbeSettings, yes bool, undone
 
 // writePlan prints the plan of a dry run, which the API server judged first (a refused step
 // leaves stdout empty): -o json as JSON, else as text.
-func writePlan[P any](out io.Writer, format string, plan P, err error, text func(io.Writer, P) error) error {
+func writePlan[P any](out io.Writer, output *cmdutil.OutputFlag, plan P, err error, text func(io.Writer, P) error) error {
 	if err != nil {
 		return exitError(err, flagOf)
 	}
-	if format == "json" {
-		return report.WriteJSON(out, plan)
-	}
-	return text(out, plan)
+	return output.Print(out, dryRunPlan[P]{plan: plan, text: text})
 }
 
 // outcomeExit is the exit of a run whose report was printed: an unfinished run first

@@ -106,7 +106,7 @@ func (o *UpgradeOptions) Run(cmd *cobra.Command) error {
 	o.s.Now, o.s.Warn = o.f.Now, errOut
 	if o.s.DryRun {
 		plan, err := upgrade.DryRun(ctx, c, o.s)
-		return writePlan(out, o.output.Value, plan, err, report.WriteUpgradePlanText)
+		return writePlan(out, o.output, plan, err, report.WriteUpgradePlanText)
 	}
 	prog := hookProbe(o.f, &o.s.ProbeSettings, o.yes, "not confirmed: nothing was changed")
 	r, outcome, runErr := upgrade.Run(ctx, c, o.s)
@@ -114,12 +114,7 @@ func (o *UpgradeOptions) Run(cmd *cobra.Command) error {
 	if r == nil {
 		return exitError(runErr, flagOf)
 	}
-	if o.output.Value == "json" {
-		err = report.WriteJSON(out, r)
-	} else {
-		err = report.WriteUpgradeText(out, r, o.f.Color())
-	}
-	if err != nil {
+	if err := o.output.Print(out, upgradeReport{r: r, color: o.f.Color()}); err != nil {
 		return err
 	}
 	return outcomeExit(errOut, runErr, outcome, flagOf)

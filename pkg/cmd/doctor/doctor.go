@@ -12,7 +12,6 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
-	"github.com/kubectl-ray/kubectl-ray/pkg/metrics"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
@@ -170,18 +169,7 @@ func (o *Options) Run(cmd *cobra.Command) error {
 	for _, g := range r.Blind {
 		fmt.Fprintf(o.f.IOStreams.ErrOut, "warning: doctor could not see %s, so the rules that need them did not run: %s\n", g.Resource, g.Reason)
 	}
-	out := o.f.IOStreams.Out
-	switch o.output.Value {
-	case "json", "yaml":
-		err = cmdutil.PrintStructured(out, o.output.Value, newDocument(&r, o))
-	case "junit":
-		err = writeJUnit(out, &r, o.threshold())
-	case "prometheus":
-		err = metrics.WriteDoctor(out, &r)
-	default:
-		err = o.printTable(out, &r, o.output.Value == "wide")
-	}
-	if err != nil {
+	if err := o.output.Print(o.f.IOStreams.Out, report{r: &r, o: o}); err != nil {
 		return err
 	}
 	if t := o.threshold(); t != "" && r.Worst().Rank() >= t.Rank() {

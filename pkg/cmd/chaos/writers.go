@@ -1,0 +1,74 @@
+package chaos
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
+)
+
+// The one writer of each document kind the experiments print (cmdutil.Writer): every format
+// their -o offers, in one place. Plans have no JUnit (validateOutput refuses it first).
+
+// headKillReport is chaos head-kill's report: text (colored on a terminal), json or junit.
+type headKillReport struct {
+	r     *report.Report
+	color bool
+}
+
+func (w headKillReport) Write(out io.Writer, format string) error {
+	switch format {
+	case "json":
+		return report.WriteJSON(out, w.r)
+	case "junit":
+		return report.WriteJUnit(out, w.r)
+	}
+	return report.WriteText(out, w.r, w.color)
+}
+
+// pressureReport is chaos pressure's report: text has printed the timeline as it happened, so it
+// ends with the verdict (watched runs) or nothing; json or junit are the whole report.
+type pressureReport struct {
+	r       *report.PressureReport
+	watched bool
+}
+
+func (w pressureReport) Write(out io.Writer, format string) error {
+	switch format {
+	case "json":
+		return report.WriteJSON(out, w.r)
+	case "junit":
+		return report.WritePressureJUnit(out, w.r)
+	}
+	if w.watched {
+		_, err := fmt.Fprintln(out, w.r.Verdict.Message)
+		return err
+	}
+	return nil
+}
+
+// upgradeReport is chaos upgrade's report: text or json.
+type upgradeReport struct {
+	r     *report.UpgradeReport
+	color bool
+}
+
+func (w upgradeReport) Write(out io.Writer, format string) error {
+	if format == "json" {
+		return report.WriteJSON(out, w.r)
+	}
+	return report.WriteUpgradeText(out, w.r, w.color)
+}
+
+// dryRunPlan is a probed experiment's --dry-run plan: text or json.
+type dryRunPlan[P any] struct {
+	plan P
+	text func(io.Writer, P) error
+}
+
+func (w dryRunPlan[P]) Write(out io.Writer, format string) error {
+	if format == "json" {
+		return report.WriteJSON(out, w.plan)
+	}
+	return w.text(out, w.plan)
+}

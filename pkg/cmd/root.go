@@ -81,7 +81,7 @@ func Main(args []string, streams genericiooptions.IOStreams) int {
 		code, err = exit.Usage, cobraUsageError(root, cobraArgs, err)
 	}
 	if _, silent := err.(exit.Silent); !silent {
-		fmt.Fprintf(streams.ErrOut, "error: %s\n", strings.TrimSpace(err.Error()))
+		fmt.Fprintf(streams.ErrOut, "error: %s\n", strings.TrimSpace(exit.Message(err)))
 	}
 	return code
 }

@@ -87,3 +87,9 @@ func Has(err error) bool {
 	var e *Error
 	return errors.As(err, &s) || errors.As(err, &e) || fault.KindOf(err) != 0
 }
+
+// Flag is how every command shows a core package's fault.Field: as the flag that sets it.
+func Flag(f fault.Field) string { return "--" + string(f) }
+
+// Message is err as the command prints it: each fault.Field shown as its flag.
+func Message(err error) string { return fault.Render(err, Flag) }

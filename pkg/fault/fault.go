@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Kind is what kind of failure an error is. The zero Kind means none was said.
@@ -78,4 +79,15 @@ func KindOf(err error) Kind {
 		return e.Kind
 	}
 	return 0
+}
+
+// Render is err's message with the Field arguments of its first *Error shown as name returns
+// them, wherever that Error sits in the chain (a command wrapping a core error keeps its words).
+func Render(err error, name func(Field) string) string {
+	msg := err.Error()
+	var e *Error
+	if errors.As(err, &e) {
+		msg = strings.Replace(msg, e.Error(), e.Text(name), 1)
+	}
+	return msg
 }

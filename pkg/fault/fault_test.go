@@ -33,3 +33,14 @@ func TestTextShowsFieldsAsTheCommandNamesThem(t *testing.T) {
 		t.Error("the quoted cause must stay reachable with errors.Is")
 	}
 }
+
+func TestRenderFindsTheErrorInTheChain(t *testing.T) {
+	flag := func(f Field) string { return "--" + string(f) }
+	err := fmt.Errorf("doctor: %w", Errorf(API, "pick another %s", Field("context")))
+	if got := Render(err, flag); got != "doctor: pick another --context" {
+		t.Errorf("Render = %q", got)
+	}
+	if got := Render(errors.New("plain"), flag); got != "plain" {
+		t.Errorf("Render of a plain error = %q", got)
+	}
+}

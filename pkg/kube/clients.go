@@ -21,7 +21,8 @@ type Clients struct {
 	Ray    rayclient.Interface
 }
 
-// NewClients builds clients from kubectl's flags (--kubeconfig, --context, --as, ...).
+// NewClients builds clients from kubectl's flags (genericclioptions.ConfigFlags: kubeconfig,
+// context, impersonation...).
 // A kubeconfig that cannot be loaded is reported as one line naming the flag to fix.
 func NewClients(flags *genericclioptions.ConfigFlags) (*Clients, error) {
 	cfg, err := flags.ToRESTConfig()
@@ -47,7 +48,7 @@ func ClientsFor(cfg *rest.Config) (*Clients, error) {
 }
 
 // WithOwnRateLimit is a copy of c whose Kubernetes client has a rate limiter of its own, with
-// qps and burst: heal --watch writes its Events and renews its Lease through such copies, so a
+// qps and burst: the watchdog writes its Events and renews its Lease through such copies, so a
 // burst of deletes never waits behind Events, and a Lease renewal never waits behind either
 // (a renewal late by RenewDeadline would end the leader's term mid-burst). With no rest.Config
 // (client fakes) it is c itself.

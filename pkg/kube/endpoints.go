@@ -9,7 +9,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 )
 
-// GetService reads one named Service (the probe's --service).
+// GetService reads one named Service (the Service a probe targets).
 func (c *Clients) GetService(ctx context.Context, namespace, name string) (*corev1.Service, error) {
 	return getExplained(ctx, c, "services", namespace, name, c.Kube.CoreV1().Services(namespace).Get)
 }

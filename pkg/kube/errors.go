@@ -46,7 +46,7 @@ func Explain(err error, req Request) error {
 			"forbidden: you cannot %s %s %s; ask for RBAC verb %q on %q (check with: kubectl auth can-i %s %s%s)",
 			req.Verb, req.Resource, req.where(), req.Verb, req.Resource, req.Verb, req.Resource, nsFlag(req.Namespace))
 	case apierrors.IsUnauthorized(err):
-		return fault.Errorf(fault.API, "unauthorized: the API server %s rejected your credentials; refresh them or pick another --context", req.Host)
+		return fault.Errorf(fault.API, "unauthorized: the API server %s rejected your credentials; refresh them or pick another %s", req.Host, SetContext)
 	case apierrors.IsNotFound(err) && req.Name != "" && kinds[req.Resource] != "" && req.Namespace != "":
 		return fault.Errorf(fault.NotFound, "%s", NotFoundText(req.Name, req.Namespace, "", kinds[req.Resource]))
 	case apierrors.IsNotFound(err) && req.Name != "":
@@ -55,14 +55,22 @@ func Explain(err error, req Request) error {
 	case apierrors.IsNotFound(err) && strings.HasSuffix(req.Resource, ".ray.io"):
 		return CRDsMissing(req.Resource)
 	case isConnectionError(err):
-		return fault.Errorf(fault.API, "cannot reach the cluster at %s: %s; check --kubeconfig and --context", req.Host, rootCause(err))
+		return fault.Errorf(fault.API, "cannot reach the cluster at %s: %s; check %s and %s", req.Host, rootCause(err), SetKubeconfig, SetContext)
 	}
 	return fault.Errorf(fault.API, "%s %s %s failed: %s", req.Verb, req.Resource, req.where(), oneLine(err))
 }
 
+// The kubectl flags (genericclioptions.ConfigFlags) and the watchdog's settings that messages
+// name; the command shows each as its flag.
+const (
+	SetContext        fault.Field = "context"
+	SetKubeconfig     fault.Field = "kubeconfig"
+	SetLeaseNamespace fault.Field = "lease-namespace"
+)
+
 // CRDsMissing is the error for a cluster without KubeRay's resource definitions.
 func CRDsMissing(resource string) error {
-	return fault.Errorf(fault.API, "KubeRay is not installed in this cluster: the API has no %s; install the KubeRay CRDs and operator, or pick another --context", resource)
+	return fault.Errorf(fault.API, "KubeRay is not installed in this cluster: the API has no %s; install the KubeRay CRDs and operator, or pick another %s", resource, SetContext)
 }
 
 func nsFlag(ns string) string {

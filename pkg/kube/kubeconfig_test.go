@@ -44,7 +44,8 @@ func TestMissingKubeconfigEntry(t *testing.T) {
 		*flags.KubeConfig = path
 		c.set(flags)
 		_, err := NewClients(flags)
-		if err == nil || err.Error() != c.want || fault.KindOf(err) != fault.API {
+		// The command shows the kubeconfig setting as its flag.
+		if err == nil || fault.Render(err, func(f fault.Field) string { return "--" + string(f) }) != c.want || fault.KindOf(err) != fault.API {
 			t.Errorf("got %v (exit %d), want %q", err, fault.KindOf(err), c.want)
 		}
 	}

@@ -14,5 +14,5 @@ func (c *Clients) ListDeployments(ctx context.Context, namespace string) ([]apps
 		func(l *appsv1.DeploymentList) []appsv1.Deployment { return l.Items })
 }
 
-// PageSize is the LIST page size, kubectl's --chunk-size default.
+// PageSize is the LIST page size, kubectl's default chunk size.
 const PageSize = 500

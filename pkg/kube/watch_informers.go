@@ -24,7 +24,7 @@ const byCluster = "raycluster"
 // byNode indexes Ray pods by node, so a node going NotReady re-examines the clusters on it.
 const byNode = "node"
 
-// ClusterInformers are the caches of the long-running modes (heal and doctor --watch): Ray pods
+// ClusterInformers are the caches of the long-running modes (the watchdog, and doctor's watch): Ray pods
 // (label ray.io/is-ray-node=yes), RayClusters and, when stuck heads may be force-deleted, nodes. Each is one LIST then a WATCH; client-go's
 // reflectors list again after an expired watch or an API server restart, so the caches heal
 // themselves. Every change is reported as the key of the RayCluster it concerns.
@@ -244,12 +244,12 @@ func (h *ClusterInformers) Snapshot(key types.NamespacedName, now time.Time) (*d
 		}
 	}
 	if h.nodes == nil {
-		s.Blind = append(s.Blind, diagnose.Gap{Resource: "nodes", Reason: "heal --watch reads nodes only with --force"})
+		s.Blind = append(s.Blind, diagnose.Gap{Resource: "nodes", Reason: "the watchdog reads nodes only when it may force-delete stuck heads"})
 	}
 	h.addClusterEvents(s, key)
 	// The watchdog reads only what head repairs need; doctor's other inputs are not cached.
-	s.Blind = append(s.Blind, diagnose.Gap{Resource: "deployments", Reason: "not watched by heal --watch"},
-		diagnose.Gap{Resource: "jobs", Reason: "not watched by heal --watch"})
+	s.Blind = append(s.Blind, diagnose.Gap{Resource: "deployments", Reason: "not watched by the watchdog"},
+		diagnose.Gap{Resource: "jobs", Reason: "not watched by the watchdog"})
 	return s, true
 }
 

@@ -14,7 +14,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 )
 
-// LeaseName is the Lease heal --watch replicas elect their leader with.
+// LeaseName is the Lease the watchdog's replicas elect their leader with.
 const LeaseName = "kubectl-ray-heal"
 
 // Election timings: client-go's defaults for controllers. A leader that cannot renew for
@@ -35,7 +35,7 @@ func (c *Clients) CheckLeaseNamespace(ctx context.Context, namespace string) err
 	case err == nil || apierrors.IsAlreadyExists(err):
 		return nil
 	case apierrors.IsNotFound(err):
-		return fault.Errorf(fault.Invalid, "lease namespace %q does not exist; pass --lease-namespace with an existing namespace (the one the watchdog runs in)", namespace)
+		return fault.Errorf(fault.Invalid, "lease namespace %q does not exist; pass %s with an existing namespace (the one the watchdog runs in)", namespace, SetLeaseNamespace)
 	}
 	return Explain(err, Request{Verb: "create", Resource: "leases", Namespace: namespace, Host: c.Host()})
 }

@@ -141,7 +141,7 @@ func TestPlanStaleWorkers(t *testing.T) {
 		Object: diagnose.Ref{Kind: "RayCluster", Namespace: "ns", Name: "rc"},
 		Facts:  diagnose.Facts{Pods: []diagnose.Ref{diagnose.PodRef(&w), diagnose.PodRef(&gone)}, Head: "rc-head-new"}}
 
-	p := Plan(s, []diagnose.Finding{f}, Options{})
+	p := Plan(s, []diagnose.Finding{f}, Options{Name: asFlag})
 	if len(p.Actions) != 0 || len(p.NotHealable) != 1 || !strings.Contains(p.NotHealable[0].Why, "pass --stale-workers") {
 		t.Fatalf("without --stale-workers: %+v", p)
 	}

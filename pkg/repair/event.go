@@ -12,8 +12,8 @@ import (
 )
 
 const (
-	// EventReason is the reason of the Events heal records; `kubectl get events
-	// --field-selector reason=RayHeadHealed` lists every heal.
+	// EventReason is the reason of the Events heal records: listing Events with the field
+	// selector reason=RayHeadHealed lists every heal.
 	EventReason = "RayHeadHealed"
 	// EventSource is the component the Events come from.
 	EventSource = "kubectl-ray"
@@ -90,7 +90,7 @@ const EventReasonBackedOff = "RayHealBackedOff"
 
 // BackOffEvent records on the RayCluster that heal backed off, and why.
 func BackOffEvent(sk Skip, at time.Time) *corev1.Event {
-	msg := "kubectl-ray heal --watch leaves this cluster alone: " + sk.Why
+	msg := "the kubectl-ray heal watchdog leaves this cluster alone: " + sk.Why
 	var related *corev1.ObjectReference
 	if sk.Object.Kind == "Pod" {
 		ref := podEventRef(sk.Object, "")

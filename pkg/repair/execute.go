@@ -67,7 +67,7 @@ type Report struct {
 	Replacements []Replacement `json:"replacements,omitempty"`
 	// Finalizers are the outcomes of the plan's finalizer removals.
 	Finalizers []FinalizerOutcome `json:"finalizers,omitempty"`
-	// TimedOut: --wait gave up before every cluster had a Running and Ready head.
+	// TimedOut: Wait gave up before every cluster had a Running and Ready head.
 	TimedOut bool `json:"timedOut,omitempty"`
 }
 

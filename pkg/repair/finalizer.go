@@ -20,7 +20,7 @@ const EventReasonFinalizer = "RayGCSFTFinalizerRemoved"
 const Removed Result = "removed"
 
 // FinalizerRemoval is one removal of ray.io/gcs-ft-redis-cleanup-finalizer from a RayCluster
-// being deleted (rule gcs-ft-finalizer-stuck, only with --remove-gcs-ft-finalizer). The patch
+// being deleted (rule gcs-ft-finalizer-stuck, only with RemoveGCSFTFinalizer). The patch
 // carries the uid, resourceVersion and index heal saw as JSON patch tests.
 type FinalizerRemoval struct {
 	Rule            string       `json:"rule"`
@@ -75,7 +75,7 @@ func (ix *index) planFinalizer(f diagnose.Finding, opts Options) (*FinalizerRemo
 		left = "the cleanup Job completed: nothing of storage namespace " + ns + " is left in Redis"
 	}
 	if !opts.RemoveGCSFTFinalizer {
-		return skip("heal removes KubeRay's Redis cleanup finalizer only with --remove-gcs-ft-finalizer; removing it: " + left)
+		return skip("heal removes KubeRay's Redis cleanup finalizer only with " + opts.name(SetRemoveGCSFTFinalizer) + "; removing it: " + left)
 	}
 	return &FinalizerRemoval{
 		Rule:             f.Rule,

@@ -41,7 +41,7 @@ func gcsFTPlan(t *testing.T, c rayv1.RayCluster, opts Options) HealPlan {
 // in Redis. With it, the removal names the finalizer's index and the resourceVersion seen.
 func TestPlanGCSFTFinalizer(t *testing.T) {
 	c := deletingGCSFT()
-	p := gcsFTPlan(t, c, Options{})
+	p := gcsFTPlan(t, c, Options{Name: asFlag})
 	if !p.Empty() || len(p.FinalizerRemovals) != 0 || p.FinalizersStuck != 1 || len(p.NotHealable) != 1 {
 		t.Fatalf("without the flag: %+v", p)
 	}

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/version"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
@@ -32,6 +33,24 @@ type Options struct {
 	// whose deletion it holds (gcs-ft-finalizer-stuck). Never without it: the removal leaves the
 	// cluster's GCS data in Redis.
 	RemoveGCSFTFinalizer bool
+	// Name shows a setting in a skip's why, as the command's flag (exit.Flag); nil shows the
+	// setting's own name.
+	Name func(fault.Field) string
+}
+
+// The settings a skip's why names, for the command to show as its flags.
+const (
+	SetForce                fault.Field = "force"
+	SetStaleWorkers         fault.Field = "stale-workers"
+	SetRemoveGCSFTFinalizer fault.Field = "remove-gcs-ft-finalizer"
+)
+
+// name is how the command shows the setting f.
+func (o Options) name(f fault.Field) string {
+	if o.Name == nil {
+		return string(f)
+	}
+	return o.Name(f)
 }
 
 // Action is one pod delete. UID and ResourceVersion are what the planner saw: the delete carries
@@ -74,12 +93,12 @@ type HealPlan struct {
 	Actions     []Action `json:"actions"`
 	NotHealable []Skip   `json:"notHealable"`
 	// Accepted are the deletes heal would have planned for findings an accept file accepts;
-	// heal leaves them alone unless --include-accepted. Filled by the heal command.
+	// heal leaves them alone unless asked to include them. Filled by the heal command.
 	Accepted []Skip `json:"accepted,omitempty"`
-	// Stuck counts head-terminating-stuck findings in scope, healable or not: --force with none
+	// Stuck counts head-terminating-stuck findings in scope, healable or not: Force with none
 	// is a usage error.
 	Stuck int `json:"-"`
-	// FinalizerRemovals are the Redis cleanup finalizers heal removes (--remove-gcs-ft-finalizer).
+	// FinalizerRemovals are the Redis cleanup finalizers heal removes (RemoveGCSFTFinalizer).
 	FinalizerRemovals []FinalizerRemoval `json:"finalizerRemovals,omitempty"`
 	// FinalizersStuck counts gcs-ft-finalizer-stuck findings in scope: the flag with none is a
 	// usage error.
@@ -340,7 +359,7 @@ func (ix *index) controller(clusterRef diagnose.Ref, pod *corev1.Pod, role strin
 
 // mayNotRestart: the operator may create no new head for c. Beyond doctor's HeadRestartDisabled:
 // the annotation whatever the version, and a provisioned RayJob cluster when no operator version
-// can be read (heal --watch does not read Deployments), since v1.5.x recreates none of those.
+// can be read (the watchdog does not read Deployments), since v1.5.x recreates none of those.
 // This costs no repair: only versions that write conditions can see a cluster provisioned, and
 // they delete terminal heads themselves.
 func (ix *index) mayNotRestart(c *rayv1.RayCluster) bool {
@@ -394,7 +413,7 @@ func (ix *index) stuckWhy(pod *corev1.Pod, opts Options) string {
 		return fmt.Sprintf("being deleted on node %s, which reports no Ready condition yet, so nothing shows it is down; heal force-deletes only on a NotReady, unreachable or gone node", pod.Spec.NodeName)
 	}
 	if !opts.Force {
-		return fmt.Sprintf("stuck Terminating on node %s, which is %s; pass --force to force-delete it (grace period 0) once you know the node is down", pod.Spec.NodeName, state)
+		return fmt.Sprintf("stuck Terminating on node %s, which is %s; pass %s to force-delete it (grace period 0) once you know the node is down", pod.Spec.NodeName, state, opts.name(SetForce))
 	}
 	return ""
 }

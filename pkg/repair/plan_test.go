@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
@@ -156,7 +157,7 @@ func TestPlanStuckTerminating(t *testing.T) {
 			if tc.blind {
 				s.Blind = []diagnose.Gap{{Resource: "nodes", Reason: "forbidden"}}
 			}
-			got := Plan(s, []diagnose.Finding{finding(diagnose.RuleHeadTerminatingStuck, c, &p)}, Options{Force: tc.force})
+			got := Plan(s, []diagnose.Finding{finding(diagnose.RuleHeadTerminatingStuck, c, &p)}, Options{Force: tc.force, Name: asFlag})
 			if got.Stuck != 1 {
 				t.Errorf("Stuck = %d, want 1", got.Stuck)
 			}
@@ -255,5 +256,17 @@ func TestPlanRedactsSecretsInReasons(t *testing.T) {
 				t.Errorf("why = %q, want both passwords redacted", why)
 			}
 		}
+	}
+}
+
+// asFlag shows a setting as the heal command does; without it, a why names the bare setting.
+func asFlag(f fault.Field) string { return "--" + string(f) }
+
+func TestWhyNamesSettingsAsTheCommandShowsThem(t *testing.T) {
+	if got := (Options{}).name(SetForce); got != "force" {
+		t.Errorf("no Name: %q, want the bare setting", got)
+	}
+	if got := (Options{Name: asFlag}).name(SetStaleWorkers); got != "--stale-workers" {
+		t.Errorf("Name: %q", got)
 	}
 }

@@ -10,13 +10,13 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
-// planStaleWorkers deletes the workers a workers-stale finding names, only with --stale-workers
+// planStaleWorkers deletes the workers a workers-stale finding names, only with StaleWorkers
 // (kuberay #1141): KubeRay creates new workers for the group, and they join the new head. Each
 // worker must be a Running Ray worker its RayCluster controls, not being deleted.
 func (ix *index) planStaleWorkers(f diagnose.Finding, opts Options, add func(Action), skip func(Skip)) {
 	if !opts.StaleWorkers {
 		skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: f.Object,
-			Why: "heal deletes stale workers only when asked: pass --stale-workers (KubeRay creates new workers that join the new head)"})
+			Why: "heal deletes stale workers only when asked: pass " + opts.name(SetStaleWorkers) + " (KubeRay creates new workers that join the new head)"})
 		return
 	}
 	for _, ref := range f.Facts.Pods {

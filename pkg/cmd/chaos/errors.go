@@ -18,4 +18,4 @@ func exitError(err error, flag func(corechaos.Setting) string) error {
 }
 
 // flagOf is a setting's flag when both have the same name.
-func flagOf(s corechaos.Setting) string { return "--" + string(s) }
+func flagOf(s corechaos.Setting) string { return exit.Flag(s) }

@@ -105,7 +105,7 @@ func runWith(t *testing.T, scene string, setup func(*kfake.Clientset, *rayfake.C
 		code = exit.Usage
 	}
 	if _, silent := err.(exit.Silent); err != nil && !silent {
-		errOut.WriteString("error: " + err.Error() + "\n")
+		errOut.WriteString("error: " + exit.Message(err) + "\n")
 	}
 	return result{out.String(), errOut.String(), code}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/accept"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/repair"
 )
 
@@ -32,7 +33,7 @@ func (o *Options) withoutAccepted(s *diagnose.Snapshot, r *diagnose.Report, scop
 		return act, nil, &st
 	}
 	var skips []repair.Skip
-	for _, a := range repair.Plan(s, accepted, repair.Options{Force: o.force}).Actions {
+	for _, a := range repair.Plan(s, accepted, repair.Options{Force: o.force, Name: exit.Flag}).Actions {
 		skips = append(skips, repair.Skip{Rule: a.Rule, Cluster: a.Cluster, Object: a.Pod,
 			Why: acceptedWhy(by[a.Rule+"/"+a.Cluster.Namespace+"/"+a.Cluster.Name])})
 	}

@@ -281,7 +281,7 @@ func TestUnknownLeaseNamespace(t *testing.T) {
 	})
 	err := e.run(context.Background(), "--watch", "--yes", "--leader-elect", "--lease-namespace", "nope")
 	if exit.CodeOf(err) != exit.Usage ||
-		err.Error() != `lease namespace "nope" does not exist; pass --lease-namespace with an existing namespace (the one the watchdog runs in)` {
+		exit.Message(err) != `lease namespace "nope" does not exist; pass --lease-namespace with an existing namespace (the one the watchdog runs in)` {
 		t.Fatalf("err = %v", err)
 	}
 	if strings.Contains(e.out.String(), "watching") {

@@ -128,7 +128,7 @@ func (o *Options) plan(ctx context.Context, c *kube.Clients) (repair.HealPlan, e
 		o.warnedAccept = true // once, not again after a re-plan
 		cmdutil.WarnAcceptance(o.f.IOStreams.ErrOut, *st)
 	}
-	plan := repair.Plan(s, findings, repair.Options{Force: o.force, StaleWorkers: o.staleWorkers, RemoveGCSFTFinalizer: o.removeGCSFT})
+	plan := repair.Plan(s, findings, repair.Options{Force: o.force, StaleWorkers: o.staleWorkers, RemoveGCSFTFinalizer: o.removeGCSFT, Name: exit.Flag})
 	plan.Accepted = accepted
 	return plan, nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/metrics"
 	"github.com/kubectl-ray/kubectl-ray/pkg/repair"
@@ -104,7 +105,7 @@ func (o *Options) watchdog(ctx context.Context, c *kube.Clients, log *repair.Log
 		Recheck:   func(s *diagnose.Snapshot) (time.Time, bool) { return recheckAt(s, rules) },
 		Exec:      &repair.Executor{Deleter: c, Events: events, DryRun: o.dryRun, Now: o.f.Now},
 		Workers:   o.workers,
-		Opts:      repair.Options{Force: o.force, StaleWorkers: o.staleWorkers},
+		Opts:      repair.Options{Force: o.force, StaleWorkers: o.staleWorkers, Name: exit.Flag},
 		MinAge:    o.minAge,
 		Now:       o.f.Now,
 		Log:       log,

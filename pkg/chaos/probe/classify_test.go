@@ -40,3 +40,23 @@ func TestRecordSize(t *testing.T) {
 		t.Fatalf("Record is %d bytes; the doc comment and docs/performance.md say 32", s)
 	}
 }
+
+func TestRecordOutcome(t *testing.T) {
+	for _, c := range []struct {
+		rec  Record
+		want Outcome
+	}{
+		{Record{Class: ClassHTTP, Status: 200}, Succeeded},
+		{Record{Class: ClassHTTP, Status: 302}, Succeeded},
+		{Record{Class: ClassHTTP, Status: 404}, HTTPError},
+		{Record{Class: ClassHTTP, Status: 502}, HTTPError},
+		{Record{Class: ClassTimeout}, TimedOut},
+		{Record{Class: ClassRefused}, ConnError},
+		{Record{Class: ClassNoEndpoint}, ConnError},
+		{Record{Class: ClassCanceled}, Aborted},
+	} {
+		if got := c.rec.Outcome(); got != c.want {
+			t.Errorf("%+v: outcome %d, want %d", c.rec, got, c.want)
+		}
+	}
+}

@@ -321,15 +321,14 @@ func (p *Prober) do(ctx context.Context, start time.Time, j job) {
 func (p *Prober) count(rec *Record) {
 	// done last, and Live reads it first: a progress line never shows a judged request as aborted.
 	defer p.live.done.Add(1)
-	switch {
-	case rec.Class == ClassCanceled:
-	case rec.OK():
+	switch rec.Outcome() {
+	case Succeeded:
 		p.live.ok.Add(1)
-	case rec.Class == ClassHTTP:
+	case HTTPError:
 		p.live.httpErr.Add(1)
-	case rec.Class == ClassTimeout:
+	case TimedOut:
 		p.live.timeouts.Add(1)
-	default:
+	case ConnError:
 		p.live.connErr.Add(1)
 	}
 }

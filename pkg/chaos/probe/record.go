@@ -65,3 +65,30 @@ func (r Record) Done() time.Duration { return r.Scheduled + r.Latency }
 
 // OK is true for a 2xx or 3xx answer (redirects are not followed; a 3xx is the server's answer).
 func (r Record) OK() bool { return r.Class == ClassHTTP && r.Status >= 200 && r.Status < 400 }
+
+// Outcome is how a request counts, the one classification the live counters, the report's
+// totals and its per-second rows all use.
+type Outcome uint8
+
+const (
+	Aborted   Outcome = iota // canceled in flight (Ctrl-C): not judged, counted apart
+	Succeeded                // a 2xx or 3xx answer
+	HTTPError                // an answer with status 400 or more
+	TimedOut                 // no full answer within the request timeout
+	ConnError                // refused, reset, DNS, another transport error, or no endpoint
+)
+
+// Outcome is how r counts.
+func (r Record) Outcome() Outcome {
+	switch {
+	case r.Class == ClassCanceled:
+		return Aborted
+	case r.OK():
+		return Succeeded
+	case r.Class == ClassHTTP:
+		return HTTPError
+	case r.Class == ClassTimeout:
+		return TimedOut
+	}
+	return ConnError
+}

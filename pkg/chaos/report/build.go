@@ -76,7 +76,8 @@ func totals(res *probe.Result, rel func(time.Duration) float64) (Totals, []Endpo
 	}
 	var none *Endpoint // requests with no endpoint get a row only if there are any
 	for _, rec := range res.Records {
-		if rec.Class == probe.ClassCanceled {
+		outcome := rec.Outcome()
+		if outcome == probe.Aborted {
 			t.Aborted++
 			continue
 		}
@@ -116,7 +117,7 @@ func totals(res *probe.Result, rel func(time.Duration) float64) (Totals, []Endpo
 			}
 		} else {
 			t.ByClass[rec.Class.String()]++
-			if rec.Class == probe.ClassTimeout {
+			if outcome == probe.TimedOut {
 				t.Timeouts++
 				row.Timeouts++
 			} else {
@@ -272,17 +273,18 @@ func seconds(res *probe.Result, tl *timeline.Timeline, rel func(time.Duration) f
 	}
 	for _, rec := range res.Records {
 		s := &out[int(rec.Scheduled/time.Second)]
-		switch {
-		case rec.Class == probe.ClassCanceled:
-		case rec.OK():
+		switch rec.Outcome() {
+		case probe.Succeeded:
 			s.OK++
-		case rec.Class == probe.ClassHTTP && rec.Status >= 500:
-			s.S5xx++
-		case rec.Class == probe.ClassHTTP:
-			s.S4xx++
-		case rec.Class == probe.ClassTimeout:
+		case probe.HTTPError:
+			if rec.Status >= 500 {
+				s.S5xx++
+			} else {
+				s.S4xx++
+			}
+		case probe.TimedOut:
 			s.Timeout++
-		default:
+		case probe.ConnError:
 			s.Conn++
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 )
 
@@ -28,8 +27,8 @@ type EndpointsSpec struct {
 // port-forward, and returns once the first set is open (it may be empty: the caller decides).
 // The watch and the forwards live until watchCtx ends or the Feeder is closed; startCtx bounds
 // the wait for the first set (its error is returned when it ends first).
-func FollowEndpoints(watchCtx, startCtx context.Context, c EndpointWatcher, sp EndpointsSpec) (*probe.Set, *Feeder, error) {
-	set := probe.NewSet(probe.RoundRobin, sp.Seed)
+func FollowEndpoints(watchCtx, startCtx context.Context, c EndpointWatcher, sp EndpointsSpec) (*EndpointSet, *Feeder, error) {
+	set := NewEndpointSet(RoundRobin, sp.Seed)
 	feeder := NewFeeder(watchCtx, set, func(ctx context.Context, pod string, port int) (Forward, error) {
 		return c.OpenTunnel(ctx, sp.Namespace, pod, port)
 	}, sp.Tracker, sp.Warn)
@@ -70,14 +69,14 @@ func FollowEndpoints(watchCtx, startCtx context.Context, c EndpointWatcher, sp E
 	return set, feeder, nil
 }
 
-// FollowServe is FollowEndpoints for a run's Session: its start-up errors explained, and an empty
+// followServe is FollowEndpoints for a run's session: its start-up errors explained, and an empty
 // first set refused (there is nothing to probe, so the disruptive step is not taken; undone says
 // so). The caller closes the Feeder, which may be returned with an error.
-func (s *Session) FollowServe(c EndpointWatcher, sp EndpointsSpec) (*probe.Set, *Feeder, error) {
-	set, feeder, err := FollowEndpoints(s.WatchCtx, s.StartCtx, c, sp)
+func (s *session) followServe(c EndpointWatcher, sp EndpointsSpec) (*EndpointSet, *Feeder, error) {
+	set, feeder, err := FollowEndpoints(s.watchCtx, s.startCtx, c, sp)
 	switch {
 	case err != nil:
-		return nil, feeder, s.StartError(err)
+		return nil, feeder, s.startError(err)
 	case len(set.Names()) == 0:
 		return nil, feeder, NoReadyEndpoints(sp.Namespace, sp.Service, s.undone)
 	}

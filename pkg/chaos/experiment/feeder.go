@@ -27,12 +27,12 @@ type EndpointsFollower interface {
 // OpenFunc opens a port-forward to port of pod (kube.Clients.PortForward in the command).
 type OpenFunc func(ctx context.Context, pod string, port int) (Forward, error)
 
-// Feeder keeps a probe.Set equal to a Service's ready endpoints: a port-forward per ready pod,
+// Feeder keeps an EndpointSet equal to a Service's ready endpoints: a port-forward per ready pod,
 // opened when the pod becomes ready, taken out of the set the moment it stops being ready. A
 // removed pod's forward stays open until Close, so requests already on it finish instead of
 // being cut (they are the pod's answers, which the report must count).
 type Feeder struct {
-	Set     *probe.Set
+	Set     *EndpointSet
 	Open    OpenFunc
 	Tracker EndpointsFollower // hears every ready set; may be nil
 	Warn    io.Writer
@@ -49,7 +49,7 @@ type Feeder struct {
 }
 
 // NewFeeder returns a Feeder whose forwards live until ctx ends or Close.
-func NewFeeder(ctx context.Context, set *probe.Set, open OpenFunc, tr EndpointsFollower, warn io.Writer) *Feeder {
+func NewFeeder(ctx context.Context, set *EndpointSet, open OpenFunc, tr EndpointsFollower, warn io.Writer) *Feeder {
 	return &Feeder{Set: set, Open: open, Tracker: tr, Warn: warn, Now: time.Now, ctx: ctx,
 		wanted: map[string]int{}, forwards: map[string]Forward{}, opening: map[string]bool{}}
 }

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 )
 
@@ -50,7 +49,7 @@ func (o *flakyOpener) forward(pod string) *fakeForward {
 	return o.last[pod]
 }
 
-func eventuallyNames(t *testing.T, set *probe.Set, want ...string) {
+func eventuallyNames(t *testing.T, set *EndpointSet, want ...string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -75,7 +74,7 @@ func TestFeederOpensEveryPodAndRetriesAFailedOne(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	op := newFlakyOpener(map[string]int{"b": 2})
-	set := probe.NewSet(probe.RoundRobin, 1)
+	set := NewEndpointSet(RoundRobin, 1)
 	f := NewFeeder(ctx, set, op.open, nil, io.Discard)
 	defer f.Close()
 	// The first update's forwards must all open (the run stops on its error); later ones are
@@ -99,7 +98,7 @@ func TestFeederReopensALostForwardUntilItOpens(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	op := newFlakyOpener(map[string]int{})
-	set := probe.NewSet(probe.RoundRobin, 1)
+	set := NewEndpointSet(RoundRobin, 1)
 	f := NewFeeder(ctx, set, op.open, nil, io.Discard)
 	defer f.Close()
 	if err := f.Update([]kube.ReadyEndpoint{{Pod: "a", Port: 8000}}); err != nil {
@@ -131,7 +130,7 @@ func TestFeederCloseDoesNotWaitForAHangingOpen(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	op := newFlakyOpener(nil)
 	op.block = "slow"
-	f := NewFeeder(ctx, probe.NewSet(probe.RoundRobin, 1), op.open, nil, io.Discard)
+	f := NewFeeder(ctx, NewEndpointSet(RoundRobin, 1), op.open, nil, io.Discard)
 	updated := make(chan error, 1)
 	go func() { updated <- f.Update([]kube.ReadyEndpoint{{Pod: "slow", Port: 8000}}) }()
 	time.Sleep(50 * time.Millisecond)
@@ -157,7 +156,7 @@ func TestFeederFirstUpdateErrorIsOneLine(t *testing.T) {
 	defer cancel()
 	op := newFlakyOpener(map[string]int{"a": 100, "b": 100})
 	var warn strings.Builder
-	f := NewFeeder(ctx, probe.NewSet(probe.RoundRobin, 1), op.open, nil, &warn)
+	f := NewFeeder(ctx, NewEndpointSet(RoundRobin, 1), op.open, nil, &warn)
 	defer f.Close()
 	err := f.Update([]kube.ReadyEndpoint{{Pod: "a", Port: 8000}, {Pod: "b", Port: 8000}})
 	if err == nil || strings.Contains(err.Error(), "\n") || err.Error() != "connection reset (and 1 more pod)" {
@@ -177,7 +176,7 @@ func TestFeederFirstUpdateErrorIsOneLine(t *testing.T) {
 func TestFeederSwitchesWholeSetMakeBeforeBreak(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	set := probe.NewSet(probe.RoundRobin, 1)
+	set := NewEndpointSet(RoundRobin, 1)
 	var during []string
 	open := func(_ context.Context, pod string, _ int) (Forward, error) {
 		if pod == "new" {

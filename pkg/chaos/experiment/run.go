@@ -38,9 +38,12 @@ type Disruption struct {
 	Now           func() time.Time
 }
 
-// Tracker is what Run asks of the experiment's tracker, which also hears the watches (a
-// WatchTracker) and the endpoints (an EndpointsFollower).
+// Tracker is the experiment's tracker: it hears the step (Disrupted, Refused), the watches
+// (WatchTracker) and the probed Service's endpoints (EndpointsFollower), and tells Run when the
+// cluster is back.
 type Tracker interface {
+	WatchTracker
+	EndpointsFollower
 	// Disrupted records that the step was requested (what says how), Refused that the API
 	// refused it.
 	Disrupted(what string, at time.Time)

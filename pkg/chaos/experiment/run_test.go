@@ -13,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 )
@@ -43,6 +46,10 @@ func (f *fakeTracker) Endpoints(names []string, _ time.Time) {
 	defer f.mu.Unlock()
 	f.endpoints = append(f.endpoints, names)
 }
+
+func (f *fakeTracker) Pod(*corev1.Pod, bool, time.Time)              {}
+func (f *fakeTracker) RayCluster(*rayv1.RayCluster, bool, time.Time) {}
+func (f *fakeTracker) RayService(*rayv1.RayService, time.Time)       {}
 
 func (f *fakeTracker) back(at time.Time) { f.mu.Lock(); f.backAt = at; f.mu.Unlock() }
 
@@ -222,7 +229,7 @@ func TestFeederFollowsReadySet(t *testing.T) {
 		forwards = append(forwards, f)
 		return f, nil
 	}
-	set := probe.NewSet(probe.RoundRobin, 1)
+	set := NewEndpointSet(RoundRobin, 1)
 	tr := &fakeTracker{}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -28,51 +28,51 @@ type Watcher interface {
 	RunClusterWatch(ctx, startup context.Context, w kube.ClusterWatch) (<-chan error, error)
 }
 
-// Session holds the contexts of one run under the probe: Ctx is the run's (Interrupts end it on
-// Ctrl-C), WatchCtx the watches' and port-forwards', which outlive a Ctrl-C long enough for the
-// report, and StartCtx bounds the start-up (the watches' first LISTs and the first
-// port-forwards). Close ends them all.
-type Session struct {
-	Ctx, WatchCtx, StartCtx context.Context
+// session holds the contexts of one run under the probe: ctx is the run's (Interrupts end it on
+// Ctrl-C), watchCtx the watches' and port-forwards', which outlive a Ctrl-C long enough for the
+// report, and startCtx bounds the start-up (the watches' first LISTs and the first
+// port-forwards). close ends them all.
+type session struct {
+	ctx, watchCtx, startCtx context.Context
 	// undone is what is said of the disruptive step when the run ends before the probe started.
 	undone string
 	stops  []context.CancelFunc
 }
 
-// Begin starts the session of a run; undone says that nothing was changed, e.g. "nothing was
+// begin starts the session of a run; undone says that nothing was changed, e.g. "nothing was
 // killed". The caller closes it.
-func (p *ProbeSettings) Begin(ctx context.Context, undone string) *Session {
-	s := &Session{undone: undone}
+func (p *ProbeSettings) begin(ctx context.Context, undone string) *session {
+	s := &session{undone: undone}
 	if p.Interrupts != nil {
 		var stop context.CancelFunc
 		ctx, stop = p.Interrupts(ctx)
 		s.stops = append(s.stops, stop)
 	}
 	var stop context.CancelFunc
-	s.WatchCtx, stop = context.WithCancel(context.WithoutCancel(ctx))
+	s.watchCtx, stop = context.WithCancel(context.WithoutCancel(ctx))
 	s.stops = append(s.stops, stop)
-	s.StartCtx, stop = context.WithTimeout(ctx, WatchStartTimeout)
+	s.startCtx, stop = context.WithTimeout(ctx, WatchStartTimeout)
 	s.stops = append(s.stops, stop)
-	s.Ctx = ctx
+	s.ctx = ctx
 	return s
 }
 
-// Close ends the watches and the start-up, then the run's context.
-func (s *Session) Close() {
+// close ends the watches and the start-up, then the run's context.
+func (s *session) close() {
 	for i := len(s.stops) - 1; i >= 0; i-- {
 		s.stops[i]()
 	}
 }
 
-// Watch starts the watches of w, each event told to tr at now(); a watch's error mid-run goes to
+// watch starts the watches of w, each event told to tr at now(); a watch's error mid-run goes to
 // warn as a warning.
-func (s *Session) Watch(c Watcher, w kube.ClusterWatch, tr WatchTracker, now func() time.Time, warn io.Writer) error {
+func (s *session) watch(c Watcher, w kube.ClusterWatch, tr WatchTracker, now func() time.Time, warn io.Writer) error {
 	w.OnPod = func(p *corev1.Pod, deleted bool) { tr.Pod(p, deleted, now()) }
 	w.OnRayCluster = func(rc *rayv1.RayCluster, deleted bool) { tr.RayCluster(rc, deleted, now()) }
 	w.OnRayService = func(rs *rayv1.RayService, _ bool) { tr.RayService(rs, now()) }
-	errs, err := c.RunClusterWatch(s.WatchCtx, s.StartCtx, w)
+	errs, err := c.RunClusterWatch(s.watchCtx, s.startCtx, w)
 	if err != nil {
-		return s.StartError(err)
+		return s.startError(err)
 	}
 	go func() {
 		for err := range errs {
@@ -82,12 +82,12 @@ func (s *Session) Watch(c Watcher, w kube.ClusterWatch, tr WatchTracker, now fun
 	return nil
 }
 
-// StartError explains why the run ended before the probe started; nothing was changed.
-func (s *Session) StartError(err error) error {
+// startError explains why the run ended before the probe started; nothing was changed.
+func (s *session) startError(err error) error {
 	switch {
-	case s.Ctx.Err() != nil:
+	case s.ctx.Err() != nil:
 		return chaos.Errorf(chaos.Interrupted, "interrupted before the probe started: %s", s.undone)
-	case s.StartCtx.Err() != nil:
+	case s.startCtx.Err() != nil:
 		return chaos.Errorf(chaos.Failed, "the watches and port-forwards did not start within %s (the API server is slow or failing): %s; check the cluster and run again", WatchStartTimeout, s.undone)
 	}
 	return err

@@ -3,7 +3,6 @@ package headkill
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -16,47 +15,31 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
-// run starts the watches and the probe's endpoints, runs the kill, and builds the report.
+// run starts the watches and the probe's endpoints, runs the kill under the probe, and builds
+// the report.
 func (s *Settings) run(ctx context.Context, c Cluster, t *target, advice []report.Advice) (*report.Report, chaos.Outcome, error) {
-	run := s.Begin(ctx, "nothing was killed")
-	defer run.Close()
-	ctx = run.Ctx
-
 	tr := NewTracker(t.head, t.cluster)
 	podSelector := ray.LabelCluster + "=" + t.cluster
 	if s.RayService != "" {
 		// A RayService may replace the whole cluster: follow every Ray pod of the namespace.
 		podSelector = ray.LabelCluster
 	}
+	p := experiment.Probed{
+		Watch:  kube.ClusterWatch{Namespace: s.Namespace, PodSelector: podSelector, RayService: s.RayService, Cluster: t.cluster},
+		Serve:  experiment.EndpointsSpec{Namespace: s.Namespace, Service: t.service, PortName: t.portName},
+		Undone: "nothing was killed",
+		Disruption: experiment.Disruption{Probe: s.config(), Warmup: s.Warmup, After: s.After,
+			UntilRecovered: s.UntilRecovered, Timeout: s.Timeout, What: s.Mode, Tracker: tr,
+			Step: func(ctx context.Context) error { return killHead(ctx, c, t.head, s.killMode()) }},
+	}
+	if t.service == "" {
+		p.URL = s.targetBase()
+	}
 	// Until the probe starts, Ctrl-C or a slow API server ends the run with nothing killed.
-	if err := run.Watch(c, kube.ClusterWatch{Namespace: s.Namespace, PodSelector: podSelector, RayService: s.RayService, Cluster: t.cluster},
-		tr, s.Now, s.Warn); err != nil {
+	res, err := s.Execute(ctx, c, p)
+	if err != nil {
 		return nil, chaos.Outcome{}, err
 	}
-
-	var eps probe.Endpoints
-	if t.service == "" {
-		u, _ := url.Parse(s.targetBase())
-		eps = probe.NewURL(u.Host, s.targetBase())
-	} else {
-		set, feeder, err := run.FollowServe(c, experiment.EndpointsSpec{Namespace: s.Namespace, Service: t.service,
-			PortName: t.portName, Tracker: tr, Warn: s.Warn, Seed: uint64(s.Now().UnixNano())})
-		if feeder != nil {
-			defer feeder.Close()
-		}
-		if err != nil {
-			return nil, chaos.Outcome{}, err
-		}
-		eps = set
-	}
-
-	res := experiment.Run(ctx, experiment.Disruption{
-		Probe: s.config(), Endpoints: eps, Warmup: s.Warmup, After: s.After,
-		UntilRecovered: s.UntilRecovered, Timeout: s.Timeout, What: s.Mode, Tracker: tr,
-		Step:     func(ctx context.Context) error { return killHead(ctx, c, t.head, s.killMode()) },
-		Progress: s.Progress, ProgressEvery: s.ProgressEvery,
-		Now: s.Now,
-	})
 	r := s.buildReport(t, res, tr, advice)
 	outcome := chaos.Outcome{Passed: r.Verdict.Passed}
 	switch {

@@ -32,8 +32,7 @@ type Cluster interface {
 	LoadSnapshot(ctx context.Context, q kube.SnapshotQuery) (*diagnose.Snapshot, error)
 	// The watches of a run: pods, RayClusters and the RayService; the Service's ready endpoints;
 	// a port-forward per endpoint.
-	experiment.Watcher
-	experiment.EndpointWatcher
+	experiment.Cluster
 }
 
 // Run resolves the target, confirms, has the API server dry-run the kill (RBAC, admission and

@@ -24,8 +24,7 @@ type Cluster interface {
 	GetService(ctx context.Context, namespace, name string) (*corev1.Service, error)
 	// PatchRayService applies a JSON merge patch; dryRun has the API server check it only.
 	PatchRayService(ctx context.Context, namespace, name string, patch []byte, dryRun bool) (*rayv1.RayService, error)
-	experiment.Watcher
-	experiment.EndpointWatcher
+	experiment.Cluster
 }
 
 // target is what the run resolved before anything is changed.
@@ -145,29 +144,17 @@ func Run(ctx context.Context, c Cluster, s Settings) (*report.UpgradeReport, cha
 }
 
 func (s *Settings) run(ctx context.Context, c Cluster, t *target) (*report.UpgradeReport, chaos.Outcome, error) {
-	run := s.Begin(ctx, "nothing was changed")
-	defer run.Close()
-	ctx = run.Ctx
-
 	tr := NewTracker(s.RayService, t.active)
-	if err := run.Watch(c, kube.ClusterWatch{Namespace: s.Namespace, PodSelector: ray.LabelCluster, RayService: s.RayService},
-		tr, s.Now, s.Warn); err != nil {
-		return nil, chaos.Outcome{}, err
-	}
-	set, feeder, err := run.FollowServe(c, experiment.EndpointsSpec{Namespace: s.Namespace,
-		Service: t.service, PortName: t.portName, Tracker: tr, Warn: s.Warn, Seed: uint64(s.Now().UnixNano())})
-	if feeder != nil {
-		defer feeder.Close()
-	}
+	res, err := s.Execute(ctx, c, experiment.Probed{
+		Watch:  kube.ClusterWatch{Namespace: s.Namespace, PodSelector: ray.LabelCluster, RayService: s.RayService},
+		Serve:  experiment.EndpointsSpec{Namespace: s.Namespace, Service: t.service, PortName: t.portName},
+		Undone: "nothing was changed",
+		Disruption: experiment.Disruption{Probe: s.config(), Warmup: s.Warmup, UntilRecovered: true, Timeout: s.post(),
+			What: s.what(), Tracker: tr, Step: func(ctx context.Context) error { return s.apply(ctx, c, t) }},
+	})
 	if err != nil {
 		return nil, chaos.Outcome{}, err
 	}
-
-	res := experiment.Run(ctx, experiment.Disruption{
-		Probe: s.config(), Endpoints: set, Warmup: s.Warmup, UntilRecovered: true, Timeout: s.post(),
-		What: s.what(), Tracker: tr, Step: func(ctx context.Context) error { return s.apply(ctx, c, t) },
-		Progress: s.Progress, ProgressEvery: s.ProgressEvery, Now: s.Now,
-	})
 	r := report.BuildUpgrade(report.UpgradeInput{
 		Input:    report.Input{Probe: res.Probe, Timeline: tr.Timeline(), SLO: s.SLO(), WarmupFailed: res.WarmupFailed},
 		Settings: s.reportSettings(t), OldCluster: t.active, LastSeen: tr.LastSeen()})

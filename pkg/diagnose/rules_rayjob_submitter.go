@@ -90,7 +90,7 @@ func ownedByJob(p *corev1.Pod, name string) bool {
 }
 
 // rayJobSubmitterFailing reports what holds a Running RayJob's submitter, the live pod first
-// (what blocks it now), then the attempts that failed.
+// (what blocks it now), then the attempts that failed, unless a later attempt is Running.
 func rayJobSubmitterFailing(ix *index, j *jobView) []Finding {
 	if j.job.Status.JobDeploymentStatus != rayv1.JobDeploymentStatusRunning || !hasSubmitterJob(j.job) {
 		return nil
@@ -143,6 +143,13 @@ func rayJobSubmitterFailing(ix *index, j *jobView) []Finding {
 		return nil
 	}
 	last := failed[len(failed)-1]
+	for _, p := range live {
+		if p.Status.Phase == corev1.PodRunning && last.CreationTimestamp.Before(&p.CreationTimestamp) {
+			// A later attempt runs: the failures may have been passing (the head's dashboard
+			// was not up yet). If it fails too, it is a failed attempt on the next run.
+			return nil
+		}
+	}
 	delete(ev, "pod")
 	now := "the Job retries"
 	if len(live) > 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -280,7 +281,14 @@ func matrixRayJobSubmitter(t *testing.T, h *H, v kubeRayVersion) {
 		return false, nil
 	})
 	st := h.waitRayJob("retry", "Running", time.Second, func(s rayv1.RayJobStatus) bool { return s.JobDeploymentStatus == rayv1.JobDeploymentStatusRunning })
-	d, res := h.doctorJSON()
+	// doctor stays silent while a later attempt is Running (it may submit normally); the played
+	// kubelet runs each attempt for a moment before it fails, so ask again past such a moment.
+	var d drDoc
+	var res Result
+	h.WaitFor("doctor's report of the failed attempts", 30*time.Second, func() (bool, error) {
+		d, res = h.doctorJSON()
+		return slices.ContainsFunc(d.Findings, func(f drFinding) bool { return f.Rule == "rayjob-submitter-failing" }), nil
+	})
 	f := d.finding(t, st.RayClusterName, "rayjob-submitter-failing")
 	wantContains(t, "message", f.Message, "RayJob "+h.NS+"/retry is Running, but", "attempt(s) of its submitter failed, the last: pod retry-", "exited with code 1 (Error)")
 	wantContains(t, "remedy", f.Remedy, "kubectl logs pod/", "-n "+h.NS+" -c ray-job-submitter")

@@ -299,7 +299,6 @@ func TestRequestShape(t *testing.T) {
 	}
 }
 
-
 // TestCancelReturnsWhatWasSeen: the server holds requests; the test cancels after 5 arrived.
 func TestCancelReturnsWhatWasSeen(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())

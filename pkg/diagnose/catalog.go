@@ -7,7 +7,8 @@ package diagnose
 type RuleInfo struct {
 	ID       string
 	Severity Severity
-	// Scope: "cluster" (every RayCluster), "rayservice" (clusters a RayService owns), "rayjob"
+	// Scope: "cluster" (every RayCluster), "ray" (every RayCluster whose dashboard doctor asked:
+	// doctor --ray), "rayservice" (clusters a RayService owns), "rayjob"
 	// (every RayJob, with or without its cluster), "rayservice-object" (every RayService itself,
 	// with or without a cluster) or "operator" (once per report).
 	Scope string
@@ -55,6 +56,14 @@ var Catalog = []RuleInfo{
 	{RuleRayJobInitializing, SeverityWarning, "rayjob", "rayjobs", "a RayJob waits in Initializing for its RayCluster, longer than RayJobInitializingTooLong", "rayjob-initializing-warning"},
 	{RuleRayJobSubmitterFailing, SeverityWarning, "rayjob", "rayjobs", "a Running RayJob's submitter pod cannot start, crash-loops, is unschedulable or its attempts fail", "rayjob-submitter-failing-warning"},
 	{RuleRayJobFinishedHolds, SeverityInfo, "rayjob", "rayjobs", "a finished RayJob's RayCluster still holds its pods", "rayjob-finished-holding-info"},
+	// Ray's own view (doctor --ray): these run only on clusters whose dashboard was asked.
+	{RuleRayDashboardUnreachable, SeverityWarning, "ray", "", "doctor --ray could not read a head's dashboard, so nothing is known of Ray's health", "ray-dashboard-unreachable-warning"},
+	{RuleRayGCSUnhealthy, SeverityError, "ray", "", "Ray's GCS health check fails while the head pod may be Running", "ray-gcs-unhealthy-error"},
+	{RuleRayNodeDead, SeverityWarning, "ray", "", "Ray has marked the node of a Running pod DEAD", "ray-node-dead-warning"},
+	{RuleRayPodUnregistered, SeverityWarning, "ray", "", "a Running and Ready pod never joined Ray's node table", "ray-pod-unregistered-warning"},
+	{RuleRayVersionMismatch, SeverityWarning, "ray", "", "the head's Ray version differs from spec.rayVersion or a worker's image", "ray-version-mismatch-warning"},
+	{RuleServeAppFailed, SeverityError, "ray", "", "a Serve application is DEPLOY_FAILED or UNHEALTHY, in Ray's words", "serve-app-failed-error"},
+	{RuleServeAppDeploying, SeverityWarning, "ray", "", "a Serve application has been DEPLOYING longer than ServeDeployingTooLong", "serve-app-deploying-warning"},
 }
 
 // severities is Catalog's severity by rule ID.

@@ -7,6 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
@@ -34,6 +36,25 @@ type ClusterReport struct {
 	// Groups are its worker groups, in spec order: desired pods against those that exist, run and
 	// are Ready.
 	Groups []GroupReport `json:"groups,omitempty"`
+	// Ray is what the head's dashboard said (doctor --ray), when it was asked.
+	Ray *RayReport `json:"ray,omitempty"`
+}
+
+// RayReport is Ray's own view of a cluster in a report: whether the dashboard was read, and
+// what it counted.
+type RayReport struct {
+	// Read: the dashboard answered; Unreachable says why not otherwise.
+	Read        bool   `json:"read"`
+	Unreachable string `json:"unreachable,omitempty"`
+	Head        string `json:"head,omitempty"`
+	GCSAlive    bool   `json:"gcsAlive"`
+	RayVersion  string `json:"rayVersion,omitempty"`
+	// AliveNodes and DeadNodes count Ray's node table; Apps the Serve applications by status.
+	AliveNodes int            `json:"aliveNodes"`
+	DeadNodes  int            `json:"deadNodes"`
+	Apps       map[string]int `json:"apps,omitempty"`
+	// NotRead lists the reads that failed while the others answered.
+	NotRead []string `json:"notRead,omitempty"`
 }
 
 // GroupReport is one worker group of a RayCluster.
@@ -72,7 +93,7 @@ type clusterRule func(*index, *clusterView) []Finding
 // clusterRules run on every RayCluster, in this order.
 var clusterRules = []clusterRule{headPodRules, headCountRules, statusStale, nodePressure, workersNotReady, serveRules,
 	headRestartDisabled, workerInitFailing, headRecreateLoop, workersStale,
-	upgradeStuck, serveNoEndpoints, gcsFTFinalizerStuck, workerFailed, workerImagePull, workerPending, workerCrashLoop, workersMissing, specInvalid}
+	upgradeStuck, serveNoEndpoints, gcsFTFinalizerStuck, workerFailed, workerImagePull, workerPending, workerCrashLoop, workersMissing, specInvalid, rayViewRules}
 
 // Diagnose runs every rule over s. It only reads s; the same snapshot always gives the same report.
 func Diagnose(s *Snapshot, opts Options) Report {
@@ -97,7 +118,9 @@ func DiagnoseTarget(s *Snapshot, opts Options, t *Target) Report {
 		}
 		byCluster[c] = fs
 		r.Findings = append(r.Findings, fs...)
-		r.Clusters = append(r.Clusters, c.report(fs))
+		cr := c.report(fs)
+		cr.Ray = ix.rayReport(c)
+		r.Clusters = append(r.Clusters, cr)
 	}
 	for _, j := range ix.jobViews() {
 		if !j.checked(s, t) {
@@ -160,6 +183,19 @@ func (c *clusterView) matches(t Target) bool {
 	return c.owner != nil && c.owner.Name == t.Name && (kind == "" || kind == strings.ToLower(c.owner.Kind))
 }
 
+// Checked tells which RayClusters DiagnoseTarget(s, _, t) checks: every one when t is nil; for a
+// target, the cluster it names or the clusters its RayService or RayJob owns.
+func Checked(s *Snapshot, t *Target) func(rc *rayv1.RayCluster) bool {
+	if t == nil {
+		return func(*rayv1.RayCluster) bool { return true }
+	}
+	in := map[string]bool{}
+	for _, c := range newIndex(s, DefaultOptions()).clusters {
+		in[key(c.rc.Namespace, c.rc.Name)] = c.matches(*t)
+	}
+	return func(rc *rayv1.RayCluster) bool { return in[key(rc.Namespace, rc.Name)] }
+}
+
 // Has reports whether the snapshot holds the object t names.
 func (s *Snapshot) Has(t Target) bool {
 	kind := strings.ToLower(string(t.Kind))
@@ -198,6 +234,34 @@ func (c *clusterView) report(fs []Finding) ClusterReport {
 	}
 	cr.Groups = c.groups()
 	return cr
+}
+
+// rayReport is Ray's view of c for the report, nil when it was not asked.
+func (ix *index) rayReport(c *clusterView) *RayReport {
+	v := ix.rayView(c)
+	if v == nil {
+		return nil
+	}
+	r := &RayReport{Head: v.Head, GCSAlive: v.GCSAlive, RayVersion: v.Version, NotRead: v.Failed}
+	if v.Unreachable != nil {
+		r.Unreachable = string(v.Unreachable.Reason) + ": " + v.Unreachable.Detail
+		return r
+	}
+	r.Read = true
+	for _, n := range v.Nodes {
+		if n.Alive() {
+			r.AliveNodes++
+		} else {
+			r.DeadNodes++
+		}
+	}
+	for _, a := range v.Apps {
+		if r.Apps == nil {
+			r.Apps = map[string]int{}
+		}
+		r.Apps[a.Status]++
+	}
+	return r
 }
 
 // groups counts each worker group's pods against its desired count: which group is short, and how.

@@ -1,12 +1,15 @@
 package diagnose
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/rayapi"
 
 	"sigs.k8s.io/yaml"
 )
@@ -128,6 +131,8 @@ func loadFixture(t *testing.T, name string) fixture {
 			err = decodeAppend(o.raw, &s.ServeEndpoints, !blind["endpointslices"])
 		case "Job":
 			err = decodeAppend(o.raw, &s.CleanupJobs, !blind["jobs"])
+		case "RayDashboard":
+			err = appendRayView(o.raw, s)
 		default:
 			err = fmt.Errorf("unknown kind %q", o.kind)
 		}
@@ -139,6 +144,64 @@ func loadFixture(t *testing.T, name string) fixture {
 		s.Blind = append(s.Blind, Gap{Resource: r, Reason: "forbidden"})
 	}
 	return f
+}
+
+// rayDashboard is a fixture's "kind: RayDashboard": what a head's dashboard answered doctor
+// --ray, as Ray's own JSON, read by rayapi's decoders (metadata names the RayCluster).
+type rayDashboard struct {
+	Kind     string `json:"kind"`
+	Metadata struct {
+		Namespace string `json:"namespace"`
+		Name      string `json:"name"`
+	} `json:"metadata"`
+	Head        string              `json:"head"`
+	Port        int                 `json:"port"`
+	Unreachable *rayapi.Unreachable `json:"unreachable"`
+	GCSHealthz  *struct {
+		Code int    `json:"code"`
+		Body string `json:"body"`
+	} `json:"gcsHealthz"`
+	Version json.RawMessage `json:"version"`
+	Nodes   json.RawMessage `json:"nodes"`
+	Serve   json.RawMessage `json:"serve"`
+	Jobs    json.RawMessage `json:"jobs"`
+}
+
+func appendRayView(raw []byte, s *Snapshot) error {
+	var d rayDashboard
+	if err := yaml.UnmarshalStrict(raw, &d); err != nil {
+		return err
+	}
+	v := rayapi.View{Namespace: d.Metadata.Namespace, Cluster: d.Metadata.Name, Head: d.Head, Port: d.Port, Unreachable: d.Unreachable}
+	if d.GCSHealthz != nil {
+		v.GCSAlive, v.GCSMessage = d.GCSHealthz.Code == 200, d.GCSHealthz.Body
+	}
+	var err error
+	if len(d.Version) > 0 {
+		if v.Version, err = rayapi.DecodeVersion(d.Version); err != nil {
+			return err
+		}
+	}
+	if len(d.Nodes) > 0 {
+		if v.Nodes, err = rayapi.DecodeNodes(d.Nodes); err != nil {
+			return err
+		}
+		v.NodesRead = true
+	}
+	if len(d.Serve) > 0 {
+		if v.Apps, err = rayapi.DecodeApps(d.Serve); err != nil {
+			return err
+		}
+		v.AppsRead = true
+	}
+	if len(d.Jobs) > 0 {
+		if v.Jobs, err = rayapi.DecodeJobs(d.Jobs); err != nil {
+			return err
+		}
+		v.JobsRead = true
+	}
+	s.Ray, s.RayAsked = append(s.Ray, v), true
+	return nil
 }
 
 // decodeAppend decodes one fixture object strictly (a typo in a field fails the fixture) and

@@ -3,6 +3,8 @@ package diagnose
 import (
 	"sort"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/rayapi"
+
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -25,6 +27,8 @@ type index struct {
 	serveEndpoints map[string]*serveEndpoints
 	// cleanupJobs are the Redis cleanup Jobs by namespace/cluster.
 	cleanupJobs map[string]*batchv1.Job
+	// rayViews is Ray's view (Snapshot.Ray) by namespace/cluster, built on first use.
+	rayViews map[string]*rayapi.View
 }
 
 // clusterView is one RayCluster with its pods and the RayService or RayJob that owns it.

@@ -40,12 +40,20 @@ type Options struct {
 	// RayJobInitializingTooLong: a RayJob Initializing this long is reported with what holds its
 	// cluster (the operator submits only once the cluster is ready).
 	RayJobInitializingTooLong time.Duration
+	// RayRegisterGrace: a pod Running and Ready this long that Ray's node table does not know is
+	// reported (a raylet registers with the GCS within seconds of starting).
+	RayRegisterGrace time.Duration
+	// ServeDeployingTooLong: a Serve application DEPLOYING this long since it was last deployed
+	// is reported.
+	ServeDeployingTooLong time.Duration
 }
 
 // DefaultOptions are the thresholds `kubectl ray doctor` uses.
 func DefaultOptions() Options {
 	return Options{
 		PendingTooLong:            5 * time.Minute,
+		RayRegisterGrace:          2 * time.Minute,
+		ServeDeployingTooLong:     10 * time.Minute,
 		TerminatingMargin:         1 * time.Minute,
 		OperatorGrace:             2 * time.Minute,
 		WorkersNotReadyWindow:     5 * time.Minute,

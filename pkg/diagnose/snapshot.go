@@ -5,6 +5,8 @@ package diagnose
 import (
 	"time"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/rayapi"
+
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -47,6 +49,12 @@ type Snapshot struct {
 	// ClustersSelected: the RayClusters were listed with a label selector (-l), RayJobs were not;
 	// a RayJob is then checked only with its cluster.
 	ClustersSelected bool
+
+	// Ray is Ray's own view of the RayClusters doctor asked it about (doctor --ray): what each
+	// head's dashboard said, or why it could not be read. RayAsked says Ray was asked at all;
+	// without it, the rules that compare Ray's view with the pods stay silent.
+	Ray      []rayapi.View
+	RayAsked bool
 
 	// Blind lists what could not be read (RBAC or errors), so a report can say what it did not see
 	// instead of claiming health it never checked.

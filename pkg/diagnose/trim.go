@@ -16,7 +16,8 @@ import (
 // same output: a rule that starts reading a dropped field fails it.
 
 // TrimPod keeps of a pod its identity, labels, owners, deletion and creation times, node,
-// restart policy, the name of its first container and the status rules read (phase, reason,
+// restart policy, the name of its first container (and a head's dashboard port, when not the
+// default) and the status rules read (phase, reason,
 // message, start time, conditions, container states); the secret values of its spec go into
 // secrets. Strings that repeat across pods are shared (see intern).
 func TrimPod(p *corev1.Pod, secrets Secrets) {
@@ -29,18 +30,37 @@ func TrimPod(p *corev1.Pod, secrets Secrets) {
 		TerminationGracePeriodSeconds: p.Spec.TerminationGracePeriodSeconds,
 	}
 	if len(p.Spec.Containers) > 0 {
-		// The first container's name only: KubeRay takes it as the Ray container.
+		// The first container's name only: KubeRay takes it as the Ray container. A head keeps
+		// a dashboard port other than Ray's default, which doctor --ray forwards to.
 		spec.Containers = rayContainer(p.Spec.Containers[0].Name)
+		if port, ok := dashboardPortOf(&p.Spec.Containers[0]); ok {
+			spec.Containers = []corev1.Container{{Name: spec.Containers[0].Name, Ports: []corev1.ContainerPort{port}}}
+		}
 	}
 	p.Spec = spec
 	p.Status = trimPodStatus(&p.Status)
 }
 
-// trimPodStatus drops the addresses, QoS class and the container runtime's IDs and resources,
-// which no rule or plan reads, and shares the strings that repeat.
+// dashboardPortOf is c's port named "dashboard" (KubeRay's name) when it is not Ray's default.
+func dashboardPortOf(c *corev1.Container) (corev1.ContainerPort, bool) {
+	for _, p := range c.Ports {
+		if p.Name == "dashboard" && p.ContainerPort != DefaultDashboardPort {
+			return corev1.ContainerPort{Name: p.Name, ContainerPort: p.ContainerPort}, true
+		}
+	}
+	return corev1.ContainerPort{}, false
+}
+
+// DefaultDashboardPort is Ray's dashboard port (ray start --dashboard-port).
+const DefaultDashboardPort = 8265
+
+// trimPodStatus keeps the pod IP (Ray's node table names nodes by it) and drops the other
+// addresses, the QoS class and the container runtime's IDs and resources, which no rule or plan
+// reads, and shares the strings that repeat.
 func trimPodStatus(s *corev1.PodStatus) corev1.PodStatus {
 	out := corev1.PodStatus{
 		Phase:                 s.Phase,
+		PodIP:                 s.PodIP, // Ray's node table names nodes by it (doctor --ray)
 		Reason:                intern(s.Reason),
 		Message:               s.Message,
 		StartTime:             s.StartTime,

@@ -3,6 +3,7 @@
 package kube
 
 import (
+	"context"
 	"fmt"
 
 	rayclient "github.com/ray-project/kuberay/ray-operator/pkg/client/clientset/versioned"
@@ -19,6 +20,9 @@ type Clients struct {
 	Config *rest.Config
 	Kube   kubernetes.Interface
 	Ray    rayclient.Interface
+	// Tunnels, when set, opens the port-forwards instead of the API server (tests give it a
+	// loopback server; client-go's fake clientsets cannot forward).
+	Tunnels func(ctx context.Context, namespace, pod string, port int) (Tunnel, error)
 }
 
 // NewClients builds clients from kubectl's flags (genericclioptions.ConfigFlags: kubeconfig,

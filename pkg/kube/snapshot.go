@@ -27,6 +27,9 @@ type SnapshotQuery struct {
 	Selector string
 	// Now stamps the snapshot.
 	Now time.Time
+	// Ray, when set, also reads Ray's own view of the RayClusters it picks, through their heads'
+	// dashboards (doctor --ray), once the Kubernetes objects are read.
+	Ray *RayQuery
 }
 
 // Labels the serve Service of every KubeRay release carries (ray.io/serve: <name>-serve); listing
@@ -168,6 +171,14 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 		s.Blind = append(s.Blind, diagnose.Gap{Resource: "deployments", Reason: errDeploys.Error()})
 	default:
 		return nil, errDeploys
+	}
+	if q.Ray != nil {
+		s.Ray, s.RayAsked = readRayViews(ctx, s, *q.Ray, c.OpenTunnel), true
+		for _, v := range s.Ray {
+			if len(v.Failed) > 0 {
+				s.Blind = append(s.Blind, diagnose.Gap{Resource: "Ray's view of " + v.Namespace + "/" + v.Cluster, Reason: strings.Join(v.Failed, "; ")})
+			}
+		}
 	}
 	return s, nil
 }

@@ -18,6 +18,12 @@ type Tunnel interface {
 
 // OpenTunnel is PortForward behind the Tunnel interface.
 func (c *Clients) OpenTunnel(ctx context.Context, namespace, pod string, port int) (Tunnel, error) {
+	if c.Tunnels != nil {
+		return c.Tunnels(ctx, namespace, pod, port)
+	}
+	if c.Config == nil {
+		return nil, fault.Errorf(fault.API, "cannot port-forward to pod %s/%s: no connection to the API server", namespace, pod)
+	}
 	f, err := c.PortForward(ctx, namespace, pod, port)
 	if err != nil {
 		return nil, err

@@ -24,6 +24,7 @@ type Options struct {
 	failOn        string
 	minSeverity   string
 	watch         bool
+	ray           rayFlags
 
 	namespace string // "" with -A
 	target    *diagnose.Target
@@ -39,6 +40,9 @@ const example = `  # Check every RayCluster in the current namespace
 
   # Check everything, fail a CI step on warnings too, and keep a JUnit report
   kubectl ray doctor -A --fail-on warning -o junit > doctor.xml
+
+  # Ask Ray too: every head's dashboard (GCS, node table, version, Serve applications)
+  kubectl ray doctor -A --ray
 
   # Stay running: print the findings now, then each one that appears or clears
   kubectl ray doctor -A --watch`
@@ -60,6 +64,14 @@ route to nothing, and RayJobs that failed, wait in Initializing, or finished and
 cluster. Each rule, what fires it,
 what each KubeRay version does and the remedy: kubectl ray doctor explain RULE.
 
+Ray's own view: with --ray, doctor also reads each head's dashboard (GETs only, through a
+port-forward via the API server: RBAC create on pods/portforward) and compares it with the pods:
+the GCS's health, Ray's node table (nodes Ray marked DEAD whose pods run, Ready pods Ray never
+saw), the Ray version, and the Serve applications. Without --ray it does so only when one
+cluster, RayService or RayJob is named: one port-forward costs a second or two, which a named
+check can afford and a sweep of every cluster should choose (--ray), and --ray=false turns it
+off. A dashboard that cannot be read is one warning that says why.
+
 Exit codes: 0 no finding at or above --fail-on; 1 one is; 2 usage; 3 API error or KubeRay not
 installed; 4 forbidden; 5 the named object does not exist.`,
 		Example:           example,
@@ -74,6 +86,7 @@ installed; 4 forbidden; 5 the named object does not exist.`,
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"error", "warning", "never"}, cobra.ShellCompDirectiveNoFileComp
 	})
+	o.ray.addFlags(cmd)
 	cmd.Flags().BoolVarP(&o.watch, "watch", "w", false, "Stay running and print findings as they appear and clear, as kubectl get -w (Ctrl-C ends it, exit 0)")
 	o.acc.addFlags(cmd)
 	addMinSeverity(cmd, o)
@@ -141,6 +154,9 @@ func (o *Options) Validate() error {
 	if err := o.validateWatch(); err != nil {
 		return err
 	}
+	if err := o.ray.validate(o.watch); err != nil {
+		return err
+	}
 	if _, err := labels.Parse(o.selector); err != nil {
 		return exit.Usagef("bad label selector %q: %v; write it as kubectl does, e.g. -l team=ml,env!=dev", o.selector, err)
 	}
@@ -156,7 +172,8 @@ func (o *Options) Run(cmd *cobra.Command) error {
 	if o.watch {
 		return o.runWatch(cmdutil.Context(cmd), c)
 	}
-	s, err := c.LoadSnapshot(cmd.Context(), kube.SnapshotQuery{Namespace: o.namespace, Selector: o.selector, Now: o.f.Now()})
+	s, err := c.LoadSnapshot(cmd.Context(), kube.SnapshotQuery{Namespace: o.namespace, Selector: o.selector, Now: o.f.Now(),
+		Ray: o.ray.query(o.target)})
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/internal/raytest"
+
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	rayfake "github.com/ray-project/kuberay/ray-operator/pkg/client/clientset/versioned/fake"
 	"github.com/spf13/cobra"
@@ -85,8 +87,9 @@ func runWith(t *testing.T, scene string, setup func(*kfake.Clientset, *rayfake.C
 	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
 	f := cmdutil.NewFactory(genericclioptions.NewConfigFlags(true), streams)
 	f.Now = func() time.Time { return now }
+	tunnels, _ := raytest.Dashboard(t, raytest.Quiet)
 	f.NewClients = func(*genericclioptions.ConfigFlags) (*kube.Clients, error) {
-		return &kube.Clients{Kube: kc, Ray: rc}, nil
+		return &kube.Clients{Kube: kc, Ray: rc, Tunnels: tunnels}, nil
 	}
 	if configure != nil {
 		configure(f)

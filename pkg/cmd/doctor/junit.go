@@ -39,7 +39,7 @@ func writeJUnit(w io.Writer, r *diagnose.Report, threshold diagnose.Severity) er
 		blind[g.Resource] = g.Reason
 	}
 	ts := r.Now.UTC().Format("2006-01-02T15:04:05Z")
-	suite := func(name string, scopes []string, fs []diagnose.Finding, rayService bool) {
+	suite := func(name string, scopes []string, fs []diagnose.Finding, rayService bool, rayView *diagnose.RayReport) {
 		s := junit.Suite{Name: name, Timestamp: ts}
 		for _, rule := range diagnose.Catalog {
 			if !slices.Contains(scopes, rule.Scope) {
@@ -71,24 +71,31 @@ func writeJUnit(w io.Writer, r *diagnose.Report, threshold diagnose.Severity) er
 				tc.Skipped = &junit.Skipped{Message: "could not see " + rule.Needs + ": " + blind[rule.Needs]}
 			case rule.Scope == "rayservice" && !rayService:
 				tc.Skipped = &junit.Skipped{Message: "applies to clusters of a RayService"}
+			case rule.Scope == "ray" && rule.ID != diagnose.RuleRayDashboardUnreachable && !rayView.Read:
+				tc.Skipped = &junit.Skipped{Message: "Ray's view was not read: " + rayView.Unreachable}
 			}
 			tc.SystemOut = strings.Join(other, "\n\n")
 			s.Cases = append(s.Cases, tc)
 		}
 		doc.Suites = append(doc.Suites, s)
 	}
-	suite("kuberay-operator", []string{"operator"}, byCluster["/"], false)
+	suite("kuberay-operator", []string{"operator"}, byCluster["/"], false, nil)
 	for _, c := range r.Clusters {
 		k := c.Namespace + "/" + c.Name
-		suite(k, []string{"cluster", "rayservice"}, byCluster[k], c.Owner != nil && c.Owner.Kind == "RayService")
+		scopes := []string{"cluster", "rayservice"}
+		if c.Ray != nil {
+			// Ray's rules are testcases only where Ray was asked: a pass means Ray was read.
+			scopes = append(scopes, "ray")
+		}
+		suite(k, scopes, byCluster[k], c.Owner != nil && c.Owner.Kind == "RayService", c.Ray)
 	}
 	for _, j := range r.RayJobs {
 		k := j.Namespace + "/" + j.Name
-		suite("RayJob "+k, []string{"rayjob"}, byJob[k], false)
+		suite("RayJob "+k, []string{"rayjob"}, byJob[k], false, nil)
 	}
 	for _, sv := range r.RayServices {
 		k := sv.Namespace + "/" + sv.Name
-		suite("RayService "+k, []string{"rayservice-object"}, byService[k], false)
+		suite("RayService "+k, []string{"rayservice-object"}, byService[k], false, nil)
 	}
 	return junit.Write(w, doc)
 }

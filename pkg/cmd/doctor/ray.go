@@ -1,0 +1,56 @@
+package doctor
+
+import (
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+)
+
+// rayFlags are doctor's --ray flags: whether to read Ray's own view, and its bounds.
+type rayFlags struct {
+	cmd      *cobra.Command
+	on       bool
+	timeout  time.Duration
+	deadline time.Duration
+}
+
+func (r *rayFlags) addFlags(cmd *cobra.Command) {
+	r.cmd = cmd
+	fl := cmd.Flags()
+	fl.BoolVar(&r.on, "ray", false, "Also read each head's Ray dashboard through a port-forward (GCS, nodes, version, Serve apps); the default reads it only for a named cluster, RayService or RayJob; --ray=false never")
+	fl.DurationVar(&r.timeout, "ray-timeout", kube.DefaultRayTimeout, "With Ray's view: the longest one cluster's port-forward and dashboard reads may take")
+	fl.DurationVar(&r.deadline, "ray-deadline", kube.DefaultRayDeadline, "With Ray's view: the longest all dashboard reads may take together (clusters not read by then are reported unreachable)")
+}
+
+// asked reports whether doctor reads Ray's view for target: --ray asks for every cluster
+// inspected, --ray=false for none; unset, a named target is asked about and a sweep is not.
+func (r *rayFlags) asked(target *diagnose.Target) bool {
+	if r.cmd != nil && r.cmd.Flags().Changed("ray") {
+		return r.on
+	}
+	return target != nil
+}
+
+func (r *rayFlags) validate(watch bool) error {
+	switch {
+	case r.timeout <= 0:
+		return exit.Usagef("--ray-timeout must be positive, e.g. --ray-timeout 10s")
+	case r.deadline <= 0:
+		return exit.Usagef("--ray-deadline must be positive, e.g. --ray-deadline 60s")
+	case watch && r.cmd != nil && r.cmd.Flags().Changed("ray") && r.on:
+		return exit.Usagef("--watch follows the Kubernetes objects only and does not read Ray's dashboards: run doctor --ray without --watch")
+	}
+	return nil
+}
+
+// query is the snapshot's RayQuery, nil when Ray is not asked.
+func (r *rayFlags) query(target *diagnose.Target) *kube.RayQuery {
+	if !r.asked(target) {
+		return nil
+	}
+	return &kube.RayQuery{Target: target, Timeout: r.timeout, Deadline: r.deadline, Parallel: kube.DefaultRayParallel}
+}

@@ -1,0 +1,272 @@
+package diagnose
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/rayapi"
+)
+
+// The rules that compare Ray's own view (the head's dashboard, read by doctor --ray) with the
+// Kubernetes view. They run only on clusters whose dashboard was asked (Snapshot.Ray); each
+// says what Ray said, in Ray's words.
+const (
+	// RuleRayDashboardUnreachable: doctor was asked to read Ray's view and could not: no head
+	// Running, the port-forward refused (RBAC: create pods/portforward), a timeout, or an HTTP
+	// error. Nothing is then claimed about Ray's health.
+	RuleRayDashboardUnreachable = "ray-dashboard-unreachable"
+	// RuleRayGCSUnhealthy: the dashboard answers, but its GCS health check fails: the cluster's
+	// control plane is down while the head pod may be Running and Ready.
+	RuleRayGCSUnhealthy = "ray-gcs-unhealthy"
+	// RuleRayNodeDead: Ray has marked the node of a Running pod DEAD, and no live node has the
+	// pod's IP: the pod's raylet lost the GCS and did not come back (kuberay #1141).
+	RuleRayNodeDead = "ray-node-dead"
+	// RuleRayPodUnregistered: a pod Running and Ready for RayRegisterGrace is not in Ray's node
+	// table at all: its raylet never joined this head (a wrong head address, a Ray version
+	// mismatch, a NetworkPolicy).
+	RuleRayPodUnregistered = "ray-pod-unregistered"
+	// RuleRayVersionMismatch: the head runs a Ray version other than spec.rayVersion, or a worker's
+	// image carries another version than the head's: Ray refuses mismatched nodes.
+	RuleRayVersionMismatch = "ray-version-mismatch"
+	// RuleServeAppFailed: a Serve application is DEPLOY_FAILED or UNHEALTHY, with Ray's message
+	// (kuberay #5148: a RayService serving nothing while its pods are Ready).
+	RuleServeAppFailed = "serve-app-failed"
+	// RuleServeAppDeploying: a Serve application has been DEPLOYING for ServeDeployingTooLong.
+	RuleServeAppDeploying = "serve-app-deploying"
+)
+
+// rayView is Ray's view of the cluster, when it was asked.
+func (ix *index) rayView(c *clusterView) *rayapi.View {
+	if ix.rayViews == nil {
+		ix.rayViews = make(map[string]*rayapi.View, len(ix.s.Ray))
+		for i := range ix.s.Ray {
+			v := &ix.s.Ray[i]
+			ix.rayViews[key(v.Namespace, v.Cluster)] = v
+		}
+	}
+	return ix.rayViews[key(c.rc.Namespace, c.rc.Name)]
+}
+
+// rayViewRules compare Ray's view with the pods: reachability first (nothing else is said about a
+// dashboard that did not answer), then the GCS, the versions, the node table and Serve.
+func rayViewRules(ix *index, c *clusterView) []Finding {
+	v := ix.rayView(c)
+	if v == nil {
+		return nil
+	}
+	if v.Unreachable != nil {
+		return []Finding{rayUnreachable(c, v)}
+	}
+	ev := map[string]string{"head": v.Head, "dashboardPort": fmt.Sprint(v.Port)}
+	if !v.GCSAlive {
+		ev["gcs"] = v.GCSMessage
+		msg := fmt.Sprintf("%s: Ray's GCS is not alive: the dashboard on head %s answers its health check with 503%s; "+
+			"no task, actor or Serve request can be scheduled while the head pod may look Running and Ready", c.what(), v.Head, quoted(v.GCSMessage))
+		remedy := "read the GCS log on the head: kubectl exec -n " + c.rc.Namespace + " " + v.Head + " -- tail -n 50 /tmp/ray/session_latest/logs/gcs_server.out; " +
+			"restarting the head (kubectl delete pod) starts a new GCS (losing its state unless GCS fault tolerance is on)"
+		return append([]Finding{c.finding(RuleRayGCSUnhealthy, ClusterRef(c.rc), msg, remedy, ev)}, rayVersionMismatch(c, v)...)
+	}
+	var out []Finding
+	out = append(out, rayVersionMismatch(c, v)...)
+	if v.NodesRead {
+		out = append(out, rayNodes(ix, c, v)...)
+	}
+	if v.AppsRead {
+		out = append(out, serveApps(ix, c, v)...)
+	}
+	return out
+}
+
+func rayUnreachable(c *clusterView, v *rayapi.View) Finding {
+	u := v.Unreachable
+	ev := map[string]string{"reason": string(u.Reason)}
+	if v.Head != "" {
+		ev["head"], ev["dashboardPort"] = v.Head, fmt.Sprint(v.Port)
+	}
+	where := "its dashboard"
+	if v.Head != "" {
+		where = fmt.Sprintf("the dashboard of head %s (port %d)", v.Head, v.Port)
+	}
+	msg := fmt.Sprintf("%s: doctor could not read Ray's own view from %s: %s; nothing is known of Ray's health", c.what(), where, strings.TrimSuffix(u.Detail, "."))
+	remedy := map[rayapi.Reason]string{
+		rayapi.NoHead:    "the head rules above say why no head runs; once one does, run doctor again",
+		rayapi.Forbidden: "ask for RBAC verb \"create\" on \"pods/portforward\" in namespace " + c.rc.Namespace + " (docs/rbac.md), or run doctor without --ray",
+		rayapi.Timeout:   "check the head's dashboard (kubectl port-forward -n " + c.rc.Namespace + " pod/" + v.Head + " 8265, then curl localhost:8265/api/gcs_healthz), or raise --ray-timeout",
+		rayapi.Deadline:  "raise --ray-deadline, or name the cluster (doctor " + c.rc.Name + ") to read only its dashboard",
+	}[u.Reason]
+	if remedy == "" {
+		remedy = fmt.Sprintf("check that the head's dashboard listens on port %d (ray start --dashboard-host=0.0.0.0; the head's container port named dashboard)", v.Port)
+	}
+	return c.finding(RuleRayDashboardUnreachable, ClusterRef(c.rc), msg, remedy, ev)
+}
+
+// rayVersionRE is a Ray version at the start of an image tag: rayproject/ray:2.9.0-py310-gpu.
+var rayVersionRE = regexp.MustCompile(`^(\d+\.\d+\.\d+)`)
+
+// imageRayVersion is the Ray version an image's tag names, or "".
+func imageRayVersion(image string) string {
+	i := strings.LastIndex(image, ":")
+	if i < 0 || strings.Contains(image[i:], "/") {
+		return ""
+	}
+	return rayVersionRE.FindString(image[i+1:])
+}
+
+// rayVersionMismatch compares the head's Ray version with spec.rayVersion and with the version
+// in each running worker's image tag (the images carry it; a digest or a custom tag says
+// nothing, and is left alone).
+func rayVersionMismatch(c *clusterView, v *rayapi.View) []Finding {
+	if v.Version == "" {
+		return nil
+	}
+	var why []string
+	ev := map[string]string{"head": v.Head, "rayVersion": v.Version}
+	if want := c.rc.Spec.RayVersion; want != "" && want != v.Version {
+		why = append(why, fmt.Sprintf("spec.rayVersion is %s", want))
+		ev["specRayVersion"] = want
+	}
+	var odd []string
+	for _, w := range c.workers {
+		if w.Status.Phase != corev1.PodRunning || w.DeletionTimestamp != nil {
+			continue
+		}
+		for _, cs := range w.Status.ContainerStatuses {
+			if len(w.Spec.Containers) > 0 && cs.Name == w.Spec.Containers[0].Name {
+				if wv := imageRayVersion(cs.Image); wv != "" && wv != v.Version {
+					odd = append(odd, w.Name+" ("+cs.Image+")")
+				}
+			}
+		}
+	}
+	if len(odd) > 0 {
+		sort.Strings(odd)
+		why = append(why, fmt.Sprintf("worker(s) run images of another version: %s", strings.Join(odd, ", ")))
+		ev["workers"] = strings.Join(odd, ",")
+	}
+	if len(why) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("%s: the head runs Ray %s, but %s; Ray refuses to join nodes of another version, and KubeRay's features follow spec.rayVersion",
+		c.what(), v.Version, strings.Join(why, "; "))
+	remedy := "run one Ray version everywhere: set spec.rayVersion and every group's image (head and workers) to the same Ray release"
+	return []Finding{c.finding(RuleRayVersionMismatch, ClusterRef(c.rc), msg, remedy, ev)}
+}
+
+// rayNodes compares Ray's node table with the cluster's Running pods, by pod IP: a pod whose
+// only nodes are DEAD (a raylet that restarted registers anew at the same IP, so a DEAD entry
+// beside an ALIVE one is history), and a Ready pod Ray has never seen.
+func rayNodes(ix *index, c *clusterView, v *rayapi.View) []Finding {
+	alive, dead := map[string]bool{}, map[string]rayapi.Node{}
+	for _, n := range v.Nodes {
+		if n.Alive() {
+			alive[n.IP] = true
+		} else if _, seen := dead[n.IP]; !seen {
+			dead[n.IP] = n
+		}
+	}
+	var deadPods, unknown []*corev1.Pod
+	for _, p := range append(append([]*corev1.Pod(nil), c.heads...), c.workers...) {
+		ip := p.Status.PodIP
+		if ip == "" || p.Status.Phase != corev1.PodRunning || p.DeletionTimestamp != nil || alive[ip] {
+			continue
+		}
+		if _, isDead := dead[ip]; isDead {
+			deadPods = append(deadPods, p)
+			continue
+		}
+		if rc := podCondition(p, corev1.PodReady); ray.RunningReady(p) && rc != nil && ix.s.Now.Sub(rc.LastTransitionTime.Time) > ix.opts.RayRegisterGrace {
+			unknown = append(unknown, p)
+		}
+	}
+	var out []Finding
+	if len(deadPods) > 0 {
+		var names, lines []string
+		refs := make([]Ref, 0, len(deadPods))
+		for _, p := range deadPods {
+			n := dead[p.Status.PodIP]
+			names = append(names, p.Name)
+			refs = append(refs, PodRef(p))
+			line := p.Name + " (node " + shortID(n.ID) + " at " + n.IP
+			if n.Detail != "" {
+				line += ": " + firstLine(n.Detail)
+			}
+			lines = append(lines, line+")")
+		}
+		msg := fmt.Sprintf("%s: Ray has marked the node(s) of %d Running pod(s) DEAD: %s; Ray schedules nothing on them while Kubernetes counts them as capacity",
+			c.what(), len(deadPods), strings.Join(lines, "; "))
+		remedy := "delete the pods (kubectl delete pod -n " + c.rc.Namespace + " " + strings.Join(names, " ") + "): KubeRay creates new ones that join the head; " +
+			"if this follows a head restart, enable GCS fault tolerance so workers survive it (kuberay #1141)"
+		f := c.finding(RuleRayNodeDead, ClusterRef(c.rc), msg, remedy, map[string]string{"pods": strings.Join(names, ","), "head": v.Head})
+		out = append(out, f)
+	}
+	if len(unknown) > 0 {
+		var names []string
+		for _, p := range unknown {
+			names = append(names, p.Name+" ("+p.Status.PodIP+")")
+		}
+		msg := fmt.Sprintf("%s: %d pod(s) Running and Ready for over %s are not in Ray's node table (%d node(s) known to head %s): %s; their raylets never joined this head",
+			c.what(), len(unknown), age(ix.opts.RayRegisterGrace), len(v.Nodes), v.Head, strings.Join(names, ", "))
+		remedy := "read a pod's raylet log (kubectl logs -n " + c.rc.Namespace + " " + unknown[0].Name + "): a wrong head address, a Ray version other than the head's, " +
+			"or a NetworkPolicy between the pods and the head's GCS port (6379) keeps it out"
+		out = append(out, c.finding(RuleRayPodUnregistered, ClusterRef(c.rc), msg, remedy, map[string]string{"pods": strings.Join(names, ","), "head": v.Head, "rayNodes": fmt.Sprint(len(v.Nodes))}))
+	}
+	return out
+}
+
+// serveApps reports Serve applications that failed or have been deploying too long, with Ray's
+// message and that of each deployment that is not HEALTHY.
+func serveApps(ix *index, c *clusterView, v *rayapi.View) []Finding {
+	var out []Finding
+	for _, a := range v.Apps {
+		var rule string
+		switch {
+		case a.Status == "DEPLOY_FAILED" || a.Status == "UNHEALTHY":
+			rule = RuleServeAppFailed
+		case a.Status == "DEPLOYING" && !a.LastDeployed.IsZero() && ix.s.Now.Sub(a.LastDeployed) > ix.opts.ServeDeployingTooLong:
+			rule = RuleServeAppDeploying
+		default:
+			continue
+		}
+		var deps []string
+		for _, d := range a.Deployments {
+			if d.Status != "HEALTHY" {
+				deps = append(deps, d.Name+" "+d.Status+quoted(d.Message))
+			}
+		}
+		ev := map[string]string{"app": a.Name, "status": a.Status, "head": v.Head}
+		msg := fmt.Sprintf("%s: Serve application %s is %s", c.what(), a.Name, a.Status)
+		if rule == RuleServeAppDeploying {
+			msg += " for " + age(ix.s.Now.Sub(a.LastDeployed)) + " since it was last deployed"
+		}
+		msg += quoted(a.Message)
+		if len(deps) > 0 {
+			msg += "; deployments: " + strings.Join(deps, "; ")
+			ev["deployments"] = strings.Join(deps, "; ")
+		}
+		remedy := "fix the application (its import path, its runtime_env, its replicas' resources) in " + serveConfigField(c) +
+			"; Ray's full message: kubectl port-forward -n " + c.rc.Namespace + " pod/" + v.Head + fmt.Sprintf(" %d", v.Port) + ", then serve status (or GET /api/serve/applications/)"
+		out = append(out, c.finding(rule, ClusterRef(c.rc), msg, remedy, ev))
+	}
+	return out
+}
+
+// serveConfigField is where the cluster's Serve config lives.
+func serveConfigField(c *clusterView) string {
+	if c.service != nil {
+		return "RayService " + c.service.Name + "'s spec.serveConfigV2"
+	}
+	return "the Serve config deployed to this cluster"
+}
+
+// shortID is a Ray node ID's first 8 characters, as `ray status` shows them.
+func shortID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}

@@ -1,0 +1,67 @@
+// Package raytest plays a head's Ray dashboard for unit tests: a loopback HTTP server that
+// kube.Clients.Tunnels "port-forwards" to, answering as Ray's dashboard does.
+package raytest
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+)
+
+// Quiet is a dashboard with nothing to say: the GCS is alive, no version, no nodes, no Serve
+// applications, no jobs. Pods without an IP (the unit tests' scenes) are matched with no node,
+// so every rule about Ray's view stays silent.
+var Quiet = map[string]string{
+	"/api/gcs_healthz":         "success",
+	"/api/version":             `{}`,
+	"/api/v0/nodes":            `{"result":true,"msg":"","data":{"result":{"total":0,"num_after_truncation":0,"result":[]}}}`,
+	"/api/serve/applications/": `{"applications":{}}`,
+	"/api/jobs/":               `[]`,
+}
+
+// Dashboard serves bodies by path (404 elsewhere) and returns the Tunnels of kube.Clients that
+// reach it, recording every pod forwarded to.
+func Dashboard(t *testing.T, bodies map[string]string) (open func(ctx context.Context, namespace, pod string, port int) (kube.Tunnel, error), forwarded func() []string) {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet {
+			t.Errorf("%s %s: doctor only reads Ray", r.Method, r.URL)
+		}
+		b, ok := bodies[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		_, _ = w.Write([]byte(b))
+	}))
+	t.Cleanup(srv.Close)
+	var mu sync.Mutex
+	var pods []string
+	open = func(_ context.Context, namespace, pod string, _ int) (kube.Tunnel, error) {
+		mu.Lock()
+		pods = append(pods, namespace+"/"+pod)
+		mu.Unlock()
+		return &tunnel{addr: strings.TrimPrefix(srv.URL, "http://"), done: make(chan struct{})}, nil
+	}
+	forwarded = func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), pods...)
+	}
+	return open, forwarded
+}
+
+type tunnel struct {
+	addr string
+	done chan struct{}
+	once sync.Once
+}
+
+func (t *tunnel) Addr() string          { return t.addr }
+func (t *tunnel) Done() <-chan struct{} { return t.done }
+func (t *tunnel) Close()                { t.once.Do(func() { close(t.done) }) }

@@ -1,0 +1,151 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sort"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/rayapi"
+)
+
+// RayQuery asks LoadSnapshot for Ray's own view of RayClusters: each head's dashboard, read
+// through a port-forward via the API server (the path chaos head-kill's probe takes), GETs only.
+type RayQuery struct {
+	// Target, when set, reads only the clusters doctor checks for it (diagnose.Checked); nil
+	// reads every RayCluster loaded.
+	Target *diagnose.Target
+	// Timeout bounds one cluster: its port-forward and every read.
+	Timeout time.Duration
+	// Deadline bounds all of them: a cluster not read by then is unreachable (rayapi.Deadline).
+	Deadline time.Duration
+	// Parallel is how many dashboards are read at once.
+	Parallel int
+}
+
+// The defaults of a RayQuery's bounds (doctor's --ray-timeout and --ray-deadline).
+const (
+	DefaultRayTimeout  = 10 * time.Second
+	DefaultRayDeadline = 60 * time.Second
+	DefaultRayParallel = 16
+)
+
+// tunnelOpener opens a port-forward (Clients.OpenTunnel; a loopback server in tests).
+type tunnelOpener func(ctx context.Context, namespace, pod string, port int) (Tunnel, error)
+
+// readRayViews reads the dashboards of the clusters q picks in s, at most q.Parallel at once,
+// each within q.Timeout and all within q.Deadline: the slowest dashboard bounds the run, not
+// the sum of them. A dashboard that cannot be read is a View saying why, never an error.
+func readRayViews(ctx context.Context, s *diagnose.Snapshot, q RayQuery, open tunnelOpener) []rayapi.View {
+	if q.Timeout <= 0 {
+		q.Timeout = DefaultRayTimeout
+	}
+	if q.Deadline <= 0 {
+		q.Deadline = DefaultRayDeadline
+	}
+	if q.Parallel <= 0 {
+		q.Parallel = DefaultRayParallel
+	}
+	ctx, cancel := context.WithTimeout(ctx, q.Deadline)
+	defer cancel()
+	heads := dashboardHeads(s)
+	checked := diagnose.Checked(s, q.Target)
+	var views []rayapi.View
+	for i := range s.Clusters {
+		rc := &s.Clusters[i]
+		if checked(rc) {
+			views = append(views, rayapi.View{Namespace: rc.Namespace, Cluster: rc.Name})
+		}
+	}
+	sem := make(chan struct{}, q.Parallel)
+	var wg sync.WaitGroup
+	for i := range views {
+		v := &views[i]
+		head := heads[v.Namespace+"/"+v.Cluster]
+		if head == nil {
+			v.Unreachable = &rayapi.Unreachable{Reason: rayapi.NoHead, Detail: "no head pod is Running to reach the dashboard through"}
+			continue
+		}
+		v.Head, v.Port = head.Name, dashboardPort(head)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+				defer func() { <-sem }()
+			case <-ctx.Done():
+				v.Unreachable = &rayapi.Unreachable{Reason: rayapi.Deadline, Detail: "not read: the Ray reads' deadline of " + q.Deadline.String() + " passed first"}
+				return
+			}
+			readRayView(ctx, v, q.Timeout, open)
+		}()
+	}
+	wg.Wait()
+	return views
+}
+
+// readRayView reads one dashboard through its own port-forward, closed when done.
+func readRayView(ctx context.Context, v *rayapi.View, timeout time.Duration, open tunnelOpener) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	t, err := open(ctx, v.Namespace, v.Head, v.Port)
+	if err != nil {
+		v.Unreachable = tunnelUnreachable(ctx, err, timeout)
+		return
+	}
+	defer t.Close()
+	client := &http.Client{Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}
+	rayapi.Read(ctx, client, "http://"+t.Addr(), v)
+	if v.Unreachable != nil && v.Unreachable.Reason == rayapi.Timeout {
+		v.Unreachable.Detail += " (--ray-timeout " + timeout.String() + ")"
+	}
+}
+
+// tunnelUnreachable says why the port-forward to the head did not open.
+func tunnelUnreachable(ctx context.Context, err error, timeout time.Duration) *rayapi.Unreachable {
+	switch {
+	case fault.KindOf(err) == fault.Forbidden:
+		return &rayapi.Unreachable{Reason: rayapi.Forbidden, Detail: err.Error()}
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return &rayapi.Unreachable{Reason: rayapi.Timeout, Detail: "the port-forward did not open within " + timeout.String()}
+	}
+	return &rayapi.Unreachable{Reason: rayapi.Unconnected, Detail: err.Error()}
+}
+
+// dashboardHeads is, per namespace/cluster, the head pod to reach the dashboard through: Running
+// and not being deleted, the newest when there are two (a replacement coming up).
+func dashboardHeads(s *diagnose.Snapshot) map[string]*corev1.Pod {
+	var heads []*corev1.Pod
+	for i := range s.Pods {
+		p := &s.Pods[i]
+		if ray.IsHead(p) && p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil {
+			heads = append(heads, p)
+		}
+	}
+	sort.SliceStable(heads, func(a, b int) bool { return heads[a].CreationTimestamp.Before(&heads[b].CreationTimestamp) })
+	out := map[string]*corev1.Pod{}
+	for _, p := range heads {
+		out[p.Namespace+"/"+p.Labels[ray.LabelCluster]] = p
+	}
+	return out
+}
+
+// dashboardPort is the head's container port named "dashboard" (KubeRay's name), else Ray's
+// default 8265.
+func dashboardPort(head *corev1.Pod) int {
+	for _, c := range head.Spec.Containers {
+		for _, p := range c.Ports {
+			if p.Name == "dashboard" {
+				return int(p.ContainerPort)
+			}
+		}
+	}
+	return diagnose.DefaultDashboardPort
+}

@@ -1,0 +1,116 @@
+package rayapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+)
+
+// The dashboard endpoints Read GETs, on the dashboard's own port (ray-project/ray,
+// python/ray/dashboard): modules/healthz/healthz_head.py (200 "success", 503 when the GCS is
+// not alive; newer Rays serve it from modules/reporter), the Jobs module's /api/version (plain
+// JSON: version, ray_version, ray_commit), the State API of modules/state/state_head.py (the
+// {"result", "msg", "data"} envelope; DEAD nodes included; its limit at the server's maximum of
+// 10000, so a large cluster's table is whole), modules/serve/serve_head.py (ServeInstanceDetails
+// of python/ray/serve/schema.py; on the dashboard port since Ray 2.8; 501 without Serve) and
+// modules/job/job_head.py (a bare list of JobDetails). Checked against the versions of those
+// files in Ray's repository from the 2.7/2.8 era to 2.44 and later.
+const (
+	PathGCSHealth = "/api/gcs_healthz"
+	PathVersion   = "/api/version"
+	PathNodes     = "/api/v0/nodes?limit=10000&detail=true"
+	PathServe     = "/api/serve/applications/"
+	PathJobs      = "/api/jobs/"
+)
+
+// maxBody bounds what one read takes in: a node table of thousands of nodes fits.
+const maxBody = 32 << 20
+
+// Read GETs the dashboard at base (http://127.0.0.1:PORT of a port-forward) into v, within ctx.
+// The GCS's health comes first: a dashboard that does not answer it is Unreachable and nothing
+// else is asked. A later read that fails is listed in v.Failed, and what it would have shown is
+// not claimed.
+func Read(ctx context.Context, client *http.Client, base string, v *View) {
+	code, body, err := get(ctx, client, base+PathGCSHealth)
+	switch {
+	case err != nil:
+		v.Unreachable = unreachable(ctx, err)
+		return
+	case code == http.StatusOK:
+		v.GCSAlive = true
+	case code == http.StatusServiceUnavailable:
+		v.GCSMessage = firstLine(body)
+	default:
+		v.Unreachable = &Unreachable{Reason: HTTPError, Detail: fmt.Sprintf("GET %s answered HTTP %d%s", PathGCSHealth, code, quote(body))}
+		return
+	}
+	read := func(path string, decode func([]byte) error) bool {
+		code, body, err := get(ctx, client, base+path)
+		switch {
+		case err != nil:
+			v.Failed = append(v.Failed, fmt.Sprintf("GET %s: %s", path, unreachable(ctx, err).Detail))
+		case code == http.StatusNotImplemented && path == PathServe:
+			return true // Ray without Serve installed (serve_head.py answers 501): no applications
+		case code != http.StatusOK:
+			v.Failed = append(v.Failed, fmt.Sprintf("GET %s: HTTP %d%s", path, code, quote(body)))
+		default:
+			if err := decode(body); err != nil {
+				v.Failed = append(v.Failed, fmt.Sprintf("GET %s: %v", path, err))
+				return false
+			}
+			return true
+		}
+		return false
+	}
+	read(PathVersion, func(b []byte) (err error) { v.Version, err = DecodeVersion(b); return })
+	if !v.GCSAlive {
+		return // the node table, Serve and the jobs all live in the GCS
+	}
+	v.NodesRead = read(PathNodes, func(b []byte) (err error) { v.Nodes, err = DecodeNodes(b); return })
+	v.AppsRead = read(PathServe, func(b []byte) (err error) { v.Apps, err = DecodeApps(b); return })
+	v.JobsRead = read(PathJobs, func(b []byte) (err error) { v.Jobs, err = DecodeJobs(b); return })
+}
+
+func get(ctx context.Context, client *http.Client, url string) (int, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	return resp.StatusCode, b, err
+}
+
+// unreachable says why a request got no answer.
+func unreachable(ctx context.Context, err error) *Unreachable {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
+		return &Unreachable{Reason: Timeout, Detail: "the dashboard did not answer in time"}
+	}
+	msg := err.Error()
+	if i := strings.LastIndex(msg, ": "); i >= 0 {
+		msg = msg[i+2:] // "Get "http://127.0.0.1:1/api/...": EOF" -> the cause
+	}
+	return &Unreachable{Reason: Unconnected, Detail: "the dashboard did not answer through the port-forward: " + msg}
+}
+
+func firstLine(b []byte) string {
+	s, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
+
+func quote(b []byte) string {
+	if s := firstLine(b); s != "" {
+		return ": " + s
+	}
+	return ""
+}

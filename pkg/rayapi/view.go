@@ -1,0 +1,90 @@
+// Package rayapi is what Ray's own dashboard says about a cluster, read only: the GCS's health,
+// Ray's version, its node table, the Serve applications and the Ray jobs. Read fetches them
+// over any HTTP base URL (doctor's is a port-forward to the head, opened by pkg/kube); the
+// decoders turn the dashboard's JSON into the plain types below, which pkg/diagnose compares
+// with the Kubernetes view. Nothing here submits, stops or deletes anything in Ray.
+package rayapi
+
+import "time"
+
+// View is what one RayCluster's head dashboard said during one doctor run.
+type View struct {
+	Namespace, Cluster string
+	// Head is the pod whose dashboard was read; Port its dashboard port.
+	Head string
+	Port int
+
+	// Unreachable, when set, is why nothing could be read: every other field is then empty,
+	// and nothing is claimed about Ray's health.
+	Unreachable *Unreachable
+
+	// GCSAlive is what /api/gcs_healthz said; GCSMessage the dashboard's words when not alive.
+	GCSAlive   bool
+	GCSMessage string
+	// Version is the head's Ray version (/api/version), "" when not read.
+	Version string
+	// Nodes is Ray's node table (/api/v0/nodes), alive and dead; NodesRead says it was read.
+	Nodes     []Node
+	NodesRead bool
+	// Apps are the Serve applications (/api/serve/applications/); AppsRead says they were
+	// read (a cluster without Serve answers with none).
+	Apps     []App
+	AppsRead bool
+	// Jobs are Ray's jobs (/api/jobs/); JobsRead says they were read.
+	Jobs     []Job
+	JobsRead bool
+
+	// Failed lists the reads that failed while others answered, one line each
+	// ("GET /api/v0/nodes: HTTP 500 ..."): what was not seen.
+	Failed []string
+}
+
+// Reason says why a dashboard could not be read.
+type Reason string
+
+const (
+	NoHead      Reason = "no-head"     // no head pod is Running and Ready to forward to
+	Forbidden   Reason = "forbidden"   // RBAC refused the port-forward (create pods/portforward)
+	Timeout     Reason = "timeout"     // the port-forward or the dashboard did not answer in time
+	HTTPError   Reason = "http-error"  // the dashboard answered, with an error status
+	Unconnected Reason = "unconnected" // the port-forward failed, or nothing listens on the port
+	Deadline    Reason = "deadline"    // the run's total deadline passed before this cluster's turn
+)
+
+// Unreachable is why a dashboard could not be read.
+type Unreachable struct {
+	Reason Reason `json:"reason"`
+	Detail string `json:"detail"` // one line, for the finding's message
+}
+
+// Node is one row of Ray's node table.
+type Node struct {
+	ID     string
+	IP     string // the node's IP: on KubeRay, its pod's IP
+	Head   bool
+	State  string // ALIVE or DEAD
+	Detail string // Ray's state message (why it is dead), may be ""
+	Name   string
+}
+
+// Alive reports whether Ray counts the node as alive.
+func (n Node) Alive() bool { return n.State == "ALIVE" }
+
+// App is one Serve application.
+type App struct {
+	Name, Status, Message string
+	// LastDeployed is when it was last deployed (last_deployed_time_s); zero when unknown.
+	LastDeployed time.Time
+	Deployments  []Deployment
+}
+
+// Deployment is one deployment of a Serve application.
+type Deployment struct {
+	Name, Status, Message string
+}
+
+// Job is one Ray job.
+type Job struct {
+	SubmissionID, JobID, Status, Message, ErrorType string
+	End                                             time.Time
+}

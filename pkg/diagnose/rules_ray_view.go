@@ -98,6 +98,7 @@ func rayUnreachable(c *clusterView, v *rayapi.View) Finding {
 		rayapi.Forbidden: "ask for RBAC verb \"create\" on \"pods/portforward\" in namespace " + c.rc.Namespace + " (docs/rbac.md), or run doctor without --ray",
 		rayapi.Timeout:   "check the head's dashboard (kubectl port-forward -n " + c.rc.Namespace + " pod/" + v.Head + " 8265, then curl localhost:8265/api/gcs_healthz), or raise --ray-timeout",
 		rayapi.Deadline:  "raise --ray-deadline, or name the cluster (doctor " + c.rc.Name + ") to read only its dashboard",
+		rayapi.HTTPError: fmt.Sprintf("port %d of the head answers, but not as Ray's dashboard does: check that the head's container port named dashboard is Ray's (ray start --dashboard-port)", v.Port),
 	}[u.Reason]
 	if remedy == "" {
 		remedy = fmt.Sprintf("check that the head's dashboard listens on port %d (ray start --dashboard-host=0.0.0.0; the head's container port named dashboard)", v.Port)

@@ -48,6 +48,10 @@ var ThresholdTable = []ThresholdInfo{
 		func(o *diagnose.Options) *time.Duration { return &o.FinalizerStuckAfter }},
 	{"rayJobInitializingTooLong", "rayjob-initializing-too-long", "Report a RayJob Initializing this long, with what holds its RayCluster",
 		func(o *diagnose.Options) *time.Duration { return &o.RayJobInitializingTooLong }},
+	{"rayRegisterGrace", "ray-register-grace", "With Ray's view: report a pod Running and Ready this long that Ray's node table does not know",
+		func(o *diagnose.Options) *time.Duration { return &o.RayRegisterGrace }},
+	{"serveDeployingTooLong", "serve-deploying-too-long", "With Ray's view: report a Serve application DEPLOYING this long since it was last deployed",
+		func(o *diagnose.Options) *time.Duration { return &o.ServeDeployingTooLong }},
 }
 
 // ParseThreshold reads a threshold value: a Go duration (90s, 5m, 1h30m), positive. Zero is

@@ -99,6 +99,12 @@ func (o Options) withDefaults() Options {
 	if o.StaleWorkersGrace <= 0 {
 		o.StaleWorkersGrace = d.StaleWorkersGrace
 	}
+	if o.RayRegisterGrace <= 0 {
+		o.RayRegisterGrace = d.RayRegisterGrace
+	}
+	if o.ServeDeployingTooLong <= 0 {
+		o.ServeDeployingTooLong = d.ServeDeployingTooLong
+	}
 	if o.UpgradeStuckAfter <= 0 {
 		o.UpgradeStuckAfter = d.UpgradeStuckAfter
 	}

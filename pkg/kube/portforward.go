@@ -25,6 +25,7 @@ type Forward struct {
 	done chan struct{}
 	once sync.Once
 	err  error
+	key  string // namespace/pod:port, for LastError
 }
 
 // Addr is host:port of the local end.
@@ -81,7 +82,8 @@ func (c *Clients) PortForward(ctx context.Context, namespace, pod string, port i
 	dialer := &firstError{Dialer: portforward.NewFallbackDialer(wsDialer, spdyDialer, func(err error) bool {
 		return httpstream.IsUpgradeFailure(err) || httpstream.IsHTTPSProxyError(err)
 	})}
-	f := &Forward{Pod: pod, stop: make(chan struct{}), done: make(chan struct{})}
+	keepForwardErrors()
+	f := &Forward{Pod: pod, stop: make(chan struct{}), done: make(chan struct{}), key: namespace + "/" + pod + ":" + strconv.Itoa(port)}
 	ready := make(chan struct{})
 	pf, err := portforward.NewOnAddresses(dialer, []string{"127.0.0.1"}, []string{"0:" + strconv.Itoa(port)}, f.stop, ready, io.Discard, io.Discard)
 	if err != nil {

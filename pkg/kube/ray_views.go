@@ -103,8 +103,17 @@ func readRayView(ctx context.Context, v *rayapi.View, timeout time.Duration, ope
 	defer t.Close()
 	client := &http.Client{Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}
 	rayapi.Read(ctx, client, "http://"+t.Addr(), v)
-	if v.Unreachable != nil && v.Unreachable.Reason == rayapi.Timeout {
-		v.Unreachable.Detail += " (--ray-timeout " + timeout.String() + ")"
+	u := v.Unreachable
+	switch {
+	case u == nil:
+	case u.Reason == rayapi.Timeout:
+		u.Detail += " within " + timeout.String()
+	case u.Reason == rayapi.Unconnected:
+		// The pod's side says why better than the local EOF: kwok's "no forward found", a
+		// kubelet's "connection refused" from inside the pod.
+		if le, ok := t.(interface{ LastError() string }); ok && le.LastError() != "" {
+			u.Detail = "nothing answers on that port inside the pod: " + le.LastError()
+		}
 	}
 }
 

@@ -41,6 +41,15 @@ type drDoc struct {
 			Name string `json:"name"`
 		} `json:"owner"`
 		Heads []string `json:"heads"`
+		Ray   *struct {
+			Read        bool           `json:"read"`
+			Unreachable string         `json:"unreachable"`
+			GCSAlive    bool           `json:"gcsAlive"`
+			RayVersion  string         `json:"rayVersion"`
+			AliveNodes  int            `json:"aliveNodes"`
+			DeadNodes   int            `json:"deadNodes"`
+			Apps        map[string]int `json:"apps"`
+		} `json:"ray"`
 	} `json:"clusters"`
 	RayJobs []struct {
 		Namespace           string `json:"namespace"`

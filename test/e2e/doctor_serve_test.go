@@ -73,7 +73,7 @@ func TestDoctorRayServiceRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Before the head carries ray.io/serve=true, the Service does not select it.
-	d, _ := h.doctorJSON("rayservice/shop")
+	d, _ := h.doctorJSON("rayservice/shop", "--ray=false")
 	wantRules(t, d, cluster, rule("serve-head-has-cpus", "raycluster", cluster), rule("gcs-ft-off", "raycluster", cluster))
 	patch := []byte(`{"metadata":{"labels":{"ray.io/serve":"true"}}}`)
 	if _, err := h.Kube.CoreV1().Pods(h.NS).Patch(h.Ctx, head.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {

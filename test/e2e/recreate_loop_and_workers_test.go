@@ -37,7 +37,7 @@ func TestHealBacksOffHeadRecreateLoop(t *testing.T) {
 		t.Fatalf("evicted %s, want the current head %s", evicted.Name, head.Name)
 	}
 
-	d, res := h.doctorJSON("rl")
+	d, res := h.doctorJSON("rl", "--ray=false")
 	if res.Code == 0 {
 		t.Fatalf("doctor on a looping cluster exited 0: %s", res)
 	}
@@ -111,7 +111,7 @@ func TestDoctorWorkerInitFailing(t *testing.T) {
 	}
 	kubeletInitOOMLoop(t, h, w.Name, 5)
 
-	d, _ := h.doctorJSON("wi")
+	d, _ := h.doctorJSON("wi", "--ray=false")
 	wantRules(t, d, "wi", rule("worker-init-failing", "pod", w.Name))
 	f := d.finding(t, "wi", "worker-init-failing")
 	wantContains(t, "message", f.Message, "init container wait-gcs-ready of worker "+w.Name+" is CrashLoopBackOff (5 restarts), last exit 137 (OOMKilled)")
@@ -182,7 +182,7 @@ func TestDoctorHeadStarvedByWorkers(t *testing.T) {
 		}
 		return false, nil
 	})
-	d, _ := h.doctorJSON("starved")
+	d, _ := h.doctorJSON("starved", "--ray=false")
 	wantRules(t, d, "starved", rule("head-starved-by-workers", "pod", head.Name))
 	f := d.finding(t, "starved", "head-starved-by-workers")
 	wantContains(t, "message", f.Message, "head pod "+head.Name+" is Pending for ", "Insufficient cpu", "worker(s) of this cluster are scheduled", "kuberay #3592")

@@ -65,6 +65,9 @@ type RayOptions struct {
 	JobRunTime time.Duration
 	// FailJobs, when set and true for a RayCluster's name, ends its Ray jobs FAILED.
 	FailJobs func(cluster string) bool
+	// FailApps, when set, names the applications of a RayCluster that fail to deploy
+	// (PlayAppsDeployFailed), with Ray's message.
+	FailApps func(cluster, app string) (message string, failed bool)
 	// Logf receives what the stand-ins do and their errors.
 	Logf func(format string, args ...any)
 }
@@ -88,7 +91,10 @@ type Ray struct {
 	mu       sync.Mutex
 	clusters map[string]*rayCluster
 	nodes    map[string]*rayNode // pod name -> stand-ins
-	errs     []error
+	// nodeStates overrides what Ray's node table says of a pod (PlayNodeTable): "DEAD", or ""
+	// for a pod Ray never saw.
+	nodeStates map[string]string
+	errs       []error
 }
 
 // rayCluster is the Serve state of one RayCluster: it lives in the GCS, on the head.
@@ -112,7 +118,8 @@ type rayNode struct {
 	pod, cluster string
 	head         bool
 	ip           string
-	epoch        int // the head epoch it started under
+	image        string // of its Ray container (the dashboard's version: PlayDashboardStateAPI)
+	epoch        int    // the head epoch it started under
 	servers      []*http.Server
 	log          []Served
 }
@@ -125,7 +132,7 @@ func StartRay(ctx context.Context, kube kubernetes.Interface, admin *rest.Config
 		return nil, err
 	}
 	r := &Ray{Namespace: ns, kube: kube, ap: ap, opts: opts, done: make(chan struct{}),
-		clusters: map[string]*rayCluster{}, nodes: map[string]*rayNode{}}
+		clusters: map[string]*rayCluster{}, nodes: map[string]*rayNode{}, nodeStates: map[string]string{}}
 	wctx, stop := context.WithCancel(ctx)
 	w, err := kube.CoreV1().Pods(ns).Watch(wctx, metav1.ListOptions{LabelSelector: "ray.io/is-ray-node=yes"})
 	if err != nil {
@@ -171,6 +178,9 @@ func (r *Ray) observe(p *corev1.Pod, deleted bool) {
 		c.newHead(p.Name)
 	}
 	n = &rayNode{pod: p.Name, cluster: cluster, head: head, ip: p.Status.PodIP, epoch: c.epoch}
+	if len(p.Spec.Containers) > 0 {
+		n.image = p.Spec.Containers[0].Image
+	}
 	r.nodes[p.Name] = n
 	r.mu.Unlock()
 
@@ -297,11 +307,14 @@ func (r *Ray) appStatus(cluster string, a *serveApp, now time.Time) string {
 	return "RUNNING"
 }
 
-// dashboard plays the head's dashboard: the Serve REST API (PlayDashboardServeAPI) and the Jobs
-// API (PlayDashboardJobsAPI).
+// dashboard plays the head's dashboard: the Serve REST API (PlayDashboardServeAPI), the Jobs
+// API (PlayDashboardJobsAPI) and what doctor --ray reads besides (PlayDashboardStateAPI).
 func (r *Ray) dashboard(n *rayNode, rw http.ResponseWriter, req *http.Request) {
 	if strings.HasPrefix(req.URL.Path, "/api/jobs/") {
 		r.jobsAPI(n.cluster, rw, req)
+		return
+	}
+	if r.stateAPI(n, rw, req) {
 		return
 	}
 	if req.URL.Path != "/api/serve/applications/" {
@@ -366,15 +379,21 @@ func serveDetails(r *Ray, cluster string, now time.Time) map[string]any {
 	apps := map[string]any{}
 	for name, a := range r.clusters[cluster].apps {
 		status := r.appStatus(cluster, a, now)
-		dstatus := "HEALTHY"
+		dstatus, message, dmessage := "HEALTHY", "", ""
 		if status != "RUNNING" {
 			dstatus = "UPDATING"
 		}
+		if r.opts.FailApps != nil { // PlayAppsDeployFailed
+			if m, failed := r.opts.FailApps(cluster, name); failed {
+				status, dstatus, message, dmessage = "DEPLOY_FAILED", "UNHEALTHY", m, "The deployment failed to start 3 times in a row."
+			}
+		}
 		deps := map[string]any{}
 		for _, d := range a.Deployments {
-			deps[d] = map[string]any{"name": d, "status": dstatus, "message": "", "route_prefix": nil}
+			deps[d] = map[string]any{"name": d, "status": dstatus, "message": dmessage, "route_prefix": nil}
 		}
-		apps[name] = map[string]any{"name": name, "route_prefix": a.RoutePrefix, "status": status, "message": "", "deployments": deps}
+		apps[name] = map[string]any{"name": name, "route_prefix": a.RoutePrefix, "status": status, "message": message,
+			"last_deployed_time_s": float64(a.Submitted.UnixNano()) / 1e9, "deployments": deps}
 	}
 	return map[string]any{"deploy_mode": "MULTI_APP", "applications": apps}
 }

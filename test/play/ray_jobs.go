@@ -63,6 +63,14 @@ func (r *Ray) jobsAPI(cluster string, rw http.ResponseWriter, req *http.Request)
 		r.mu.Unlock()
 		r.logf("ray stand-ins: Ray job %s submitted to %s", body.SubmissionID, cluster)
 		writeJSON(rw, map[string]string{"job_id": body.SubmissionID, "submission_id": body.SubmissionID})
+	case req.Method == http.MethodGet && id == "": // PlayDashboardStateAPI: the list
+		r.mu.Lock()
+		out := []map[string]any{}
+		for _, j := range r.clusters[cluster].jobs {
+			out = append(out, r.jobDetails(cluster, j, time.Now()))
+		}
+		r.mu.Unlock()
+		writeJSON(rw, out)
 	case req.Method == http.MethodGet && id != "" && !strings.Contains(id, "/"):
 		r.mu.Lock()
 		var out map[string]any

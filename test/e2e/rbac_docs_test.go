@@ -27,12 +27,18 @@ func TestDocsRBACLeastPrivilege(t *testing.T) {
 		t.Fatal(err)
 	}
 	applyDocRoles(h, applier)
-	reader, healer := "ship-reader-"+h.NS, "ship-healer-"+h.NS
+	reader, healer, rayReader := "ship-reader-"+h.NS, "ship-healer-"+h.NS, "ship-rayreader-"+h.NS
 	bindings := `apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRoleBinding
 metadata: {name: READER}
 roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "kubectl-ray:doctor"}
-subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: READER}, {apiGroup: rbac.authorization.k8s.io, kind: User, name: HEALER}]
+subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: READER}, {apiGroup: rbac.authorization.k8s.io, kind: User, name: HEALER}, {apiGroup: rbac.authorization.k8s.io, kind: User, name: RAYREADER}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: doctor-ray}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "kubectl-ray:doctor-ray"}
+subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: RAYREADER}]
 ---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: RoleBinding
@@ -40,13 +46,37 @@ metadata: {name: heal}
 roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "kubectl-ray:heal"}
 subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: HEALER}]
 `
-	bindings = strings.NewReplacer("READER", reader, "HEALER", healer).Replace(bindings)
+	bindings = strings.NewReplacer("RAYREADER", rayReader, "READER", reader, "HEALER", healer).Replace(bindings)
 	if _, err := applier.Create(h.Ctx, []byte(bindings), h.NS); err != nil {
 		t.Fatal(err)
 	}
 
 	h.CreateRayCluster("rbac", nil)
 	head := h.WaitClusterRunning("rbac", 90*time.Second)
+	// doctor's Ray view: without kubectl-ray:doctor-ray the port-forward is refused, one warning
+	// naming the permission; with it the port-forward is made (no Ray runs here, so nothing
+	// answers inside the pod: another reason, not forbidden).
+	for _, c := range []struct{ who, reason string }{{reader, "forbidden"}, {rayReader, "unconnected"}} {
+		res := h.Run("--as", c.who, "doctor", "rbac", "--ray", "--fail-on", "never", "-o", "json")
+		var doc struct {
+			Findings []struct {
+				Rule     string
+				Evidence map[string]string
+			}
+		}
+		if res.Code != 0 || json.Unmarshal([]byte(res.Stdout), &doc) != nil {
+			t.Fatalf("doctor --ray as %s: %s", c.who, res)
+		}
+		var reasons []string
+		for _, f := range doc.Findings {
+			if f.Rule == "ray-dashboard-unreachable" {
+				reasons = append(reasons, f.Evidence["reason"])
+			}
+		}
+		if strings.Join(reasons, ",") != c.reason {
+			t.Errorf("doctor --ray as %s: ray-dashboard-unreachable reasons %v, want %s\n%s", c.who, reasons, c.reason, res)
+		}
+	}
 	if _, err := play.KubeletEvict(h.Ctx, h.Kube, h.NS, head.Name, "ephemeral-storage"); err != nil {
 		t.Fatal(err)
 	}

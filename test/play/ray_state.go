@@ -1,10 +1,11 @@
 package play
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"net/http"
 	"regexp"
 	"sort"
-	"strings"
 )
 
 // What the Ray stand-ins play of Ray's own view, as doctor --ray reads it (ray-project/ray,
@@ -66,7 +67,8 @@ func (r *Ray) stateAPI(n *rayNode, rw http.ResponseWriter, req *http.Request) bo
 			if !overridden {
 				state = "ALIVE"
 			}
-			node := map[string]any{"node_id": strings.Repeat("0", 8) + o.ip, "node_ip": o.ip, "is_head_node": o.head,
+			id := sha256.Sum256([]byte(pod))
+			node := map[string]any{"node_id": hex.EncodeToString(id[:28]), "node_ip": o.ip, "is_head_node": o.head,
 				"state": state, "state_message": nil, "node_name": o.ip, "resources_total": map[string]float64{"CPU": 1}, "labels": map[string]string{}}
 			if state == "DEAD" {
 				node["state_message"] = "Health check failed due to missing too many heartbeats"

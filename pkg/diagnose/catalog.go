@@ -64,6 +64,7 @@ var Catalog = []RuleInfo{
 	{RuleRayVersionMismatch, SeverityWarning, "ray", "", "the head's Ray version differs from spec.rayVersion or a worker's image", "ray-version-mismatch-warning"},
 	{RuleServeAppFailed, SeverityError, "ray", "", "a Serve application is DEPLOY_FAILED or UNHEALTHY, in Ray's words", "serve-app-failed-error"},
 	{RuleServeAppDeploying, SeverityWarning, "ray", "", "a Serve application has been DEPLOYING longer than ServeDeployingTooLong", "serve-app-deploying-warning"},
+	{RuleRayJobFailedInRay, SeverityWarning, "ray", "", "Ray's job table says a RayJob's Ray job FAILED or STOPPED, with Ray's error type and message", "ray-job-failed-warning"},
 }
 
 // severities is Catalog's severity by rule ID.

@@ -38,6 +38,10 @@ const (
 	RuleServeAppFailed = "serve-app-failed"
 	// RuleServeAppDeploying: a Serve application has been DEPLOYING for ServeDeployingTooLong.
 	RuleServeAppDeploying = "serve-app-deploying"
+	// RuleRayJobFailedInRay: the Ray job of a RayJob on this cluster (status.jobId, Ray's
+	// submission_id) is FAILED or STOPPED in Ray's job table: Ray's own error type and message,
+	// which explain a failed RayJob, and a RayJob the operator still calls Running.
+	RuleRayJobFailedInRay = "ray-job-failed"
 )
 
 // rayView is Ray's view of the cluster, when it was asked.
@@ -78,6 +82,53 @@ func rayViewRules(ix *index, c *clusterView) []Finding {
 	}
 	if v.AppsRead {
 		out = append(out, serveApps(ix, c, v)...)
+	}
+	if v.JobsRead {
+		out = append(out, rayJobsFailed(ix, c, v)...)
+	}
+	return out
+}
+
+// rayJobsFailed reports the RayJobs on c whose Ray job Ray's table says FAILED or STOPPED. Ray
+// jobs submitted by hand (no RayJob) are the user's business and stay silent.
+func rayJobsFailed(ix *index, c *clusterView, v *rayapi.View) []Finding {
+	byID := map[string]rayapi.Job{}
+	for _, j := range v.Jobs {
+		if j.SubmissionID != "" {
+			byID[j.SubmissionID] = j
+		}
+		if j.JobID != "" {
+			byID[j.JobID] = j
+		}
+	}
+	var out []Finding
+	for i := range ix.s.Jobs {
+		rj := &ix.s.Jobs[i]
+		id := rj.Status.JobId
+		if rj.Namespace != c.rc.Namespace || rj.Status.RayClusterName != c.rc.Name || id == "" {
+			continue
+		}
+		j, ok := byID[id]
+		if !ok || (j.Status != "FAILED" && j.Status != "STOPPED") {
+			continue
+		}
+		what := j.Status
+		if j.ErrorType != "" {
+			what += " (" + j.ErrorType + ")"
+		}
+		ended := ""
+		if !j.End.IsZero() {
+			ended = " " + age(ix.s.Now.Sub(j.End)) + " ago"
+		}
+		says := "the RayJob says " + string(rj.Status.JobDeploymentStatus)
+		if rj.Status.JobDeploymentStatus == "Running" {
+			says = "the RayJob still says Running: the operator has not caught up"
+		}
+		ev := map[string]string{"rayJob": rj.Name, "jobId": id, "status": j.Status, "errorType": j.ErrorType, "head": v.Head}
+		msg := fmt.Sprintf("%s: Ray reports the Ray job %s of RayJob %s %s%s%s; %s", c.what(), id, rj.Name, what, ended, quoted(j.Message), says)
+		remedy := "read the job's log: kubectl port-forward -n " + c.rc.Namespace + " pod/" + v.Head + fmt.Sprintf(" %d", v.Port) +
+			", then ray job logs " + id + " (or the dashboard's Jobs page); fix the entrypoint or its runtime environment and submit the RayJob again"
+		out = append(out, c.finding(RuleRayJobFailedInRay, Ref{Kind: "RayJob", Namespace: rj.Namespace, Name: rj.Name, UID: string(rj.UID)}, msg, remedy, ev))
 	}
 	return out
 }

@@ -32,7 +32,8 @@ func rayFindings(d drDoc) []drFinding {
 // PlayNodeTable, PlayAppsDeployFailed; docs/sandbox.md), which kwok's PortForward objects put
 // behind the pods' ports: a healthy RayService is silent; a worker Ray marked DEAD, a worker Ray
 // never saw and a Serve app DEPLOY_FAILED while every pod is Ready each fire their rule; a user
-// without pods/portforward and a head with no dashboard each get one finding saying why.
+// without pods/portforward and a head with no dashboard each get one finding saying why; a
+// RayJob's Ray job that failed in Ray is reported with Ray's error type.
 func TestDoctorRayLive(t *testing.T) {
 	t.Parallel()
 	for _, v := range liveSandboxes[1:] { // v1.1.1's shared sandbox has no pod network
@@ -49,7 +50,7 @@ func testDoctorRay(t *testing.T, h *H, version string) {
 	var failApp atomic.Bool
 	ray := startRay(h, play.RayOptions{DeployTime: time.Second, FailApps: func(_, app string) (string, bool) {
 		return "Deploying app 'fruit_app' failed with exception:\nModuleNotFoundError: No module named 'fruit'", failApp.Load() && app == "fruit_app"
-	}})
+	}, JobRunTime: 3 * time.Second, FailJobs: func(cluster string) bool { return strings.HasPrefix(cluster, "fails") }})
 	cluster := h.createLiveRayService("rs", version, func(rs *rayv1.RayService) {
 		rs.Spec.RayClusterSpec.HeadGroupSpec.RayStartParams = map[string]string{"num-cpus": "0"}
 	})
@@ -98,6 +99,14 @@ func testDoctorRay(t *testing.T, h *H, version string) {
 	if f.Severity != "error" || res.Code != 1 {
 		t.Errorf("serve-app-failed: severity %s, exit %d (want error, 1)", f.Severity, res.Code)
 	}
+
+	// A RayJob whose Ray job fails in Ray (PlayJobsRun, FailJobs; HTTPMode, so the operator
+	// submits it through the stand-in's Jobs API itself): Ray's error type and message.
+	h.createRayJob("fails", func(j *rayv1.RayJob) { j.Spec.SubmissionMode = rayv1.HTTPMode })
+	st := h.waitRayJob("fails", "its Ray job FAILED", 120*time.Second, func(s rayv1.RayJobStatus) bool { return s.JobStatus == rayv1.JobStatusFailed })
+	d, _ = h.doctorJSON("rayjob/fails")
+	f = d.finding(t, st.RayClusterName, "ray-job-failed")
+	wantContains(t, "message", f.Message, "Ray reports the Ray job "+st.JobId+" of RayJob fails FAILED (JOB_ENTRYPOINT_COMMAND_ERROR)", "Job entrypoint command failed with exit code 1")
 
 	// A user who may read but not port-forward (the sandbox's reader: exactly doctor's role
 	// without --ray): one finding, naming the permission; the run goes on.

@@ -65,6 +65,9 @@ type RayOptions struct {
 	JobRunTime time.Duration
 	// FailJobs, when set and true for a RayCluster's name, ends its Ray jobs FAILED.
 	FailJobs func(cluster string) bool
+	// DashboardDelay, when set, is how long the head's dashboard waits before each answer (a slow
+	// dashboard, for benchmarks).
+	DashboardDelay func() time.Duration
 	// FailApps, when set, names the applications of a RayCluster that fail to deploy
 	// (PlayAppsDeployFailed), with Ray's message.
 	FailApps func(cluster, app string) (message string, failed bool)
@@ -310,6 +313,9 @@ func (r *Ray) appStatus(cluster string, a *serveApp, now time.Time) string {
 // dashboard plays the head's dashboard: the Serve REST API (PlayDashboardServeAPI), the Jobs
 // API (PlayDashboardJobsAPI) and what doctor --ray reads besides (PlayDashboardStateAPI).
 func (r *Ray) dashboard(n *rayNode, rw http.ResponseWriter, req *http.Request) {
+	if r.opts.DashboardDelay != nil {
+		time.Sleep(r.opts.DashboardDelay())
+	}
 	if strings.HasPrefix(req.URL.Path, "/api/jobs/") {
 		r.jobsAPI(n.cluster, rw, req)
 		return

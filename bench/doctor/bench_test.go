@@ -75,29 +75,14 @@ func TestDoctorAtScale(t *testing.T) {
 	clusters = 1000 * *scale
 	t.Logf("fleet: %d RayClusters, %d pods (-scale %d)", clusters, clusters*(1+workersPerCluster), *scale)
 	work := t.TempDir()
-	bin, launcher := filepath.Join(work, "kubectl-ray"), filepath.Join(work, "maxrss")
-	for pkg, out := range map[string]string{"./cmd/kubectl-ray": bin, "./bench/maxrss": launcher} {
-		if err := release.Build(ctx, "../..", pkg, out); err != nil {
-			t.Fatal(err)
-		}
-	}
+	bin, launcher := builds(ctx, t, work)
 	// The binary's fixed cost: its code, mapped at start, before it reads anything.
 	baseline, _, err := measured(ctx, launcher, work, bin, "version", "--client")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := sandbox.Build(ctx, sandbox.Config{}, os.Stderr); err != nil {
-		t.Fatal(err)
-	}
-	sb, err := sandbox.Up(ctx, sandbox.Config{Dir: filepath.Join(work, "sandbox"), Operator: sandbox.OperatorNone, Nodes: nodes, DieWithParent: true}, os.Stderr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sb, ray := bareSandbox(ctx, t, work)
 	defer sb.Down()
-	ray, err := rayclient.NewForConfig(sb.Admin)
-	if err != nil {
-		t.Fatal(err)
-	}
 	fill(ctx, t, sb, ray)
 	want := breakHeads(ctx, t, sb.Kube, ray)
 
@@ -106,16 +91,7 @@ func TestDoctorAtScale(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer proxy.Close()
-	kubeconfig := filepath.Join(work, "proxy.kubeconfig")
-	if err := os.WriteFile(kubeconfig, []byte(`apiVersion: v1
-kind: Config
-clusters: [{name: proxy, cluster: {server: "`+proxy.URL+`"}}]
-users: [{name: proxied, user: {}}]
-contexts: [{name: proxy, context: {cluster: proxy, user: proxied, namespace: default}}]
-current-context: proxy
-`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	kubeconfig := proxyKubeconfig(t, work, proxy, "default")
 	if d := os.Getenv("KUBECTL_RAY_BENCH_HOLD"); d != "" {
 		// For profiling by hand: keep the filled sandbox up, reachable through the proxy, for d.
 		hold, err := time.ParseDuration(d)
@@ -220,6 +196,52 @@ current-context: proxy
 
 	// The watchdog over the same fleet (it heals what was broken for doctor, so it comes last).
 	watchdogAtScale(ctx, t, sb, bin)
+}
+
+// builds compiles this tree's kubectl-ray and the maxrss launcher into work.
+func builds(ctx context.Context, t *testing.T, work string) (bin, launcher string) {
+	t.Helper()
+	bin, launcher = filepath.Join(work, "kubectl-ray"), filepath.Join(work, "maxrss")
+	for pkg, out := range map[string]string{"./cmd/kubectl-ray": bin, "./bench/maxrss": launcher} {
+		if err := release.Build(ctx, "../..", pkg, out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return bin, launcher
+}
+
+// bareSandbox starts a sandbox with no operator (nothing reconciles) in work; the caller downs it.
+func bareSandbox(ctx context.Context, t *testing.T, work string) (*sandbox.Sandbox, rayclient.Interface) {
+	t.Helper()
+	if err := sandbox.Build(ctx, sandbox.Config{}, os.Stderr); err != nil {
+		t.Fatal(err)
+	}
+	sb, err := sandbox.Up(ctx, sandbox.Config{Dir: filepath.Join(work, "sandbox"), Operator: sandbox.OperatorNone, Nodes: nodes, DieWithParent: true}, os.Stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ray, err := rayclient.NewForConfig(sb.Admin)
+	if err != nil {
+		sb.Down()
+		t.Fatal(err)
+	}
+	return sb, ray
+}
+
+// proxyKubeconfig writes a kubeconfig whose one context goes through proxy, in namespace ns.
+func proxyKubeconfig(t *testing.T, work string, proxy *countingProxy, ns string) string {
+	t.Helper()
+	path := filepath.Join(work, "proxy.kubeconfig")
+	if err := os.WriteFile(path, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: proxy, cluster: {server: "`+proxy.URL+`"}}]
+users: [{name: proxied, user: {}}]
+contexts: [{name: proxy, context: {cluster: proxy, user: proxied, namespace: `+ns+`}}]
+current-context: proxy
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // bareList is (a): one paged LIST of the Ray pods and one of the RayClusters, concurrently, in

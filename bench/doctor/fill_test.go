@@ -91,10 +91,9 @@ func rayPod(ns, cluster, nodeType string, idx int, node string) *corev1.Pod {
 	}
 }
 
-// fill creates the namespaces, 1,000 RayClusters (KubeRay's complete sample) and their 5,000
-// pods, and waits until kwok runs every pod.
-func fill(ctx context.Context, t *testing.T, sb *sandbox.Sandbox, ray rayclient.Interface) {
-	start := time.Now()
+// completeSample is KubeRay's ray-cluster.complete.yaml, as the sandbox keeps it.
+func completeSample(t *testing.T, sb *sandbox.Sandbox) rayv1.RayCluster {
+	t.Helper()
 	data, err := os.ReadFile(sb.Config().SamplePath("ray-cluster.complete.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -103,13 +102,21 @@ func fill(ctx context.Context, t *testing.T, sb *sandbox.Sandbox, ray rayclient.
 	if err := yaml.Unmarshal(data, &sample); err != nil {
 		t.Fatal(err)
 	}
+	return sample
+}
+
+// fill creates the namespaces, 1,000 RayClusters (KubeRay's complete sample) and their 5,000
+// pods, and waits until kwok runs every pod.
+func fill(ctx context.Context, t *testing.T, sb *sandbox.Sandbox, ray rayclient.Interface) {
+	start := time.Now()
+	sample := completeSample(t, sb)
 	for i := 0; i < namespaces; i++ {
 		if _, err := sb.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: nsName(i)}}, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	uids := make([]types.UID, clusters)
-	err = parallel(clusters, 16, func(i int) error {
+	err := parallel(clusters, 16, func(i int) error {
 		rc := sample.DeepCopy()
 		rc.Name, rc.Namespace = clusterName(i), nsName(i)
 		created, err := ray.RayV1().RayClusters(rc.Namespace).Create(ctx, rc, metav1.CreateOptions{})

@@ -5,20 +5,15 @@ package doctor
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	rayclient "github.com/ray-project/kuberay/ray-operator/pkg/client/clientset/versioned"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/yaml"
 
-	"github.com/kubectl-ray/kubectl-ray/bench/internal/release"
 	"github.com/kubectl-ray/kubectl-ray/test/play"
 	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
 )
@@ -37,24 +32,9 @@ func TestDoctorRayAtScale(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	work := t.TempDir()
-	bin, launcher := filepath.Join(work, "kubectl-ray"), filepath.Join(work, "maxrss")
-	for pkg, out := range map[string]string{"./cmd/kubectl-ray": bin, "./bench/maxrss": launcher} {
-		if err := release.Build(ctx, "../..", pkg, out); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := sandbox.Build(ctx, sandbox.Config{}, os.Stderr); err != nil {
-		t.Fatal(err)
-	}
-	sb, err := sandbox.Up(ctx, sandbox.Config{Dir: filepath.Join(work, "sandbox"), Operator: sandbox.OperatorNone, Nodes: nodes, DieWithParent: true}, os.Stderr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin, launcher := builds(ctx, t, work)
+	sb, ray := bareSandbox(ctx, t, work)
 	defer sb.Down()
-	ray, err := rayclient.NewForConfig(sb.Admin)
-	if err != nil {
-		t.Fatal(err)
-	}
 	const ns = "bench-ray"
 	if _, err := sb.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -72,16 +52,7 @@ func TestDoctorRayAtScale(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer proxy.Close()
-	kubeconfig := filepath.Join(work, "proxy.kubeconfig")
-	if err := os.WriteFile(kubeconfig, []byte(`apiVersion: v1
-kind: Config
-clusters: [{name: proxy, cluster: {server: "`+proxy.URL+`"}}]
-users: [{name: proxied, user: {}}]
-contexts: [{name: proxy, context: {cluster: proxy, user: proxied, namespace: `+ns+`}}]
-current-context: proxy
-`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	kubeconfig := proxyKubeconfig(t, work, proxy, ns)
 	doctor := func(args ...string) (time.Duration, int, int) {
 		t.Helper()
 		proxy.reset()
@@ -148,15 +119,8 @@ current-context: proxy
 // fillRay creates rayClusters RayClusters (KubeRay's complete sample) in ns with a head and a
 // worker each, and waits until kwok runs every pod.
 func fillRay(ctx context.Context, t *testing.T, sb *sandbox.Sandbox, ray rayclient.Interface, ns string) {
-	data, err := os.ReadFile(sb.Config().SamplePath("ray-cluster.complete.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sample rayv1.RayCluster
-	if err := yaml.Unmarshal(data, &sample); err != nil {
-		t.Fatal(err)
-	}
-	err = parallel(rayClusters, 16, func(i int) error {
+	sample := completeSample(t, sb)
+	err := parallel(rayClusters, 16, func(i int) error {
 		name := clusterName(i)
 		rc := sample.DeepCopy()
 		rc.Name, rc.Namespace = name, ns

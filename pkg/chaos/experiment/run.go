@@ -106,9 +106,10 @@ func Run(ctx context.Context, p Disruption) *Result {
 	if p.Now == nil {
 		p.Now = time.Now
 	}
+	schedule := p.Duration()
 	pr := probe.New(p.Probe, p.Endpoints)
 	resc := make(chan *probe.Result, 1)
-	go func() { resc <- pr.Run(ctx, p.Duration()) }()
+	go func() { resc <- pr.Run(ctx, schedule) }()
 	out := &Result{}
 
 	stopProgress := make(chan struct{})

@@ -30,11 +30,14 @@ type RayQuery struct {
 	Parallel int
 }
 
-// The defaults of a RayQuery's bounds (doctor's --ray-timeout and --ray-deadline).
+// The defaults of a RayQuery's bounds (doctor's --ray-timeout, --ray-deadline and
+// --ray-parallel). 64 at once keeps a sweep of a hundred clusters bounded by about its slowest
+// dashboards (docs/performance.md), within client-go's burst of 100 requests; a port-forward is a
+// long-running request, which the API server's in-flight limit does not count.
 const (
 	DefaultRayTimeout  = 10 * time.Second
 	DefaultRayDeadline = 60 * time.Second
-	DefaultRayParallel = 16
+	DefaultRayParallel = 64
 )
 
 // tunnelOpener opens a port-forward (Clients.OpenTunnel; a loopback server in tests).

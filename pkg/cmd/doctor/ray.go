@@ -16,6 +16,7 @@ type rayFlags struct {
 	on       bool
 	timeout  time.Duration
 	deadline time.Duration
+	parallel int
 }
 
 func (r *rayFlags) addFlags(cmd *cobra.Command) {
@@ -23,6 +24,7 @@ func (r *rayFlags) addFlags(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.BoolVar(&r.on, "ray", false, "Also read each head's Ray dashboard through a port-forward (GCS, nodes, version, Serve apps); the default reads it only for a named cluster, RayService or RayJob; --ray=false never")
 	fl.DurationVar(&r.timeout, "ray-timeout", kube.DefaultRayTimeout, "With Ray's view: the longest one cluster's port-forward and dashboard reads may take")
+	fl.IntVar(&r.parallel, "ray-parallel", kube.DefaultRayParallel, "With Ray's view: how many dashboards are read at once")
 	fl.DurationVar(&r.deadline, "ray-deadline", kube.DefaultRayDeadline, "With Ray's view: the longest all dashboard reads may take together (clusters not read by then are reported unreachable)")
 }
 
@@ -41,6 +43,8 @@ func (r *rayFlags) validate(watch bool) error {
 		return exit.Usagef("--ray-timeout must be positive, e.g. --ray-timeout 10s")
 	case r.deadline <= 0:
 		return exit.Usagef("--ray-deadline must be positive, e.g. --ray-deadline 60s")
+	case r.parallel < 1:
+		return exit.Usagef("--ray-parallel must be 1 or more, not %d", r.parallel)
 	case watch && r.cmd != nil && r.cmd.Flags().Changed("ray") && r.on:
 		return exit.Usagef("--watch follows the Kubernetes objects only and does not read Ray's dashboards: run doctor --ray without --watch")
 	}
@@ -52,5 +56,5 @@ func (r *rayFlags) query(target *diagnose.Target) *kube.RayQuery {
 	if !r.asked(target) {
 		return nil
 	}
-	return &kube.RayQuery{Target: target, Timeout: r.timeout, Deadline: r.deadline, Parallel: kube.DefaultRayParallel}
+	return &kube.RayQuery{Target: target, Timeout: r.timeout, Deadline: r.deadline, Parallel: r.parallel}
 }

@@ -116,6 +116,7 @@ func TestRayFlagErrors(t *testing.T) {
 	}{
 		{[]string{"-n", "ml", "--ray-timeout", "0s"}, "error: --ray-timeout must be positive, e.g. --ray-timeout 10s\n"},
 		{[]string{"-n", "ml", "--ray-deadline", "-1s"}, "error: --ray-deadline must be positive, e.g. --ray-deadline 60s\n"},
+		{[]string{"-n", "ml", "--ray-parallel", "0"}, "error: --ray-parallel must be 1 or more, not 0\n"},
 		{[]string{"-n", "ml", "--ray", "--watch"}, "error: --watch follows the Kubernetes objects only and does not read Ray's dashboards: run doctor --ray without --watch\n"},
 	} {
 		r := run(t, "scene", nil, tc.args...)

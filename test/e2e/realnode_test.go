@@ -286,6 +286,21 @@ func realSeed000V160(t *testing.T, sb *sandbox.Sandbox) {
 		t.Errorf("heal: want nothing to do; got %s", res)
 	}
 	h.noHealDeletes()
+	// Ray's own view of the new head (named, so asked without --ray), through the real kubelet's
+	// port-forward into the real container: the stand-in image's dashboard answers the GCS health,
+	// the version, no Serve apps and no jobs; it plays no node table, which doctor reports blind.
+	d, res := h.doctorJSON("seed")
+	if len(d.Clusters) != 1 || d.Clusters[0].Ray == nil || !d.Clusters[0].Ray.Read || !d.Clusters[0].Ray.GCSAlive || d.Clusters[0].Ray.RayVersion != "2.9.0" {
+		t.Errorf("Ray's view through the real kubelet: %+v\n%s", d.Clusters, res)
+	}
+	for _, f := range d.Findings {
+		if strings.HasPrefix(f.Rule, "ray-") || strings.HasPrefix(f.Rule, "serve-app-") {
+			t.Errorf("finding on Ray's view of a healthy head: %s: %s", f.Rule, f.Message)
+		}
+	}
+	if len(d.Blind) != 1 || !strings.Contains(d.Blind[0].Reason, "GET /api/v0/nodes: HTTP 404") {
+		t.Errorf("blind %+v, want the node table the stand-in does not play", d.Blind)
+	}
 	h.removeFromRealNode("seed")
 }
 

@@ -147,6 +147,13 @@ func start(args []string) int {
 			"/api/version": func(w http.ResponseWriter, r *http.Request) {
 				fmt.Fprintf(w, `{"version":"4","ray_version":%q,"ray_commit":"sandbox-stand-in"}`+"\n", envOr("RAY_STANDIN_VERSION", "2.9.0"))
 			},
+			// What doctor --ray reads besides, as Ray's dashboard shapes it: no Serve
+			// applications, no jobs. The node table is not played (it would need every pod's
+			// IP): the State API's route answers 404, as a dashboard without it would.
+			"/api/serve/applications/": func(w http.ResponseWriter, r *http.Request) {
+				fmt.Fprintln(w, `{"deploy_mode":"MULTI_APP","controller_info":{},"proxies":{},"applications":{}}`)
+			},
+			"/api/jobs/": func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, `[]`) },
 		}))
 	}
 	if mb := os.Getenv("RAY_STANDIN_EAT_MIB"); mb != "" {

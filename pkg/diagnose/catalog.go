@@ -20,7 +20,9 @@ type RuleInfo struct {
 	Anchor string
 }
 
-// Catalog is every rule, in the order reports list them. To add a rule, add one line here.
+// Catalog is every rule, in the order reports list them. A new rule is one line here, its ID in
+// rules.go, its check in a rules_<area>.go, a fixture under testdata/rules and a section in
+// docs/rules.md (docs/contributing.md has the steps); TestCatalogAgrees fails until all agree.
 var Catalog = []RuleInfo{
 	{RuleHeadEvicted, SeverityError, "cluster", "", "a head pod was evicted and may never be replaced", "head-evicted-error"},
 	{RuleHeadTerminated, SeverityError, "cluster", "", "a head pod failed or completed and never runs again", "head-terminated-error"},

@@ -27,7 +27,7 @@ func rayFindings(d drDoc) []drFinding {
 }
 
 // TestDoctorRayLive: doctor reads Ray's own view through port-forwards via the API server to the
-// head's dashboard, on KubeRay v1.5.0 and v1.6.0 with the real RayService controller. Ray is
+// head's dashboard, on KubeRay v1.1.1, v1.5.0 and v1.6.0 with the real RayService controller. Ray is
 // played by the stand-ins (PlayDashboardServeAPI, PlayAppsStartDeploying, PlayDashboardStateAPI,
 // PlayNodeTable, PlayAppsDeployFailed; docs/sandbox.md), which kwok's PortForward objects put
 // behind the pods' ports: a healthy RayService is silent; a worker Ray marked DEAD, a worker Ray
@@ -36,7 +36,7 @@ func rayFindings(d drDoc) []drFinding {
 // RayJob's Ray job that failed in Ray is reported with Ray's error type.
 func TestDoctorRayLive(t *testing.T) {
 	t.Parallel()
-	for _, v := range liveSandboxes[1:] { // v1.1.1's shared sandbox has no pod network
+	for _, v := range liveSandboxes {
 		t.Run(strings.ReplaceAll(v.version, ".", ""), func(t *testing.T) {
 			t.Parallel()
 			sb := v.sb(t)

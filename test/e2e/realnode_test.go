@@ -298,7 +298,7 @@ func realSeed000V160(t *testing.T, sb *sandbox.Sandbox) {
 			t.Errorf("finding on Ray's view of a healthy head: %s: %s", f.Rule, f.Message)
 		}
 	}
-	if len(d.Blind) != 1 || !strings.Contains(d.Blind[0].Reason, "GET /api/v0/nodes: HTTP 404") {
+	if len(d.Blind) != 1 || !strings.Contains(d.Blind[0].Reason, "GET /api/v0/nodes?") || !strings.Contains(d.Blind[0].Reason, ": HTTP 404") {
 		t.Errorf("blind %+v, want the node table the stand-in does not play", d.Blind)
 	}
 	h.removeFromRealNode("seed")

@@ -28,7 +28,7 @@ type SnapshotQuery struct {
 	// Now stamps the snapshot.
 	Now time.Time
 	// Ray, when set, also reads Ray's own view of the RayClusters it picks, through their heads'
-	// dashboards (doctor --ray), once the Kubernetes objects are read.
+	// dashboards (doctor's Ray view), once the Kubernetes objects are read.
 	Ray *RayQuery
 }
 

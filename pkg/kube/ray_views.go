@@ -30,9 +30,10 @@ type RayQuery struct {
 	Parallel int
 }
 
-// The defaults of a RayQuery's bounds (doctor's flags for them). 64 at once keeps a sweep of a hundred clusters bounded by about its slowest
-// dashboards (docs/performance.md), within client-go's burst of 100 requests; a port-forward is a
-// long-running request, which the API server's in-flight limit does not count.
+// The defaults of a RayQuery's bounds (doctor's flags for them). 64 at once keeps a sweep of a
+// hundred clusters bounded by about its slowest dashboards (docs/performance.md), within
+// client-go's burst of 100 requests; a port-forward is a long-running request, which the API
+// server's in-flight limit does not count.
 const (
 	DefaultRayTimeout  = 10 * time.Second
 	DefaultRayDeadline = 60 * time.Second

@@ -29,9 +29,10 @@ func rayFindings(d drDoc) []drFinding {
 // TestDoctorRayLive: doctor reads Ray's own view through port-forwards via the API server to the
 // head's dashboard, on KubeRay v1.1.1, v1.5.0 and v1.6.0 with the real RayService controller. Ray is
 // played by the stand-ins (PlayDashboardServeAPI, PlayAppsStartDeploying, PlayDashboardStateAPI,
-// PlayNodeTable, PlayAppsDeployFailed; docs/sandbox.md), which kwok's PortForward objects put
+// PlayNodeTable, PlayAppsDeployFailed, PlayGCSDown; docs/sandbox.md), which kwok's PortForward objects put
 // behind the pods' ports: a healthy RayService is silent; a worker Ray marked DEAD, a worker Ray
-// never saw and a Serve app DEPLOY_FAILED while every pod is Ready each fire their rule; a user
+// never saw, a Serve app DEPLOY_FAILED or DEPLOYING too long while every pod is Ready, the GCS
+// down and a worker group on another Ray version each fire their rule; a user
 // without pods/portforward and a head with no dashboard each get one finding saying why; a
 // RayJob's Ray job that failed in Ray is reported with Ray's error type.
 func TestDoctorRayLive(t *testing.T) {
@@ -47,10 +48,11 @@ func TestDoctorRayLive(t *testing.T) {
 }
 
 func testDoctorRay(t *testing.T, h *H, version string) {
-	var failApp atomic.Bool
+	var failApp, deploying, gcsDown atomic.Bool
 	ray := startRay(h, play.RayOptions{DeployTime: time.Second, FailApps: func(_, app string) (string, bool) {
 		return "Deploying app 'fruit_app' failed with exception:\nModuleNotFoundError: No module named 'fruit'", failApp.Load() && app == "fruit_app"
-	}, JobRunTime: 3 * time.Second, FailJobs: func(cluster string) bool { return strings.HasPrefix(cluster, "fails") }})
+	}, JobRunTime: 3 * time.Second, FailJobs: func(cluster string) bool { return strings.HasPrefix(cluster, "fails") },
+		NeverRunning: func(string) bool { return deploying.Load() }, GCSDown: func(string) bool { return gcsDown.Load() }})
 	cluster := h.createLiveRayService("rs", version, func(rs *rayv1.RayService) {
 		rs.Spec.RayClusterSpec.HeadGroupSpec.RayStartParams = map[string]string{"num-cpus": "0"}
 	})
@@ -99,6 +101,38 @@ func testDoctorRay(t *testing.T, h *H, version string) {
 	if f.Severity != "error" || res.Code != 1 {
 		t.Errorf("serve-app-failed: severity %s, exit %d (want error, 1)", f.Severity, res.Code)
 	}
+
+	// The applications stay DEPLOYING (PlayAppsStartDeploying's NeverRunning) past
+	// --serve-deploying-too-long.
+	deploying.Store(true)
+	d, _ = h.doctorJSON("rayservice/rs", "--serve-deploying-too-long", "1s")
+	deploying.Store(false)
+	f = d.finding(t, cluster, "serve-app-deploying")
+	wantContains(t, "message", f.Message, "is DEPLOYING for", "since it was last deployed")
+
+	// The GCS is down while the head pod is Running and Ready (PlayGCSDown): an error, and
+	// nothing else is asked of the GCS.
+	gcsDown.Store(true)
+	d, res = h.doctorJSON("rayservice/rs")
+	gcsDown.Store(false)
+	f = d.finding(t, cluster, "ray-gcs-unhealthy")
+	wantContains(t, "message", f.Message, "Ray's GCS is not alive", "GCS is not alive")
+	if res.Code != 1 || len(rayFindings(d)) != 1 {
+		t.Errorf("GCS down: exit %d, Ray findings %+v (want 1 and only ray-gcs-unhealthy)", res.Code, rayFindings(d))
+	}
+
+	// A worker group on another Ray version than the head (their images' tags): the stand-in
+	// head reports the version of its own image (PlayDashboardStateAPI).
+	h.CreateRayCluster("mixed", func(rc *rayv1.RayCluster) {
+		rc.Spec.WorkerGroupSpecs[0].Template.Spec.Containers[0].Image = "rayproject/ray:2.10.0"
+	})
+	h.WaitClusterRunning("mixed", 90*time.Second)
+	h.WaitFor("Ray's view of mixed", 30*time.Second, func() (bool, error) {
+		d, _ = h.doctorJSON("mixed")
+		return len(d.Clusters) == 1 && d.Clusters[0].Ray != nil && d.Clusters[0].Ray.Read, nil
+	})
+	f = d.finding(t, "mixed", "ray-version-mismatch")
+	wantContains(t, "message", f.Message, "the head runs Ray 2.9.0", "(rayproject/ray:2.10.0)")
 
 	// A RayJob whose Ray job fails in Ray (PlayJobsRun, FailJobs; HTTPMode, so the operator
 	// submits it through the stand-in's Jobs API itself): Ray's error type and message.

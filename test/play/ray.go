@@ -65,6 +65,9 @@ type RayOptions struct {
 	JobRunTime time.Duration
 	// FailJobs, when set and true for a RayCluster's name, ends its Ray jobs FAILED.
 	FailJobs func(cluster string) bool
+	// GCSDown, when set and true for a RayCluster's name, has its dashboard answer the GCS health
+	// check 503 (PlayGCSDown).
+	GCSDown func(cluster string) bool
 	// DashboardDelay, when set, is how long the head's dashboard waits before each answer (a slow
 	// dashboard, for benchmarks).
 	DashboardDelay func() time.Duration

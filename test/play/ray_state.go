@@ -23,6 +23,9 @@ const (
 	// PlayAppsDeployFailed: an application FailApps names is DEPLOY_FAILED with the test's
 	// message, its deployments UNHEALTHY.
 	PlayAppsDeployFailed = "apps FailApps names are DEPLOY_FAILED with Ray's message"
+	// PlayGCSDown: for a cluster GCSDown names, the dashboard answers the GCS health check 503,
+	// as healthz_head.py does when the GCS is not alive.
+	PlayGCSDown = "the GCS health check answers 503 for a cluster GCSDown names"
 )
 
 // MarkDead has Ray's node table say pod's node is DEAD (PlayNodeTable).
@@ -40,6 +43,10 @@ func (r *Ray) stateAPI(n *rayNode, rw http.ResponseWriter, req *http.Request) bo
 	}
 	switch req.URL.Path {
 	case "/api/gcs_healthz":
+		if r.opts.GCSDown != nil && r.opts.GCSDown(n.cluster) { // PlayGCSDown
+			http.Error(rw, "503: Health check failed: GCS is not alive", http.StatusServiceUnavailable)
+			return true
+		}
 		rw.Header().Set("Content-Type", "application/text")
 		_, _ = rw.Write([]byte("success"))
 	case "/api/version":

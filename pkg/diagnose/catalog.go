@@ -67,6 +67,7 @@ var Catalog = []RuleInfo{
 	{RuleServeAppFailed, SeverityError, "ray", "", "a Serve application is DEPLOY_FAILED or UNHEALTHY, in Ray's words", "serve-app-failed-error"},
 	{RuleServeAppDeploying, SeverityWarning, "ray", "", "a Serve application has been DEPLOYING longer than ServeDeployingTooLong", "serve-app-deploying-warning"},
 	{RuleRayJobFailedInRay, SeverityWarning, "ray", "", "Ray's job table says a RayJob's Ray job FAILED or STOPPED, with Ray's error type and message", "ray-job-failed-warning"},
+	{RuleRayDemandInfeasible, SeverityWarning, "ray", "", "Ray's autoscaler has requests waiting that no group of the cluster can ever provide", "ray-demand-infeasible-warning"},
 }
 
 // severities is Catalog's severity by rule ID.

@@ -53,6 +53,8 @@ type RayReport struct {
 	AliveNodes int            `json:"aliveNodes"`
 	DeadNodes  int            `json:"deadNodes"`
 	Apps       map[string]int `json:"apps,omitempty"`
+	// Waiting is how many resource requests the autoscaler has waiting (omitted without one).
+	Waiting int `json:"waiting,omitempty"`
 	// NotRead lists the reads that failed while the others answered.
 	NotRead []string `json:"notRead,omitempty"`
 }
@@ -254,6 +256,9 @@ func (ix *index) rayReport(c *clusterView) *RayReport {
 		} else {
 			r.DeadNodes++
 		}
+	}
+	for _, d := range v.Demands {
+		r.Waiting += d.Count
 	}
 	for _, a := range v.Apps {
 		if r.Apps == nil {

@@ -165,6 +165,8 @@ type rayDashboard struct {
 	Nodes   json.RawMessage `json:"nodes"`
 	Serve   json.RawMessage `json:"serve"`
 	Jobs    json.RawMessage `json:"jobs"`
+	// ClusterStatus is /api/cluster_status.
+	ClusterStatus json.RawMessage `json:"clusterStatus"`
 }
 
 func appendRayView(raw []byte, s *Snapshot) error {
@@ -199,6 +201,11 @@ func appendRayView(raw []byte, s *Snapshot) error {
 			return err
 		}
 		v.JobsRead = true
+	}
+	if len(d.ClusterStatus) > 0 {
+		if v.Demands, v.PendingLaunches, v.AutoscalerRead, err = rayapi.DecodeClusterStatus(d.ClusterStatus); err != nil {
+			return err
+		}
 	}
 	s.Ray, s.RayAsked = append(s.Ray, v), true
 	return nil

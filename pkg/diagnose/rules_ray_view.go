@@ -1,9 +1,12 @@
 package diagnose
 
 import (
+	"encoding/json"
 	"fmt"
+	"math"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -42,6 +45,10 @@ const (
 	// submission_id) is FAILED or STOPPED in Ray's job table: Ray's own error type and message,
 	// which explain a failed RayJob, and a RayJob the operator still calls Running.
 	RuleRayJobFailedInRay = "ray-job-failed"
+	// RuleRayDemandInfeasible: Ray's autoscaler has resource requests waiting that no group of
+	// the cluster (the head's included) can ever provide, by the Ray resources each declares:
+	// they wait forever, and the autoscaler launches nothing for them.
+	RuleRayDemandInfeasible = "ray-demand-infeasible"
 )
 
 // rayView is Ray's view of the cluster, when it was asked.
@@ -86,7 +93,147 @@ func rayViewRules(ix *index, c *clusterView) []Finding {
 	if v.JobsRead {
 		out = append(out, rayJobsFailed(ix, c, v)...)
 	}
+	if v.AutoscalerRead {
+		out = append(out, rayDemandInfeasible(c, v)...)
+	}
 	return out
+}
+
+// groupOffer is the Ray resources one group's pods offer.
+type groupOffer struct {
+	name      string
+	resources map[string]float64
+}
+
+// groupOffers are what the head and each worker group that may have pods offer, as KubeRay's
+// autoscaler config reads them (ray-operator's autoscaler: rayStartParams num-cpus, num-gpus and
+// resources first, else the Ray container's limits, else its requests).
+func groupOffers(c *clusterView) []groupOffer {
+	head := c.rc.Spec.HeadGroupSpec
+	out := []groupOffer{{"head", rayResources(head.RayStartParams, head.Template.Spec.Containers)}}
+	for _, g := range c.rc.Spec.WorkerGroupSpecs {
+		most := int32(0)
+		if g.Replicas != nil {
+			most = *g.Replicas
+		}
+		if g.MaxReplicas != nil && *g.MaxReplicas > most {
+			most = *g.MaxReplicas
+		}
+		if most > 0 && (g.Suspend == nil || !*g.Suspend) {
+			out = append(out, groupOffer{g.GroupName, rayResources(g.RayStartParams, g.Template.Spec.Containers)})
+		}
+	}
+	return out
+}
+
+func rayResources(params map[string]string, containers []corev1.Container) map[string]float64 {
+	out := map[string]float64{}
+	quantity := func(name corev1.ResourceName) (float64, bool) {
+		if len(containers) == 0 {
+			return 0, false
+		}
+		r := containers[0].Resources
+		if q, ok := r.Limits[name]; ok {
+			return q.AsApproximateFloat64(), true
+		}
+		if q, ok := r.Requests[name]; ok {
+			return q.AsApproximateFloat64(), true
+		}
+		return 0, false
+	}
+	if v, err := strconv.ParseFloat(strings.Trim(params["num-cpus"], `'"`), 64); err == nil {
+		out["CPU"] = v
+	} else if q, ok := quantity(corev1.ResourceCPU); ok {
+		out["CPU"] = math.Floor(q)
+	}
+	if v, err := strconv.ParseFloat(strings.Trim(params["num-gpus"], `'"`), 64); err == nil {
+		out["GPU"] = v
+	} else if q, ok := quantity("nvidia.com/gpu"); ok {
+		out["GPU"] = q
+	}
+	if raw := params["resources"]; raw != "" {
+		// KubeRay's samples quote it twice: '"{\"Custom1\": 1}"'.
+		js := strings.ReplaceAll(strings.Trim(raw, `'"`), `\"`, `"`)
+		var custom map[string]float64
+		if json.Unmarshal([]byte(js), &custom) == nil {
+			for k, n := range custom {
+				out[k] = n
+			}
+		}
+	}
+	return out
+}
+
+// judged says whether a demand's resource is one groupOffers can judge: not memory (Ray sizes it
+// from the container at start), not a node affinity (node:<ip>) and not a placement group's
+// bundle resource (CPU_group_<id>).
+func judged(resource string) bool {
+	return resource != "memory" && resource != "object_store_memory" && !strings.HasPrefix(resource, "node:") && !strings.Contains(resource, "_group_")
+}
+
+// rayDemandInfeasible reports the autoscaler's waiting demands that fit no group.
+func rayDemandInfeasible(c *clusterView, v *rayapi.View) []Finding {
+	offers := groupOffers(c)
+	var never []string
+	waiting := 0
+	for _, d := range v.Demands {
+		fits := false
+		for _, g := range offers {
+			ok := true
+			for k, need := range d.Resources {
+				have, declared := g.resources[k]
+				if k == "CPU" && !declared {
+					continue // Ray counts the container's CPUs itself: unknown here, so it may fit
+				}
+				if judged(k) && have < need {
+					ok = false
+				}
+			}
+			if ok {
+				fits = true
+				break
+			}
+		}
+		if !fits {
+			never = append(never, fmt.Sprintf("%d × %s", d.Count, resourceText(d.Resources)))
+			waiting += d.Count
+		}
+	}
+	if len(never) == 0 {
+		return nil
+	}
+	var offered []string
+	for _, g := range offers {
+		offered = append(offered, g.name+" "+resourceText(g.resources))
+	}
+	pending := "none"
+	if len(v.PendingLaunches) > 0 {
+		var ps []string
+		for t, n := range v.PendingLaunches {
+			ps = append(ps, fmt.Sprintf("%d %s", n, t))
+		}
+		sort.Strings(ps)
+		pending = strings.Join(ps, ", ")
+	}
+	msg := fmt.Sprintf("%s: Ray's autoscaler has %d request(s) waiting that no group can ever provide: %s; the groups offer %s; pending launches: %s",
+		c.what(), waiting, strings.Join(never, ", "), strings.Join(offered, ", "), pending)
+	remedy := "add a worker group whose rayStartParams (num-cpus, num-gpus, resources) or container limits offer what is asked, or lower the tasks' and actors' resource requests (their @ray.remote options)"
+	return []Finding{c.finding(RuleRayDemandInfeasible, ClusterRef(c.rc), msg, remedy,
+		map[string]string{"demands": strings.Join(never, "; "), "groups": strings.Join(offered, "; "), "pendingLaunches": pending, "head": v.Head})}
+}
+
+// resourceText is {CPU: 8, GPU: 1}, keys sorted.
+func resourceText(r map[string]float64) string {
+	keys := make([]string, 0, len(r))
+	for k := range r {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + ": " + strconv.FormatFloat(r[k], 'f', -1, 64)
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
 }
 
 // rayJobsFailed reports the RayJobs on c whose Ray job Ray's table says FAILED or STOPPED. Ray

@@ -118,9 +118,9 @@ func internMeta(m *metav1.ObjectMeta) {
 	}
 }
 
-// TrimCluster drops a RayCluster's pod templates (rules read the head group's start parameters
-// and resources, never a template) and its annotations but the ones rules read; the secret
-// values of what goes go into secrets.
+// TrimCluster drops a RayCluster's pod templates but each group's Ray container's resources
+// (rules read the groups' start parameters and resources, nothing else of a template) and its
+// annotations but the ones rules read; the secret values of what goes go into secrets.
 func TrimCluster(rc *rayv1.RayCluster, secrets Secrets) {
 	secrets.AddClusterSpec(&rc.Spec)
 	meta := trimMeta(&rc.ObjectMeta)
@@ -133,10 +133,20 @@ func TrimCluster(rc *rayv1.RayCluster, secrets Secrets) {
 		}
 	}
 	rc.ObjectMeta = meta
-	rc.Spec.HeadGroupSpec.Template = corev1.PodTemplateSpec{}
+	rc.Spec.HeadGroupSpec.Template = rayResourcesOnly(&rc.Spec.HeadGroupSpec.Template)
 	for i := range rc.Spec.WorkerGroupSpecs {
-		rc.Spec.WorkerGroupSpecs[i].Template = corev1.PodTemplateSpec{}
+		rc.Spec.WorkerGroupSpecs[i].Template = rayResourcesOnly(&rc.Spec.WorkerGroupSpecs[i].Template)
 	}
+}
+
+// rayResourcesOnly keeps of a group's pod template its Ray container's name and resources, from
+// which Ray's view judges what the group can run (ray-demand-infeasible).
+func rayResourcesOnly(t *corev1.PodTemplateSpec) corev1.PodTemplateSpec {
+	if len(t.Spec.Containers) == 0 || len(t.Spec.Containers[0].Resources.Limits)+len(t.Spec.Containers[0].Resources.Requests) == 0 {
+		return corev1.PodTemplateSpec{}
+	}
+	c := t.Spec.Containers[0]
+	return corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: c.Name, Resources: c.Resources}}}}
 }
 
 // trimMeta drops annotations (kubectl's last-applied-configuration alone can be larger than the

@@ -123,3 +123,47 @@ func seconds(s float64) time.Time {
 	sec, frac := math.Modf(s)
 	return time.Unix(int64(sec), int64(frac*1e9)).UTC()
 }
+
+// DecodeClusterStatus reads the autoscaler's status (/api/cluster_status, format 0): {"result":
+// true, "data": {"clusterStatus": {"loadMetricsReport": {"resourceDemand": [[{"CPU": 8}, 2],
+// ...]}, "autoscalerReport": {"pendingLaunches": {"type": n}}}}}. ok is false when no autoscaler
+// reported (clusterStatus null). The dashboard camelCases the keys of dicts (node type names in
+// pendingLaunches among them), not the resource names inside resourceDemand's lists.
+func DecodeClusterStatus(b []byte) (demands []Demand, pending map[string]int, ok bool, err error) {
+	var env struct {
+		Result *bool  `json:"result"`
+		Msg    string `json:"msg"`
+		Data   struct {
+			ClusterStatus *struct {
+				LoadMetricsReport struct {
+					ResourceDemand [][]json.RawMessage `json:"resourceDemand"`
+				} `json:"loadMetricsReport"`
+				AutoscalerReport struct {
+					PendingLaunches map[string]int `json:"pendingLaunches"`
+				} `json:"autoscalerReport"`
+			} `json:"clusterStatus"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(b, &env); err != nil {
+		return nil, nil, false, fmt.Errorf("not the autoscaler status JSON: %v", err)
+	}
+	if env.Result == nil || !*env.Result {
+		return nil, nil, false, fmt.Errorf("the cluster status failed: %s", env.Msg)
+	}
+	cs := env.Data.ClusterStatus
+	if cs == nil {
+		return nil, nil, false, nil
+	}
+	for _, d := range cs.LoadMetricsReport.ResourceDemand {
+		if len(d) != 2 {
+			continue
+		}
+		var res map[string]float64
+		var n int
+		if json.Unmarshal(d[0], &res) != nil || json.Unmarshal(d[1], &n) != nil || len(res) == 0 {
+			continue
+		}
+		demands = append(demands, Demand{Resources: res, Count: n})
+	}
+	return demands, cs.AutoscalerReport.PendingLaunches, true, nil
+}

@@ -24,6 +24,9 @@ const (
 	PathNodes     = "/api/v0/nodes?limit=10000&detail=true"
 	PathServe     = "/api/serve/applications/"
 	PathJobs      = "/api/jobs/"
+	// PathClusterStatus is the autoscaler's status (modules/reporter/reporter_head.py): the
+	// monitor's JSON, camelCased, in data.clusterStatus; null without an autoscaler.
+	PathClusterStatus = "/api/cluster_status"
 )
 
 // maxBody bounds what one read takes in: a node table of thousands of nodes fits.
@@ -54,6 +57,8 @@ func Read(ctx context.Context, client *http.Client, base string, v *View) {
 			v.Failed = append(v.Failed, fmt.Sprintf("GET %s: %s", path, unreachable(ctx, err).Detail))
 		case code == http.StatusNotImplemented && path == PathServe:
 			return true // Ray without Serve installed (serve_head.py answers 501): no applications
+		case code == http.StatusNotFound && path == PathClusterStatus:
+			return false // a dashboard without the reporter module: no autoscaler view, none claimed
 		case code != http.StatusOK:
 			v.Failed = append(v.Failed, fmt.Sprintf("GET %s: HTTP %d%s", path, code, quote(body)))
 		default:
@@ -72,6 +77,10 @@ func Read(ctx context.Context, client *http.Client, base string, v *View) {
 	v.NodesRead = read(PathNodes, func(b []byte) (err error) { v.Nodes, err = DecodeNodes(b); return })
 	v.AppsRead = read(PathServe, func(b []byte) (err error) { v.Apps, err = DecodeApps(b); return })
 	v.JobsRead = read(PathJobs, func(b []byte) (err error) { v.Jobs, err = DecodeJobs(b); return })
+	read(PathClusterStatus, func(b []byte) (err error) {
+		v.Demands, v.PendingLaunches, v.AutoscalerRead, err = DecodeClusterStatus(b)
+		return
+	})
 }
 
 func get(ctx context.Context, client *http.Client, url string) (int, []byte, error) {

@@ -33,6 +33,12 @@ type View struct {
 	// Jobs are Ray's jobs (/api/jobs/); JobsRead says they were read.
 	Jobs     []Job
 	JobsRead bool
+	// Demands and PendingLaunches are the autoscaler's view (/api/cluster_status): resource
+	// requests waiting, and nodes it is launching by type. AutoscalerRead says the autoscaler
+	// reported (a cluster without KubeRay's in-tree autoscaler has none).
+	Demands         []Demand
+	PendingLaunches map[string]int
+	AutoscalerRead  bool
 
 	// Failed lists the reads that failed while others answered, one line each
 	// ("GET /api/v0/nodes: HTTP 500 ..."): what was not seen.
@@ -87,4 +93,11 @@ type Deployment struct {
 type Job struct {
 	SubmissionID, JobID, Status, Message, ErrorType string
 	End                                             time.Time
+}
+
+// Demand is one shape of resource request Ray's autoscaler has waiting (tasks, actors or
+// placement group bundles), and how many wait for it.
+type Demand struct {
+	Resources map[string]float64
+	Count     int
 }

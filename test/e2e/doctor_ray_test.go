@@ -13,7 +13,8 @@ import (
 
 // rayRules are the rules about Ray's own view (scope "ray" in diagnose's catalog).
 var rayRules = map[string]bool{"ray-dashboard-unreachable": true, "ray-gcs-unhealthy": true, "ray-node-dead": true,
-	"ray-pod-unregistered": true, "ray-version-mismatch": true, "serve-app-failed": true, "serve-app-deploying": true}
+	"ray-pod-unregistered": true, "ray-version-mismatch": true, "serve-app-failed": true, "serve-app-deploying": true,
+	"ray-job-failed": true, "ray-demand-infeasible": true}
 
 // rayFindings are d's findings about Ray's view, as "rule: message".
 func rayFindings(d drDoc) []drFinding {
@@ -29,10 +30,11 @@ func rayFindings(d drDoc) []drFinding {
 // TestDoctorRayLive: doctor reads Ray's own view through port-forwards via the API server to the
 // head's dashboard, on KubeRay v1.1.1, v1.5.0 and v1.6.0 with the real RayService controller. Ray is
 // played by the stand-ins (PlayDashboardServeAPI, PlayAppsStartDeploying, PlayDashboardStateAPI,
-// PlayNodeTable, PlayAppsDeployFailed, PlayGCSDown; docs/sandbox.md), which kwok's PortForward objects put
+// PlayNodeTable, PlayAppsDeployFailed, PlayGCSDown, PlayAutoscalerStatus; docs/sandbox.md), which kwok's PortForward objects put
 // behind the pods' ports: a healthy RayService is silent; a worker Ray marked DEAD, a worker Ray
 // never saw, a Serve app DEPLOY_FAILED or DEPLOYING too long while every pod is Ready, the GCS
-// down and a worker group on another Ray version each fire their rule; a user
+// down, GPU requests no group offers and a worker group on another Ray version each fire their
+// rule; a user
 // without pods/portforward and a head with no dashboard each get one finding saying why; a
 // RayJob's Ray job that failed in Ray is reported with Ray's error type.
 func TestDoctorRayLive(t *testing.T) {
@@ -48,11 +50,17 @@ func TestDoctorRayLive(t *testing.T) {
 }
 
 func testDoctorRay(t *testing.T, h *H, version string) {
-	var failApp, deploying, gcsDown atomic.Bool
+	var failApp, deploying, gcsDown, gpuWanted atomic.Bool
 	ray := startRay(h, play.RayOptions{DeployTime: time.Second, FailApps: func(_, app string) (string, bool) {
 		return "Deploying app 'fruit_app' failed with exception:\nModuleNotFoundError: No module named 'fruit'", failApp.Load() && app == "fruit_app"
 	}, JobRunTime: 3 * time.Second, FailJobs: func(cluster string) bool { return strings.HasPrefix(cluster, "fails") },
-		NeverRunning: func(string) bool { return deploying.Load() }, GCSDown: func(string) bool { return gcsDown.Load() }})
+		NeverRunning: func(string) bool { return deploying.Load() }, GCSDown: func(string) bool { return gcsDown.Load() },
+		Demands: func(string) []play.Demand {
+			if !gpuWanted.Load() {
+				return nil
+			}
+			return []play.Demand{{Resources: map[string]float64{"CPU": 1}, Count: 2}, {Resources: map[string]float64{"GPU": 1}, Count: 3}}
+		}})
 	cluster := h.createLiveRayService("rs", version, func(rs *rayv1.RayService) {
 		rs.Spec.RayClusterSpec.HeadGroupSpec.RayStartParams = map[string]string{"num-cpus": "0"}
 	})
@@ -120,6 +128,14 @@ func testDoctorRay(t *testing.T, h *H, version string) {
 	if res.Code != 1 || len(rayFindings(d)) != 1 {
 		t.Errorf("GCS down: exit %d, Ray findings %+v (want 1 and only ray-gcs-unhealthy)", res.Code, rayFindings(d))
 	}
+
+	// The autoscaler waits for GPUs no group offers (PlayAutoscalerStatus): the sample's groups
+	// declare no num-gpus and no nvidia.com/gpu limit; the CPU requests may fit.
+	gpuWanted.Store(true)
+	d, _ = h.doctorJSON("rayservice/rs")
+	gpuWanted.Store(false)
+	f = d.finding(t, cluster, "ray-demand-infeasible")
+	wantContains(t, "message", f.Message, "Ray's autoscaler has 3 request(s) waiting that no group can ever provide: 3 × {GPU: 1}")
 
 	// A worker group on another Ray version than the head (their images' tags): the stand-in
 	// head reports the version of its own image (PlayDashboardStateAPI).

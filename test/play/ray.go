@@ -65,6 +65,9 @@ type RayOptions struct {
 	JobRunTime time.Duration
 	// FailJobs, when set and true for a RayCluster's name, ends its Ray jobs FAILED.
 	FailJobs func(cluster string) bool
+	// Demands, when set, is what a RayCluster's autoscaler has waiting (PlayAutoscalerStatus):
+	// resource shapes and how many wait for each. Unset, no autoscaler reports.
+	Demands func(cluster string) []Demand
 	// GCSDown, when set and true for a RayCluster's name, has its dashboard answer the GCS health
 	// check 503 (PlayGCSDown).
 	GCSDown func(cluster string) bool

@@ -23,10 +23,20 @@ const (
 	// PlayAppsDeployFailed: an application FailApps names is DEPLOY_FAILED with the test's
 	// message, its deployments UNHEALTHY.
 	PlayAppsDeployFailed = "apps FailApps names are DEPLOY_FAILED with Ray's message"
+	// PlayAutoscalerStatus: the dashboard answers /api/cluster_status as reporter_head.py
+	// does: clusterStatus null without an autoscaler, else the test's Demands as the monitor's
+	// loadMetricsReport.resourceDemand, with no pending launches.
+	PlayAutoscalerStatus = "autoscaler status: the test's resource demands, or none"
 	// PlayGCSDown: for a cluster GCSDown names, the dashboard answers the GCS health check 503,
 	// as healthz_head.py does when the GCS is not alive.
 	PlayGCSDown = "the GCS health check answers 503 for a cluster GCSDown names"
 )
+
+// Demand is one shape of resource request the autoscaler has waiting (PlayAutoscalerStatus).
+type Demand struct {
+	Resources map[string]float64
+	Count     int
+}
 
 // MarkDead has Ray's node table say pod's node is DEAD (PlayNodeTable).
 func (r *Ray) MarkDead(pod string) { r.mu.Lock(); r.nodeStates[pod] = "DEAD"; r.mu.Unlock() }
@@ -55,6 +65,18 @@ func (r *Ray) stateAPI(n *rayNode, rw http.ResponseWriter, req *http.Request) bo
 			version = m[1]
 		}
 		writeJSON(rw, map[string]string{"version": "4", "ray_version": version, "ray_commit": "sandbox", "session_name": "session_sandbox"})
+	case "/api/cluster_status": // PlayAutoscalerStatus
+		var status any // null: no autoscaler
+		if r.opts.Demands != nil {
+			demands := []any{}
+			for _, d := range r.opts.Demands(n.cluster) {
+				demands = append(demands, []any{d.Resources, d.Count})
+			}
+			status = map[string]any{"loadMetricsReport": map[string]any{"resourceDemand": demands, "usage": map[string]any{}},
+				"autoscalerReport": map[string]any{"pendingLaunches": map[string]int{}, "failedNodes": []any{}}}
+		}
+		writeJSON(rw, map[string]any{"result": true, "msg": "Got cluster status.", "data": map[string]any{
+			"autoscalingStatus": nil, "autoscalingError": nil, "clusterStatus": status}})
 	case "/api/v0/nodes":
 		r.mu.Lock()
 		var nodes []map[string]any

@@ -22,6 +22,7 @@ var Quiet = map[string]string{
 	"/api/v0/nodes":            `{"result":true,"msg":"","data":{"result":{"total":0,"num_after_truncation":0,"result":[]}}}`,
 	"/api/serve/applications/": `{"applications":{}}`,
 	"/api/jobs/":               `[]`,
+	"/api/cluster_status":      `{"result":true,"msg":"Got cluster status.","data":{"autoscalingStatus":null,"autoscalingError":null,"clusterStatus":null}}`,
 }
 
 // Dashboard serves bodies by path (404 elsewhere) and returns the Tunnels of kube.Clients that

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"sort"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -115,8 +116,17 @@ func testDoctorRay(t *testing.T, h *H, version string) {
 	deploying.Store(true)
 	d, _ = h.doctorJSON("rayservice/rs", "--serve-deploying-too-long", "1s")
 	deploying.Store(false)
-	f = d.finding(t, cluster, "serve-app-deploying")
-	wantContains(t, "message", f.Message, "is DEPLOYING for", "since it was last deployed")
+	var deployingApps []string
+	for _, f := range d.Findings {
+		if f.Rule == "serve-app-deploying" {
+			deployingApps = append(deployingApps, f.Evidence["app"])
+			wantContains(t, "message", f.Message, "is DEPLOYING for", "since it was last deployed")
+		}
+	}
+	sort.Strings(deployingApps)
+	if strings.Join(deployingApps, ",") != "fruit_app,math_app" {
+		t.Errorf("serve-app-deploying for apps %v, want one for each of the sample's fruit_app and math_app", deployingApps)
+	}
 
 	// The GCS is down while the head pod is Running and Ready (PlayGCSDown): an error, and
 	// nothing else is asked of the GCS.

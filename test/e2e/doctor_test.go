@@ -266,12 +266,18 @@ func TestDoctorStatusStale(t *testing.T) {
 	h := NewH(t)
 	h.CreateRayCluster("stale", nil)
 	head := h.WaitClusterRunning("stale", 90*time.Second)
+	// The operator writes the state on a reconcile of its own, which may come a moment after the
+	// head runs: wait for it before the head turns NotReady.
+	h.WaitFor("the v1.1.1 operator's state ready", 30*time.Second, func() (bool, error) {
+		rc, err := h.Ray.RayV1().RayClusters(h.NS).Get(h.Ctx, "stale", metav1.GetOptions{})
+		return err == nil && rc.Status.State == rayv1.Ready, err
+	})
 	if _, err := play.KubeletPodNotReady(h.Ctx, h.Kube, h.NS, head.Name); err != nil {
 		t.Fatal(err)
 	}
 	rc, err := h.Ray.RayV1().RayClusters(h.NS).Get(h.Ctx, "stale", metav1.GetOptions{})
 	if err != nil || rc.Status.State != rayv1.Ready {
-		t.Fatalf("want the v1.1.1 operator's state ready, got %q (%v)", rc.Status.State, err)
+		t.Fatalf("want the v1.1.1 operator's state to stay ready, got %q (%v)", rc.Status.State, err)
 	}
 	d, res := h.doctorJSON()
 	if res.Code != 0 {

@@ -37,14 +37,14 @@ func TestDoctorWorkerPending(t *testing.T) {
 		return false, nil
 	})
 	time.Sleep(1100 * time.Millisecond)
-	d, res := h.doctorJSON("big", "--pending-too-long", "1s")
+	d, res := h.doctorJSON("big", "--pending-too-long", "1s", "--ray=false")
 	f := d.finding(t, "big", "worker-pending")
 	wantContains(t, "message", f.Message, "1 worker pod(s) of group small-group are Pending", "Unschedulable: 0/", "Insufficient cpu",
 		"the group runs 0 of 1 desired workers")
 	if res.Code != 0 || f.Severity != "warning" || f.Evidence["workers"] != worker.Name {
 		t.Errorf("doctor exit %d, severity %s, evidence %v", res.Code, f.Severity, f.Evidence)
 	}
-	if d, _ := h.doctorJSON("big"); len(d.rules("big")) != 0 {
+	if d, _ := h.doctorJSON("big", "--ray=false"); len(d.rules("big")) != 0 {
 		t.Errorf("within the default 5m: %v", d.rules("big"))
 	}
 	hd, res := h.healJSON("big", "--dry-run", "--pending-too-long", "1s")

@@ -62,6 +62,11 @@ current-context: dead
 		{"bad --fail-on", h.Run("doctor", "--fail-on", "fatal"), 2, []string{`unknown --fail-on "fatal"`, "error|warning|never"}},
 		{"bad target kind", h.Run("doctor", "deployment/here"), 2, []string{`cannot check "deployment/here"`, "raycluster/NAME"}},
 		{"two names", h.Run("doctor", "a", "b"), 2, []string{"accepts at most 1 arg"}},
+		{"bad --ray-timeout", h.Run("doctor", "--ray-timeout", "0s"), 2, []string{"--ray-timeout must be positive", "--ray-timeout 10s"}},
+		{"bad --ray-deadline", h.Run("doctor", "--ray-deadline", "-1s"), 2, []string{"--ray-deadline must be positive"}},
+		{"bad --ray-parallel", h.Run("doctor", "--ray-parallel", "0"), 2, []string{"--ray-parallel must be 1 or more, not 0"}},
+		{"--ray with --watch", h.Run("doctor", "--ray", "--watch"), 2, []string{"--watch follows the Kubernetes objects only", "run doctor --ray without --watch"}},
+		{"bad --ray-register-grace", h.Run("doctor", "--ray-register-grace", "-1m"), 2, []string{"--ray-register-grace -1m0s must be positive"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -2,7 +2,6 @@ package headkill
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -95,42 +94,4 @@ func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
 		return nil, experiment.NoReadyEndpoints(s.Namespace, t.service, "nothing was killed")
 	}
 	return t, nil
-}
-
-// killError explains a refused kill. Nothing was killed in every case.
-func killError(err error) error {
-	var refused *kube.Refused
-	if !errors.As(err, &refused) {
-		return err // explained by pkg/kube, or the head replaced during the warm-up
-	}
-	return chaos.Errorf(chaos.Failed, "%s: a PodDisruptionBudget blocks the eviction; nothing was killed (use %s delete to ignore PodDisruptionBudgets)",
-		strings.TrimSuffix(refused.Error(), "."), SetMode)
-}
-
-func (s *Settings) targetName() string {
-	if s.RayService != "" {
-		return "rayservice/" + s.RayService
-	}
-	return s.Cluster
-}
-
-func (s *Settings) probeTarget(t *target) string {
-	if t.service != "" {
-		return fmt.Sprintf("service/%s:%d", t.service, t.port)
-	}
-	return s.targetBase()
-}
-
-func (s *Settings) killWhat(t *target) string {
-	switch s.killMode() {
-	case kube.KillForce:
-		return "force-delete (grace period 0)"
-	case kube.KillEvict:
-		return "evict (Eviction API, PodDisruptionBudgets apply)"
-	}
-	grace := "the pod's"
-	if g := t.head.Spec.TerminationGracePeriodSeconds; g != nil {
-		grace = fmt.Sprintf("%ds", *g)
-	}
-	return fmt.Sprintf("delete (grace period %s)", grace)
 }

@@ -2,12 +2,14 @@ package headkill
 
 import (
 	"errors"
+	"fmt"
 	"net/url"
 	"time"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 )
 
@@ -144,4 +146,45 @@ func (s *Settings) post() time.Duration {
 		return s.Timeout
 	}
 	return s.After
+}
+
+// reportSettings echo what was asked, for the report and the dry-run plan.
+func (s *Settings) reportSettings(t *target) report.Settings {
+	rs := report.Settings{Cluster: s.targetName(), Namespace: s.Namespace, Mode: s.Mode, Target: s.probeTarget(t),
+		Method: s.config().Method, Path: experiment.ShownPath(s.config().Path), Rate: s.config().Rate, WarmupMs: s.Warmup.Milliseconds(),
+		RequestTimeout: s.RequestTimeout.Milliseconds()}
+	if s.UntilRecovered {
+		rs.UntilRecovered, rs.TimeoutMs = true, s.Timeout.Milliseconds()
+	} else {
+		rs.AfterMs = s.After.Milliseconds()
+	}
+	return rs
+}
+
+func (s *Settings) targetName() string {
+	if s.RayService != "" {
+		return "rayservice/" + s.RayService
+	}
+	return s.Cluster
+}
+
+func (s *Settings) probeTarget(t *target) string {
+	if t.service != "" {
+		return fmt.Sprintf("service/%s:%d", t.service, t.port)
+	}
+	return s.targetBase()
+}
+
+func (s *Settings) killWhat(t *target) string {
+	switch s.killMode() {
+	case kube.KillForce:
+		return "force-delete (grace period 0)"
+	case kube.KillEvict:
+		return "evict (Eviction API, PodDisruptionBudgets apply)"
+	}
+	grace := "the pod's"
+	if g := t.head.Spec.TerminationGracePeriodSeconds; g != nil {
+		grace = fmt.Sprintf("%ds", *g)
+	}
+	return fmt.Sprintf("delete (grace period %s)", grace)
 }

@@ -1,6 +1,7 @@
 package upgrade
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -81,4 +82,43 @@ func PinnedPatch(patch []byte, rs *rayv1.RayService) ([]byte, error) {
 		return nil, fmt.Errorf("cannot encode the patch: %w", err)
 	}
 	return b, nil
+}
+
+// patchOf is the user's patch, or the image patch built from rs.
+func (s *Settings) patchOf(rs *rayv1.RayService) ([]byte, error) {
+	if s.Patch != "" {
+		return []byte(s.Patch), nil
+	}
+	return ImagePatch(rs, s.Image)
+}
+
+// apply patches the RayService for real, as it is after the warm-up: it is read again, refused
+// when its spec changed or an upgrade started since resolve, and the patch carries the fresh
+// read's resourceVersion (an image patch is built again from it; a --patch is pinned to it), so
+// the API server applies it only to the version just checked. The fresh read is needed because
+// KubeRay writes the status, and so the resourceVersion, often.
+func (s *Settings) apply(ctx context.Context, c Cluster, t *target) error {
+	rs, err := c.GetRayService(ctx, s.Namespace, s.RayService)
+	if err != nil {
+		return err
+	}
+	switch {
+	case rs.Generation != t.rs.Generation:
+		return chaos.Errorf(chaos.Failed, "RayService %s/%s changed since it was read (generation %d, now %d): nothing was patched; run the command again",
+			s.Namespace, s.RayService, t.rs.Generation, rs.Generation)
+	case rs.Status.PendingServiceStatus.RayClusterName != "":
+		return chaos.Errorf(chaos.Failed, "RayService %s/%s started upgrading to RayCluster %s during the warm-up: nothing was patched",
+			s.Namespace, s.RayService, rs.Status.PendingServiceStatus.RayClusterName)
+	}
+	var patch []byte
+	if s.Image != "" {
+		patch, err = ImagePatch(rs, s.Image)
+	} else {
+		patch, err = PinnedPatch(t.patch, rs)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = c.PatchRayService(ctx, s.Namespace, s.RayService, patch, false)
+	return err
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/schema"
@@ -25,84 +24,6 @@ type Cluster interface {
 	// PatchRayService applies a JSON merge patch; dryRun has the API server check it only.
 	PatchRayService(ctx context.Context, namespace, name string, patch []byte, dryRun bool) (*rayv1.RayService, error)
 	experiment.Cluster
-}
-
-// target is what the run resolved before anything is changed.
-type target struct {
-	rs       *rayv1.RayService
-	active   string
-	patch    []byte
-	after    *rayv1.RayService // the server's dry run of the patch
-	service  string
-	portName string
-}
-
-// resolve reads the RayService and its serve Service, builds the patch and has the API server
-// dry-run it: a patch that would change nothing in the spec is refused here.
-func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
-	rs, err := c.GetRayService(ctx, s.Namespace, s.RayService)
-	if err != nil {
-		return nil, err
-	}
-	t := &target{rs: rs, active: rs.Status.ActiveServiceStatus.RayClusterName, service: diagnose.ServeServiceName(s.RayService)}
-	switch {
-	case t.active == "":
-		return nil, chaos.Errorf(chaos.NotFound, "RayService %s/%s has no active RayCluster yet (status.activeServiceStatus.rayClusterName is empty): wait until it serves", s.Namespace, s.RayService)
-	case rs.Spec.UpgradeStrategy != nil && rs.Spec.UpgradeStrategy.Type != nil && *rs.Spec.UpgradeStrategy.Type == rayv1.None:
-		return nil, invalid("RayService %s/%s has spec.upgradeStrategy.type None: KubeRay would not start a new cluster for the change, so there is no upgrade to probe; nothing was changed",
-			s.Namespace, s.RayService)
-	case rs.Status.PendingServiceStatus.RayClusterName != "":
-		return nil, invalid("RayService %s/%s is already upgrading to RayCluster %s: nothing was changed; wait until that upgrade ends (kubectl get rayservice -n %s %s)",
-			s.Namespace, s.RayService, rs.Status.PendingServiceStatus.RayClusterName, s.Namespace, s.RayService)
-	}
-	if t.patch, err = s.patchOf(rs); err != nil {
-		return nil, err
-	}
-	if t.after, err = c.PatchRayService(ctx, s.Namespace, s.RayService, t.patch, true); err != nil {
-		return nil, err
-	}
-	if t.after.Generation == rs.Generation {
-		return nil, invalid("the %s changes nothing in the spec of RayService %s/%s (generation stays %d): nothing would start a new cluster",
-			s.what(), s.Namespace, s.RayService, rs.Generation)
-	}
-	svc, err := c.GetService(ctx, s.Namespace, t.service)
-	if err != nil {
-		return nil, err
-	}
-	for _, p := range svc.Spec.Ports {
-		if int(p.Port) == s.Port && (p.Protocol == "" || p.Protocol == corev1.ProtocolTCP) {
-			return t.withPort(p.Name), nil
-		}
-	}
-	return nil, invalid("Service %s/%s has no TCP port %d: pass %s", s.Namespace, t.service, s.Port, experiment.SetPort)
-}
-
-func (t *target) withPort(name string) *target { t.portName = name; return t }
-
-// patchOf is the user's patch, or the image patch built from rs.
-func (s *Settings) patchOf(rs *rayv1.RayService) ([]byte, error) {
-	if s.Patch != "" {
-		return []byte(s.Patch), nil
-	}
-	return ImagePatch(rs, s.Image)
-}
-
-func (s *Settings) what() string {
-	if s.Image != "" {
-		return "image " + s.Image
-	}
-	return "patch"
-}
-
-func (s *Settings) probeTarget(t *target) string {
-	return fmt.Sprintf("service/%s:%d", t.service, s.Port)
-}
-
-// reportSettings echo what was asked, for the report and the plan.
-func (s *Settings) reportSettings(t *target) report.UpgradeSettings {
-	return report.UpgradeSettings{RayService: s.RayService, Namespace: s.Namespace, Image: s.Image, Patch: string(t.patch),
-		Target: s.probeTarget(t), Method: s.config().Method, Path: experiment.ShownPath(s.config().Path), Rate: s.config().Rate,
-		WarmupMs: s.Warmup.Milliseconds(), TimeoutMs: s.Timeout.Milliseconds(), RequestTimeout: s.RequestTimeout.Milliseconds()}
 }
 
 // DryRun says exactly what a run would do, once the API server accepted a dry run of the patch;
@@ -174,35 +95,4 @@ func (s *Settings) run(ctx context.Context, c Cluster, t *target) (*report.Upgra
 			t.active, SetTimeout, s.Timeout)
 	}
 	return r, outcome, nil
-}
-
-// apply patches the RayService for real, as it is after the warm-up: it is read again, refused
-// when its spec changed or an upgrade started since resolve, and the patch carries the fresh
-// read's resourceVersion (an image patch is built again from it; a --patch is pinned to it), so
-// the API server applies it only to the version just checked. The fresh read is needed because
-// KubeRay writes the status, and so the resourceVersion, often.
-func (s *Settings) apply(ctx context.Context, c Cluster, t *target) error {
-	rs, err := c.GetRayService(ctx, s.Namespace, s.RayService)
-	if err != nil {
-		return err
-	}
-	switch {
-	case rs.Generation != t.rs.Generation:
-		return chaos.Errorf(chaos.Failed, "RayService %s/%s changed since it was read (generation %d, now %d): nothing was patched; run the command again",
-			s.Namespace, s.RayService, t.rs.Generation, rs.Generation)
-	case rs.Status.PendingServiceStatus.RayClusterName != "":
-		return chaos.Errorf(chaos.Failed, "RayService %s/%s started upgrading to RayCluster %s during the warm-up: nothing was patched",
-			s.Namespace, s.RayService, rs.Status.PendingServiceStatus.RayClusterName)
-	}
-	var patch []byte
-	if s.Image != "" {
-		patch, err = ImagePatch(rs, s.Image)
-	} else {
-		patch, err = PinnedPatch(t.patch, rs)
-	}
-	if err != nil {
-		return err
-	}
-	_, err = c.PatchRayService(ctx, s.Namespace, s.RayService, patch, false)
-	return err
 }

@@ -7,12 +7,14 @@ package upgrade
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 )
 
 // The settings messages name; the command shows each as its flag. The probe's are
@@ -88,4 +90,22 @@ func (s *Settings) config() probe.Config { return s.Config(s.Path) }
 // post is how long the probe may run after the patch: --timeout less what comes before it.
 func (s *Settings) post() time.Duration {
 	return s.Timeout - experiment.ScheduleLength(s.Warmup, s.RequestTimeout, 0)
+}
+
+func (s *Settings) what() string {
+	if s.Image != "" {
+		return "image " + s.Image
+	}
+	return "patch"
+}
+
+func (s *Settings) probeTarget(t *target) string {
+	return fmt.Sprintf("service/%s:%d", t.service, s.Port)
+}
+
+// reportSettings echo what was asked, for the report and the plan.
+func (s *Settings) reportSettings(t *target) report.UpgradeSettings {
+	return report.UpgradeSettings{RayService: s.RayService, Namespace: s.Namespace, Image: s.Image, Patch: string(t.patch),
+		Target: s.probeTarget(t), Method: s.config().Method, Path: experiment.ShownPath(s.config().Path), Rate: s.config().Rate,
+		WarmupMs: s.Warmup.Milliseconds(), TimeoutMs: s.Timeout.Milliseconds(), RequestTimeout: s.RequestTimeout.Milliseconds()}
 }

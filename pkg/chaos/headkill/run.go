@@ -3,6 +3,7 @@ package headkill
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -13,6 +14,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/schema"
 )
 
@@ -86,35 +88,67 @@ func DryRun(ctx context.Context, c Cluster, s Settings) (*report.Plan, error) {
 	return p, nil
 }
 
-// doctorAdvice is doctor's RayService rules' findings for the target, read before the kill.
-// Without permission to read what doctor reads there is no doctor advice; the run goes on.
-func doctorAdvice(ctx context.Context, c Cluster, s *Settings) []report.Advice {
-	snap, err := c.LoadSnapshot(ctx, kube.SnapshotQuery{Namespace: s.Namespace, Now: s.Now()})
-	if err != nil {
-		fmt.Fprintf(s.Warn, "warning: no doctor advice: %v\n", err)
-		return nil
-	}
-	target := &diagnose.Target{Kind: "RayCluster", Name: s.Cluster}
+// run starts the watches and the probe's endpoints, runs the kill under the probe, and builds
+// the report.
+func (s *Settings) run(ctx context.Context, c Cluster, t *target, advice []report.Advice) (*report.Report, chaos.Outcome, error) {
+	tr := NewTracker(t.head, t.cluster)
+	podSelector := ray.LabelCluster + "=" + t.cluster
 	if s.RayService != "" {
-		target = &diagnose.Target{Kind: "RayService", Name: s.RayService}
+		// A RayService may replace the whole cluster: follow every Ray pod of the namespace.
+		podSelector = ray.LabelCluster
 	}
-	return AdviceFrom(diagnose.DiagnoseTarget(snap, diagnose.DefaultOptions(), target).Findings)
+	p := experiment.Probed{
+		Watch:  kube.ClusterWatch{Namespace: s.Namespace, PodSelector: podSelector, RayService: s.RayService, Cluster: t.cluster},
+		Serve:  experiment.EndpointsSpec{Namespace: s.Namespace, Service: t.service, PortName: t.portName},
+		Undone: "nothing was killed",
+		Disruption: experiment.Disruption{Probe: s.config(), Warmup: s.Warmup, After: s.After,
+			UntilRecovered: s.UntilRecovered, Timeout: s.Timeout, What: s.Mode, Tracker: tr,
+			Step: func(ctx context.Context) error { return killHead(ctx, c, t.head, s.killMode()) }},
+	}
+	if t.service == "" {
+		p.URL = s.targetBase()
+	}
+	// Until the probe starts, Ctrl-C or a slow API server ends the run with nothing killed.
+	res, err := s.Execute(ctx, c, p)
+	if err != nil {
+		return nil, chaos.Outcome{}, err
+	}
+	r := s.buildReport(t, res, tr, advice)
+	outcome := chaos.Outcome{Passed: r.Verdict.Passed}
+	switch {
+	case res.Probe != nil && res.Probe.Interrupted:
+		return r, outcome, chaos.Errorf(chaos.Interrupted, "interrupted: the report above covers what was seen")
+	case res.WarmupFailed:
+		return r, outcome, warmupError(s.probeTarget(t), res.Warmup)
+	case res.StepErr != nil:
+		return r, outcome, killError(res.StepErr)
+	case s.UntilRecovered && !res.Recovered:
+		outcome = chaos.Outcome{Passed: false, Note: chaos.Errorf(chaos.Failed, "not recovered within %s %s", SetTimeout, s.Timeout)}
+	}
+	return r, outcome, nil
 }
 
-// adviceRules are doctor's rules about 502s during a head restart.
-var adviceRules = map[string]bool{
-	diagnose.RuleServeHeadInService: true,
-	diagnose.RuleServeHeadHasCPUs:   true,
-	diagnose.RuleGCSFTOff:           true,
-}
-
-// AdviceFrom keeps doctor's findings about 502s during a head restart, as report advice.
-func AdviceFrom(fs []diagnose.Finding) []report.Advice {
-	var out []report.Advice
-	for _, f := range fs {
-		if adviceRules[f.Rule] {
-			out = append(out, report.Advice{Source: "doctor", Rule: f.Rule, Text: f.Message + "; fix: " + f.Remedy})
+// warmupError says first that nothing was killed, then how the warm-up failed, in the report's
+// counts.
+func warmupError(target string, w probe.Live) error {
+	if w.Requests() == 0 {
+		return invalid("nothing was killed: no warm-up request to %s finished; check %s/%s and that it answers 2xx",
+			target, SetTarget, SetService)
+	}
+	var how []string
+	for _, c := range []struct {
+		name string
+		n    int64
+	}{{"http", w.HTTPErrors}, {"connection", w.ConnErrors}, {"timeout", w.Timeouts}} {
+		if c.n > 0 {
+			how = append(how, fmt.Sprintf("%s %d", c.name, c.n))
 		}
 	}
-	return out
+	return invalid("nothing was killed: %d of %s to %s failed (%s); check %s/%s and that it answers 2xx",
+		w.Errors(), report.Plural(int(w.Requests()), "warm-up request", "warm-up requests"), target, strings.Join(how, ", "), SetTarget, SetService)
+}
+
+func (s *Settings) buildReport(t *target, res *experiment.Result, tr *Tracker, advice []report.Advice) *report.Report {
+	return report.Build(report.Input{Settings: s.reportSettings(t), Probe: res.Probe, Timeline: tr.Timeline(), SLO: s.SLO(), Advice: advice,
+		WarmupFailed: res.WarmupFailed})
 }

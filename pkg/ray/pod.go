@@ -35,7 +35,7 @@ func Suspended(rc *rayv1.RayCluster) bool {
 // reason, as a real kubelet 1.34 left one (the real node's facts). TerminationByKubelet also
 // marks a graceful node shutdown, which is not an eviction.
 func KubeletEviction(p *corev1.Pod) (message string, evicted bool) {
-	if p.Status.Phase != corev1.PodFailed && p.Status.Phase != corev1.PodSucceeded {
+	if !Terminal(p) {
 		return "", false
 	}
 	if p.Status.Reason == "Evicted" {

@@ -53,7 +53,7 @@ func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
 	}
 	var live []corev1.Pod
 	for _, p := range pods {
-		if p.DeletionTimestamp == nil && p.Status.Phase != corev1.PodFailed && p.Status.Phase != corev1.PodSucceeded {
+		if p.DeletionTimestamp == nil && !ray.Terminal(&p) {
 			live = append(live, p)
 		}
 	}

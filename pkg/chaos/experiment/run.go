@@ -141,7 +141,7 @@ func Run(ctx context.Context, p Disruption) *Result {
 	}
 
 	// The warm-up: until its last scheduled request has finished (or could have timed out).
-	start := waitStart(pr)
+	start := pr.Started()
 	if !sleepUntil(ctx, start.Add(p.Warmup)) {
 		return finish()
 	}
@@ -203,16 +203,6 @@ func Run(ctx context.Context, p Disruption) *Result {
 			pr.Stop()
 			return finish()
 		}
-	}
-}
-
-// waitStart returns the probe's start once Run has set it.
-func waitStart(pr *probe.Prober) time.Time {
-	for {
-		if l := pr.Live(); !l.Start.IsZero() {
-			return l.Start
-		}
-		time.Sleep(time.Millisecond)
 	}
 }
 

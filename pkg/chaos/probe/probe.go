@@ -32,6 +32,8 @@ type Prober struct {
 
 	live  counters
 	start atomic.Pointer[time.Time]
+	// started is closed once Run has set start.
+	started chan struct{}
 
 	// Owned by the scheduler goroutine.
 	chunks  [][]Record
@@ -87,6 +89,7 @@ func New(cfg Config, eps Endpoints) *Prober {
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		},
 		stop:    make(chan struct{}),
+		started: make(chan struct{}),
 		nameIdx: map[string]uint16{},
 	}
 }
@@ -117,6 +120,12 @@ func (p *Prober) EndAfter(d time.Duration) {
 	if d > 0 {
 		p.endAt.Store(int64(d))
 	}
+}
+
+// Started waits until Run has started the schedule and returns its start (Seq 0's due time).
+func (p *Prober) Started() time.Time {
+	<-p.started
+	return *p.start.Load()
 }
 
 // Live reads the counters; safe to call from any goroutine at any time.
@@ -162,6 +171,7 @@ func (p *Prober) Run(ctx context.Context, d time.Duration) *Result {
 
 	start := time.Now()
 	p.start.Store(&start)
+	close(p.started)
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	res := &Result{Start: start, Rate: p.cfg.Rate, Duration: d}

@@ -401,3 +401,20 @@ func TestLiveString(t *testing.T) {
 		t.Fatalf("got  %q\nwant %q", got, want)
 	}
 }
+
+// Started waits for Run and returns the start that Live and the Result report, so the engine
+// measures its warm-up from the schedule's own start.
+func TestStartedIsTheScheduleStart(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	p := New(Config{Rate: 100}, NewURL("x", srv.URL))
+	resc := make(chan *Result, 1)
+	go func() { resc <- p.Run(context.Background(), 50*time.Millisecond) }()
+	start := p.Started()
+	if start.IsZero() || !start.Equal(p.Live().Start) {
+		t.Fatalf("Started() = %v, Live().Start = %v", start, p.Live().Start)
+	}
+	if res := <-resc; !res.Start.Equal(start) {
+		t.Fatalf("Result.Start = %v, Started() = %v", res.Start, start)
+	}
+}

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"math"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -52,6 +53,20 @@ func (c *Config) defaults() {
 	}
 	if c.MaxInFlight == 0 {
 		c.MaxInFlight = DefaultMaxInFlight
+	}
+}
+
+// NewTransport is a keep-alive transport sized for cfg: idle connections are kept for every
+// possible in-flight request so a steady rate reuses them instead of dialing. No proxy from the
+// environment: the probe must hit exactly the target it reports on.
+func NewTransport(cfg Config) *http.Transport {
+	cfg.defaults()
+	return &http.Transport{
+		Proxy:               nil,
+		DialContext:         (&net.Dialer{Timeout: cfg.Timeout, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConnsPerHost: cfg.MaxInFlight,
+		IdleConnTimeout:     90 * time.Second,
+		DisableCompression:  true,
 	}
 }
 

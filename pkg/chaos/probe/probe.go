@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -91,20 +90,6 @@ func New(cfg Config, eps Endpoints) *Prober {
 		stop:    make(chan struct{}),
 		started: make(chan struct{}),
 		nameIdx: map[string]uint16{},
-	}
-}
-
-// NewTransport is a keep-alive transport sized for cfg: idle connections are kept for every
-// possible in-flight request so a steady rate reuses them instead of dialing. No proxy from the
-// environment: the probe must hit exactly the target it reports on.
-func NewTransport(cfg Config) *http.Transport {
-	cfg.defaults()
-	return &http.Transport{
-		Proxy:               nil,
-		DialContext:         (&net.Dialer{Timeout: cfg.Timeout, KeepAlive: 30 * time.Second}).DialContext,
-		MaxIdleConnsPerHost: cfg.MaxInFlight,
-		IdleConnTimeout:     90 * time.Second,
-		DisableCompression:  true,
 	}
 }
 

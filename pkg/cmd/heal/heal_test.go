@@ -3,6 +3,7 @@ package heal
 import (
 	"bytes"
 	"context"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -283,6 +284,25 @@ func TestUnknownLeaseNamespace(t *testing.T) {
 	if exit.CodeOf(err) != exit.Usage ||
 		exit.Message(err) != `lease namespace "nope" does not exist; pass --lease-namespace with an existing namespace (the one the watchdog runs in)` {
 		t.Fatalf("err = %v", err)
+	}
+	if strings.Contains(e.out.String(), "watching") {
+		t.Errorf("started anyway: %s", e.out)
+	}
+}
+
+// A metrics address that cannot be bound fails the watchdog before it watches anything, in one
+// line that names the flag (pkg/repair/watch names the setting; the command shows it).
+func TestMetricsAddressInUse(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	c := rayCluster("rc")
+	e := newEnv(c)
+	err = e.run(context.Background(), "--watch", "--yes", "--metrics-bind-address", l.Addr().String())
+	if exit.CodeOf(err) != exit.Usage || !strings.HasSuffix(exit.Message(err), "; pass --metrics-bind-address with a free host:port") {
+		t.Fatalf("err = %q (code %d)", exit.Message(err), exit.CodeOf(err))
 	}
 	if strings.Contains(e.out.String(), "watching") {
 		t.Errorf("started anyway: %s", e.out)

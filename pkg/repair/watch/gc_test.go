@@ -1,4 +1,4 @@
-package heal
+package watch
 
 import (
 	"runtime/debug"

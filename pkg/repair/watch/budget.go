@@ -1,4 +1,4 @@
-package heal
+package watch
 
 import (
 	"crypto/rand"
@@ -20,7 +20,8 @@ import (
 // Events have a client of their own and are written behind the deletes, so they never
 // delay one; the Lease has one too, so a renewal never waits behind either.
 const (
-	maxWorkers           = 64
+	// MaxWorkers bounds Config.Workers.
+	MaxWorkers           = 64
 	eventQPS, eventBurst = 50, 100
 	eventWriters         = 4
 	eventQueue           = 4096
@@ -31,7 +32,7 @@ const (
 
 // asyncEvents writes the watchdog's Events off the heal path, through a client with its own rate
 // limit; an Event that cannot be written is logged and counted, and the delete stands.
-func (o *Options) asyncEvents(c *kube.Clients, log *repair.Logger, wm *watchMetrics) (*repair.AsyncEvents, error) {
+func asyncEvents(c *kube.Clients, log *repair.Logger, wm *watchMetrics) (*repair.AsyncEvents, error) {
 	ec, err := c.WithOwnRateLimit(eventQPS, eventBurst)
 	if err != nil {
 		return nil, err

@@ -1,10 +1,10 @@
-package heal
+package watch
 
 import (
 	"context"
 	"time"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/metrics"
 	"github.com/kubectl-ray/kubectl-ray/pkg/repair"
@@ -20,23 +20,22 @@ var (
 	apiCheckEvery  = 5 * time.Second
 )
 
-// watchMetrics is the watchdog's metrics and probes, or nothing without --metrics-bind-address.
+// watchMetrics is the watchdog's metrics and probes, or nothing without Config.MetricsAddr.
 type watchMetrics struct {
 	m *metrics.Watchdog
 }
 
-// startMetrics serves /metrics, /healthz and /readyz on --metrics-bind-address and starts the
-// API server check, until ctx ends. A port that cannot be bound fails the start, before any
-// watching.
-func (o *Options) startMetrics(ctx context.Context, c *kube.Clients, log *repair.Logger) (*watchMetrics, error) {
-	if o.metricsAddr == "" {
+// startMetrics serves /metrics, /healthz and /readyz on addr and starts the API server check,
+// until ctx ends. A port that cannot be bound fails the start, before any watching.
+func startMetrics(ctx context.Context, c *kube.Clients, addr string, log *repair.Logger) (*watchMetrics, error) {
+	if addr == "" {
 		return &watchMetrics{}, nil
 	}
 	h := metrics.NewHealth(heartbeatEvery, wedgedAfter)
 	m := metrics.NewWatchdog(h)
-	addr, done, err := metrics.Serve(ctx, o.metricsAddr, m)
+	bound, done, err := metrics.Serve(ctx, addr, m)
 	if err != nil {
-		return nil, exit.Usagef("%v; pass --metrics-bind-address with a free host:port", err)
+		return nil, fault.Errorf(fault.Invalid, "%v; pass %s with a free host:port", err, SetMetricsAddr)
 	}
 	go func() {
 		if err := <-done; err != nil {
@@ -44,7 +43,7 @@ func (o *Options) startMetrics(ctx context.Context, c *kube.Clients, log *repair
 		}
 	}()
 	go h.CheckAPI(ctx, apiCheckEvery, c.Ping, m.PingError)
-	log.Line("info", "serving metrics and probes", "address", addr, "paths", "/metrics /healthz /readyz")
+	log.Line("info", "serving metrics and probes", "address", bound, "paths", "/metrics /healthz /readyz")
 	return &watchMetrics{m: m}, nil
 }
 

@@ -12,7 +12,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
-	"github.com/kubectl-ray/kubectl-ray/pkg/repair/watch"
+	"github.com/kubectl-ray/kubectl-ray/pkg/watchdog"
 )
 
 // Options for `kubectl ray heal`.
@@ -148,8 +148,8 @@ func (o *Options) Validate() error {
 		return exit.Usagef("--metrics-bind-address applies only to --watch; a one-shot heal has nothing to scrape")
 	case !o.watch && o.changed("workers"):
 		return exit.Usagef("--workers applies only to --watch; a one-shot heal deletes its plan in order")
-	case o.watch && (o.workers < 1 || o.workers > watch.MaxWorkers):
-		return exit.Usagef("--workers must be between 1 and %d, e.g. --workers 8", watch.MaxWorkers)
+	case o.watch && (o.workers < 1 || o.workers > watchdog.MaxWorkers):
+		return exit.Usagef("--workers must be between 1 and %d, e.g. --workers 8", watchdog.MaxWorkers)
 	case o.watch && o.removeGCSFT:
 		return exit.Usagef("--remove-gcs-ft-finalizer is a one-shot decision about named clusters; a watchdog never removes finalizers: run without --watch")
 	}

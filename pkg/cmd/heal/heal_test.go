@@ -291,7 +291,7 @@ func TestUnknownLeaseNamespace(t *testing.T) {
 }
 
 // A metrics address that cannot be bound fails the watchdog before it watches anything, in one
-// line that names the flag (pkg/repair/watch names the setting; the command shows it).
+// line that names the flag (pkg/watchdog names the setting; the command shows it).
 func TestMetricsAddressInUse(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

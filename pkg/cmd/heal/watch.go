@@ -5,13 +5,13 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
-	"github.com/kubectl-ray/kubectl-ray/pkg/repair/watch"
+	"github.com/kubectl-ray/kubectl-ray/pkg/watchdog"
 )
 
 // election is replaced by tests to shorten the Lease timings.
 var election = kube.DefaultElection
 
-// runWatch runs the watchdog (pkg/repair/watch) with what the flags say.
+// runWatch runs the watchdog (pkg/watchdog) with what the flags say.
 func (o *Options) runWatch(ctx context.Context) error {
 	c, err := o.f.Clients()
 	if err != nil {
@@ -21,7 +21,7 @@ func (o *Options) runWatch(ctx context.Context) error {
 	if o.output.Value == "json" {
 		format = "json"
 	}
-	return watch.Run(ctx, c, watch.Config{
+	return watchdog.Run(ctx, c, watchdog.Config{
 		Namespace:      o.namespace,
 		Diagnose:       o.watchDiagnose,
 		Rules:          o.rules,

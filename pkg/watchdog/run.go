@@ -1,7 +1,7 @@
-// Package watch assembles heal's watchdog against a cluster: the informers that feed
+// Package watchdog assembles heal's watchdog against a cluster: the informers that feed
 // repair.Watchdog, leader election on a Lease, the Events written off the heal path, the metrics
 // and probes, and the garbage collector's tuning. The command only turns its flags into a Config.
-package watch
+package watchdog
 
 import (
 	"context"
@@ -77,7 +77,7 @@ func Run(ctx context.Context, c *kube.Clients, cfg Config) error {
 	}
 	if !cfg.LeaderElect {
 		wm.role(metrics.RoleLeader)
-		return watchdog(ctx, c, cfg, log, wm)
+		return serve(ctx, c, cfg, log, wm)
 	}
 	if err := c.CheckLeaseNamespace(ctx, cfg.LeaseNamespace); err != nil {
 		return err
@@ -91,7 +91,7 @@ func Run(ctx context.Context, c *kube.Clients, cfg Config) error {
 	var leading atomic.Bool
 	leaseRef := cfg.LeaseNamespace + "/" + kube.LeaseName
 	err = lease.RunElected(ctx, cfg.LeaseNamespace, id, cfg.Election, func(lctx context.Context) {
-		if err := watchdog(lctx, c, cfg, log, wm); err != nil && lctx.Err() == nil {
+		if err := serve(lctx, c, cfg, log, wm); err != nil && lctx.Err() == nil {
 			fail(err) // a fatal error (RBAC) ends the process, leader or not
 		}
 	}, func(event, who string) {
@@ -125,8 +125,8 @@ func Run(ctx context.Context, c *kube.Clients, cfg Config) error {
 	return err
 }
 
-// watchdog runs the informers and the Watchdog until ctx ends or an error no retry can fix.
-func watchdog(ctx context.Context, c *kube.Clients, cfg Config, log *repair.Logger, wm *watchMetrics) error {
+// serve runs the informers and the repair.Watchdog until ctx ends or an error no retry can fix.
+func serve(ctx context.Context, c *kube.Clients, cfg Config, log *repair.Logger, wm *watchMetrics) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	rules := cfg.Rules

@@ -1,4 +1,4 @@
-package watch
+package watchdog
 
 import (
 	"crypto/rand"

@@ -11,7 +11,6 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
-	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
@@ -22,10 +21,12 @@ type target struct {
 	service  string // probed Service, "" for a URL
 	port     int    // Service port
 	portName string
-	ready    []kube.ReadyEndpoint // read for a dry run only
 }
 
-// resolve finds the cluster, its live head and the probe's Service with ONE read of each.
+// resolve finds the cluster, its live head and the probe's Service with ONE read of each. The
+// Service's ready endpoints are not read here: a run reads them with its watch (one LIST, then
+// changes) and refuses there if none is ready, before any request or kill; a dry run reads them
+// once (readyEndpoints).
 func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
 	t := &target{cluster: s.Cluster}
 	if s.RayService != "" {
@@ -82,16 +83,5 @@ func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
 		return nil, invalid("Service %s/%s has no TCP port %d (its ports: %s): pass %s", s.Namespace, s.Service, s.Port, strings.Join(ports, ", "), experiment.SetPort)
 	}
 	t.service = s.Service
-	if !s.DryRun {
-		// A run reads the endpoints with its watch (one LIST, then changes), and refuses there
-		// if none is ready, before any request or kill.
-		return t, nil
-	}
-	if t.ready, err = c.ListReadyEndpoints(ctx, s.Namespace, t.service, t.portName); err != nil {
-		return nil, err
-	}
-	if len(t.ready) == 0 {
-		return nil, experiment.NoReadyEndpoints(s.Namespace, t.service, "nothing was killed")
-	}
 	return t, nil
 }

@@ -72,6 +72,10 @@ func DryRun(ctx context.Context, c Cluster, s Settings) (*report.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	ready, err := readyEndpoints(ctx, c, &s, t)
+	if err != nil {
+		return nil, err
+	}
 	if err := c.KillHeadPod(ctx, t.head, s.killMode(), true); err != nil {
 		return nil, killError(err)
 	}
@@ -82,10 +86,26 @@ func DryRun(ctx context.Context, c Cluster, s Settings) (*report.Plan, error) {
 		PlannedRequests: probe.Planned(cfg.Rate, s.Warmup+s.post()),
 		MaxRequests:     probe.Planned(cfg.Rate, experiment.ScheduleLength(s.Warmup, s.RequestTimeout, s.post())),
 		SLO:             s.PlanSLO(), ServerDryRun: "accepted"}
-	for _, e := range t.ready {
+	for _, e := range ready {
 		p.Endpoints = append(p.Endpoints, fmt.Sprintf("%s:%d", e.Pod, e.Port))
 	}
 	return p, nil
+}
+
+// readyEndpoints are the probed Service's ready endpoints, as a dry run plans them: none ready
+// is refused, as a run would refuse it before any request. A URL target has none.
+func readyEndpoints(ctx context.Context, c Cluster, s *Settings, t *target) ([]kube.ReadyEndpoint, error) {
+	if t.service == "" {
+		return nil, nil
+	}
+	ready, err := c.ListReadyEndpoints(ctx, s.Namespace, t.service, t.portName)
+	if err != nil {
+		return nil, err
+	}
+	if len(ready) == 0 {
+		return nil, experiment.NoReadyEndpoints(s.Namespace, t.service, "nothing was killed")
+	}
+	return ready, nil
 }
 
 // run starts the watches and the probe's endpoints, runs the kill under the probe, and builds

@@ -165,6 +165,12 @@ func TestHeadKillRefusals(t *testing.T) {
 			_ = h.kube.DiscoveryV1().EndpointSlices("ml").Delete(context.Background(), "demo-serve-svc-abc", metav1.DeleteOptions{})
 			h.writes = nil
 		}, exit.NotFound, "Service ml/demo-serve-svc has no ready endpoints"},
+		// A dry run reads the endpoints itself, and refuses as the run would, before the kill's
+		// dry run.
+		{"no ready endpoints, dry run", append(svc, "--dry-run"), func(h *hkHarness) {
+			_ = h.kube.DiscoveryV1().EndpointSlices("ml").Delete(context.Background(), "demo-serve-svc-abc", metav1.DeleteOptions{})
+			h.writes = nil
+		}, exit.NotFound, "Service ml/demo-serve-svc has no ready endpoints, so there is nothing to probe and nothing was killed"},
 		{"wrong port", []string{"demo", "--service", "demo-serve-svc", "--port", "9000", "--yes"}, nil, exit.Usage, "has no TCP port 9000 (its ports: 8000)"},
 		{"no live head", []string{"demo", "--target", "http://127.0.0.1:1", "--yes"}, func(h *hkHarness) {
 			_ = h.kube.CoreV1().Pods("ml").Delete(context.Background(), "demo-head-x7k2p", metav1.DeleteOptions{})

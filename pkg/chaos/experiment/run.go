@@ -72,11 +72,11 @@ type Result struct {
 // or a PATCH).
 const StepSlack = 5 * time.Second
 
-// ScheduleLength is how long a probe schedule may run: the warm-up, the drain of its last
+// scheduleLength is how long a probe schedule may run: the warm-up, the drain of its last
 // requests (up to the request timeout), the step, and the time after it (After, or Timeout with
 // UntilRecovered). Run ends the schedule at step + post once the step is done, so the time after
 // it is what was asked, however long the drain and the step took.
-func ScheduleLength(warmup, requestTimeout, post time.Duration) time.Duration {
+func scheduleLength(warmup, requestTimeout, post time.Duration) time.Duration {
 	if requestTimeout <= 0 {
 		requestTimeout = probe.DefaultTimeout
 	}
@@ -94,9 +94,9 @@ func (p Disruption) post() time.Duration {
 	return p.After
 }
 
-// Duration is the probe's schedule length (ScheduleLength).
+// Duration is the probe's schedule length (scheduleLength).
 func (p Disruption) Duration() time.Duration {
-	return ScheduleLength(p.Warmup, p.Probe.Timeout, p.post())
+	return scheduleLength(p.Warmup, p.Probe.Timeout, p.post())
 }
 
 // Run probes for the warm-up, takes the step if the warm-up was healthy, and probes on until

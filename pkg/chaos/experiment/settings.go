@@ -78,9 +78,10 @@ func (p *ProbeSettings) Defaults() {
 func invalid(format string, args ...any) error { return chaos.Errorf(chaos.Invalid, format, args...) }
 
 // ValidateProbe checks the probe's settings, once the experiment checked its own: guarded is what
-// a healthy warm-up guards ("the head is killed"), path the path to probe, and schedule the
-// longest the probe may run, so its caps (rate × duration) hold for it. It changes nothing.
-func (p *ProbeSettings) ValidateProbe(guarded, path string, schedule time.Duration) error {
+// a healthy warm-up guards ("the head is killed"), path the path to probe, and post how long the
+// probe runs after the step, so its caps (rate × duration) hold for the whole Schedule. It
+// changes nothing.
+func (p *ProbeSettings) ValidateProbe(guarded, path string, post time.Duration) error {
 	rate, err := ParseRate(p.Rate)
 	if err != nil {
 		return err
@@ -105,7 +106,13 @@ func (p *ProbeSettings) ValidateProbe(guarded, path string, schedule time.Durati
 			return invalid("%s number %d is not K:V, e.g. %s 'Content-Type: application/json'", SetHeader, i+1, SetHeader)
 		}
 	}
-	return p.Config(path).Validate(schedule)
+	return p.Config(path).Validate(p.Schedule(post))
+}
+
+// Schedule is how long the probe may run when it runs post after the step: the warm-up, the
+// drain of its last requests, room for the step, and post.
+func (p *ProbeSettings) Schedule(post time.Duration) time.Duration {
+	return scheduleLength(p.Warmup, p.RequestTimeout, post)
 }
 
 // Config is the probe's configuration for path, from settings ValidateProbe accepted.

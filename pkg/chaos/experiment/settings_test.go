@@ -3,6 +3,7 @@ package experiment
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseRate(t *testing.T) {
@@ -23,7 +24,7 @@ func TestParseRate(t *testing.T) {
 func TestValidateProbeChangesNothing(t *testing.T) {
 	p := ProbeSettings{Rate: "600/m", Method: "post", Headers: []string{"X-A: 1"}, Data: "{}", Warmup: 1e9, RequestTimeout: 2e9, ProgressEvery: 1e9}
 	before := p
-	if err := p.ValidateProbe("the step is taken", "/p", 10e9); err != nil {
+	if err := p.ValidateProbe("the step is taken", "/p", 5e9); err != nil {
 		t.Fatal(err)
 	}
 	if p.Rate != before.Rate || p.Method != before.Method || len(p.Headers) != 1 {
@@ -34,7 +35,7 @@ func TestValidateProbeChangesNothing(t *testing.T) {
 		t.Fatalf("config %+v", cfg)
 	}
 	p.Headers = []string{"no colon secret"}
-	if err := p.ValidateProbe("the step is taken", "/p", 10e9); err == nil || strings.Contains(err.Error(), "secret") {
+	if err := p.ValidateProbe("the step is taken", "/p", 5e9); err == nil || strings.Contains(err.Error(), "secret") {
 		t.Fatalf("a bad header: %v (the value must not be echoed)", err)
 	}
 }
@@ -53,5 +54,22 @@ func TestShownPathRedactsSecretQueryValues(t *testing.T) {
 		if got := ShownPath(in); got != want {
 			t.Errorf("ShownPath(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// The schedule ValidateProbe checks the probe's caps against is the one Run will plan, for a
+// fixed time after the step and for a wait for recovery alike.
+func TestScheduleIsWhatRunPlans(t *testing.T) {
+	p := ProbeSettings{Rate: "50", Warmup: 10 * time.Second, RequestTimeout: 2 * time.Second}
+	for _, d := range []Disruption{
+		{Probe: p.Config("/"), Warmup: p.Warmup, After: time.Minute},
+		{Probe: p.Config("/"), Warmup: p.Warmup, UntilRecovered: true, Timeout: 5 * time.Minute},
+	} {
+		if got, want := p.Schedule(d.post()), d.Duration(); got != want {
+			t.Errorf("Schedule = %v, Run plans %v", got, want)
+		}
+	}
+	if got := p.Schedule(time.Minute); got <= 72*time.Second {
+		t.Errorf("Schedule(1m) = %v: it must hold the warm-up, a request timeout and the step's room too", got)
 	}
 }

@@ -84,7 +84,7 @@ func DryRun(ctx context.Context, c Cluster, s Settings) (*report.Plan, error) {
 		Head: report.PlanHead{Namespace: t.head.Namespace, Name: t.head.Name, UID: string(t.head.UID), RayCluster: t.cluster},
 		Kill: s.killWhat(t), Endpoints: []string{},
 		PlannedRequests: probe.Planned(cfg.Rate, s.Warmup+s.post()),
-		MaxRequests:     probe.Planned(cfg.Rate, experiment.ScheduleLength(s.Warmup, s.RequestTimeout, s.post())),
+		MaxRequests:     probe.Planned(cfg.Rate, s.Schedule(s.post())),
 		SLO:             s.PlanSLO(), ServerDryRun: "accepted"}
 	for _, e := range ready {
 		p.Endpoints = append(p.Endpoints, fmt.Sprintf("%s:%d", e.Pod, e.Port))

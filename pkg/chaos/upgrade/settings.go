@@ -66,7 +66,7 @@ func (s *Settings) Validate() error {
 	if s.Port < 0 || s.Port > 65535 {
 		return invalid("%s must be from 1 to 65535, not %d", experiment.SetPort, s.Port)
 	}
-	if err := s.ValidateProbe("the RayService is patched", s.Path, s.Timeout); err != nil {
+	if err := s.ValidateProbe("the RayService is patched", s.Path, s.post()); err != nil {
 		return err
 	}
 	if s.post() <= 0 {
@@ -89,7 +89,7 @@ func (s *Settings) config() probe.Config { return s.Config(s.Path) }
 
 // post is how long the probe may run after the patch: --timeout less what comes before it.
 func (s *Settings) post() time.Duration {
-	return s.Timeout - experiment.ScheduleLength(s.Warmup, s.RequestTimeout, 0)
+	return s.Timeout - s.Schedule(0)
 }
 
 func (s *Settings) what() string {

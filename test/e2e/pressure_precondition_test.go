@@ -27,10 +27,11 @@ func TestPressurePatchCarriesPreconditions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	newPod := func() *corev1.Pod {
+	newPod := func(nodeSelector map[string]string) *corev1.Pod {
 		p, err := h.Kube.CoreV1().Pods(h.NS).Create(h.Ctx, &corev1.Pod{
 			ObjectMeta: metav1.ObjectMeta{Name: "demo-head", Namespace: h.NS},
-			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "ray-head", Image: "rayproject/ray:2.9.0"}}},
+			Spec: corev1.PodSpec{NodeSelector: nodeSelector,
+				Containers: []corev1.Container{{Name: "ray-head", Image: "rayproject/ray:2.9.0"}}},
 		}, metav1.CreateOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -63,8 +64,13 @@ func TestPressurePatchCarriesPreconditions(t *testing.T) {
 	}
 
 	// The pod changed after it was read: refused.
-	stale := newPod()
-	// (A merge patch: the scheduler and kwok are updating the new pod too.)
+	//
+	// This first pod is never scheduled (no node has the label it selects), so kwok never plays
+	// it. kwok keys its pending stage jobs by namespace/name and deletes by name alone: its job
+	// for this pod's deletion, queued after the DELETED event, once deleted the replacement
+	// below, created under the same name a moment later (CI).
+	stale := newPod(map[string]string{"e2e.kubectl-ray.io/no-such-node": "true"})
+	// (A merge patch: the scheduler is writing the pod's status too.)
 	if _, err := h.Kube.CoreV1().Pods(h.NS).Patch(h.Ctx, "demo-head", types.MergePatchType,
 		[]byte(`{"metadata":{"labels":{"touched":"yes"}}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
@@ -80,7 +86,7 @@ func TestPressurePatchCarriesPreconditions(t *testing.T) {
 		_, err := h.Kube.CoreV1().Pods(h.NS).Get(h.Ctx, "demo-head", metav1.GetOptions{})
 		return err != nil, nil
 	})
-	newPod()
+	newPod(nil)
 	// The scheduler binds it and kwok (the kubelet's part) runs it; read it once it is settled,
 	// so that only the uid differs below.
 	var now *corev1.Pod

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/rayapi"
-
 	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/rayapi"
 )
 
 // fixtureNow is the snapshot time of every fixture.

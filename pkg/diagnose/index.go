@@ -3,13 +3,12 @@ package diagnose
 import (
 	"sort"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/rayapi"
-
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/rayapi"
 )
 
 // index is the snapshot arranged for the rules: built once in O(objects), so no rule scans the

@@ -5,13 +5,13 @@ package diagnose
 import (
 	"time"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/rayapi"
-
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/rayapi"
 )
 
 // Snapshot is everything doctor looked at, read once (one paged LIST per kind).

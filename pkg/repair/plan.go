@@ -150,7 +150,7 @@ func Plan(s *diagnose.Snapshot, findings []diagnose.Finding, opts Options) HealP
 // planDuplicate heals the extra head doctor named when it is terminal (or, with Force, stuck on a
 // dead node). A finding that names the cluster rather than a pod covers all its terminal heads.
 func (ix *index) planDuplicate(f diagnose.Finding, opts Options, add func(Action), skip func(Skip)) {
-	heads := ix.heads(f.Cluster)
+	var heads []*corev1.Pod
 	if f.Object.Kind == "Pod" || f.Object.Kind == "" {
 		pod, why := ix.findingPod(f)
 		if pod == nil {
@@ -158,6 +158,8 @@ func (ix *index) planDuplicate(f diagnose.Finding, opts Options, add func(Action
 			return
 		}
 		heads = []*corev1.Pod{pod}
+	} else {
+		heads = ix.heads(f.Cluster)
 	}
 	healed := 0
 	var reasons []string

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"encoding/json"
-	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
 	"io"
 	"net"
 	"net/http"
@@ -24,6 +23,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
 )
 
 // TestHeadKillServiceReport: a RayService-shaped setup (real operator, serve Service, one

@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/internal/raytest"
-
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	rayfake "github.com/ray-project/kuberay/ray-operator/pkg/client/clientset/versioned/fake"
 	"github.com/spf13/cobra"
@@ -29,6 +27,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/internal/golden"
+	"github.com/kubectl-ray/kubectl-ray/pkg/internal/raytest"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 )
 

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -114,36 +115,66 @@ func realSeed000V111(t *testing.T, sb *sandbox.Sandbox) {
 	h.removeFromRealNode("seed")
 }
 
-// A Ray process that exits 0 on SIGTERM: the real kubelet leaves the evicted pod Succeeded with no
+// A Ray process that exits 0 on SIGTERM: the real kubelet can leave the evicted pod Succeeded with no
 // Evicted reason. --watch-eviction, doctor and heal must still call it an eviction.
+//
+// The kubelet does not always leave it Succeeded: a CI run saw the same clean exit end
+// Failed/Evicted (the outcome realSeed000V111 covers). So the eviction is tried up to three
+// times, each on a new RayCluster, and the test fails only if no try ends Succeeded.
 func realEvictedSucceeded(t *testing.T, sb *sandbox.Sandbox) {
 	h := newHOn(t, sb)
-	h.CreateRayCluster("clean-exit", func(rc *rayv1.RayCluster) {
-		onRealNode(rc)
-		headEnv(rc, "RAY_STANDIN_SIGTERM", "exit")
-	})
-	head := h.WaitClusterRunning("clean-exit", 2*time.Minute)
-	r := h.fillHead("clean-exit", 40*time.Second)
-	if r.Code != 1 || !strings.Contains(r.Stdout, "pod "+head.Name+" evicted") {
-		t.Fatalf("disk-pressure: want exit 1 and the eviction seen; got %s", r)
+	const tries = 3
+	var cluster string
+	for try := 1; ; try++ {
+		cluster = fmt.Sprintf("clean-exit-%d", try)
+		p := h.evictCleanExitHead(cluster)
+		if p.Status.Phase == corev1.PodSucceeded && p.Status.Reason == "" {
+			break
+		}
+		exit := "no exit code"
+		for _, cs := range p.Status.ContainerStatuses {
+			if cs.State.Terminated != nil {
+				exit = fmt.Sprintf("container %s exit code %d", cs.Name, cs.State.Terminated.ExitCode)
+			}
+		}
+		if try == tries {
+			t.Fatalf("head %s is %s/%q (%s), and so were the %d tries before: the kubelet no longer leaves a clean exit Succeeded; this test's premise is gone",
+				p.Name, p.Status.Phase, p.Status.Reason, exit, tries-1)
+		}
+		t.Logf("try %d: the kubelet left head %s %s/%q (%s); trying again on a new RayCluster", try, p.Name, p.Status.Phase, p.Status.Reason, exit)
+		h.removeFromRealNode(cluster)
 	}
-	p, err := h.Kube.CoreV1().Pods(h.NS).Get(h.Ctx, head.Name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p.Status.Phase != corev1.PodSucceeded || p.Status.Reason != "" {
-		t.Fatalf("head %s is %s/%q: the kubelet no longer leaves a clean exit Succeeded; this test's premise is gone", p.Name, p.Status.Phase, p.Status.Reason)
-	}
-	d, _ := h.doctorJSON("clean-exit")
-	f := d.finding(t, "clean-exit", "head-evicted")
+	d, _ := h.doctorJSON(cluster)
+	f := d.finding(t, cluster, "head-evicted")
 	if !strings.Contains(f.Message, "(phase Succeeded)") || !strings.HasPrefix(f.Evidence["kubeletMessage"], "The node was low on resource: ephemeral-storage") {
 		t.Errorf("head-evicted: %+v", f)
 	}
-	hd, res := h.healJSON("clean-exit", "--dry-run")
+	hd, res := h.healJSON(cluster, "--dry-run")
 	if res.Code != 0 || len(hd.Plan.Actions) != 1 || hd.Plan.Actions[0].Rule != "head-evicted" {
 		t.Errorf("heal --dry-run: want one head-evicted delete; got %s", res)
 	}
-	h.removeFromRealNode("clean-exit")
+	h.removeFromRealNode(cluster)
+}
+
+// evictCleanExitHead creates RayCluster name with its head on the real node, its Ray process
+// exiting 0 on SIGTERM, fills the node's disk until the kubelet evicts the head, and returns the
+// evicted head as the API server holds it then.
+func (h *H) evictCleanExitHead(name string) *corev1.Pod {
+	h.T.Helper()
+	h.CreateRayCluster(name, func(rc *rayv1.RayCluster) {
+		onRealNode(rc)
+		headEnv(rc, "RAY_STANDIN_SIGTERM", "exit")
+	})
+	head := h.WaitClusterRunning(name, 2*time.Minute)
+	r := h.fillHead(name, 40*time.Second)
+	if r.Code != 1 || !strings.Contains(r.Stdout, "pod "+head.Name+" evicted") {
+		h.T.Fatalf("disk-pressure: want exit 1 and the eviction seen; got %s", r)
+	}
+	p, err := h.Kube.CoreV1().Pods(h.NS).Get(h.Ctx, head.Name, metav1.GetOptions{})
+	if err != nil {
+		h.T.Fatal(err)
+	}
+	return p
 }
 
 // Real OOM kills: a head and a worker whose Ray process outgrows its memory limit are killed by

@@ -10,7 +10,8 @@ type RuleInfo struct {
 	// Scope: "cluster" (every RayCluster), "ray" (every RayCluster whose dashboard doctor asked:
 	// doctor --ray), "rayservice" (clusters a RayService owns), "rayjob"
 	// (every RayJob, with or without its cluster), "rayservice-object" (every RayService itself,
-	// with or without a cluster) or "operator" (once per report).
+	// with or without a cluster), "operator" (once per report) or "manifest" (a document's text,
+	// read by doctor -f: pkg/manifest fires them).
 	Scope string
 	// Needs is the optional resource the rule reads; when it is in Snapshot.Blind the rule did not run.
 	Needs string
@@ -53,6 +54,10 @@ var Catalog = []RuleInfo{
 	{RuleWorkerFailed, SeverityWarning, "cluster", "", "worker pods failed and the operator will not replace them, or is late", "worker-failed-warning"},
 	{RuleWorkersMissing, SeverityWarning, "cluster", "", "a worker group is short of pods because the API server refuses the operator's", "workers-missing-warning"},
 	{RuleSpecInvalid, SeverityError, "cluster", "events", "the operator refuses a RayCluster's spec and reconciles nothing of it", "spec-invalid-error"},
+	// A document's text (doctor -f): the manifest reader fires these, with fixtures in
+	// pkg/manifest/testdata/rules.
+	{RuleManifestUnknownField, SeverityWarning, "manifest", "", "a document sets a field its kind does not have, which the API server drops", "manifest-unknown-field-warning"},
+	{RuleManifestStartParamNotString, SeverityError, "manifest", "", "a rayStartParams value is not a string, so the API server refuses the object", "manifest-start-param-not-string-error"},
 	{RuleRayServiceNoCluster, SeverityError, "rayservice-object", "", "a RayService has no RayCluster: the API server or the operator refuses it", "rayservice-no-cluster-error"},
 	{RuleRayJobFailed, SeverityError, "rayjob", "rayjobs", "a RayJob failed: its submission, its Ray job, a deadline or its spec", "rayjob-failed-error"},
 	{RuleRayJobInitializing, SeverityWarning, "rayjob", "rayjobs", "a RayJob waits in Initializing for its RayCluster, longer than RayJobInitializingTooLong", "rayjob-initializing-warning"},
@@ -83,4 +88,14 @@ var severities = func() map[string]Severity {
 // TestRuleFixtures fails on its fixture.
 func severityOf(rule string) Severity {
 	return severities[rule]
+}
+
+// RuleOf is the catalog entry of rule id.
+func RuleOf(id string) (RuleInfo, bool) {
+	for _, r := range Catalog {
+		if r.ID == id {
+			return r, true
+		}
+	}
+	return RuleInfo{}, false
 }

@@ -64,7 +64,7 @@ func catalogProblems(catalog []RuleInfo, fired map[string][]Severity, docs map[s
 		if r.Summary == "" || strings.Contains(r.Summary, "\n") {
 			out = append(out, fmt.Sprintf("rule %s: Summary must be one line", r.ID))
 		}
-		if r.Scope != "cluster" && r.Scope != "ray" && r.Scope != "rayservice" && r.Scope != "rayjob" && r.Scope != "rayservice-object" && r.Scope != "operator" {
+		if r.Scope != "cluster" && r.Scope != "ray" && r.Scope != "rayservice" && r.Scope != "rayjob" && r.Scope != "rayservice-object" && r.Scope != "operator" && r.Scope != "manifest" {
 			out = append(out, fmt.Sprintf("rule %s: unknown scope %q", r.ID, r.Scope))
 		}
 		sevs := fired[r.ID]
@@ -106,6 +106,12 @@ func fixtureWants(t *testing.T) map[string][]Severity {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no fixtures: %v", err)
 	}
+	// The rules about a document's text have theirs beside the reader that fires them.
+	manifests, err := filepath.Glob(filepath.Join("..", "manifest", "testdata", "rules", "*.yaml"))
+	if err != nil || len(manifests) == 0 {
+		t.Fatalf("no manifest fixtures: %v", err)
+	}
+	files = append(files, manifests...)
 	out := map[string][]Severity{}
 	for _, file := range files {
 		data, err := os.ReadFile(file)

@@ -108,7 +108,9 @@ func DiagnoseTarget(s *Snapshot, opts Options, t *Target) Report {
 	ix := newIndex(s, opts.withDefaults())
 	// Blind is copied: redaction must not write into the caller's snapshot.
 	r := Report{Now: s.Now, Operators: ix.operators, Blind: append([]Gap(nil), s.Blind...), Clusters: []ClusterReport{}}
-	r.Findings = operatorRules(ix)
+	if !opts.SpecOnly {
+		r.Findings = operatorRules(ix)
+	}
 	byCluster := map[*clusterView][]Finding{}
 	for _, c := range ix.clusters {
 		if t != nil && !c.matches(*t) {
@@ -117,6 +119,9 @@ func DiagnoseTarget(s *Snapshot, opts Options, t *Target) Report {
 		var fs []Finding
 		for _, rule := range clusterRules {
 			fs = append(fs, rule(ix, c)...)
+		}
+		if opts.SpecOnly {
+			fs = specScoped(fs)
 		}
 		byCluster[c] = fs
 		r.Findings = append(r.Findings, fs...)
@@ -135,6 +140,9 @@ func DiagnoseTarget(s *Snapshot, opts Options, t *Target) Report {
 		for _, rule := range jobRules {
 			fs = append(fs, rule(ix, j)...)
 		}
+		if opts.SpecOnly {
+			fs = specScoped(fs)
+		}
 		r.Findings = append(r.Findings, fs...)
 		r.RayJobs = append(r.RayJobs, j.report(fs))
 	}
@@ -145,6 +153,9 @@ func DiagnoseTarget(s *Snapshot, opts Options, t *Target) Report {
 		var fs []Finding
 		for _, rule := range serviceRules {
 			fs = append(fs, rule(ix, v)...)
+		}
+		if opts.SpecOnly {
+			fs = specScoped(fs)
 		}
 		r.Findings = append(r.Findings, fs...)
 		r.RayServices = append(r.RayServices, v.report(fs))
@@ -391,4 +402,15 @@ func (r *Report) Worst() Severity {
 		}
 	}
 	return w
+}
+
+// specScoped keeps the findings of the rules of scope "spec".
+func specScoped(fs []Finding) []Finding {
+	kept := fs[:0]
+	for _, f := range fs {
+		if info, _ := RuleOf(f.Rule); info.Scope == "spec" {
+			kept = append(kept, f)
+		}
+	}
+	return kept
 }

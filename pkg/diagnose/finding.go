@@ -52,4 +52,18 @@ type Finding struct {
 	RayService *Ref `json:"rayService,omitempty"`
 	// Accepted is set when an accept file accepted the finding (Report.Accept).
 	Accepted *Acceptance `json:"accepted,omitempty"`
+	// Field is the path of the field the finding is about, in the object it names, in kubectl's
+	// dotted form (spec.headGroupSpec.template.spec.containers[0].resources); set by the rules
+	// about the spec.
+	Field string `json:"field,omitempty"`
+	// Source is the file and line of the document the finding is about (doctor -f); the rules
+	// never set it, the manifest reader does.
+	Source *Source `json:"source,omitempty"`
+}
+
+// Source is where a document was read: its file, and the line of the field (or of the
+// document when the field is not written in it).
+type Source struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
 }

@@ -46,6 +46,9 @@ type Options struct {
 	// ServeDeployingTooLong: a Serve application DEPLOYING this long since it was last deployed
 	// is reported.
 	ServeDeployingTooLong time.Duration
+	// SpecOnly runs only the rules of scope "spec" (doctor -f): what a spec read from a file can
+	// tell, with no pod, node or Event to look at.
+	SpecOnly bool
 }
 
 // DefaultOptions are the thresholds `kubectl ray doctor` uses.

@@ -18,3 +18,9 @@ const (
 	RuleServeHeadHasCPUs     = "serve-head-has-cpus"
 	RuleGCSFTOff             = "gcs-ft-off"
 )
+
+// The rules about a document's text, which only doctor -f's reader sees (pkg/manifest).
+const (
+	RuleManifestUnknownField        = "manifest-unknown-field"
+	RuleManifestStartParamNotString = "manifest-start-param-not-string"
+)

@@ -25,6 +25,7 @@ type Options struct {
 	minSeverity   string
 	watch         bool
 	ray           rayFlags
+	files         fileFlags
 
 	namespace string // "" with -A
 	target    *diagnose.Target
@@ -45,7 +46,11 @@ const example = `  # Check every RayCluster in the current namespace
   kubectl ray doctor -A --ray
 
   # Stay running: print the findings now, then each one that appears or clears
-  kubectl ray doctor -A --watch`
+  kubectl ray doctor -A --watch
+
+  # Check manifests before they are applied: files, directories (-R) or what helm template prints
+  kubectl ray doctor -f ray-cluster.yaml
+  helm template ./chart | kubectl ray doctor -f - --offline -o junit`
 
 // NewCmd returns `kubectl ray doctor`.
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
@@ -89,6 +94,7 @@ installed; 4 forbidden; 5 the named object does not exist.`,
 	o.ray.addFlags(cmd)
 	cmd.Flags().BoolVarP(&o.watch, "watch", "w", false, "Stay running and print findings as they appear and clear, as kubectl get -w (Ctrl-C ends it, exit 0)")
 	o.acc.addFlags(cmd)
+	o.files.addFlags(cmd)
 	addMinSeverity(cmd, o)
 	cmd.AddCommand(newExplainCmd(f))
 	return cmd
@@ -99,7 +105,9 @@ func (o *Options) Complete(_ *cobra.Command, args []string) error {
 	if err := o.acc.load(); err != nil {
 		return err
 	}
-	if !o.allNamespaces {
+	if len(o.files.paths) > 0 {
+		o.namespace = o.filesNamespace()
+	} else if !o.allNamespaces {
 		ns, err := o.f.Namespace()
 		if err != nil {
 			return err
@@ -157,6 +165,9 @@ func (o *Options) Validate() error {
 	if err := o.ray.validate(o.watch); err != nil {
 		return err
 	}
+	if err := o.validateFiles(); err != nil {
+		return err
+	}
 	if _, err := labels.Parse(o.selector); err != nil {
 		return exit.Usagef("bad label selector %q: %v; write it as kubectl does, e.g. -l team=ml,env!=dev", o.selector, err)
 	}
@@ -165,6 +176,9 @@ func (o *Options) Validate() error {
 
 // Run reads the snapshot, diagnoses and prints.
 func (o *Options) Run(cmd *cobra.Command) error {
+	if len(o.files.paths) > 0 {
+		return o.runFiles(cmd)
+	}
 	c, err := o.f.Clients()
 	if err != nil {
 		return err

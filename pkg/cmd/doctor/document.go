@@ -32,6 +32,8 @@ type Document struct {
 	Blind []diagnose.Gap `json:"blind"`
 	// Acceptance is what the accept files did; absent when none was read.
 	Acceptance *accept.Status `json:"acceptance,omitempty"`
+	// Manifests is what doctor -f read; absent without -f.
+	Manifests *Manifests `json:"manifests,omitempty"`
 }
 
 // Metadata says when and over what the report was made.
@@ -57,6 +59,23 @@ type Finding struct {
 	Remedy     string               `json:"remedy"`
 	Evidence   map[string]string    `json:"evidence,omitempty"`
 	Accepted   *diagnose.Acceptance `json:"accepted,omitempty"`
+	// Field and Source say where, in the object and in its file (doctor -f), the finding is.
+	Field  string           `json:"field,omitempty"`
+	Source *diagnose.Source `json:"source,omitempty"`
+}
+
+// Manifests is what doctor -f read: absent without -f.
+type Manifests struct {
+	Files     int            `json:"files"`
+	Documents int            `json:"documents"`
+	Skipped   map[string]int `json:"skipped"`
+	// Errors are the files that could not be read or do not parse, one line each.
+	Errors []string `json:"errors"`
+	// Offline: no cluster was asked (OfflineReason says why); the operator's rules did not run.
+	Offline       bool   `json:"offline"`
+	OfflineReason string `json:"offlineReason,omitempty"`
+	// NotRun are the rules that did not run on the files.
+	NotRun []string `json:"notRun"`
 }
 
 func newDocument(r *diagnose.Report, o *Options) Document {
@@ -76,12 +95,31 @@ func newDocument(r *diagnose.Report, o *Options) Document {
 		d.Blind = []diagnose.Gap{}
 	}
 	for _, f := range r.Findings {
-		wf := Finding{Rule: f.Rule, Severity: f.Severity, RayJob: f.RayJob, RayService: f.RayService, Object: f.Object, Message: f.Message, Remedy: f.Remedy, Evidence: f.Evidence, Accepted: f.Accepted}
+		wf := Finding{Rule: f.Rule, Severity: f.Severity, RayJob: f.RayJob, RayService: f.RayService, Object: f.Object, Message: f.Message, Remedy: f.Remedy, Evidence: f.Evidence, Accepted: f.Accepted,
+			Field: f.Field, Source: f.Source}
 		if f.Cluster.Name != "" {
 			c := f.Cluster
 			wf.Cluster = &c
 		}
 		d.Findings = append(d.Findings, wf)
 	}
+	d.Manifests = o.manifestsSection()
 	return d
+}
+
+// manifestsSection is doctor -f's part of the document, nil without -f.
+func (o *Options) manifestsSection() *Manifests {
+	ff := &o.files
+	if ff.set == nil {
+		return nil
+	}
+	m := &Manifests{Files: ff.set.Files, Documents: len(ff.set.Documents), Skipped: ff.set.Skipped, Errors: []string{},
+		Offline: !ff.online, OfflineReason: ff.offlineWhy, NotRun: notRun(ff.online)}
+	for _, e := range ff.set.Errors {
+		m.Errors = append(m.Errors, e.Error())
+	}
+	if !ff.online {
+		m.OfflineReason = ff.offlineWhy
+	}
+	return m
 }

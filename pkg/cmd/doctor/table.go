@@ -63,6 +63,8 @@ func (o *Options) printTable(w io.Writer, r *diagnose.Report, wide bool) error {
 			printWrapped(w, width, jobTitle(p, j, wide))
 		} else if sv := byService[g]; sv != nil {
 			printWrapped(w, width, serviceTitle(p, sv))
+		} else if title, ok := o.documentTitle(p, byCluster[g]); ok {
+			printWrapped(w, width, title)
 		} else {
 			printWrapped(w, width, groupTitle(p, byCluster[g], r, wide))
 		}
@@ -77,9 +79,15 @@ func (o *Options) printTable(w io.Writer, r *diagnose.Report, wide bool) error {
 			fix := p.Faint("fix: " + f.Remedy)
 			if wide {
 				t.Append(p.Severity(string(f.Severity)), f.Rule, obj, orDash(f.Evidence["node"]), orDash(f.Evidence["age"]), f.Message)
+				if at := where(f); at != "" {
+					t.Append("", "", "", "", "", p.Faint(at))
+				}
 				t.Append("", "", "", "", "", fix)
 			} else {
 				t.Append(p.Severity(string(f.Severity)), f.Rule, obj, f.Message)
+				if at := where(f); at != "" {
+					t.Append("", "", "", p.Faint(at))
+				}
 				t.Append("", "", "", fix)
 			}
 		}
@@ -110,6 +118,9 @@ func (o *Options) printTable(w io.Writer, r *diagnose.Report, wide bool) error {
 	}
 	if len(groups) > 0 {
 		fmt.Fprintln(w)
+	}
+	if o.files.set != nil {
+		return o.printFilesSummary(w, p, width, r)
 	}
 	s := r.Summary()
 	return printWrapped(w, width, fmt.Sprintf("%s checked: %s, %s, %s%s%s.", plural(s.Clusters, "RayCluster"),

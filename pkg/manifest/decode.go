@@ -1,0 +1,162 @@
+package manifest
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	sigsjson "sigs.k8s.io/json"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+)
+
+// Ray's API group: documents of other groups and kinds are skipped, and counted.
+const rayGroup = "ray.io"
+
+// decoded is one Ray document turned into its typed object.
+type decoded struct {
+	doc   *Document
+	obj   any // *rayv1.RayCluster, *rayv1.RayService or *rayv1.RayJob
+	notes []Note
+}
+
+// decode turns n into a typed Ray object, or says it is another kind (ok false, no error).
+func decode(n node) (*decoded, string, error) {
+	api, kind := scalar(n.root, "apiVersion"), scalar(n.root, "kind")
+	if api == "" || kind == "" {
+		return nil, "", &FileError{File: n.file, Line: n.line, Msg: "not a Kubernetes object: apiVersion and kind are required"}
+	}
+	group, _, _ := strings.Cut(api, "/")
+	if !strings.Contains(api, "/") {
+		group = "" // the core group: v1
+	}
+	var obj any
+	switch {
+	case group == rayGroup && kind == "RayCluster":
+		obj = &rayv1.RayCluster{}
+	case group == rayGroup && kind == "RayService":
+		obj = &rayv1.RayService{}
+	case group == rayGroup && kind == "RayJob":
+		obj = &rayv1.RayJob{}
+	default:
+		return nil, kind, nil
+	}
+	meta := child(n.root, "metadata")
+	d := &decoded{doc: &Document{File: n.file, Line: n.line, APIVersion: api, Kind: kind,
+		Name: scalar(meta, "name"), Namespace: scalar(meta, "namespace"), root: n.root}}
+	if d.doc.Name == "" {
+		if scalar(meta, "generateName") != "" {
+			return nil, "", &FileError{File: n.file, Line: n.line, Msg: kind + " has only metadata.generateName: doctor -f needs metadata.name to name it (kubectl create would make one up)"}
+		}
+		return nil, "", &FileError{File: n.file, Line: n.line, Msg: kind + " has no metadata.name"}
+	}
+	var generic map[string]any
+	if err := n.root.Decode(&generic); err != nil {
+		return nil, "", &FileError{File: n.file, Line: n.line, Msg: "cannot decode " + kind + ": " + err.Error()}
+	}
+	d.notes = stringifyStartParams(d.doc, generic)
+	data, err := json.Marshal(generic)
+	if err != nil {
+		return nil, "", &FileError{File: n.file, Line: n.line, Msg: "cannot decode " + kind + ": " + err.Error()}
+	}
+	strict, err := sigsjson.UnmarshalStrict(data, obj)
+	if err != nil {
+		return nil, "", &FileError{File: n.file, Line: n.line, Msg: kind + " " + d.doc.Name + " does not decode: " + strings.TrimPrefix(err.Error(), "json: ")}
+	}
+	for _, e := range strict {
+		d.notes = append(d.notes, unknownField(d.doc, e.Error()))
+	}
+	d.obj = obj
+	return d, "", nil
+}
+
+// startParamPaths are where rayStartParams sit in each kind: the head's and every worker
+// group's, under the kind's cluster spec.
+var clusterSpecPath = map[string]string{"RayCluster": "spec", "RayService": "spec.rayClusterConfig", "RayJob": "spec.rayClusterSpec"}
+
+// stringifyStartParams turns rayStartParams values that are not strings into strings, so that
+// the document still decodes, and notes each: the CRD declares them strings, and the API server
+// refuses a number or a boolean there (KubeRay's docs: every value is a string, "num-cpus": "0").
+func stringifyStartParams(doc *Document, obj map[string]any) []Note {
+	spec := lookupMap(obj, clusterSpecPath[doc.Kind])
+	if spec == nil {
+		return nil
+	}
+	prefix := clusterSpecPath[doc.Kind]
+	var notes []Note
+	fix := func(params map[string]any, at string) {
+		keys := make([]string, 0, len(params))
+		for k := range params {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			v := params[k]
+			if _, ok := v.(string); ok || v == nil {
+				continue
+			}
+			s := fmt.Sprint(v)
+			params[k] = s
+			shown := s
+			if diagnose.IsSecretName(k) {
+				shown = "<redacted>"
+			}
+			notes = append(notes, Note{Doc: doc, Rule: RuleStartParamNotString, Field: at + "." + k,
+				Message: fmt.Sprintf("rayStartParams %s is %s, %s, not a string: the API server refuses the %s (the CRD declares every value a string)", k, yamlType(v), shown, doc.Kind),
+				Remedy:  fmt.Sprintf("quote it: %s: %q", k, shown)})
+		}
+	}
+	if head, ok := spec["headGroupSpec"].(map[string]any); ok {
+		if p, ok := head["rayStartParams"].(map[string]any); ok {
+			fix(p, prefix+".headGroupSpec.rayStartParams")
+		}
+	}
+	if groups, ok := spec["workerGroupSpecs"].([]any); ok {
+		for i, g := range groups {
+			if gm, ok := g.(map[string]any); ok {
+				if p, ok := gm["rayStartParams"].(map[string]any); ok {
+					fix(p, fmt.Sprintf("%s.workerGroupSpecs[%d].rayStartParams", prefix, i))
+				}
+			}
+		}
+	}
+	return notes
+}
+
+// yamlType names a decoded scalar's type as YAML does.
+func yamlType(v any) string {
+	switch v.(type) {
+	case bool:
+		return "a boolean"
+	case int, int64, uint64, float64:
+		return "a number"
+	}
+	return "a " + fmt.Sprintf("%T", v)
+}
+
+// unknownField notes a field the Ray kind does not have: the API server drops it (or refuses it
+// with kubectl's strict field validation), so what it was meant to set is not set.
+func unknownField(doc *Document, msg string) Note {
+	field := msg
+	if _, rest, ok := strings.Cut(msg, `unknown field "`); ok {
+		field, _, _ = strings.Cut(rest, `"`)
+	}
+	return Note{Doc: doc, Rule: RuleUnknownField, Field: field,
+		Message: fmt.Sprintf("%s has no field %s: the API server drops it (kubectl apply warns, or refuses with --validate=strict), so it sets nothing", doc.Kind, field),
+		Remedy:  "check the spelling and the indentation against the " + doc.Kind + " CRD of the operator version you run (kubectl explain " + strings.ToLower(doc.Kind) + ".spec)"}
+}
+
+// lookupMap follows a dotted path of mapping keys in obj.
+func lookupMap(obj map[string]any, path string) map[string]any {
+	cur := obj
+	for _, k := range strings.Split(path, ".") {
+		next, ok := cur[k].(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = next
+	}
+	return cur
+}

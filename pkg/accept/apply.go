@@ -2,6 +2,7 @@ package accept
 
 import (
 	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
@@ -26,8 +27,10 @@ type EntryRef struct {
 	RayJob   string   `json:"rayJob,omitempty"`
 	// RayService is the entry's rayService: glob, for the rules about a RayService itself.
 	RayService string `json:"rayService,omitempty"`
-	Reason     string `json:"reason"`
-	Expires    string `json:"expires"`
+	// Manifest is the entry's file: glob, for doctor -f's findings.
+	Manifest string `json:"manifest,omitempty"`
+	Reason   string `json:"reason"`
+	Expires  string `json:"expires"`
 }
 
 // Status is what the accept files did in one run.
@@ -42,7 +45,7 @@ type Status struct {
 
 func ref(e *Entry) EntryRef {
 	return EntryRef{File: e.Pos.File, Line: e.Pos.Line, Rules: e.Rules, Cluster: e.Cluster, Operator: e.Operator,
-		RayJob: e.RayJob, RayService: e.RayService, Reason: e.Reason, Expires: e.ExpiresText}
+		RayJob: e.RayJob, RayService: e.RayService, Manifest: e.File, Reason: e.Reason, Expires: e.ExpiresText}
 }
 
 // Apply marks the findings of r that a live entry of s accepts (the first such entry, in file
@@ -87,6 +90,12 @@ func Apply(r *diagnose.Report, s *Set, sc Scope) Status {
 	return st
 }
 
+// matchFile matches a file as doctor -f named it against a file: glob.
+func matchFile(glob, file string) bool {
+	ok, _ := path.Match(glob, path.Clean(filepath.ToSlash(file)))
+	return ok
+}
+
 // Matches reports whether e is about f: one of its rules, and its glob matches f's cluster (or,
 // for operator rules, which have no cluster, the operator Deployment the finding names; for
 // rayjob-* rules, the RayJob).
@@ -101,6 +110,8 @@ func (e *Entry) Matches(f *diagnose.Finding) bool {
 		return f.RayJob != nil && matchGlob(e.RayJob, f.RayJob.Namespace, f.RayJob.Name)
 	case e.RayService != "":
 		return f.RayService != nil && matchGlob(e.RayService, f.RayService.Namespace, f.RayService.Name)
+	case e.File != "":
+		return f.Source != nil && matchFile(e.File, f.Source.File)
 	}
 	return f.RayJob == nil && f.RayService == nil && f.Cluster.Name != "" && matchGlob(e.Cluster, f.Cluster.Namespace, f.Cluster.Name)
 }
@@ -117,6 +128,15 @@ func couldMatch(e *Entry, r *diagnose.Report, sc Scope, blind map[string]bool) b
 	}
 	if !ran || e.Operator != "" {
 		return ran
+	}
+	if e.File != "" {
+		// Stale only when doctor -f read a file of the glob: a live run reads no file.
+		for _, f := range r.Findings {
+			if f.Source != nil && matchFile(e.File, f.Source.File) {
+				return true
+			}
+		}
+		return false
 	}
 	_, glob := e.Pattern()
 	if sc.Narrowed {

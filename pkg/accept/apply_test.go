@@ -207,3 +207,35 @@ func TestApplyRayServices(t *testing.T) {
 		t.Errorf("accepted %q, health %s; want the rayService: entry's, healthy", got, r.RayServices[0].Health)
 	}
 }
+
+// A file: entry accepts doctor -f's findings about the files of its glob, and is stale only in a
+// run that read such a file.
+func TestApplyFiles(t *testing.T) {
+	set, err := Parse("a.yaml", []byte(`apiVersion: kubectl-ray.io/v1alpha1
+kind: AcceptedFindings
+accept:
+- {rules: [manifest-unknown-field], file: "manifests/ray-*.yaml", reason: upstream chart, expires: 2025-12-31}
+- {rules: [manifest-start-param-not-string], file: "other/*.yaml", reason: not read here, expires: 2025-12-31}
+- {rules: [manifest-start-param-not-string], file: "manifests/*.yaml", reason: fixed soon, expires: 2025-12-31}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := func(file string) *diagnose.Source { return &diagnose.Source{File: file, Line: 3} }
+	r := &diagnose.Report{Now: day, Findings: []diagnose.Finding{
+		{Rule: "manifest-unknown-field", Severity: diagnose.SeverityWarning, Cluster: diagnose.Ref{Namespace: "ml", Name: "a"}, Source: src("./manifests/ray-a.yaml")},
+		{Rule: "manifest-unknown-field", Severity: diagnose.SeverityWarning, Cluster: diagnose.Ref{Namespace: "ml", Name: "b"}, Source: src("manifests/sub/ray-b.yaml")},
+		{Rule: "manifest-unknown-field", Severity: diagnose.SeverityWarning, Cluster: diagnose.Ref{Namespace: "ml", Name: "live"}},
+	}}
+	st := Apply(r, set, Scope{})
+	if got := accepted(r); strings.Join(got, ";") != "manifest-unknown-field a a.yaml:4" {
+		t.Errorf("accepted %q: want only ray-a.yaml's (a glob never crosses a slash, a live finding has no file)", got)
+	}
+	if got := refs(st.Stale); len(got) != 1 || got[0] != 6 {
+		t.Errorf("stale %v: want line 6 (its files were read), not line 5 (none of other/ was)", got)
+	}
+	if _, err := Parse("b.yaml", []byte("apiVersion: kubectl-ray.io/v1alpha1\nkind: AcceptedFindings\naccept:\n- {rules: [head-crashloop], file: x.yaml, reason: r, expires: 2025-12-31}\n")); err == nil ||
+		!strings.Contains(err.Error(), "b.yaml:4: rule head-crashloop is not about a spec") {
+		t.Errorf("a file: entry with a live-state rule: %v", err)
+	}
+}

@@ -38,7 +38,10 @@ type Entry struct {
 	// RayService is a "namespace/name" glob of RayServices, for the rules about a RayService
 	// itself (rayservice-no-cluster); "" in other entries.
 	RayService string
-	Reason     string
+	// File is a path glob of the files doctor -f read, for the rules about a spec; "" in
+	// other entries.
+	File   string
+	Reason string
 	// Expires is the first instant the entry no longer accepts: 00:00 UTC of a date, or an RFC 3339 time.
 	Expires     time.Time
 	ExpiresText string
@@ -57,6 +60,8 @@ func (e *Entry) Pattern() (kind, glob string) {
 		return "rayJob", e.RayJob
 	case e.RayService != "":
 		return "rayService", e.RayService
+	case e.File != "":
+		return "file", e.File
 	}
 	return "cluster", e.Cluster
 }

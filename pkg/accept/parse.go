@@ -129,7 +129,7 @@ func (p *parser) entry(n *yaml.Node) (Entry, error) {
 	if n.Kind != yaml.MappingNode {
 		return e, p.errorf(n, "an entry is a mapping with rules, cluster or operator, reason and expires, %s", exampleEntry)
 	}
-	f, err := p.fields(n, " in an accept entry", "rules", "cluster", "operator", "rayJob", "rayService", "reason", "expires")
+	f, err := p.fields(n, " in an accept entry", "rules", "cluster", "operator", "rayJob", "rayService", "file", "reason", "expires")
 	if err != nil {
 		return e, err
 	}
@@ -137,10 +137,14 @@ func (p *parser) entry(n *yaml.Node) (Entry, error) {
 	if rules == nil || rules.Kind != yaml.SequenceNode || len(rules.Content) == 0 {
 		return e, p.errorf(orNode(rules, n), "an entry needs rules, a list of rule IDs (docs/rules.md), %s", exampleEntry)
 	}
-	if set := nonNil(f["cluster"], f["operator"], f["rayJob"], f["rayService"]); len(set) > 1 {
-		return e, p.errorf(set[1], "an entry matches a cluster, the operator, a RayJob or a RayService, only one of them; split it in several entries")
+	if set := nonNil(f["cluster"], f["operator"], f["rayJob"], f["rayService"], f["file"]); len(set) > 1 {
+		return e, p.errorf(set[1], "an entry matches a cluster, the operator, a RayJob, a RayService or a file, only one of them; split it in several entries")
 	}
 	switch {
+	case f["file"] != nil:
+		if e.File, err = p.fileGlob(f["file"]); err != nil {
+			return e, err
+		}
 	case f["rayService"] != nil:
 		if e.RayService, err = p.glob(f["rayService"], "rayService", "serve/web-*"); err != nil {
 			return e, err
@@ -158,7 +162,7 @@ func (p *parser) entry(n *yaml.Node) (Entry, error) {
 			return e, err
 		}
 	default:
-		return e, p.errorf(n, "an entry needs cluster: NAMESPACE/NAME (globs allowed, e.g. ml/train-*), operator: NAMESPACE/NAME, rayJob: NAMESPACE/NAME or rayService: NAMESPACE/NAME")
+		return e, p.errorf(n, "an entry needs cluster: NAMESPACE/NAME (globs allowed, e.g. ml/train-*), operator: NAMESPACE/NAME, rayJob: NAMESPACE/NAME, rayService: NAMESPACE/NAME or file: PATH (doctor -f)")
 	}
 	for _, r := range rules.Content {
 		info, ok := catalogRule(r.Value)
@@ -166,6 +170,13 @@ func (p *parser) entry(n *yaml.Node) (Entry, error) {
 			return e, p.errorf(r, "unknown rule %q; rule IDs are listed in docs/rules.md (e.g. head-crashloop)", r.Value)
 		}
 		kind, _ := e.Pattern()
+		if kind == "file" {
+			if info.Scope != "spec" && info.Scope != "manifest" {
+				return e, p.errorf(r, "rule %s is not about a spec: a file: entry accepts the rules doctor -f runs (docs/rules.md, scopes spec and manifest)", r.Value)
+			}
+			e.Rules = append(e.Rules, r.Value)
+			continue
+		}
 		switch want := scopeKey(info.Scope); {
 		case want != kind && want == "operator":
 			return e, p.errorf(r, "rule %s is about the KubeRay operator: match it with operator: NAMESPACE/NAME, not %s", r.Value, kind)
@@ -215,6 +226,19 @@ func nonNil(ns ...*yaml.Node) []*yaml.Node {
 		}
 	}
 	return out
+}
+
+// fileGlob checks a file: pattern, a path as doctor -f was given it (globs: * ? [a-z], never
+// across a slash).
+func (p *parser) fileGlob(n *yaml.Node) (string, error) {
+	v := n.Value
+	if n.Kind != yaml.ScalarNode || v == "" {
+		return "", p.errorf(n, "file is a path as given to doctor -f; write e.g. file: manifests/ray-*.yaml")
+	}
+	if _, err := path.Match(v, ""); errors.Is(err, path.ErrBadPattern) {
+		return "", p.errorf(n, "file %q is not a valid glob (unclosed [ or a trailing \\); e.g. file: manifests/ray-*.yaml", v)
+	}
+	return path.Clean(v), nil
 }
 
 // glob checks a "namespace/name" pattern: both parts present, valid path.Match syntax.

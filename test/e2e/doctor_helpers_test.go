@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -111,15 +113,32 @@ func (h *H) doctorJSON(args ...string) (drDoc, Result) {
 }
 
 // rules lists the findings about cluster as "rule kind/name", sorted; cluster "" selects the
-// cluster-independent (operator) findings.
+// cluster-independent (operator) findings. The rules about the spec (scope "spec") are left out:
+// they judge how a cluster was written, not what happened to it, and fire on most samples;
+// specRules lists them, and their own tests hold them.
 func (d drDoc) rules(cluster string) []string {
 	var out []string
 	for _, f := range d.Findings {
+		if info, _ := diagnose.RuleOf(f.Rule); info.Scope == "spec" {
+			continue
+		}
 		name := ""
 		if f.Cluster != nil {
 			name = f.Cluster.Name
 		}
 		if name == cluster {
+			out = append(out, f.Rule+" "+strings.ToLower(f.Object.Kind)+"/"+f.Object.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// specRules lists the findings of the rules about the spec about cluster, as rules does.
+func (d drDoc) specRules(cluster string) []string {
+	var out []string
+	for _, f := range d.Findings {
+		if info, _ := diagnose.RuleOf(f.Rule); info.Scope == "spec" && f.Cluster != nil && f.Cluster.Name == cluster {
 			out = append(out, f.Rule+" "+strings.ToLower(f.Object.Kind)+"/"+f.Object.Name)
 		}
 	}

@@ -61,7 +61,6 @@ func (d manifestDoc) has(rule string) (string, bool) {
 	return "", false
 }
 
-
 // unquoted is a RayService as KubeRay's docs advise for Serve (head num-cpus 0), written unquoted:
 // a number where the CRD wants a string.
 const unquoted = `apiVersion: v1

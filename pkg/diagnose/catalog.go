@@ -56,7 +56,7 @@ var Catalog = []RuleInfo{
 	{RuleSpecInvalid, SeverityError, "cluster", "events", "the operator refuses a RayCluster's spec and reconciles nothing of it", "spec-invalid-error"},
 	// A document's text (doctor -f): the manifest reader fires these, with fixtures in
 	// pkg/manifest/testdata/rules.
-	{RuleManifestUnknownField, SeverityWarning, "manifest", "", "a document sets a field its kind does not have, which the API server drops", "manifest-unknown-field-warning"},
+	{RuleManifestUnknownField, SeverityInfo, "manifest", "", "a document sets a field this doctor's KubeRay API does not have: a typo, or a newer operator's field", "manifest-unknown-field-info"},
 	{RuleManifestStartParamNotString, SeverityError, "manifest", "", "a rayStartParams value is not a string, so the API server refuses the object", "manifest-start-param-not-string-error"},
 	{RuleRayServiceNoCluster, SeverityError, "rayservice-object", "", "a RayService has no RayCluster: the API server or the operator refuses it", "rayservice-no-cluster-error"},
 	{RuleRayJobFailed, SeverityError, "rayjob", "rayjobs", "a RayJob failed: its submission, its Ray job, a deadline or its spec", "rayjob-failed-error"},

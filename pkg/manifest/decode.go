@@ -12,6 +12,11 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 )
 
+// APITypesVersion is the KubeRay release whose API types the reader decodes into (go.mod's
+// ray-operator module): a field a newer release added is unknown to it, so an unknown field is
+// information, not a warning.
+const APITypesVersion = "v1.5.0"
+
 // Ray's API group: documents of other groups and kinds are skipped, and counted.
 const rayGroup = "ray.io"
 
@@ -47,10 +52,12 @@ func decode(n node) (*decoded, string, error) {
 	d := &decoded{doc: &Document{File: n.file, Line: n.line, APIVersion: api, Kind: kind,
 		Name: scalar(meta, "name"), Namespace: scalar(meta, "namespace"), root: n.root}}
 	if d.doc.Name == "" {
-		if scalar(meta, "generateName") != "" {
-			return nil, "", &FileError{File: n.file, Line: n.line, Msg: kind + " has only metadata.generateName: doctor -f needs metadata.name to name it (kubectl create would make one up)"}
-		}
-		return nil, "", &FileError{File: n.file, Line: n.line, Msg: kind + " has no metadata.name"}
+		// kubectl create makes the name up (KubeRay's Kueue samples are written so): the
+		// findings name it by its prefix.
+		d.doc.Name = scalar(meta, "generateName")
+	}
+	if d.doc.Name == "" {
+		return nil, "", &FileError{File: n.file, Line: n.line, Msg: kind + " has no metadata.name (nor generateName)"}
 	}
 	var generic map[string]any
 	if err := n.root.Decode(&generic); err != nil {
@@ -68,6 +75,7 @@ func decode(n node) (*decoded, string, error) {
 	for _, e := range strict {
 		d.notes = append(d.notes, unknownField(d.doc, e.Error()))
 	}
+	setName(obj, d.doc.Name)
 	d.obj = obj
 	return d, "", nil
 }
@@ -144,7 +152,7 @@ func unknownField(doc *Document, msg string) Note {
 		field, _, _ = strings.Cut(rest, `"`)
 	}
 	return Note{Doc: doc, Rule: RuleUnknownField, Field: field,
-		Message: fmt.Sprintf("%s has no field %s: the API server drops it (kubectl apply warns, or refuses with --validate=strict), so it sets nothing", doc.Kind, field),
+		Message: fmt.Sprintf("%s has no field %s in KubeRay %s's API, the newest this doctor reads: a typo sets nothing (the API server drops a field its CRD does not have), a newer operator's field is fine", doc.Kind, field, APITypesVersion),
 		Remedy:  "check the spelling and the indentation against the " + doc.Kind + " CRD of the operator version you run (kubectl explain " + strings.ToLower(doc.Kind) + ".spec)"}
 }
 
@@ -159,4 +167,16 @@ func lookupMap(obj map[string]any, path string) map[string]any {
 		cur = next
 	}
 	return cur
+}
+
+// setName names an object whose document has only a generateName.
+func setName(obj any, name string) {
+	switch o := obj.(type) {
+	case *rayv1.RayCluster:
+		o.Name = name
+	case *rayv1.RayService:
+		o.Name = name
+	case *rayv1.RayJob:
+		o.Name = name
+	}
 }

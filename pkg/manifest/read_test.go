@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -144,5 +145,16 @@ func TestLineOfAField(t *testing.T) {
 		if got := raw.lineOf(field); got != want {
 			t.Errorf("lineOf(%q) = %d, want %d", field, got, want)
 		}
+	}
+}
+
+// The version unknown-field findings name is the one go.mod builds with.
+func TestAPITypesVersionIsGoMods(t *testing.T) {
+	data, err := os.ReadFile("../../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "github.com/ray-project/kuberay/ray-operator "+APITypesVersion+"\n") {
+		t.Errorf("go.mod does not require ray-operator %s: update APITypesVersion", APITypesVersion)
 	}
 }

@@ -93,7 +93,7 @@ type Target = ray.Target
 type clusterRule func(*index, *clusterView) []Finding
 
 // clusterRules run on every RayCluster, in this order.
-var clusterRules = []clusterRule{headPodRules, headCountRules, statusStale, nodePressure, workersNotReady, serveRules,
+var clusterRules = []clusterRule{specRules, headPodRules, headCountRules, statusStale, nodePressure, workersNotReady, serveRules,
 	headRestartDisabled, workerInitFailing, headRecreateLoop, workersStale,
 	upgradeStuck, serveNoEndpoints, gcsFTFinalizerStuck, workerFailed, workerImagePull, workerPending, workerCrashLoop, workersMissing, specInvalid, rayViewRules}
 
@@ -108,14 +108,20 @@ func DiagnoseTarget(s *Snapshot, opts Options, t *Target) Report {
 	ix := newIndex(s, opts.withDefaults())
 	// Blind is copied: redaction must not write into the caller's snapshot.
 	r := Report{Now: s.Now, Operators: ix.operators, Blind: append([]Gap(nil), s.Blind...), Clusters: []ClusterReport{}}
-	r.Findings = operatorRules(ix)
+	rules := clusterRules
+	if opts.SpecOnly {
+		// What a spec alone tells: no operator, no pods, no RayJob or RayService status.
+		rules = []clusterRule{specRules}
+	} else {
+		r.Findings = operatorRules(ix)
+	}
 	byCluster := map[*clusterView][]Finding{}
 	for _, c := range ix.clusters {
 		if t != nil && !c.matches(*t) {
 			continue
 		}
 		var fs []Finding
-		for _, rule := range clusterRules {
+		for _, rule := range rules {
 			fs = append(fs, rule(ix, c)...)
 		}
 		byCluster[c] = fs
@@ -125,11 +131,17 @@ func DiagnoseTarget(s *Snapshot, opts Options, t *Target) Report {
 		r.Clusters = append(r.Clusters, cr)
 	}
 	for _, j := range ix.jobViews() {
-		if !j.checked(s, t) {
+		if opts.SpecOnly || !j.checked(s, t) {
 			continue
 		}
 		if j.cluster != nil {
-			j.findings = byCluster[j.cluster]
+			// What holds the cluster: an info finding (a risk, such as head-evictable-first)
+			// holds nothing, and counts for no health.
+			for _, f := range byCluster[j.cluster] {
+				if f.Severity != SeverityInfo {
+					j.findings = append(j.findings, f)
+				}
+			}
 		}
 		var fs []Finding
 		for _, rule := range jobRules {
@@ -139,7 +151,7 @@ func DiagnoseTarget(s *Snapshot, opts Options, t *Target) Report {
 		r.RayJobs = append(r.RayJobs, j.report(fs))
 	}
 	for _, v := range ix.serviceViews() {
-		if !v.checked(s, t) {
+		if opts.SpecOnly || !v.checked(s, t) {
 			continue
 		}
 		var fs []Finding

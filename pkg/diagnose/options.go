@@ -46,6 +46,9 @@ type Options struct {
 	// ServeDeployingTooLong: a Serve application DEPLOYING this long since it was last deployed
 	// is reported.
 	ServeDeployingTooLong time.Duration
+	// SpecOnly runs only the rules of scope "spec" (what a spec alone tells: doctor -f offline),
+	// no operator rule and no rule about live state.
+	SpecOnly bool
 }
 
 // DefaultOptions are the thresholds `kubectl ray doctor` uses.

@@ -118,9 +118,8 @@ func internMeta(m *metav1.ObjectMeta) {
 	}
 }
 
-// TrimCluster drops a RayCluster's pod templates but each group's Ray container's resources
-// (rules read the groups' start parameters and resources, nothing else of a template) and its
-// annotations but the ones rules read; the secret values of what goes go into secrets.
+// TrimCluster drops of a RayCluster's pod templates all but what the rules read (specTemplate)
+// and its annotations but the ones rules read; the secret values of what goes go into secrets.
 func TrimCluster(rc *rayv1.RayCluster, secrets Secrets) {
 	secrets.AddClusterSpec(&rc.Spec)
 	meta := trimMeta(&rc.ObjectMeta)
@@ -133,20 +132,38 @@ func TrimCluster(rc *rayv1.RayCluster, secrets Secrets) {
 		}
 	}
 	rc.ObjectMeta = meta
-	rc.Spec.HeadGroupSpec.Template = rayResourcesOnly(&rc.Spec.HeadGroupSpec.Template)
+	rc.Spec.HeadGroupSpec.Template = specTemplate(&rc.Spec.HeadGroupSpec.Template)
 	for i := range rc.Spec.WorkerGroupSpecs {
-		rc.Spec.WorkerGroupSpecs[i].Template = rayResourcesOnly(&rc.Spec.WorkerGroupSpecs[i].Template)
+		rc.Spec.WorkerGroupSpecs[i].Template = specTemplate(&rc.Spec.WorkerGroupSpecs[i].Template)
 	}
 }
 
-// rayResourcesOnly keeps of a group's pod template its Ray container's name and resources, from
-// which Ray's view judges what the group can run (ray-demand-infeasible).
-func rayResourcesOnly(t *corev1.PodTemplateSpec) corev1.PodTemplateSpec {
-	if len(t.Spec.Containers) == 0 || len(t.Spec.Containers[0].Resources.Limits)+len(t.Spec.Containers[0].Resources.Requests) == 0 {
-		return corev1.PodTemplateSpec{}
+// specTemplate keeps of a group's pod template what the rules read: each container's and init
+// container's name, image and resources (Ray's view judges what a group can run from them,
+// ray-demand-infeasible; the spec rules rank the head for eviction, find the Ray container), the
+// pod's resources, its priority class and the cluster autoscaler's safe-to-evict annotation.
+// Commands, env and volumes go.
+func specTemplate(t *corev1.PodTemplateSpec) corev1.PodTemplateSpec {
+	keep := func(cs []corev1.Container) []corev1.Container {
+		if len(cs) == 0 {
+			return nil
+		}
+		out := make([]corev1.Container, len(cs))
+		for i, c := range cs {
+			out[i] = corev1.Container{Name: intern(c.Name), Image: intern(c.Image), Resources: c.Resources, RestartPolicy: c.RestartPolicy}
+		}
+		return out
 	}
-	c := t.Spec.Containers[0]
-	return corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: c.Name, Resources: c.Resources}}}}
+	out := corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+		Containers:        keep(t.Spec.Containers),
+		InitContainers:    keep(t.Spec.InitContainers),
+		Resources:         t.Spec.Resources,
+		PriorityClassName: intern(t.Spec.PriorityClassName),
+	}}
+	if v, ok := t.Annotations[AnnotationSafeToEvict]; ok {
+		out.Annotations = map[string]string{AnnotationSafeToEvict: v}
+	}
+	return out
 }
 
 // trimMeta drops annotations (kubectl's last-applied-configuration alone can be larger than the

@@ -54,10 +54,14 @@ func TestTrimKeepsSecretsForTheRedactor(t *testing.T) {
 		}
 	}
 	for _, rc := range slim.Clusters {
-		// Of a group's template only the Ray container's name and resources stay.
-		cs := rc.Spec.HeadGroupSpec.Template.Spec.Containers
-		if len(cs) > 1 || len(cs) == 1 && (cs[0].Image != "" || len(cs[0].Env) != 0 || len(cs[0].Args) != 0 || len(cs[0].Command) != 0) {
-			t.Fatalf("cluster %s keeps its head template after TrimCluster", rc.Name)
+		// Of a group's template only the containers' names, images and resources stay.
+		for _, c := range rc.Spec.HeadGroupSpec.Template.Spec.Containers {
+			if len(c.Env) != 0 || len(c.EnvFrom) != 0 || len(c.Args) != 0 || len(c.Command) != 0 || len(c.VolumeMounts) != 0 {
+				t.Fatalf("cluster %s keeps its head template after TrimCluster", rc.Name)
+			}
+		}
+		if len(rc.Spec.HeadGroupSpec.Template.Spec.Volumes) != 0 {
+			t.Fatalf("cluster %s keeps its head volumes after TrimCluster", rc.Name)
 		}
 	}
 	raw, err := os.ReadFile(filepath.Join("testdata", "secrets.yaml"))

@@ -69,7 +69,7 @@ func writeJUnit(w io.Writer, r *diagnose.Report, threshold diagnose.Severity) er
 				tc.Skipped = &junit.Skipped{Message: strings.Join(accepted, "; ")}
 			case rule.Needs != "" && blind[rule.Needs] != "":
 				tc.Skipped = &junit.Skipped{Message: "could not see " + rule.Needs + ": " + blind[rule.Needs]}
-			case rule.Scope == "rayservice" && !rayService:
+			case (rule.Scope == "rayservice" || diagnose.RayServiceSpecRule(rule.ID)) && !rayService:
 				tc.Skipped = &junit.Skipped{Message: "applies to clusters of a RayService"}
 			case rule.Scope == "ray" && rule.ID != diagnose.RuleRayDashboardUnreachable && !rayView.Read:
 				tc.Skipped = &junit.Skipped{Message: "Ray's view was not read: " + rayView.Unreachable}
@@ -82,7 +82,7 @@ func writeJUnit(w io.Writer, r *diagnose.Report, threshold diagnose.Severity) er
 	suite("kuberay-operator", []string{"operator"}, byCluster["/"], false, nil)
 	for _, c := range r.Clusters {
 		k := c.Namespace + "/" + c.Name
-		scopes := []string{"cluster", "rayservice"}
+		scopes := []string{"spec", "cluster", "rayservice"}
 		if c.Ray != nil {
 			// Ray's rules are testcases only where Ray was asked: a pass means Ray was read.
 			scopes = append(scopes, "ray")

@@ -65,6 +65,10 @@ var Catalog = []RuleInfo{
 	{RuleMemoryRequestNotLimit, SeverityInfo, "spec", "", "a Ray container requests memory unequal to its limit, the memory KubeRay tells Ray", "memory-request-not-limit-info"},
 	{RuleRayContainerNotFirst, SeverityWarning, "spec", "", "a group's first container is not its Ray container, and KubeRay runs Ray in the first", "ray-container-not-first-warning"},
 	{RuleRayResourcesBuiltin, SeverityError, "spec", "", "rayStartParams.resources names CPU, GPU or memory, which ray start refuses", "ray-resources-builtin-error"},
+	{RuleImageRayVersion, SeverityInfo, "spec", "", "a group's Ray image names another Ray version than spec.rayVersion", "image-ray-version-info"},
+	{RuleServeHeadNotExcluded, SeverityInfo, "spec", "", "a RayService does not set excludeHeadPodFromServeSvc, so its head takes Serve traffic", "serve-head-not-excluded-info"},
+	{RuleServeConfigInvalid, SeverityError, "spec", "", "a RayService's serveConfigV2 is not YAML", "serve-config-invalid-error"},
+	{RuleServeConfigCamelCase, SeverityWarning, "spec", "", "a RayService's serveConfigV2 names Serve fields in camelCase where Serve reads snake_case", "serve-config-camelcase-warning"},
 	// Ray's own view (doctor --ray): these run only on clusters whose dashboard was asked.
 	{RuleRayDashboardUnreachable, SeverityWarning, "ray", "", "doctor --ray could not read a head's dashboard, so nothing is known of Ray's health", "ray-dashboard-unreachable-warning"},
 	{RuleRayGCSUnhealthy, SeverityError, "ray", "", "Ray's GCS health check fails while the head pod may be Running", "ray-gcs-unhealthy-error"},

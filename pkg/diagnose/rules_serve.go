@@ -28,7 +28,11 @@ func serveRules(ix *index, c *clusterView) []Finding {
 // RayServiceSpecRule says whether rule is a spec rule that only applies to clusters a RayService
 // owns (junit skips it on the others).
 func RayServiceSpecRule(rule string) bool {
-	return rule == RuleServeHeadHasCPUs || rule == RuleGCSFTOff
+	switch rule {
+	case RuleServeHeadHasCPUs, RuleGCSFTOff, RuleServeHeadNotExcluded, RuleServeConfigInvalid, RuleServeConfigCamelCase:
+		return true
+	}
+	return false
 }
 
 // serveSpecRules are the same causes read from the spec alone (scope "spec"): what the head

@@ -13,11 +13,13 @@ import (
 // specRules read only the spec of a RayCluster and of the RayService or RayJob that owns it
 // (scope "spec"): the same on a live cluster and on a manifest read from a file (doctor -f,
 // Options.SpecOnly). Their findings carry Field, the path of what they are about.
-func specRules(_ *index, c *clusterView) []Finding {
+func specRules(ix *index, c *clusterView) []Finding {
 	var out []Finding
 	out = append(out, serveSpecRules(c)...)
+	out = append(out, rayServiceSpecRules(ix, c)...)
 	out = append(out, headEvictableFirst(c)...)
 	out = append(out, rayContainerRules(c)...)
+	out = append(out, imageRayVersionRules(c)...)
 	return out
 }
 

@@ -48,6 +48,10 @@ func TestSpecFields(t *testing.T) {
 		{"ray-resources-builtin", RuleRayResourcesBuiltin, "spec.workerGroupSpecs[0].rayStartParams.resources"},
 		{"serve-head-has-cpus", RuleServeHeadHasCPUs, "spec.headGroupSpec.rayStartParams.num-cpus"},
 		{"gcs-ft-off", RuleGCSFTOff, "spec.gcsFaultToleranceOptions"},
+		{"image-ray-version", RuleImageRayVersion, "spec.workerGroupSpecs[0].template.spec.containers[0].image"},
+		{"serve-head-not-excluded", RuleServeHeadNotExcluded, "spec.excludeHeadPodFromServeSvc"},
+		{"serve-config-invalid", RuleServeConfigInvalid, "spec.serveConfigV2"},
+		{"serve-config-camelcase", RuleServeConfigCamelCase, "spec.serveConfigV2"},
 	} {
 		f := loadFixture(t, c.fixture)
 		var fields []string
@@ -60,4 +64,14 @@ func TestSpecFields(t *testing.T) {
 			t.Errorf("%s: %s fields %q, want [%q]", c.fixture, c.rule, fields, c.field)
 		}
 	}
+}
+
+// The camelCase keys are named with their paths in the config; the user's own keys are not.
+func TestServeConfigCamelCaseNamesKeys(t *testing.T) {
+	checkDetails(t, []detailCase{
+		{"serve-config-camelcase", RuleServeConfigCamelCase, "RayService ml/svc",
+			[]string{"applications[0].routePrefix (Ray Serve reads route_prefix)", "applications[0].deployments[0].numReplicas (Ray Serve reads num_replicas)"},
+			map[string]string{"fields": "2"}},
+		{"serve-config-invalid", RuleServeConfigInvalid, "RayService ml/svc", []string{"serveConfigV2 is not YAML"}, nil},
+	})
 }

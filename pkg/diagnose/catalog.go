@@ -69,6 +69,7 @@ var Catalog = []RuleInfo{
 	{RuleServeHeadNotExcluded, SeverityInfo, "spec", "", "a RayService does not set excludeHeadPodFromServeSvc, so its head takes Serve traffic", "serve-head-not-excluded-info"},
 	{RuleServeConfigInvalid, SeverityError, "spec", "", "a RayService's serveConfigV2 is not YAML", "serve-config-invalid-error"},
 	{RuleServeConfigCamelCase, SeverityWarning, "spec", "", "a RayService's serveConfigV2 names Serve fields in camelCase where Serve reads snake_case", "serve-config-camelcase-warning"},
+	{RuleGCSReconnectTimeout, SeverityWarning, "spec", "", "with GCS fault tolerance, workers give up on a lost GCS no later than the head", "gcs-reconnect-timeout-warning"},
 	// Ray's own view (doctor --ray): these run only on clusters whose dashboard was asked.
 	{RuleRayDashboardUnreachable, SeverityWarning, "ray", "", "doctor --ray could not read a head's dashboard, so nothing is known of Ray's health", "ray-dashboard-unreachable-warning"},
 	{RuleRayGCSUnhealthy, SeverityError, "ray", "", "Ray's GCS health check fails while the head pod may be Running", "ray-gcs-unhealthy-error"},

@@ -20,6 +20,7 @@ func specRules(ix *index, c *clusterView) []Finding {
 	out = append(out, headEvictableFirst(c)...)
 	out = append(out, rayContainerRules(c)...)
 	out = append(out, imageRayVersionRules(c)...)
+	out = append(out, gcsReconnectTimeout(c)...)
 	return out
 }
 

@@ -140,9 +140,9 @@ func TrimCluster(rc *rayv1.RayCluster, secrets Secrets) {
 
 // specTemplate keeps of a group's pod template what the rules read: each container's and init
 // container's name, image and resources (Ray's view judges what a group can run from them,
-// ray-demand-infeasible; the spec rules rank the head for eviction, find the Ray container), the
-// pod's resources, its priority class and the cluster autoscaler's safe-to-evict annotation.
-// Commands, env and volumes go.
+// ray-demand-infeasible; the spec rules rank the head for eviction, find the Ray container) and
+// its RAY_gcs_rpc_server_reconnect_timeout_s, the pod's resources, its priority class and the
+// cluster autoscaler's safe-to-evict annotation. Commands, the rest of env, and volumes go.
 func specTemplate(t *corev1.PodTemplateSpec) corev1.PodTemplateSpec {
 	keep := func(cs []corev1.Container) []corev1.Container {
 		if len(cs) == 0 {
@@ -151,6 +151,11 @@ func specTemplate(t *corev1.PodTemplateSpec) corev1.PodTemplateSpec {
 		out := make([]corev1.Container, len(cs))
 		for i, c := range cs {
 			out[i] = corev1.Container{Name: intern(c.Name), Image: intern(c.Image), Resources: c.Resources, RestartPolicy: c.RestartPolicy}
+			for _, e := range c.Env {
+				if e.Name == EnvGCSReconnectTimeout && e.ValueFrom == nil {
+					out[i].Env = []corev1.EnvVar{{Name: e.Name, Value: e.Value}} // a number of seconds, never a secret
+				}
+			}
 		}
 		return out
 	}

@@ -70,6 +70,7 @@ var Catalog = []RuleInfo{
 	{RuleServeConfigInvalid, SeverityError, "spec", "", "a RayService's serveConfigV2 is not YAML", "serve-config-invalid-error"},
 	{RuleServeConfigCamelCase, SeverityWarning, "spec", "", "a RayService's serveConfigV2 names Serve fields in camelCase where Serve reads snake_case", "serve-config-camelcase-warning"},
 	{RuleGCSReconnectTimeout, SeverityWarning, "spec", "", "with GCS fault tolerance, workers give up on a lost GCS no later than the head", "gcs-reconnect-timeout-warning"},
+	{RuleShmSmallerThanObjectStore, SeverityInfo, "spec", "", "a group's sized /dev/shm is smaller than the object store Ray would put there", "shm-smaller-than-object-store-info"},
 	// Ray's own view (doctor --ray): these run only on clusters whose dashboard was asked.
 	{RuleRayDashboardUnreachable, SeverityWarning, "ray", "", "doctor --ray could not read a head's dashboard, so nothing is known of Ray's health", "ray-dashboard-unreachable-warning"},
 	{RuleRayGCSUnhealthy, SeverityError, "ray", "", "Ray's GCS health check fails while the head pod may be Running", "ray-gcs-unhealthy-error"},

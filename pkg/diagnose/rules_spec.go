@@ -21,6 +21,7 @@ func specRules(ix *index, c *clusterView) []Finding {
 	out = append(out, rayContainerRules(c)...)
 	out = append(out, imageRayVersionRules(c)...)
 	out = append(out, gcsReconnectTimeout(c)...)
+	out = append(out, shmSmallerThanObjectStore(c)...)
 	return out
 }
 

@@ -50,6 +50,7 @@ func TestSpecFields(t *testing.T) {
 		{"gcs-ft-off", RuleGCSFTOff, "spec.gcsFaultToleranceOptions"},
 		{"image-ray-version", RuleImageRayVersion, "spec.workerGroupSpecs[0].template.spec.containers[0].image"},
 		{"serve-head-not-excluded", RuleServeHeadNotExcluded, "spec.excludeHeadPodFromServeSvc"},
+		{"shm-smaller-than-object-store", RuleShmSmallerThanObjectStore, "spec.workerGroupSpecs[0].template.spec.volumes[1].emptyDir.sizeLimit"},
 		{"gcs-reconnect-timeout", RuleGCSReconnectTimeout, "spec.workerGroupSpecs[0].template.spec.containers[0].env"},
 		{"serve-config-invalid", RuleServeConfigInvalid, "spec.serveConfigV2"},
 		{"serve-config-camelcase", RuleServeConfigCamelCase, "spec.serveConfigV2"},

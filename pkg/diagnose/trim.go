@@ -1,6 +1,8 @@
 package diagnose
 
 import (
+	"strings"
+
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -141,8 +143,9 @@ func TrimCluster(rc *rayv1.RayCluster, secrets Secrets) {
 // specTemplate keeps of a group's pod template what the rules read: each container's and init
 // container's name, image and resources (Ray's view judges what a group can run from them,
 // ray-demand-infeasible; the spec rules rank the head for eviction, find the Ray container) and
-// its RAY_gcs_rpc_server_reconnect_timeout_s, the pod's resources, its priority class and the
-// cluster autoscaler's safe-to-evict annotation. Commands, the rest of env, and volumes go.
+// its RAY_gcs_rpc_server_reconnect_timeout_s and /dev/shm mount, the sized emptyDir volumes, the
+// pod's resources, its priority class and the cluster autoscaler's safe-to-evict annotation.
+// Commands, the rest of env and the other volumes go.
 func specTemplate(t *corev1.PodTemplateSpec) corev1.PodTemplateSpec {
 	keep := func(cs []corev1.Container) []corev1.Container {
 		if len(cs) == 0 {
@@ -156,10 +159,26 @@ func specTemplate(t *corev1.PodTemplateSpec) corev1.PodTemplateSpec {
 					out[i].Env = []corev1.EnvVar{{Name: e.Name, Value: e.Value}} // a number of seconds, never a secret
 				}
 			}
+			for _, m := range c.VolumeMounts {
+				if strings.TrimRight(m.MountPath, "/") == ShmPath {
+					out[i].VolumeMounts = []corev1.VolumeMount{{Name: m.Name, MountPath: m.MountPath}}
+				}
+			}
 		}
 		return out
 	}
+	// Volumes keep their names and places (findings name volumes[i]); of their sources only
+	// the sized emptyDirs a container may mount at /dev/shm.
+	var shm []corev1.Volume
+	for _, v := range t.Spec.Volumes {
+		kept := corev1.Volume{Name: intern(v.Name)}
+		if v.EmptyDir != nil && v.EmptyDir.SizeLimit != nil {
+			kept.EmptyDir = v.EmptyDir
+		}
+		shm = append(shm, kept)
+	}
 	out := corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+		Volumes:           shm,
 		Containers:        keep(t.Spec.Containers),
 		InitContainers:    keep(t.Spec.InitContainers),
 		Resources:         t.Spec.Resources,

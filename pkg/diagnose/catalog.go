@@ -10,8 +10,10 @@ type RuleInfo struct {
 	// Scope: "cluster" (every RayCluster), "ray" (every RayCluster whose dashboard doctor asked:
 	// doctor --ray), "rayservice" (clusters a RayService owns), "rayjob"
 	// (every RayJob, with or without its cluster), "rayservice-object" (every RayService itself,
-	// with or without a cluster), "operator" (once per report) or "manifest" (a document's text,
-	// read by doctor -f: pkg/manifest fires them).
+	// with or without a cluster), "spec" (every RayCluster, live or read from a file: rules that
+	// read only its spec and that of the RayService or RayJob owning it; Options.SpecOnly runs
+	// these alone), "operator" (once per report) or "manifest" (a document's text, read by
+	// doctor -f: pkg/manifest fires them).
 	Scope string
 	// Needs is the optional resource the rule reads; when it is in Snapshot.Blind the rule did not run.
 	Needs string
@@ -37,8 +39,8 @@ var Catalog = []RuleInfo{
 	{RuleNodePressure, SeverityWarning, "cluster", "nodes", "a node running Ray pods is under pressure or not ready", "node-pressure-warning"},
 	{RuleWorkersNotReady, SeverityWarning, "cluster", "", "workers stay not Ready while the head is Ready", "workers-not-ready-warning"},
 	{RuleServeHeadInService, SeverityWarning, "rayservice", "services", "the serve Service sends traffic to the head pod", "serve-head-in-service-warning"},
-	{RuleServeHeadHasCPUs, SeverityWarning, "rayservice", "", "a RayService's head offers CPUs to Serve replicas", "serve-head-has-cpus-warning"},
-	{RuleGCSFTOff, SeverityInfo, "rayservice", "", "a RayService runs without GCS fault tolerance", "gcs-ft-off-info"},
+	{RuleServeHeadHasCPUs, SeverityWarning, "spec", "", "a RayService's head offers CPUs to Serve replicas", "serve-head-has-cpus-warning"},
+	{RuleGCSFTOff, SeverityInfo, "spec", "", "a RayService runs without GCS fault tolerance", "gcs-ft-off-info"},
 	{RuleOperatorMissing, SeverityWarning, "operator", "deployments", "no ready KubeRay operator was found", "operator-missing-warning"},
 	{RuleOperatorOutdated, SeverityWarning, "operator", "deployments", "the KubeRay operator never replaces evicted heads", "operator-outdated-warning"},
 	{RuleHeadStarvedByWorkers, SeverityError, "cluster", "", "a head is unschedulable for lack of resources while its own workers are placed", "head-starved-by-workers-error"},
@@ -63,6 +65,17 @@ var Catalog = []RuleInfo{
 	{RuleRayJobInitializing, SeverityWarning, "rayjob", "rayjobs", "a RayJob waits in Initializing for its RayCluster, longer than RayJobInitializingTooLong", "rayjob-initializing-warning"},
 	{RuleRayJobSubmitterFailing, SeverityWarning, "rayjob", "rayjobs", "a Running RayJob's submitter pod cannot start, crash-loops, is unschedulable or its attempts fail", "rayjob-submitter-failing-warning"},
 	{RuleRayJobFinishedHolds, SeverityInfo, "rayjob", "rayjobs", "a finished RayJob's RayCluster still holds its pods", "rayjob-finished-holding-info"},
+	// The spec alone (live clusters and doctor -f): these also run under Options.SpecOnly.
+	{RuleHeadEvictableFirst, SeverityInfo, "spec", "", "a head ranks first for eviction under node pressure: no ephemeral-storage request, or less QoS than its workers", "head-evictable-first-info"},
+	{RuleMemoryRequestNotLimit, SeverityInfo, "spec", "", "a Ray container requests memory unequal to its limit, the memory KubeRay tells Ray", "memory-request-not-limit-info"},
+	{RuleRayContainerNotFirst, SeverityWarning, "spec", "", "a group's first container is not its Ray container, and KubeRay runs Ray in the first", "ray-container-not-first-warning"},
+	{RuleRayResourcesBuiltin, SeverityError, "spec", "", "rayStartParams.resources names CPU, GPU or memory, which ray start refuses", "ray-resources-builtin-error"},
+	{RuleImageRayVersion, SeverityInfo, "spec", "", "a group's Ray image names another Ray version than spec.rayVersion", "image-ray-version-info"},
+	{RuleServeHeadNotExcluded, SeverityInfo, "spec", "", "a RayService does not set excludeHeadPodFromServeSvc, so its head takes Serve traffic", "serve-head-not-excluded-info"},
+	{RuleServeConfigInvalid, SeverityError, "spec", "", "a RayService's serveConfigV2 is not YAML", "serve-config-invalid-error"},
+	{RuleServeConfigCamelCase, SeverityWarning, "spec", "", "a RayService's serveConfigV2 names Serve fields in camelCase where Serve reads snake_case", "serve-config-camelcase-warning"},
+	{RuleGCSReconnectTimeout, SeverityWarning, "spec", "", "with GCS fault tolerance, workers give up on a lost GCS no later than the head", "gcs-reconnect-timeout-warning"},
+	{RuleShmSmallerThanObjectStore, SeverityInfo, "spec", "", "a group's sized /dev/shm is smaller than the object store Ray would put there", "shm-smaller-than-object-store-info"},
 	// Ray's own view (doctor --ray): these run only on clusters whose dashboard was asked.
 	{RuleRayDashboardUnreachable, SeverityWarning, "ray", "", "doctor --ray could not read a head's dashboard, so nothing is known of Ray's health", "ray-dashboard-unreachable-warning"},
 	{RuleRayGCSUnhealthy, SeverityError, "ray", "", "Ray's GCS health check fails while the head pod may be Running", "ray-gcs-unhealthy-error"},

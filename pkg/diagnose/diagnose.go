@@ -93,7 +93,7 @@ type Target = ray.Target
 type clusterRule func(*index, *clusterView) []Finding
 
 // clusterRules run on every RayCluster, in this order.
-var clusterRules = []clusterRule{headPodRules, headCountRules, statusStale, nodePressure, workersNotReady, serveRules,
+var clusterRules = []clusterRule{specRules, headPodRules, headCountRules, statusStale, nodePressure, workersNotReady, serveRules,
 	headRestartDisabled, workerInitFailing, headRecreateLoop, workersStale,
 	upgradeStuck, serveNoEndpoints, gcsFTFinalizerStuck, workerFailed, workerImagePull, workerPending, workerCrashLoop, workersMissing, specInvalid, rayViewRules}
 
@@ -108,7 +108,11 @@ func DiagnoseTarget(s *Snapshot, opts Options, t *Target) Report {
 	ix := newIndex(s, opts.withDefaults())
 	// Blind is copied: redaction must not write into the caller's snapshot.
 	r := Report{Now: s.Now, Operators: ix.operators, Blind: append([]Gap(nil), s.Blind...), Clusters: []ClusterReport{}}
-	if !opts.SpecOnly {
+	rules := clusterRules
+	if opts.SpecOnly {
+		// What a spec alone tells: no operator, no pods, no RayJob or RayService status.
+		rules = []clusterRule{specRules}
+	} else {
 		r.Findings = operatorRules(ix)
 	}
 	byCluster := map[*clusterView][]Finding{}
@@ -117,11 +121,8 @@ func DiagnoseTarget(s *Snapshot, opts Options, t *Target) Report {
 			continue
 		}
 		var fs []Finding
-		for _, rule := range clusterRules {
+		for _, rule := range rules {
 			fs = append(fs, rule(ix, c)...)
-		}
-		if opts.SpecOnly {
-			fs = specScoped(fs)
 		}
 		byCluster[c] = fs
 		r.Findings = append(r.Findings, fs...)
@@ -130,32 +131,32 @@ func DiagnoseTarget(s *Snapshot, opts Options, t *Target) Report {
 		r.Clusters = append(r.Clusters, cr)
 	}
 	for _, j := range ix.jobViews() {
-		if !j.checked(s, t) {
+		if opts.SpecOnly || !j.checked(s, t) {
 			continue
 		}
 		if j.cluster != nil {
-			j.findings = byCluster[j.cluster]
+			// What holds the cluster: an info finding (a risk, such as head-evictable-first)
+			// holds nothing, and counts for no health.
+			for _, f := range byCluster[j.cluster] {
+				if f.Severity != SeverityInfo {
+					j.findings = append(j.findings, f)
+				}
+			}
 		}
 		var fs []Finding
 		for _, rule := range jobRules {
 			fs = append(fs, rule(ix, j)...)
 		}
-		if opts.SpecOnly {
-			fs = specScoped(fs)
-		}
 		r.Findings = append(r.Findings, fs...)
 		r.RayJobs = append(r.RayJobs, j.report(fs))
 	}
 	for _, v := range ix.serviceViews() {
-		if !v.checked(s, t) {
+		if opts.SpecOnly || !v.checked(s, t) {
 			continue
 		}
 		var fs []Finding
 		for _, rule := range serviceRules {
 			fs = append(fs, rule(ix, v)...)
-		}
-		if opts.SpecOnly {
-			fs = specScoped(fs)
 		}
 		r.Findings = append(r.Findings, fs...)
 		r.RayServices = append(r.RayServices, v.report(fs))
@@ -402,15 +403,4 @@ func (r *Report) Worst() Severity {
 		}
 	}
 	return w
-}
-
-// specScoped keeps the findings of the rules of scope "spec".
-func specScoped(fs []Finding) []Finding {
-	kept := fs[:0]
-	for _, f := range fs {
-		if info, _ := RuleOf(f.Rule); info.Scope == "spec" {
-			kept = append(kept, f)
-		}
-	}
-	return kept
 }

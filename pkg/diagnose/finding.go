@@ -50,15 +50,14 @@ type Finding struct {
 	// RayService is set on the findings of the rules about a RayService itself (scope
 	// "rayservice-object"): the RayService they are about; Cluster is then empty.
 	RayService *Ref `json:"rayService,omitempty"`
+	// Field is the path of the field the finding is about, in kubectl's dotted form with indices,
+	// relative to Object's document (spec rules: a RayCluster's, or the RayService's for a finding
+	// about the RayService itself), e.g. spec.workerGroupSpecs[1].rayStartParams.num-cpus.
+	Field string `json:"field,omitempty"`
+	// Source is where the object was read from a file (doctor -f); rules never set it.
+	Source *Source `json:"source,omitempty"`
 	// Accepted is set when an accept file accepted the finding (Report.Accept).
 	Accepted *Acceptance `json:"accepted,omitempty"`
-	// Field is the path of the field the finding is about, in the object it names, in kubectl's
-	// dotted form (spec.headGroupSpec.template.spec.containers[0].resources); set by the rules
-	// about the spec.
-	Field string `json:"field,omitempty"`
-	// Source is the file and line of the document the finding is about (doctor -f); the rules
-	// never set it, the manifest reader does.
-	Source *Source `json:"source,omitempty"`
 }
 
 // Source is where a document was read: its file, and the line of the field (or of the

@@ -46,8 +46,8 @@ type Options struct {
 	// ServeDeployingTooLong: a Serve application DEPLOYING this long since it was last deployed
 	// is reported.
 	ServeDeployingTooLong time.Duration
-	// SpecOnly runs only the rules of scope "spec" (doctor -f): what a spec read from a file can
-	// tell, with no pod, node or Event to look at.
+	// SpecOnly runs only the rules of scope "spec" (what a spec alone tells: doctor -f offline),
+	// no operator rule and no rule about live state.
 	SpecOnly bool
 }
 

@@ -22,14 +22,33 @@ func serveRules(ix *index, c *clusterView) []Finding {
 	if c.service == nil {
 		return nil
 	}
-	var out []Finding
-	out = append(out, serveHeadInService(ix, c)...)
-	out = append(out, serveHeadHasCPUs(c)...)
+	return serveHeadInService(ix, c)
+}
+
+// RayServiceSpecRule says whether rule is a spec rule that only applies to clusters a RayService
+// owns (junit skips it on the others).
+func RayServiceSpecRule(rule string) bool {
+	switch rule {
+	case RuleServeHeadHasCPUs, RuleGCSFTOff, RuleServeHeadNotExcluded, RuleServeConfigInvalid, RuleServeConfigCamelCase:
+		return true
+	}
+	return false
+}
+
+// serveSpecRules are the same causes read from the spec alone (scope "spec"): what the head
+// offers Serve, and whether the cluster survives a head restart.
+func serveSpecRules(c *clusterView) []Finding {
+	if c.service == nil {
+		return nil
+	}
+	out := serveHeadHasCPUs(c)
 	if !gcsFTEnabled(c) {
-		out = append(out, c.finding(RuleGCSFTOff, ClusterRef(c.rc),
+		f := c.finding(RuleGCSFTOff, ClusterRef(c.rc),
 			fmt.Sprintf("%s runs without GCS fault tolerance: when the head restarts, workers and Serve replicas restart with it", c.what()),
 			"enable GCS fault tolerance: spec.rayClusterConfig.gcsFaultToleranceOptions with an external Redis (KubeRay v1.3.0+), or the annotation ray.io/ft-enabled: \"true\"",
-			map[string]string{"gcsFaultTolerance": "off"}))
+			map[string]string{"gcsFaultTolerance": "off"})
+		f.Field = "spec.gcsFaultToleranceOptions"
+		out = append(out, f)
 	}
 	return out
 }
@@ -76,10 +95,15 @@ func serveHeadHasCPUs(c *clusterView) []Finding {
 	if v == "" {
 		shown = "unset (Ray counts the container's CPUs)"
 	}
-	return []Finding{c.finding(RuleServeHeadHasCPUs, ClusterRef(c.rc),
+	f := c.finding(RuleServeHeadHasCPUs, ClusterRef(c.rc),
 		fmt.Sprintf("head of %s advertises num-cpus %s, so Serve replicas can run on the head and die with it", c.what(), shown),
 		`set rayClusterConfig.headGroupSpec.rayStartParams.num-cpus: "0" on RayService `+c.service.Name,
-		map[string]string{"numCpus": orNone(v)})}
+		map[string]string{"numCpus": orNone(v)})
+	f.Field = "spec.headGroupSpec.rayStartParams.num-cpus"
+	if _, ok := c.rc.Spec.HeadGroupSpec.Resources["CPU"]; ok {
+		f.Field = "spec.headGroupSpec.resources.CPU"
+	}
+	return []Finding{f}
 }
 
 // gcsFTEnabled reads either switch, on the cluster or on the RayService that generates it.

@@ -1,6 +1,8 @@
 package diagnose
 
 import (
+	"strings"
+
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -118,9 +120,8 @@ func internMeta(m *metav1.ObjectMeta) {
 	}
 }
 
-// TrimCluster drops a RayCluster's pod templates but each group's Ray container's resources
-// (rules read the groups' start parameters and resources, nothing else of a template) and its
-// annotations but the ones rules read; the secret values of what goes go into secrets.
+// TrimCluster drops of a RayCluster's pod templates all but what the rules read (specTemplate)
+// and its annotations but the ones rules read; the secret values of what goes go into secrets.
 func TrimCluster(rc *rayv1.RayCluster, secrets Secrets) {
 	secrets.AddClusterSpec(&rc.Spec)
 	meta := trimMeta(&rc.ObjectMeta)
@@ -133,20 +134,60 @@ func TrimCluster(rc *rayv1.RayCluster, secrets Secrets) {
 		}
 	}
 	rc.ObjectMeta = meta
-	rc.Spec.HeadGroupSpec.Template = rayResourcesOnly(&rc.Spec.HeadGroupSpec.Template)
+	rc.Spec.HeadGroupSpec.Template = specTemplate(&rc.Spec.HeadGroupSpec.Template)
 	for i := range rc.Spec.WorkerGroupSpecs {
-		rc.Spec.WorkerGroupSpecs[i].Template = rayResourcesOnly(&rc.Spec.WorkerGroupSpecs[i].Template)
+		rc.Spec.WorkerGroupSpecs[i].Template = specTemplate(&rc.Spec.WorkerGroupSpecs[i].Template)
 	}
 }
 
-// rayResourcesOnly keeps of a group's pod template its Ray container's name and resources, from
-// which Ray's view judges what the group can run (ray-demand-infeasible).
-func rayResourcesOnly(t *corev1.PodTemplateSpec) corev1.PodTemplateSpec {
-	if len(t.Spec.Containers) == 0 || len(t.Spec.Containers[0].Resources.Limits)+len(t.Spec.Containers[0].Resources.Requests) == 0 {
-		return corev1.PodTemplateSpec{}
+// specTemplate keeps of a group's pod template what the rules read: each container's and init
+// container's name, image and resources (Ray's view judges what a group can run from them,
+// ray-demand-infeasible; the spec rules rank the head for eviction, find the Ray container) and
+// its RAY_gcs_rpc_server_reconnect_timeout_s and /dev/shm mount, the sized emptyDir volumes, the
+// pod's resources, its priority class and the cluster autoscaler's safe-to-evict annotation.
+// Commands, the rest of env and the other volumes go.
+func specTemplate(t *corev1.PodTemplateSpec) corev1.PodTemplateSpec {
+	keep := func(cs []corev1.Container) []corev1.Container {
+		if len(cs) == 0 {
+			return nil
+		}
+		out := make([]corev1.Container, len(cs))
+		for i, c := range cs {
+			out[i] = corev1.Container{Name: intern(c.Name), Image: intern(c.Image), Resources: c.Resources, RestartPolicy: c.RestartPolicy}
+			for _, e := range c.Env {
+				if e.Name == EnvGCSReconnectTimeout && e.ValueFrom == nil {
+					out[i].Env = []corev1.EnvVar{{Name: e.Name, Value: e.Value}} // a number of seconds, never a secret
+				}
+			}
+			for _, m := range c.VolumeMounts {
+				if strings.TrimRight(m.MountPath, "/") == ShmPath {
+					out[i].VolumeMounts = []corev1.VolumeMount{{Name: m.Name, MountPath: m.MountPath}}
+				}
+			}
+		}
+		return out
 	}
-	c := t.Spec.Containers[0]
-	return corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: c.Name, Resources: c.Resources}}}}
+	// Volumes keep their names and places (findings name volumes[i]); of their sources only
+	// the sized emptyDirs a container may mount at /dev/shm.
+	var shm []corev1.Volume
+	for _, v := range t.Spec.Volumes {
+		kept := corev1.Volume{Name: intern(v.Name)}
+		if v.EmptyDir != nil && v.EmptyDir.SizeLimit != nil {
+			kept.EmptyDir = v.EmptyDir
+		}
+		shm = append(shm, kept)
+	}
+	out := corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+		Volumes:           shm,
+		Containers:        keep(t.Spec.Containers),
+		InitContainers:    keep(t.Spec.InitContainers),
+		Resources:         t.Spec.Resources,
+		PriorityClassName: intern(t.Spec.PriorityClassName),
+	}}
+	if v, ok := t.Annotations[AnnotationSafeToEvict]; ok {
+		out.Annotations = map[string]string{AnnotationSafeToEvict: v}
+	}
+	return out
 }
 
 // trimMeta drops annotations (kubectl's last-applied-configuration alone can be larger than the

@@ -237,7 +237,7 @@ func TestLoadSnapshotTrimsAndKeepsSecrets(t *testing.T) {
 	if n := s.Nodes[0]; len(n.Status.Images) != 0 || len(n.Status.Conditions) != 1 {
 		t.Errorf("node not trimmed as TrimNode says: %+v", n)
 	}
-	if h := s.Clusters[0].Spec.HeadGroupSpec; len(h.Template.Spec.Containers) != 0 || h.RayStartParams["num-cpus"] != "0" {
+	if h := s.Clusters[0].Spec.HeadGroupSpec; len(h.Template.Spec.Containers) != 1 || len(h.Template.Spec.Containers[0].Env) != 0 || h.RayStartParams["num-cpus"] != "0" {
 		t.Errorf("cluster not trimmed as TrimCluster says: %+v", h)
 	}
 	for _, secret := range []string{"podPassw0rd", "clusterT0ken"} {

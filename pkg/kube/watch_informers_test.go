@@ -52,7 +52,7 @@ func TestHealInformersTrimAndKeepSecrets(t *testing.T) {
 	if p := s.Pods[0]; !containersTrimmed(p) || len(p.Annotations) != 0 || p.UID != "u1" || p.Spec.NodeName != "node-1" {
 		t.Errorf("cached pod not trimmed: %+v", p)
 	}
-	if len(s.Nodes[0].Status.Images) != 0 || len(s.Clusters[0].Spec.HeadGroupSpec.Template.Spec.Containers) != 0 {
+	if cs := s.Clusters[0].Spec.HeadGroupSpec.Template.Spec.Containers; len(s.Nodes[0].Status.Images) != 0 || len(cs) != 1 || len(cs[0].Env) != 0 {
 		t.Errorf("cached node or cluster not trimmed: %+v %+v", s.Nodes[0], s.Clusters[0])
 	}
 	for _, secret := range []string{"podPassw0rd", "clusterT0ken"} {

@@ -15,7 +15,10 @@ import (
 // for the operator, one testcase per rule. A rule whose findings reach --fail-on fails; findings below
 // it are written to the testcase's system-out; a rule that could not run (blind, or not a
 // RayService cluster) is skipped with the reason.
-func writeJUnit(w io.Writer, r *diagnose.Report, threshold diagnose.Severity) error {
+// writeJUnit writes r as JUnit. files is doctor -f's: each document's cluster lists the rules
+// that ran on files (scopes spec and manifest), and the operator is a suite only when a cluster
+// was asked.
+func writeJUnit(w io.Writer, r *diagnose.Report, threshold diagnose.Severity, files *fileFlags) error {
 	doc := junit.Report{Name: "kubectl ray doctor", Counts: true}
 	byCluster := map[string][]diagnose.Finding{}
 	byJob := map[string][]diagnose.Finding{}
@@ -69,7 +72,7 @@ func writeJUnit(w io.Writer, r *diagnose.Report, threshold diagnose.Severity) er
 				tc.Skipped = &junit.Skipped{Message: strings.Join(accepted, "; ")}
 			case rule.Needs != "" && blind[rule.Needs] != "":
 				tc.Skipped = &junit.Skipped{Message: "could not see " + rule.Needs + ": " + blind[rule.Needs]}
-			case rule.Scope == "rayservice" && !rayService:
+			case (rule.Scope == "rayservice" || diagnose.RayServiceSpecRule(rule.ID)) && !rayService:
 				tc.Skipped = &junit.Skipped{Message: "applies to clusters of a RayService"}
 			case rule.Scope == "ray" && rule.ID != diagnose.RuleRayDashboardUnreachable && !rayView.Read:
 				tc.Skipped = &junit.Skipped{Message: "Ray's view was not read: " + rayView.Unreachable}
@@ -79,10 +82,15 @@ func writeJUnit(w io.Writer, r *diagnose.Report, threshold diagnose.Severity) er
 		}
 		doc.Suites = append(doc.Suites, s)
 	}
-	suite("kuberay-operator", []string{"operator"}, byCluster["/"], false, nil)
+	if files == nil || files.online {
+		suite("kuberay-operator", []string{"operator"}, byCluster["/"], false, nil)
+	}
 	for _, c := range r.Clusters {
 		k := c.Namespace + "/" + c.Name
-		scopes := []string{"cluster", "rayservice"}
+		scopes := []string{"spec", "cluster", "rayservice"}
+		if files != nil {
+			scopes = []string{"spec", "manifest"}
+		}
 		if c.Ray != nil {
 			// Ray's rules are testcases only where Ray was asked: a pass means Ray was read.
 			scopes = append(scopes, "ray")

@@ -20,7 +20,11 @@ func (w report) Write(out io.Writer, format string) error {
 	case "json", "yaml":
 		return cmdutil.PrintStructured(out, format, newDocument(w.r, w.o))
 	case "junit":
-		return writeJUnit(out, w.r, w.o.threshold())
+		var files *fileFlags
+		if w.o.files.set != nil {
+			files = &w.o.files
+		}
+		return writeJUnit(out, w.r, w.o.threshold(), files)
 	case "prometheus":
 		return metrics.WriteDoctor(out, w.r)
 	}

@@ -34,7 +34,7 @@ func TestDoctorManifestKubeRaySamples(t *testing.T) {
 				t.Fatal(err)
 			}
 			dir := filepath.Dir(sample)
-			res := h.Run("doctor", "-f", dir, "--offline", "-o", "json", "--fail-on", "never")
+			res := h.Run("doctor", "-f", dir, "-R", "--offline", "-o", "json", "--fail-on", "never")
 			if res.Code != 0 || res.Stderr != "" {
 				t.Fatalf("doctor -f on KubeRay %s's samples: %s", v, res)
 			}

@@ -255,3 +255,21 @@ func init() {
 	wantObjects["replicas 3"] = wantObjects["defaults"]
 	wantObjects["digest"] = wantObjects["defaults"]
 }
+
+// The chart packages for its own version; for any other tag Package refuses, naming both.
+func TestPackage(t *testing.T) {
+	b, _ := os.ReadFile(filepath.Join(chartDir, "Chart.yaml"))
+	var c struct{ AppVersion string }
+	yaml.Unmarshal(b, &c)
+	dir := t.TempDir()
+	path, err := Package(chartDir, c.AppVersion, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(dir, "kubectl-ray-watchdog-"+strings.TrimPrefix(c.AppVersion, "v")+".tgz"); path != want {
+		t.Errorf("packaged %s, want %s", path, want)
+	}
+	if _, err := Package(chartDir, "v9.9.9", dir); err == nil || !strings.Contains(err.Error(), `want "9.9.9" and "v9.9.9"`) {
+		t.Errorf("Package for another tag: %v", err)
+	}
+}

@@ -5,6 +5,7 @@
 //
 //	go run . render [-digest sha256:...]        # rewrites docs/deploy/watchdog.yaml and monitoring.yaml
 //	go run . version vX.Y.Z                     # sets the chart's version and appVersion (the image tag)
+//	go run . package vX.Y.Z DIR                 # checks them against the tag, writes DIR/kubectl-ray-watchdog-X.Y.Z.tgz
 package main
 
 import (
@@ -192,6 +193,12 @@ func run(args []string) error {
 	switch {
 	case len(args) == 2 && args[0] == "version":
 		return SetVersion(chartDir, args[1])
+	case len(args) == 3 && args[0] == "package":
+		path, err := Package(chartDir, args[1], args[2])
+		if err == nil {
+			fmt.Println(path)
+		}
+		return err
 	case len(args) >= 1 && args[0] == "render":
 		digest := ""
 		if len(args) == 3 && args[1] == "-digest" {
@@ -208,5 +215,5 @@ func run(args []string) error {
 		}
 		return os.WriteFile(monitoring, m, 0o644)
 	}
-	return fmt.Errorf("usage: chart render [-digest sha256:...] | chart version vX.Y.Z")
+	return fmt.Errorf("usage: chart render [-digest sha256:...] | chart version vX.Y.Z | chart package vX.Y.Z DIR")
 }

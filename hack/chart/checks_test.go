@@ -45,6 +45,12 @@ func checkDeployment(t *testing.T, name string, d appsv1.Deployment) {
 	if elect != (*d.Spec.Replicas > 1) {
 		t.Errorf("%s: %d replicas, args %q: leader election must be on exactly above 1", d.Name, *d.Spec.Replicas, args)
 	}
+	// rollingUpdate is set in full: an upgrade to one replica (Recreate) must be able to drop it,
+	// which a server-defaulted rollingUpdate blocks (the sandbox test's upgrade to 1 failed so).
+	if elect && (d.Spec.Strategy.Type != appsv1.RollingUpdateDeploymentStrategyType || d.Spec.Strategy.RollingUpdate == nil ||
+		d.Spec.Strategy.RollingUpdate.MaxUnavailable == nil || d.Spec.Strategy.RollingUpdate.MaxUnavailable.IntValue() != 0) {
+		t.Errorf("%s: strategy %+v, want RollingUpdate with maxUnavailable 0 set", d.Name, d.Spec.Strategy)
+	}
 	if !elect && d.Spec.Strategy.Type != appsv1.RecreateDeploymentStrategyType {
 		t.Errorf("%s: one replica without a Lease must be replaced with Recreate, not %q", d.Name, d.Spec.Strategy.Type)
 	}

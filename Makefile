@@ -24,6 +24,7 @@ unit:
 test: vet sandbox-build
 	go test -count=1 -timeout $(TEST_TIMEOUT) ./...
 	cd hack/alerts && go test -count=1 ./...
+	cd hack/chart && go test -count=1 ./...
 
 e2e: sandbox-build
 	go test -count=1 -timeout $(TEST_TIMEOUT) ./test/e2e/...
@@ -66,13 +67,11 @@ release-snapshot:
 release-check:
 	hack/release/check.sh
 
-# Names the release's image in docs/deploy/watchdog.yaml: make watchdog-manifest VERSION=v1.2.3
-# [DIGEST=sha256:...] (docs/deploy/README.md: the digest, a private registry).
-WATCHDOG := docs/deploy/watchdog.yaml
+# Names the release's image in the chart and docs/deploy/watchdog.yaml: make watchdog-manifest
+# VERSION=v1.2.3 [DIGEST=sha256:...] sets the chart's version and appVersion (the image tag) and
+# renders watchdog.yaml and monitoring.yaml from the chart (docs/deploy/README.md).
 watchdog-manifest:
-	go run ./hack/release/image render -version $(VERSION) $(if $(DIGEST),-digest $(DIGEST)) <$(WATCHDOG) >$(WATCHDOG).tmp \
-	  || { rm -f $(WATCHDOG).tmp; exit 1; }
-	mv $(WATCHDOG).tmp $(WATCHDOG)
+	cd hack/chart && go run . version $(VERSION) && go run . render $(if $(DIGEST),-digest $(DIGEST))
 
 # docs/reference from the cobra tree; pkg/cmd/docs's test fails when it is stale.
 docs:

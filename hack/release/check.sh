@@ -13,6 +13,9 @@
 #     GoReleaser's bytes, and the host's one, extracted from the image's layers, reports the
 #     version and commit; docs/deploy/watchdog.yaml rendered for the snapshot pins that image;
 #     crane pushes and copies it to a registry on loopback with the same digest
+#  7. the watchdog's Helm chart, given the snapshot's version (a release's tag must already be in
+#     Chart.yaml), packaged by hack/chart with Helm's library and read back: version X.Y.Z,
+#     appVersion vX.Y.Z, and the release's image by default
 #
 # It builds a clone of HEAD, as a release would: what is committed, not the working tree (others'
 # half-saved edits must not break it, nor hide that a file was never committed). The generated
@@ -128,6 +131,19 @@ for p in linux/amd64 linux/arm64; do
 done
 kill "$registry"
 echo "release-check: crane push and crane copy to a loopback registry keep the digest $digest (both platforms)"
+
+# The chart (docs/deploy/README.md): on a tag, Chart.yaml must already carry the release's version
+# (make watchdog-manifest VERSION=vX.Y.Z); a snapshot's is set here, in the clone.
+if git describe --exact-match --tags HEAD >/dev/null 2>&1; then
+  tag=$(git describe --exact-match --tags HEAD)
+  [[ $tag == "v$version" ]] || fail "tag $tag, GoReleaser's version $version"
+else
+  (cd hack/chart && go run . version "v$version") || fail "could not set the chart's version"
+fi
+chart=$(cd hack/chart && go run . package "v$version" "$work/src/dist") || fail "the watchdog's chart does not package for v$version"
+echo "release-check: chart $(basename "$chart"): version $version, appVersion and default image tag v$version"
+
 rm -rf "$repo/dist/image"
 cp -r dist/image "$repo/dist/image"
+cp "$chart" "$repo/dist/"
 cp "$work/watchdog.yaml" "$repo/dist/watchdog.yaml"

@@ -14,7 +14,7 @@ import (
 // issue its docs/rules.md section cites as recommending otherwise (issue 31: a sample may carry
 // a risk a doc names, never an error).
 var justified = map[string]string{
-	"serve-head-has-cpus": "kuberay #1153",
+	"serve-head-has-cpus": "#1153",
 }
 
 // KubeRay's own samples of every operator version the sandbox runs, through doctor -f offline:

@@ -144,15 +144,15 @@ func yamlType(v any) string {
 	return "a " + fmt.Sprintf("%T", v)
 }
 
-// unknownField notes a field the Ray kind does not have: the API server drops it (or refuses it
-// with kubectl's strict field validation), so what it was meant to set is not set.
+// unknownField notes a field the Ray kind does not have: kubectl's strict field validation
+// refuses the object, and clients that ask for none get it pruned by the API server.
 func unknownField(doc *Document, msg string) Note {
 	field := msg
 	if _, rest, ok := strings.Cut(msg, `unknown field "`); ok {
 		field, _, _ = strings.Cut(rest, `"`)
 	}
 	return Note{Doc: doc, Rule: RuleUnknownField, Field: field,
-		Message: fmt.Sprintf("%s has no field %s in KubeRay %s's API, the newest this doctor reads: a typo sets nothing (the API server drops a field its CRD does not have), a newer operator's field is fine", doc.Kind, field, APITypesVersion),
+		Message: fmt.Sprintf("%s has no field %s in KubeRay %s's API, the newest this doctor reads: if it is a typo, kubectl refuses the object (strict field validation, its default) and other clients' objects lose the field; a newer operator's field is fine", doc.Kind, field, APITypesVersion),
 		Remedy:  "check the spelling and the indentation against the " + doc.Kind + " CRD of the operator version you run (kubectl explain " + strings.ToLower(doc.Kind) + ".spec)"}
 }
 

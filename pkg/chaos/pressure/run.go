@@ -39,6 +39,9 @@ type Cluster interface {
 	// WatchEvictionEvents watches the kubelet's Evicted Events in namespace ("" for every
 	// namespace) from resourceVersion, or from now when it is "".
 	WatchEvictionEvents(ctx context.Context, namespace, resourceVersion string) (watch.Interface, error)
+	// ContainerLog is the start of a container's log (at most limit bytes): the memory script
+	// says there when its allocation was resident (the ramp).
+	ContainerLog(ctx context.Context, namespace, pod, container string, limit int64) (string, error)
 }
 
 // Planned is what a dry run would inject, and where.
@@ -113,14 +116,14 @@ func Run(ctx context.Context, c Cluster, s Settings) (*report.PressureReport, ch
 	verdict := report.PressureVerdict{Passed: true, Outcome: report.OutcomeNotWatched,
 		Message: fmt.Sprintf("injected %s into pod %s/%s; the eviction was not watched", ec.Name, pod.Namespace, pod.Name)}
 	if s.Watch {
-		w := &evictionWatch{s: s, tl: tl, ws: ws, out: progress}
+		w := &evictionWatch{s: s, tl: tl, ws: ws, out: progress, c: c, memory: spec.Kind == Memory}
 		if err := w.run(ctx); err != nil {
 			return nil, chaos.Outcome{}, err
 		}
 		verdict = tl.result(s.Timeout)
 	}
 	r := report.BuildPressure(report.PressureInput{Settings: reportSettings(s, spec, injected), Injected: tl.Start,
-		Timeline: tl.tl, Verdict: verdict})
+		Timeline: tl.tl, Verdict: verdict, Ramp: tl.ramp})
 	return r, chaos.Outcome{Passed: verdict.Passed}, nil
 }
 

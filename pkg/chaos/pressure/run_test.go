@@ -43,6 +43,17 @@ type fakeCluster struct {
 	nodeWatchErr  error
 	events        *watch.FakeWatcher
 	eventsErr     map[string]error // by namespace
+	// log is what our container's log says (ContainerLog); "" answers as a container not started.
+	log string
+}
+
+func (f *fakeCluster) ContainerLog(_ context.Context, namespace, pod, _ string, _ int64) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.log == "" {
+		return "", fault.Errorf(fault.API, "container is waiting to start")
+	}
+	return f.log, nil
 }
 
 func (f *fakeCluster) ListPodsOnNode(_ context.Context, namespace, node string) ([]corev1.Pod, string, error) {
@@ -353,5 +364,43 @@ func TestRunSucceededEvictionAndBystander(t *testing.T) {
 	}
 	if r.Eviction.EvictedMs == nil {
 		t.Errorf("no evictedMs: %+v", r.Eviction)
+	}
+}
+
+// A memory run with --watch-eviction reads its container's log: the ramp line is in the timeline
+// and the report, once, whatever the eviction does (here: none within the timeout).
+func TestRunMemoryReadsTheRamp(t *testing.T) {
+	f := newFake()
+	s := settings()
+	s.Kind, s.Amount, s.Watch, s.Timeout = Memory, "2Gi", true, 1500*time.Millisecond
+	var progress bytes.Buffer
+	s.Progress = &progress
+	f.log = "kubectl-ray-memory-pressure-abcde: allocating 2147483648 bytes (2 holders of at most 1073741824 bytes each)\n" +
+		"kubectl-ray-memory-pressure-abcde: allocated 2147483648 bytes, resident 1.07s after start; holding until 60s after start\n"
+	r, _, err := Run(context.Background(), f, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Ramp == nil || r.Ramp.Bytes != 2<<30 || r.Ramp.ResidentMs != 1070 {
+		t.Errorf("ramp %+v", r.Ramp)
+	}
+	if want := "kubectl-ray-memory-pressure-abcde: 2147483648 bytes resident 1.07s after it started (its log)"; strings.Count(progress.String(), want) != 1 {
+		t.Errorf("progress has not once %q:\n%s", want, progress.String())
+	}
+}
+
+// A disk run reads no log, and a memory run whose log cannot be read has no ramp.
+func TestRunRampOnlyFromALog(t *testing.T) {
+	for _, kind := range []Kind{Disk, Memory} {
+		f := newFake()
+		s := settings()
+		s.Kind, s.Watch, s.Timeout = kind, true, 700*time.Millisecond
+		r, _, err := Run(context.Background(), f, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Ramp != nil {
+			t.Errorf("%s: ramp %+v without a log", kind, r.Ramp)
+		}
 	}
 }

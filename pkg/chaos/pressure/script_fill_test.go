@@ -10,9 +10,12 @@ import (
 	"time"
 )
 
-// stallReader replaces the memory script's tail by a reader that never reads: the writer blocks
-// once the FIFO is full, so the fill cannot finish before the deadline.
-var stallReader = [2]string{`tail < "$f" > /dev/null & eaters="$eaters $!"`, `sleep 60 < "$f" & eaters="$eaters $!"`}
+// stallReader replaces the memory script's dd by a holder that never allocates: its share is
+// never resident, so the fill cannot finish before the deadline.
+var stallReader = [2]string{ddHolder, `sleep 60 > "$f" & eaters="$eaters $!"`}
+
+// ddHolder is the memory script's line that starts one holder.
+const ddHolder = `dd if=/dev/zero bs="$size" count=1 2>/dev/null > "$f" & eaters="$eaters $!"`
 
 // startExpandedScript runs script as the container would: escaped as Container escapes it, then
 // expanded by the kubelet's rules (script_expand_test.go).
@@ -58,8 +61,7 @@ func TestDeadlineStopsASlowFill(t *testing.T) {
 		slowDisk := replaced(t, Script(disk), `fallocate -l "$bytes" "$file" 2>/dev/null & worker=$!`,
 			`sleep 60 & worker=$!; echo "worker pid $worker"`)
 		mem := memSpec(t.TempDir(), 1<<30, time.Second)
-		slowMem := replaced(t, replaced(t, Script(mem), stallReader[0], stallReader[1]),
-			`head -c "$size" /dev/zero > "$f" & worker=$!`, `head -c "$size" /dev/zero > "$f" & worker=$!; echo "worker pid $worker"`)
+		slowMem := replaced(t, Script(mem), stallReader[0], stallReader[1]+`; echo "worker pid $!"`)
 		for _, script := range []string{slowDisk, slowMem} {
 			r := startExpandedScript(t, sh, script)
 			if took := r.exits(t, 124, 10*time.Second); took > 6*time.Second {
@@ -72,7 +74,7 @@ func TestDeadlineStopsASlowFill(t *testing.T) {
 	})
 }
 
-// More memory than one holder takes is held by several tails, each with its share resident.
+// More memory than one holder takes is held by several dd, each with its share resident.
 func TestMemoryScriptHoldsInSeveralHolders(t *testing.T) {
 	eachShell(t, func(t *testing.T, sh shell) {
 		s := memSpec(t.TempDir(), 32<<20, 4*time.Second)
@@ -98,15 +100,13 @@ func TestMemoryScriptHoldsInSeveralHolders(t *testing.T) {
 	})
 }
 
-// A holder that dies after reading its share (busybox 1.35's tail at 2 GiB: "out of memory")
-// leaves nothing held although the writer succeeded: the script says so in one line, exits 1, and
-// never says "holding".
+// A holder that dies (the kernel's OOM killer, a cgroup limit) leaves its share unheld: the script
+// says so in one line, exits 1, and never says "holding".
 func TestMemoryScriptFailsWhenAHolderDies(t *testing.T) {
 	eachShell(t, func(t *testing.T, sh shell) {
 		s := memSpec(t.TempDir(), 3<<20, 5*time.Second)
 		s.HolderBytes = 1 << 20
-		dies := replaced(t, Script(s), `tail < "$f" > /dev/null & eaters="$eaters $!"`,
-			`{ head -c "$size" > /dev/null; echo "tail: out of memory" >&2; exit 3; } < "$f" & eaters="$eaters $!"`)
+		dies := replaced(t, Script(s), ddHolder, `{ echo "dd: out of memory" >&2; exit 3; } > "$f" & eaters="$eaters $!"`)
 		r := start(t, sh, dies)
 		r.exits(t, 1, 10*time.Second)
 		out := strings.TrimSpace(r.out.String())
@@ -115,24 +115,25 @@ func TestMemoryScriptFailsWhenAHolderDies(t *testing.T) {
 		}
 		lines := strings.Split(out, "\n")
 		last := lines[len(lines)-1]
-		if want := s.Name + ": allocation failed: memory holder 1 of 3 (tail, pid "; !strings.HasPrefix(last, want) ||
+		if want := s.Name + ": allocation failed: memory holder 1 of 3 (dd, pid "; !strings.HasPrefix(last, want) ||
 			!strings.HasSuffix(last, ") exited with status 3; its share is not held, so nothing is") {
 			t.Errorf("the last line is not the reason: %q\n%s", last, out)
 		}
 	})
 }
 
-// A writer that fails (its reader gone mid-way) fails the run the same way.
-func TestMemoryScriptFailsWhenTheWriteFails(t *testing.T) {
+// A holder whose FIFO's reader is gone dies of SIGPIPE, and fails the run the same way.
+func TestMemoryScriptFailsWhenTheReaderGoes(t *testing.T) {
 	eachShell(t, func(t *testing.T, sh shell) {
 		s := memSpec(t.TempDir(), 4<<20, 5*time.Second)
-		broken := replaced(t, Script(s), `tail < "$f" > /dev/null & eaters="$eaters $!"`,
-			`head -c 1 < "$f" > /dev/null & eaters="$eaters $!"`)
+		broken := replaced(t, Script(s), `sleep $((deadline + 10)) < "$f" & keepers="$keepers $!"`,
+			`head -c 1 < "$f" > /dev/null & keepers="$keepers $!"`)
 		r := start(t, sh, broken)
 		r.exits(t, 1, 10*time.Second)
 		if strings.Contains(r.out.String(), "holding") {
 			t.Errorf("claimed to hold what it does not:\n%s", r.out)
 		}
-		r.said(t, "allocation failed: writing 4194304 bytes to memory holder 1 of 1 failed")
+		r.said(t, "allocation failed: memory holder 1 of 1 (dd, pid ")
+		r.said(t, ") exited with status 141; its share is not held, so nothing is")
 	})
 }

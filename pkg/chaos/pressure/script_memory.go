@@ -2,34 +2,35 @@ package pressure
 
 import "text/template"
 
-// The memory variant holds the bytes as anonymous memory of tail processes, each reading
-// /dev/zero through a FIFO of its own: tail keeps its input until it sees the last line, and
-// /dev/zero has no newline, so each tail holds every byte it reads, charged to this container's
-// cgroup (and so to the pod's). Killing the tails frees it at once; nothing is left on disk.
+// The memory variant holds the bytes as anonymous memory of dd processes: each reads its share of
+// /dev/zero in ONE read into one buffer (bs=share, count=1), which the kernel fills at memory
+// speed, then blocks writing it into a FIFO whose only reader (a keeper, a sleep) never reads. The
+// buffer stays resident, charged to this container's cgroup (and so to the pod's), until the
+// script kills the dd; nothing is left on disk.
 //
-// Why several tails of at most MaxHolderBytes each: busybox 1.35's tail fails at 2 GiB ("out of
-// memory", right after its last read), so one tail for the whole amount held nothing while the
-// writer had succeeded. Each FIFO has a keeper, a sleep that holds its write end open so its tail
-// never sees EOF, and it outlasts the deadline by 10 s, so even a SIGKILLed script frees the
-// memory soon after. The keeper must have the FIFO open before the writer can finish, and being
-// started first is not enough: on a loaded machine a tail and a writer that started later met
-// first, the writer finished, and the tail saw EOF and exited 0 (a unit test run beside a sandbox
-// build saw it). So the script opens the FIFO read-write on fd 8 (which never blocks), the keeper
-// opens it for writing (which then does not block either) and writes one byte, and the script
-// reads that byte before it lets go of fd 8 and starts the tail: the keeper holds the FIFO by then.
-// The keeper holds only a write end, so a tail gone mid-way still fails the writer (EPIPE).
-// Cleanup kills keepers and tails with SIGKILL: a keeper is a forked shell until it execs sleep,
+// Why not tail (the method before): busybox's tail grows its buffer as a FIFO feeds it, 70–115
+// MB/s on a real node, so a 20s run held 1.36 of 2 GiB when its deadline came; and busybox 1.35's
+// tail fails at 2 GiB ("out of memory").
+//
+// Why several dd of at most MaxHolderBytes each, all started at once: Linux caps one read() at
+// 2 GiB minus a page (MAX_RW_COUNT), so a larger share would hold less than asked; and several
+// fill in parallel on several cores. Each keeper outlasts the deadline by 10 s, so even a
+// SIGKILLed script frees the memory soon after (a dd whose reader is gone dies of SIGPIPE).
+// Cleanup kills keepers and holders with SIGKILL: a keeper is a forked shell until it execs sleep,
 // with the script's TERM trap, and would outlive it.
 //
-// Why a settle and a check: a tail that could not keep what it read dies just after its last
-// read, after the writer has finished; the script waits a second, then checks that every tail is
-// still alive before it says "holding", and checks again every second of the hold. A tail gone
-// is one line and exit 1, never a hold of nothing.
+// Why the script reads RssAnon: dd says nothing until it ends, and it never ends here. The fill is
+// done when every holder has its share resident as anonymous memory (/proc/PID/status), and
+// "allocated" is said only then, with how long after the script's start (the ramp, from
+// /proc/uptime); the hold checks it again every second. A holder gone, or no longer resident, is
+// one line and exit 1, never a hold of nothing.
 var memoryScript = template.Must(template.New("memory").Parse(`# kubectl ray chaos memory-pressure: allocate, hold until the deadline, release, exit.
 ` + common + `fifo={{.Fifo}}
 holder={{.Holder}}
+read -r t0 _ < /proc/uptime
 eaters=
 keepers=
+sizes=
 n=0
 poll=
 cleanup() {
@@ -49,16 +50,39 @@ alive() {
   { read -r _ _ st _ < "/proc/$1/stat"; } 2>/dev/null
   [ "$st" != Z ]
 }
-# held: every tail still holds its share; else the log says which one is gone.
-held() {
+# anon: the anonymous memory resident in process $1, in kB (RssAnon; VmRSS on kernels before 4.5).
+anon() {
+  rss=0
+  anonkb=
+  { while read -r key value _; do
+      case $key in RssAnon:) anonkb=$value ;; VmRSS:) rss=$value ;; esac
+    done < "/proc/$1/status"; } 2>/dev/null
+  echo "${anonkb:-$rss}"
+}
+# resident: every holder has its share resident; a holder gone is the end of the run.
+resident() {
   i=0
+  set -- $sizes
   for p in $eaters; do
     i=$((i + 1))
+    want=$(($1 / 1024))
+    shift
     if ! alive "$p"; then
       wait "$p" 2>/dev/null
-      die 1 "allocation failed: memory holder $i of $n (tail, pid $p) exited with status $?; its share is not held, so nothing is"
+      die 1 "allocation failed: memory holder $i of $n (dd, pid $p) exited with status $?; its share is not held, so nothing is"
     fi
+    if [ "$(anon "$p")" -lt "$want" ]; then return 1; fi
   done
+}
+# held: what was said to be held still is.
+held() {
+  if ! resident; then die 1 "memory is no longer held: a holder's share is not resident (swapped out or reclaimed)"; fi
+}
+# since: seconds since the script started, from /proc/uptime (hundredths).
+since() {
+  read -r t1 _ < /proc/uptime
+  cs=$(( ${t1%.*}${t1#*.} - ${t0%.*}${t0#*.} ))
+  printf '%d.%02d' $((cs / 100)) $((cs % 100))
 }
 if [ -n "$percent" ]; then
   avail=
@@ -80,22 +104,17 @@ while [ "$left" -gt 0 ]; do
   rm -f "$f"
   n=$((n + 1))
   mkfifo "$f" || die 1 "allocation failed: cannot make the FIFO $f"
-  exec 8<> "$f"
-  ( printf k; exec sleep $((deadline + 10)) ) > "$f" 8>&- & keepers="$keepers $!"
-  head -c 1 <&8 > /dev/null
-  exec 8>&-
-  tail < "$f" > /dev/null & eaters="$eaters $!"
-  head -c "$size" /dev/zero > "$f" & worker=$!
-  if ! wait "$worker"; then worker=; die 1 "allocation failed: writing $size bytes to memory holder $n of $holders failed"; fi
-  worker=
+  sleep $((deadline + 10)) < "$f" & keepers="$keepers $!"
+  dd if=/dev/zero bs="$size" count=1 2>/dev/null > "$f" & eaters="$eaters $!"
+  sizes="$sizes $size"
   left=$((left - size))
 done
-phase=settle
-sleep 1 & poll=$!
-wait "$poll"; poll=
-held
+until resident; do
+  sleep 0.05 & poll=$!
+  wait "$poll"; poll=
+done
 phase=hold
-log "allocated; holding until ${deadline}s after start"
+log "allocated $bytes bytes, resident $(since)s after start; holding until ${deadline}s after start"
 while alive "$watchdog"; do
   sleep 1 & poll=$!
   wait "$poll"; poll=

@@ -259,19 +259,19 @@ func memSpec(dir string, bytes int64, d time.Duration) Spec {
 		Paths: Paths{OwnDir: dir, WorkDir: dir, Meminfo: "/proc/meminfo"}}
 }
 
-// holder is one of the script's tails and what it has resident.
+// holder is one of the script's dd and what it has resident.
 type holder struct {
 	pid int
 	rss int64
 }
 
-// holders are the script's children that hold the memory (tails).
+// holders are the script's children that hold the memory (dd).
 func holders(pid int) []holder {
 	var out []holder
 	kids, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(pid) + "/children")
 	for _, k := range strings.Fields(string(kids)) {
 		status, err := os.ReadFile("/proc/" + k + "/status")
-		if err != nil || !strings.Contains(string(status), "Name:\ttail") {
+		if err != nil || !strings.Contains(string(status), "Name:\tdd") {
 			continue
 		}
 		for _, line := range strings.Split(string(status), "\n") {
@@ -310,6 +310,8 @@ func TestMemoryScriptAllocatesHoldsReleases(t *testing.T) {
 		}
 		gone(t, "/proc/"+strconv.Itoa(holder)) // the holder process
 		gone(t, filepath.Join(dir, s.Name+".fifo"))
+		r.said(t, "allocated 33554432 bytes, resident ")
+		r.said(t, "s after start; holding until 4s after start")
 		r.said(t, "released memory")
 	})
 }

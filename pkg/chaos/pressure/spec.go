@@ -33,7 +33,7 @@ const (
 const NamePrefix = "kubectl-ray-"
 
 // DefaultImage is public, about 4 MB, and its busybox (1.36.1, built from defconfig) has every
-// applet the scripts use: sh, fallocate, dd, df, head, tail, mkfifo, sleep, kill.
+// applet the scripts use: sh, fallocate, dd, df, head, mkfifo, sleep, kill.
 const DefaultImage = "busybox:1.36.1"
 
 // Caps bound what runs without --force.
@@ -46,10 +46,10 @@ const (
 	MaxDuration       = time.Hour
 )
 
-// MaxHolderBytes is the most one tail of the memory script holds; more memory takes more tails.
-// busybox 1.35's tail fails at 2 GiB ("out of memory") and 1 GiB worked on a real node; 256 MiB
-// leaves every busybox room.
-const MaxHolderBytes int64 = 256 << 20
+// MaxHolderBytes is the most one dd of the memory script holds; more memory takes more of them.
+// Linux caps one read() at 2 GiB minus a page (MAX_RW_COUNT), and dd reads its share in one read.
+// A power of two under that cap.
+const MaxHolderBytes int64 = 1 << 30
 
 // Spec is the resolved plan for one ephemeral container.
 type Spec struct {
@@ -68,7 +68,7 @@ type Spec struct {
 	TargetContainer string
 	Name            string
 	Paths           Paths
-	// HolderBytes is the most one tail of the memory script holds; 0 means MaxHolderBytes (tests
-	// set less, to run several tails in little memory).
+	// HolderBytes is the most one dd of the memory script holds; 0 means MaxHolderBytes (tests
+	// set less, to run several holders in little memory).
 	HolderBytes int64
 }

@@ -125,11 +125,19 @@ type evictionWatch struct {
 	tl  *Timeline
 	ws  *watches
 	out io.Writer
+	// c and memory: a memory run also reads its container's log for the ramp (ramp.go).
+	c      Cluster
+	memory bool
+	logs   chan string
 }
 
 func (w *evictionWatch) run(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, w.s.Timeout)
 	defer cancel()
+	if w.memory && w.c != nil {
+		w.logs = make(chan string, 1)
+		go followRamp(ctx, w.c, w.tl.Namespace, w.tl.Pod, w.tl.Container, w.logs)
+	}
 	printed := 0
 	flush := func() {
 		lines := w.tl.Lines()
@@ -178,6 +186,9 @@ func (w *evictionWatch) next(ctx context.Context, tick <-chan time.Time) (took b
 			sp = &ws.nodePods
 		case ev, ok = <-ws.events.events():
 			sp = &ws.events
+		case log := <-w.logs:
+			w.tl.ObserveLog(log, w.s.Now())
+			return true, nil
 		default:
 		}
 		if sp == nil || !ok {
@@ -189,6 +200,9 @@ func (w *evictionWatch) next(ctx context.Context, tick <-chan time.Time) (took b
 			return false, nil
 		case <-tick:
 			w.tl.Tick(w.s.Now())
+			return false, nil
+		case log := <-w.logs:
+			w.tl.ObserveLog(log, w.s.Now())
 			return false, nil
 		case ev, ok = <-ws.target.events():
 			sp = &ws.target

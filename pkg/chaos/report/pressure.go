@@ -40,7 +40,19 @@ type PressureReport struct {
 	Injected   time.Time        `json:"injected"`
 	Events     []Event          `json:"events"`
 	Eviction   PressureEviction `json:"eviction"`
-	Verdict    PressureVerdict  `json:"verdict"`
+	// Ramp is when memory-pressure's allocation was resident, from its container's log; null
+	// for disk, without --watch-eviction, or when the log never said so while the run watched.
+	Ramp    *PressureRamp   `json:"ramp"`
+	Verdict PressureVerdict `json:"verdict"`
+}
+
+// PressureRamp is memory-pressure's ramp as its container's log says it.
+type PressureRamp struct {
+	Bytes int64 `json:"bytes"`
+	// ResidentMs is how long after the script's start every byte was resident (its own clock).
+	ResidentMs float64 `json:"residentMs"`
+	// SeenMs is when the run read that line, after the injection.
+	SeenMs float64 `json:"seenMs"`
 }
 
 // PressureEviction is what happened to the pod; null times were not seen.
@@ -94,12 +106,13 @@ type PressureInput struct {
 	Injected time.Time
 	Timeline *timeline.Timeline
 	Verdict  PressureVerdict
+	Ramp     *PressureRamp
 }
 
 // BuildPressure computes the report; it is pure.
 func BuildPressure(in PressureInput) *PressureReport {
 	r := &PressureReport{APIVersion: schema.APIVersion, Kind: PressureKind, Settings: in.Settings,
-		Injected: in.Injected, Events: []Event{}, Eviction: PressureEviction{Pods: []EvictedPod{}}, Verdict: in.Verdict}
+		Injected: in.Injected, Events: []Event{}, Eviction: PressureEviction{Pods: []EvictedPod{}}, Ramp: in.Ramp, Verdict: in.Verdict}
 	rel := func(t time.Time) float64 { return ms(t.Sub(in.Injected)) }
 	for _, e := range in.Timeline.Events() {
 		r.Events = append(r.Events, Event{Event: e, AtMs: rel(e.At)})

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
@@ -115,12 +116,36 @@ func TestPressureJSONFields(t *testing.T) {
 	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"apiVersion", "kind", "settings", "injected", "events", "eviction", "verdict"} {
+	for _, k := range []string{"apiVersion", "kind", "settings", "injected", "events", "eviction", "ramp", "verdict"} {
 		if _, ok := doc[k]; !ok {
 			t.Errorf("no %q in %s", k, b.String())
 		}
 	}
-	if len(doc) != 7 {
-		t.Errorf("%d top-level fields, want 7", len(doc))
+	if len(doc) != 8 {
+		t.Errorf("%d top-level fields, want 8", len(doc))
+	}
+}
+
+// memory-pressure's ramp is carried as the runner read it; without one it is null, not absent.
+func TestPressureRamp(t *testing.T) {
+	in := pressureInput()
+	in.Ramp = &PressureRamp{Bytes: 2 << 30, ResidentMs: 1070, SeenMs: 1500}
+	var b bytes.Buffer
+	if err := WriteJSON(&b, BuildPressure(in)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `"ramp": {
+    "bytes": 2147483648,
+    "residentMs": 1070,
+    "seenMs": 1500
+  },`) {
+		t.Errorf("no ramp in:\n%s", b.String())
+	}
+	b.Reset()
+	if err := WriteJSON(&b, BuildPressure(pressureInput())); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `"ramp": null,`) {
+		t.Errorf("no null ramp in:\n%s", b.String())
 	}
 }

@@ -41,10 +41,13 @@ const (
 	PressureInjected Kind = "PressureInjected" // Object: our ephemeral container
 	PressureStarted  Kind = "PressureStarted"  // Object: our ephemeral container
 	PressureExited   Kind = "PressureExited"   // Object: our ephemeral container; Detail: exit code and reason
-	NodePressure     Kind = "NodePressure"     // Object: the node; Detail: the condition (DiskPressure, ...)
-	NodeTainted      Kind = "NodeTainted"      // Object: the node; Detail: the taint key:effect
-	PodEvicted       Kind = "PodEvicted"       // Object: the target pod; Detail: the kubelet's message
-	PodDeleted       Kind = "PodDeleted"       // Object: the target pod
+	// PressureReached: our container's log says all it allocates is resident (memory). Object:
+	// our ephemeral container; Detail: the bytes and how long after the script's start.
+	PressureReached Kind = "PressureReached"
+	NodePressure    Kind = "NodePressure" // Object: the node; Detail: the condition (DiskPressure, ...)
+	NodeTainted     Kind = "NodeTainted"  // Object: the node; Detail: the taint key:effect
+	PodEvicted      Kind = "PodEvicted"   // Object: the target pod; Detail: the kubelet's message
+	PodDeleted      Kind = "PodDeleted"   // Object: the target pod
 	// PodEnded: the target reached a terminal phase with no mark of an eviction (no Evicted
 	// reason, DisruptionTarget condition or Evicted Event). Detail: the phase (and reason).
 	PodEnded Kind = "PodEnded"

@@ -56,8 +56,9 @@ func NewMemoryPressureCmd(f *cmdutil.Factory) *cobra.Command {
 	o := newPressureOptions(f, pressure.Memory)
 	cmd := o.command("memory-pressure", "Allocate memory in a Ray pod from an ephemeral container, to reproduce memory-pressure eviction or OOM",
 		`Adds one ephemeral container to the target pod. Its own shell script holds the requested bytes
-as anonymous memory of one process (busybox tail reading /dev/zero through a FIFO) for --duration,
-then frees it and exits; the bound is inside the container. The memory is charged to the pod, so it
+as anonymous memory of dd processes (each reads at most 1 GiB of /dev/zero in one read, at memory
+speed, and blocks holding it), says how long after its start all of it was resident, holds for
+--duration, then frees it and exits; the bound is inside the container. The memory is charged to the pod, so it
 counts toward node MemoryPressure and, when every container has a limit, the pod's memory limit.
 --percent is of the target container's memory limit, else of the node's MemAvailable read at
 start. Ephemeral containers cannot be removed: the finished container stays in the pod's spec.`,
@@ -85,7 +86,7 @@ func (o *PressureOptions) command(use, short, long, example string) *cobra.Comma
 	fl := cmd.Flags()
 	fl.IntVar(&o.s.Percent, "percent", 0, "How much, in percent (1-100) of the container's limit, else of what is free")
 	fl.DurationVar(&o.s.Duration, "duration", 2*time.Minute, "How long the pressure lasts, fill included; the container ends itself after it")
-	fl.StringVar(&o.s.Image, "image", pressure.DefaultImage, "Image of the ephemeral container; needs sh, fallocate or dd, df, head, tail, mkfifo, sleep, kill, rm")
+	fl.StringVar(&o.s.Image, "image", pressure.DefaultImage, "Image of the ephemeral container; needs sh, fallocate or dd, df, head, mkfifo, sleep, kill, rm")
 	fl.StringVar(&o.s.TargetContainer, "target-container", "", "Container whose namespaces to join (default: ray-head on a head, else the pod's first container)")
 	fl.StringVar(&o.s.Role, "role", "head", "With a RAYCLUSTER: target its head or a worker")
 	_ = cmd.RegisterFlagCompletionFunc("role", fixed("head", "worker"))

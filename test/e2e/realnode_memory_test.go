@@ -17,15 +17,14 @@ import (
 // rampRE is the memory script's line that says the fill is resident, and how long after its start.
 var rampRE = regexp.MustCompile(`allocated 2147483648 bytes, resident (\d+\.\d+)s after start; holding until 20s after start`)
 
-// TestRealNodeMemoryHold: on the real node, with the node's busybox (Debian's busybox-static
+// realMemoryHold (TestRealNode/kuberay-v111/memory-hold): on the real node, with the node's busybox (Debian's busybox-static
 // 1.35.0, the busybox whose tail could not hold 2 GiB), memory-pressure --bytes 2Gi holds the
 // 2 GiB in the pod's memory cgroup from the moment its log says "allocated" to the end of
 // --duration, sampled every 200 ms, then frees it. The head's limit is raised to 4Gi so that the
 // 2 GiB fits beside the stand-in. The ramp (the script's own figure, and the cgroup's from the
 // container's start) is logged, not asserted: speed is the benchmark's (docs/performance.md).
-func TestRealNodeMemoryHold(t *testing.T) {
-	t.Parallel()
-	sb := realNodeSandbox(t, sandbox.OperatorV111)
+// It runs in TestRealNode's v1.1.1 sandbox: the machine has one real node.
+func realMemoryHold(t *testing.T, sb *sandbox.Sandbox) {
 	h := newHOn(t, sb)
 	h.CreateRayCluster("hold", func(rc *rayv1.RayCluster) {
 		onRealNode(rc)

@@ -28,6 +28,7 @@ func TestRealNode(t *testing.T) {
 		t.Run("evicted-succeeded", func(t *testing.T) { realEvictedSucceeded(t, sb) })
 		t.Run("oom-crashloop", func(t *testing.T) { realOOMCrashLoop(t, sb) })
 		t.Run("memory-pressure", func(t *testing.T) { realMemoryPressure(t, sb) })
+		t.Run("memory-hold", func(t *testing.T) { realMemoryHold(t, sb) })
 		t.Run("image-pull", func(t *testing.T) { realImagePull(t, sb) })
 		t.Run("bystander", func(t *testing.T) { realBystander(t, sb) })
 		t.Run("head-kill", func(t *testing.T) { realHeadKill(t, sb) })

@@ -124,6 +124,7 @@ func DiagnoseTarget(s *Snapshot, opts Options, t *Target) Report {
 		for _, rule := range rules {
 			fs = append(fs, rule(ix, c)...)
 		}
+		fs = withoutRisks(fs, opts)
 		byCluster[c] = fs
 		r.Findings = append(r.Findings, fs...)
 		cr := c.report(fs)

@@ -49,6 +49,9 @@ type Options struct {
 	// SpecOnly runs only the rules of scope "spec" (what a spec alone tells: doctor -f offline),
 	// no operator rule and no rule about live state.
 	SpecOnly bool
+	// Risks reports the risks of live clusters' specs too (riskRules; doctor --risks): without
+	// it a live doctor leaves them out, so a healthy cluster stays silent.
+	Risks bool
 }
 
 // DefaultOptions are the thresholds `kubectl ray doctor` uses.

@@ -11,7 +11,9 @@ import (
 func TestSpecOnly(t *testing.T) {
 	for _, name := range []string{"head-restart-disabled-stuck", "rayservice-upgrade-stuck", "rayjob-initializing", "gcs-ft-off", "ray-resources-builtin"} {
 		f := loadFixture(t, name)
-		all := Diagnose(&f.snap, DefaultOptions())
+		full := DefaultOptions()
+		full.Risks = true // SpecOnly reports the risks too
+		all := Diagnose(&f.snap, full)
 		only := Diagnose(&f.snap, Options{SpecOnly: true})
 		var wantSpec, live int
 		for _, fd := range all.Findings {

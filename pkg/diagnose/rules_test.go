@@ -21,7 +21,9 @@ func TestRuleFixtures(t *testing.T) {
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			f := loadFixture(t, name)
-			r := Diagnose(&f.snap, DefaultOptions())
+			opts := DefaultOptions()
+			opts.Risks = true // the risks' fixtures fire them; TestRisksOnlyWhenAsked holds the default
+			r := Diagnose(&f.snap, opts)
 			g, w := f.gotChecked(r), slices.Clone(f.want)
 			slices.Sort(g)
 			slices.Sort(w)
@@ -32,6 +34,26 @@ func TestRuleFixtures(t *testing.T) {
 				t.Fatalf("findings = %q, want %q", g, w)
 			}
 		})
+	}
+}
+
+// A live doctor leaves the risks out unless asked (--risks); doctor -f (SpecOnly) reports them.
+func TestRisksOnlyWhenAsked(t *testing.T) {
+	for _, name := range []string{"head-evictable-first", "serve-head-not-excluded", "shm-smaller-than-object-store"} {
+		f := loadFixture(t, name)
+		has := func(opts Options) bool {
+			for _, fd := range Diagnose(&f.snap, opts).Findings {
+				if IsRisk(fd.Rule) {
+					return true
+				}
+			}
+			return false
+		}
+		risks, spec := DefaultOptions(), DefaultOptions()
+		risks.Risks, spec.SpecOnly = true, true
+		if has(DefaultOptions()) || !has(risks) || !has(spec) {
+			t.Errorf("%s: a risk by default %v, with Risks %v, with SpecOnly %v; want false, true, true", name, has(DefaultOptions()), has(risks), has(spec))
+		}
 	}
 }
 

@@ -53,6 +53,16 @@ func TestDoctorHealthyClusterIsSilent(t *testing.T) {
 		t.Fatalf("operators %+v", d.Operators)
 	}
 
+	// The risks of its spec (KubeRay's sample: the head requests no ephemeral-storage) only with
+	// --risks, as info: the verdict does not change.
+	risky, res := h.doctorJSON("--risks")
+	if res.Code != 0 || risky.health("fine") != "healthy" {
+		t.Fatalf("doctor --risks on a healthy cluster: %s", res)
+	}
+	if f := risky.finding(t, "fine", "head-evictable-first"); f.Severity != "info" {
+		t.Errorf("head-evictable-first is %s, want info", f.Severity)
+	}
+
 	// Table, not a terminal: no color codes; the cluster is only counted.
 	tab := h.Run("doctor")
 	if tab.Code != 0 || strings.Contains(tab.Stdout, "\x1b[") || strings.Contains(tab.Stdout, "RayCluster "+h.NS) {

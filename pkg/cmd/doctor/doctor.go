@@ -26,6 +26,7 @@ type Options struct {
 	watch         bool
 	ray           rayFlags
 	files         fileFlags
+	risks         bool
 
 	namespace string // "" with -A
 	target    *diagnose.Target
@@ -95,6 +96,7 @@ installed; 4 forbidden; 5 the named object does not exist.`,
 	cmd.Flags().BoolVarP(&o.watch, "watch", "w", false, "Stay running and print findings as they appear and clear, as kubectl get -w (Ctrl-C ends it, exit 0)")
 	o.acc.addFlags(cmd)
 	o.files.addFlags(cmd)
+	cmd.Flags().BoolVar(&o.risks, "risks", false, "Also report the risks in live clusters' specs (info: the head the kubelet evicts first, Serve through the head, ...), as doctor -f always does")
 	addMinSeverity(cmd, o)
 	cmd.AddCommand(newExplainCmd(f))
 	return cmd
@@ -105,6 +107,7 @@ func (o *Options) Complete(_ *cobra.Command, args []string) error {
 	if err := o.acc.load(); err != nil {
 		return err
 	}
+	o.acc.rules.Risks = o.risks
 	if len(o.files.paths) > 0 {
 		o.namespace = o.filesNamespace()
 	} else if !o.allNamespaces {

@@ -186,6 +186,14 @@ func TestDoctorManifestBadInput(t *testing.T) {
 	wantOneLineError(t, h.Run("doctor", "--offline", "-f", good, "-A"), 2, "-A and -l do not apply")
 	wantOneLineError(t, h.Run("doctor", "--offline", "-f", good, "raycluster/x"), 2, "drop the NAME")
 	wantOneLineError(t, h.Run("doctor", "--offline"), 2, "--offline checks files")
+	wantOneLineError(t, h.Run("doctor", "-R"), 2, "-R reads directories named by -f")
+	wantOneLineError(t, h.Run("doctor", "--offline", "-f", good, "--watch"), 2, "drop --watch")
+	wantOneLineError(t, h.Run("doctor", "--offline", "-f", good, "--ray"), 2, "drop --ray")
+	empty := filepath.Join(dir, "empty")
+	if err := os.MkdirAll(filepath.Join(empty, "below"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	wantOneLineError(t, h.Run("doctor", "--offline", "-f", empty), 2, "has no .yaml, .yml or .json file", "add -R")
 
 	// A kubeconfig whose server does not answer: checked offline, said once on stderr.
 	dead := writeKubeconfig(t, dir, "https://127.0.0.1:9")

@@ -69,7 +69,11 @@ resident() {
     shift
     if ! alive "$p"; then
       wait "$p" 2>/dev/null
-      die 1 "allocation failed: memory holder $i of $n (dd, pid $p) exited with status $?; its share is not held, so nothing is"
+      st=$?
+      if [ "$phase" = hold ]; then
+        die 1 "memory is no longer held: memory holder $i of $n (dd, pid $p) exited with status $st; its share is gone"
+      fi
+      die 1 "allocation failed: memory holder $i of $n (dd, pid $p) exited with status $st; its share is not held, so nothing is"
     fi
     if [ "$(anon "$p")" -lt "$want" ]; then return 1; fi
   done

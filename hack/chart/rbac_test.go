@@ -31,9 +31,11 @@ import (
 //     v1.1.1 then creates a new one), records its Events and counts the heal in /metrics, and
 //     nothing it prints says forbidden;
 //   - nothing more: each verb of each rule is removed in turn (the Role updated in the sandbox)
-//     and the watchdog run again the same way; each run must say forbidden, naming the resource
-//     (at start, or when it first needs the verb). A verb the watchdog heals without is one it does
-//     not need, and the test fails naming it.
+//     and the watchdog run again the same way; each run must say forbidden, naming the verb and
+//     the resource (at start, or when it first needs the verb). A verb the watchdog heals
+//     without is one it does not need, and the test fails naming it. A single heal needs no
+//     Events read: without list of Events the watchdog says so at start, and checkBackOff shows
+//     what it loses (it joins a head recreate loop it backs off from with the chart's rights).
 //
 // The watchdog runs with the sandbox's admin kubeconfig impersonating the ServiceAccount (--as
 // system:serviceaccount:NS:NAME): the API server then authorizes every request as that

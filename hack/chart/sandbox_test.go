@@ -26,9 +26,10 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// sandboxUp starts the repository's sandbox with no KubeRay operator (a real kube-apiserver;
-// docs/sandbox.md) for the test, or uses CHART_KUBECONFIG's. -short skips it.
-func sandboxUp(t *testing.T) string {
+// sandboxUp starts the repository's sandbox (a real kube-apiserver; docs/sandbox.md) with the
+// KubeRay operator version named ("none": no operator) for the test, or uses CHART_KUBECONFIG's.
+// -short skips it.
+func sandboxUp(t *testing.T, operator string) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("needs the sandbox's API server")
@@ -37,7 +38,7 @@ func sandboxUp(t *testing.T) string {
 		return kc
 	}
 	dir := t.TempDir()
-	up := exec.Command("go", "run", "./hack/sandbox", "up", "--operator", "none", "--nodes", "1", "--dir", dir)
+	up := exec.Command("go", "run", "./hack/sandbox", "up", "--operator", operator, "--nodes", "1", "--dir", dir)
 	up.Dir = "../.."
 	out, err := up.Output()
 	t.Cleanup(func() {
@@ -58,7 +59,7 @@ func sandboxUp(t *testing.T) string {
 // which the sandbox does not have) are accepted by a real API server, as a server-side dry
 // run: schema, defaults and admission, nothing stored.
 func TestServerSideDryRun(t *testing.T) {
-	kc := sandboxUp(t)
+	kc := sandboxUp(t, "none")
 	cfg, err := clientcmd.BuildConfigFromFlags("", kc)
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +101,7 @@ func TestServerSideDryRun(t *testing.T) {
 // helm install, upgrade and uninstall, through Helm's action library, against the sandbox.
 // Uninstall leaves nothing of the watchdog: its Lease is the chart's object.
 func TestInstallUpgradeUninstall(t *testing.T) {
-	kc := sandboxUp(t)
+	kc := sandboxUp(t, "none")
 	const ns, name = "kubectl-ray-chart", "wd"
 	flags := genericclioptions.NewConfigFlags(false)
 	flags.KubeConfig = &kc

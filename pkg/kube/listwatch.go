@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
@@ -26,7 +27,19 @@ func listWatch[L runtime.Object](list func(context.Context, metav1.ListOptions) 
 		},
 		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
 			apply(&o)
-			return watchFn(ctx, o)
+			w, err := watchFn(ctx, o)
+			if apierrors.IsForbidden(err) {
+				return w, &refusedWatch{err}
+			}
+			return w, err
 		},
 	}
 }
+
+// refusedWatch is a WATCH that RBAC refused. An informer's error handler hears the errors of its
+// LIST and of its WATCH alike; this one tells them apart, so that a role with list but not watch
+// is told to add watch (syncError), not the list it has.
+type refusedWatch struct{ err error }
+
+func (e *refusedWatch) Error() string { return e.err.Error() }
+func (e *refusedWatch) Unwrap() error { return e.err }

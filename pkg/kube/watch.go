@@ -42,10 +42,15 @@ func stripManagedFields(obj any) (any, error) {
 	return obj, nil
 }
 
-// syncError names the resource an informer could not list, for the one line the user sees.
+// syncError names the resource an informer could not list or watch, and the verb refused, for
+// the one line the user sees.
 func syncError(resource, namespace string, err error, host string) error {
 	if err == nil {
 		return fmt.Errorf("cannot list %s: the cache did not sync", resource)
 	}
-	return Explain(err, Request{Verb: "list", Resource: resource, Namespace: namespace, Host: host})
+	verb := "list"
+	if rw := (*refusedWatch)(nil); errors.As(err, &rw) {
+		verb = "watch"
+	}
+	return Explain(err, Request{Verb: verb, Resource: resource, Namespace: namespace, Host: host})
 }

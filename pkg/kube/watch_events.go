@@ -69,3 +69,7 @@ func (h *ClusterInformers) addClusterEvents(s *diagnose.Snapshot, key types.Name
 }
 
 func asEvent(obj any) *corev1.Event { return objectAs[corev1.Event](obj) }
+
+// EventsBlind is why the Events about RayClusters are not read, "" when they are: the watchdog
+// says it at start, since without them it cannot see a head recreate loop to back off from.
+func (h *ClusterInformers) EventsBlind() string { return h.eventsBlind }

@@ -153,6 +153,11 @@ func serve(ctx context.Context, c *kube.Clients, cfg Config, log *repair.Logger,
 	if err != nil {
 		return err
 	}
+	if why := inf.EventsBlind(); why != "" {
+		// Not fatal, as for doctor; but the back-off that keeps the watchdog from deleting a
+		// head the operator recreates in a loop (kuberay #4272) is off, and that must be said.
+		log.Line("warn", "Events not read; no back-off from a head recreate loop (head-recreate-loop)", "error", why)
+	}
 	inf.Warn = func(resource string, err error) {
 		wm.watchError(resource)
 		log.Line("warn", "watch interrupted; the informer lists again", "resource", resource, "error", err.Error())

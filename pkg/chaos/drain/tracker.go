@@ -114,6 +114,11 @@ func (t *Tracker) Requested(p *corev1.Pod, how string, at time.Time) {
 }
 
 func (t *Tracker) Accepted(p *corev1.Pod, at time.Time) {
+	t.mu.Lock()
+	if d := t.drained[p.UID]; d != nil && !d.watched {
+		d.done = true
+	}
+	t.mu.Unlock()
 	t.event(p, timeline.EvictionAccepted, "", at)
 }
 

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -8,9 +9,12 @@ import (
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
 )
 
 // drainReport is the part of chaos drain's JSON report the tests read.
@@ -112,6 +116,29 @@ func TestChaosDrain(t *testing.T) {
 	if _, total, _ := sc.tally(before); len(total) != 0 {
 		t.Fatalf("dry run sent traffic: %v", total)
 	}
+
+	// The role docs/rbac.md gives chaos drain is enough for the dry run (every read, and the API
+	// server's dry run of the cordon and the eviction); without it, exit 4 naming the verb.
+	applier, err := sandbox.NewApplier(h.SB.Admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	applyDocRoles(h, applier)
+	drainer := "drainer-" + h.NS
+	crb := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: drainer},
+		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "kubectl-ray:chaos-drain"},
+		Subjects: []rbacv1.Subject{{APIGroup: "rbac.authorization.k8s.io", Kind: "User", Name: drainer}}}
+	if _, err := h.Kube.RbacV1().ClusterRoleBindings().Create(h.Ctx, crb, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.Kube.RbacV1().ClusterRoleBindings().Delete(context.Background(), drainer, metav1.DeleteOptions{}) })
+	if res := h.Run(append([]string{"--as", drainer}, append(args, "--dry-run")...)...); res.Code != 0 {
+		t.Errorf("dry run with docs/rbac.md's chaos-drain role: %s", res)
+	}
+	if res := h.Run(append([]string{"--as", "nobody-" + h.NS}, append(args, "--dry-run")...)...); res.Code != 4 || !strings.Contains(res.Stderr, "forbidden") {
+		t.Errorf("dry run with no role: want exit 4 naming the verb, got %s", res)
+	}
+	notCordoned(h, pool[0])
 
 	// A budget that allows no disruption: every eviction is refused (429) and asked again until
 	// --timeout; the worker stays, the node is uncordoned, exit 3 names the budget.

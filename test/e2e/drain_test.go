@@ -131,7 +131,9 @@ func TestChaosDrain(t *testing.T) {
 	if _, err := h.Kube.RbacV1().ClusterRoleBindings().Create(h.Ctx, crb, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = h.Kube.RbacV1().ClusterRoleBindings().Delete(context.Background(), drainer, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = h.Kube.RbacV1().ClusterRoleBindings().Delete(context.Background(), drainer, metav1.DeleteOptions{})
+	})
 	if res := h.Run(append([]string{"--as", drainer}, append(args, "--dry-run")...)...); res.Code != 0 {
 		t.Errorf("dry run with docs/rbac.md's chaos-drain role: %s", res)
 	}

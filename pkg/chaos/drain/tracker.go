@@ -46,9 +46,9 @@ type drainedPod struct {
 	// watched: the run's pod watch sees it (a Ray pod of the watched namespace); another pod is
 	// done once its eviction is accepted, since nothing here sees it go.
 	watched bool
-	done  bool   // gone, or given up
-	gone  bool
-	given bool
+	done    bool // gone, or given up
+	gone    bool
+	given   bool
 }
 
 // freshPod is a Ray pod created after the drain began, followed to Ready.

@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -34,6 +35,12 @@ type Refused struct {
 	Pod     string
 	Code    int32
 	Message string
+	// Budget is the PodDisruptionBudget that refused, from the API server's DisruptionBudget
+	// cause ("The disruption budget NAME needs 1 healthy pods and has 1 currently"); "" when
+	// the answer named none.
+	Budget string
+	// Cause is that cause's message as the API server wrote it.
+	Cause string
 }
 
 func (r *Refused) Error() string {
@@ -79,9 +86,31 @@ func (c *Clients) KillPod(ctx context.Context, pod *corev1.Pod, mode KillMode, d
 				st = s
 				msg, code = st.Status().Message, st.Status().Code
 			}
-			return &Refused{Pod: pod.Name, Code: code, Message: msg}
+			return refusedEviction(pod.Name, err, code, msg)
 		}
 		return Explain(err, Request{Verb: "create", Resource: "pods/eviction", Namespace: pod.Namespace, Name: pod.Name, Host: c.Host()})
 	}
 	return fault.Errorf(fault.Invalid, "unknown kill mode %q: use delete, force or evict", mode)
+}
+
+// refusedEviction is a 429 from the Eviction API as a *Refused, naming the budget when the
+// server's DisruptionBudget cause does (k8s.io/kubernetes pkg/registry/core/pod/storage/eviction.go
+// writes "The disruption budget %s needs %d healthy pods and has %d currently").
+func refusedEviction(pod string, err error, code int32, msg string) *Refused {
+	r := &Refused{Pod: pod, Code: code, Message: msg}
+	st, ok := err.(apierrors.APIStatus)
+	if !ok || st.Status().Details == nil {
+		return r
+	}
+	for _, c := range st.Status().Details.Causes {
+		if c.Type != policyv1.DisruptionBudgetCause {
+			continue
+		}
+		r.Cause = c.Message
+		if rest, ok := strings.CutPrefix(c.Message, "The disruption budget "); ok {
+			r.Budget, _, _ = strings.Cut(rest, " ")
+		}
+		break
+	}
+	return r
 }

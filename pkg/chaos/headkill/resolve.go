@@ -2,9 +2,7 @@ package headkill
 
 import (
 	"context"
-	"fmt"
 	"sort"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -67,21 +65,10 @@ func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
 	if s.Target != "" {
 		return t, nil
 	}
-	svc, err := c.GetService(ctx, s.Namespace, s.Service)
-	if err != nil {
+	if t.portName, err = experiment.ServicePort(ctx, c, s.Namespace, s.Service, s.Port); err != nil {
 		return nil, err
 	}
-	var ports []string
-	for _, p := range svc.Spec.Ports {
-		ports = append(ports, fmt.Sprint(p.Port))
-		if int(p.Port) == s.Port && (p.Protocol == "" || p.Protocol == corev1.ProtocolTCP) {
-			t.portName = p.Name
-			t.port = s.Port
-		}
-	}
-	if t.port == 0 {
-		return nil, invalid("Service %s/%s has no TCP port %d (its ports: %s): pass %s", s.Namespace, s.Service, s.Port, strings.Join(ports, ", "), experiment.SetPort)
-	}
+	t.port = s.Port
 	t.service = s.Service
 	return t, nil
 }

@@ -1,9 +1,7 @@
 package headkill
 
 import (
-	"errors"
 	"fmt"
-	"net/url"
 	"time"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
@@ -20,8 +18,8 @@ const (
 	SetAfter          chaos.Setting = "after"
 	SetUntilRecovered chaos.Setting = "until-recovered"
 	SetTimeout        chaos.Setting = "timeout"
-	SetTarget         chaos.Setting = "target"
-	SetService        chaos.Setting = "service"
+	SetTarget                       = experiment.SetTarget
+	SetService                      = experiment.SetService
 )
 
 // Settings is one head kill: what to kill, what to probe, for how long, and the SLO.
@@ -51,13 +49,7 @@ type Settings struct {
 func (s *Settings) killMode() kube.KillMode { return kube.KillMode(s.Mode) }
 
 // targetBase is Target's scheme://host[:port] (Validate has checked it is an http(s) URL).
-func (s *Settings) targetBase() string {
-	u, err := url.Parse(s.Target)
-	if err != nil {
-		return ""
-	}
-	return u.Scheme + "://" + u.Host
-}
+func (s *Settings) targetBase() string { return experiment.TargetBase(s.Target) }
 
 func invalid(format string, args ...any) error { return chaos.Errorf(chaos.Invalid, format, args...) }
 
@@ -108,30 +100,7 @@ func (s *Settings) validateTarget() error {
 }
 
 // probePath is Path, or the path of Target.
-func (s *Settings) probePath() (string, error) {
-	if s.Target == "" {
-		return s.Path, nil
-	}
-	// Messages show the URL redacted: a target can carry credentials.
-	u, err := url.Parse(s.Target)
-	if err != nil {
-		return "", invalid("%s is not a URL (%v), e.g. http://serve.example:8000", SetTarget, errors.Unwrap(err))
-	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", invalid("%s %q is not an http or https URL, e.g. http://serve.example:8000", SetTarget, u.Redacted())
-	}
-	if u.User != nil {
-		return "", invalid("%s %q has credentials in it, which the probe would not send and reports would show: pass them as %s 'Authorization: ...'", SetTarget, u.Redacted(), experiment.SetHeader)
-	}
-	rest := u.RequestURI()
-	if rest == "/" {
-		return s.Path, nil
-	}
-	if s.Path != "" {
-		return "", invalid("%s %q has a path and %s is %q: give the path once", SetTarget, experiment.ShownPath(rest), experiment.SetPath, experiment.ShownPath(s.Path))
-	}
-	return rest, nil
-}
+func (s *Settings) probePath() (string, error) { return experiment.TargetPath(s.Target, s.Path) }
 
 // config is the probe's configuration (Validate has checked the settings).
 func (s *Settings) config() probe.Config {

@@ -59,48 +59,42 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 	}
 	p.f("Probe schedule error: p99 %.3fms, max %.3fms.\n", r.Probe.SendLagP99Ms, r.Probe.SendLagMaxMs)
 
-	writeTotals(p, w, r.Totals)
-	writeErrorWindow(p, r.ErrorWindow)
-
-	if r.Probe.KillAtMs != nil {
-		rc := r.Recovery
-		p.f("\nRecovery (from the kill)\n")
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		step := func(name string, v *float64, extra string) {
-			fmt.Fprintf(tw, "  %s\t%s\n", name, stepValue(v, "\t", extra))
-		}
-		step("old head gone", rc.OldHeadGoneMs, rc.OldHead)
-		step("new head created", rc.NewHeadCreatedMs, rc.NewHead)
-		step("new head scheduled", rc.NewHeadScheduledMs, "")
-		step("new head Running", rc.NewHeadRunningMs, "")
-		step("new head Ready", rc.NewHeadReadyMs, "")
-		if rc.RayClusterStayedReady {
-			fmt.Fprintf(tw, "  RayCluster ready\tstayed ready\n")
-		} else {
-			step("RayCluster ready", rc.RayClusterReadyMs, "")
-		}
-		if r.Settings.TracksEndpoints() {
-			step("endpoints back", rc.EndpointsBackMs, "")
-		} else {
-			fmt.Fprintf(tw, "  endpoints\t%s\n", endpointsNotTracked)
-		}
-		p.err(tw.Flush())
-		if rc.ActiveClusterChanged {
-			p.f("  RayService active cluster changed: %s -> %s\n", rc.ActiveClusterFrom, rc.ActiveClusterTo)
-		}
+	if p.e != nil {
+		return p.e
 	}
+	return WriteAvailability(w, r, color, func(w io.Writer) error { return writeRecovery(w, r) })
+}
 
-	writeEndpoints(p, w, r.Endpoints)
-	writeLatency(p, r.Latency)
-	writeSeconds(p, r.Seconds, color)
-	writeEvents(p, r.Events)
-	writeVerdict(p, r.Verdict, color)
-
-	if len(r.Advice) > 0 {
-		p.f("\nAdvice\n")
-		for _, a := range r.Advice {
-			p.f("  - [%s %s] %s\n", a.Source, a.Rule, a.Text)
-		}
+// writeRecovery is the head kill's own section: the steps of the recovery, from the kill.
+func writeRecovery(w io.Writer, r *Report) error {
+	if r.Probe.KillAtMs == nil {
+		return nil
+	}
+	p := &printer{w: w}
+	rc := r.Recovery
+	p.f("\nRecovery (from the kill)\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	step := func(name string, v *float64, extra string) {
+		fmt.Fprintf(tw, "  %s\t%s\n", name, stepValue(v, "\t", extra))
+	}
+	step("old head gone", rc.OldHeadGoneMs, rc.OldHead)
+	step("new head created", rc.NewHeadCreatedMs, rc.NewHead)
+	step("new head scheduled", rc.NewHeadScheduledMs, "")
+	step("new head Running", rc.NewHeadRunningMs, "")
+	step("new head Ready", rc.NewHeadReadyMs, "")
+	if rc.RayClusterStayedReady {
+		fmt.Fprintf(tw, "  RayCluster ready\tstayed ready\n")
+	} else {
+		step("RayCluster ready", rc.RayClusterReadyMs, "")
+	}
+	if r.Settings.TracksEndpoints() {
+		step("endpoints back", rc.EndpointsBackMs, "")
+	} else {
+		fmt.Fprintf(tw, "  endpoints\t%s\n", endpointsNotTracked)
+	}
+	p.err(tw.Flush())
+	if rc.ActiveClusterChanged {
+		p.f("  RayService active cluster changed: %s -> %s\n", rc.ActiveClusterFrom, rc.ActiveClusterTo)
 	}
 	return p.e
 }

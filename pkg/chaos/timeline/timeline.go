@@ -54,6 +54,19 @@ const (
 	// BystanderEvicted: the kubelet evicted another pod of the target's node. Object:
 	// NAMESPACE/NAME; Detail: the kubelet's message.
 	BystanderEvicted Kind = "BystanderEvicted"
+
+	// Drain runs (chaos drain): the node cordoned, each pod's eviction, and the Ray pods KubeRay
+	// makes instead. Pods are NAMESPACE/NAME.
+	NodeCordoned      Kind = "NodeCordoned"      // Object: the node; Detail: "already cordoned" when it was
+	NodeUncordoned    Kind = "NodeUncordoned"    // Object: the node, uncordoned as the run ended
+	EvictionRequested Kind = "EvictionRequested" // Object: the pod; Detail: evict or delete
+	EvictionAccepted  Kind = "EvictionAccepted"  // Object: the pod: the API server accepted the eviction (or delete)
+	EvictionRefused   Kind = "EvictionRefused"   // Object: the pod; Detail: the budget and the server's words (429)
+	EvictionFailed    Kind = "EvictionFailed"    // Object: the pod; Detail: why it was given up (an error, --timeout)
+	DrainedPodGone    Kind = "DrainedPodGone"    // Object: the pod, gone from the API
+	RayPodCreated     Kind = "RayPodCreated"     // Object: a Ray pod created after the drain began; Detail: its role and group
+	RayPodScheduled   Kind = "RayPodScheduled"   // Object: that pod; Detail: the node
+	RayPodReady       Kind = "RayPodReady"       // Object: that pod
 )
 
 // Event is one thing seen. At is when the watch saw it on this machine's clock (the same clock

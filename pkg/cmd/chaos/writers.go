@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/drain"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 )
 
@@ -71,4 +72,17 @@ func (w dryRunPlan[P]) Write(out io.Writer, format string) error {
 		return report.WriteJSON(out, w.plan)
 	}
 	return w.text(out, w.plan)
+}
+
+// drainReport is chaos drain's report: text or json.
+type drainReport struct {
+	r     *drain.Report
+	color bool
+}
+
+func (w drainReport) Write(out io.Writer, format string) error {
+	if format == "json" {
+		return report.WriteJSON(out, w.r)
+	}
+	return drain.WriteText(out, w.r, w.color)
 }

@@ -1,0 +1,130 @@
+// Package drain is `kubectl ray chaos drain`: what `kubectl drain` does to a node (cordon, then
+// evict its pods through the Eviction API, honouring PodDisruptionBudgets), run under the probe
+// on the experiment engine, with the node uncordoned when the run ends. Nodes are drained far more
+// often than heads are killed (spot preemption, node-pool upgrades, consolidation), and KubeRay
+// sets no PodDisruptionBudget of its own (kuberay #5004, #1333). The tracker is pure; the API
+// calls are pkg/kube's (kubectl's drain library for the cordon and the pod filters).
+package drain
+
+import (
+	"time"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
+	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+)
+
+// The settings of a drain that messages name; the command shows each as its flag.
+const (
+	SetNodeOf          chaos.Setting = "node-of"
+	SetRole            chaos.Setting = "role"
+	SetTimeout         chaos.Setting = "timeout"
+	SetAfter           chaos.Setting = "after"
+	SetUntilRecovered  chaos.Setting = "until-recovered"
+	SetGracePeriod     chaos.Setting = "grace-period"
+	SetIgnoreDaemonSet chaos.Setting = "ignore-daemonsets"
+	SetDeleteEmptyDir  chaos.Setting = "delete-emptydir-data"
+	SetForce           chaos.Setting = "force"
+	SetAnyPods         chaos.Setting = "any-pods"
+	SetService         chaos.Setting = "service"
+	SetTarget          chaos.Setting = "target"
+)
+
+// Roles --role takes.
+const (
+	RoleHead   = "head"
+	RoleWorker = "worker"
+	RoleAny    = "any"
+)
+
+// RetryRefused is how long a refused eviction waits before it is asked again, as kubectl
+// drain waits.
+const RetryRefused = 5 * time.Second
+
+// Settings is one drain: which node, which of its pods, what to probe, for how long.
+type Settings struct {
+	Namespace string // the probed Service's, and --node-of's
+	// Node names the node; or NodeOf a RayCluster or RayService (Kind and Name) and Role which
+	// of its pods picks the node. Exactly one is set.
+	Node   string
+	NodeOf ray.Target
+	Role   string
+
+	kube.DrainFilter
+	GracePeriod     int64 // seconds; < 0: each pod's own
+	DisableEviction bool  // delete instead of evict, as kubectl drain --disable-eviction
+	KeepCordoned    bool
+	AnyPods         bool // drain a node with no Ray pod
+
+	// What is probed: Target (a URL), or Service and Port (by default, for --node-of
+	// rayservice/NAME, its serve Service on experiment.DefaultServePort).
+	Target  string
+	Service string
+	Port    int
+	PortSet bool
+
+	After          time.Duration
+	AfterSet       bool
+	UntilRecovered bool
+	// Timeout bounds the evictions (a refused one is retried until then) and, with
+	// UntilRecovered, the probe after the cordon.
+	Timeout time.Duration
+
+	experiment.ProbeSettings
+}
+
+func invalid(format string, args ...any) error { return chaos.Errorf(chaos.Invalid, format, args...) }
+
+// Validate checks every setting before the API is touched: bad input drains nothing.
+func (s *Settings) Validate() error {
+	switch {
+	case s.Node == "" && s.NodeOf.Name == "":
+		return invalid("name the node to drain, or pick it with %s raycluster/NAME|rayservice/NAME", SetNodeOf)
+	case s.Node != "" && s.NodeOf.Name != "":
+		return invalid("a NODE and %s exclude each other: give one", SetNodeOf)
+	}
+	switch s.Role {
+	case RoleHead, RoleWorker, RoleAny:
+	default:
+		return invalid("%s must be head, worker or any, not %q", SetRole, s.Role)
+	}
+	switch {
+	case s.UntilRecovered && s.AfterSet:
+		return invalid("%s and %s exclude each other: give one", SetAfter, SetUntilRecovered)
+	case s.Timeout <= 0:
+		return invalid("%s must be positive, e.g. %s 5m", SetTimeout, SetTimeout)
+	case !s.UntilRecovered && s.After <= 0:
+		return invalid("%s must be positive, e.g. %s 60s", SetAfter, SetAfter)
+	case s.Target != "" && (s.Service != "" || s.PortSet):
+		return invalid("%s and %s/%s exclude each other: probe a URL or a Service", SetTarget, SetService, experiment.SetPort)
+	case s.Target == "" && s.Service == "" && s.NodeOf.Kind != ray.KindRayService:
+		return invalid("say what to probe while the node drains: %s NAME %s N, %s URL, or %s rayservice/NAME (its serve Service)",
+			SetService, experiment.SetPort, SetTarget, SetNodeOf)
+	case s.Service != "" && !s.PortSet:
+		return invalid("%s %s needs %s N (the Service port to probe)", SetService, s.Service, experiment.SetPort)
+	case s.PortSet && (s.Port < 1 || s.Port > 65535):
+		return invalid("%s must be from 1 to 65535, not %d", experiment.SetPort, s.Port)
+	}
+	path, err := experiment.TargetPath(s.Target, s.Path)
+	if err != nil {
+		return err
+	}
+	return s.ValidateProbe("the node is drained", path, s.post())
+}
+
+// post is how long the probe runs after the cordon: After, or Timeout with UntilRecovered.
+func (s *Settings) post() time.Duration {
+	if s.UntilRecovered {
+		return s.Timeout
+	}
+	return s.After
+}
+
+// how says how each pod goes, for the timeline and the plan.
+func (s *Settings) how() string {
+	if s.DisableEviction {
+		return "delete"
+	}
+	return "evict"
+}

@@ -1,0 +1,36 @@
+package report
+
+import "io"
+
+// What an experiment's own report (drain's, next to it in its package) takes from this one: the
+// availability sections every report under the probe shows, in the same order and words.
+
+// WriteAvailability writes the totals and the error window, then the experiment's own section
+// (middle, which may be nil), then the endpoints, latency, per-second bars, events, verdict and
+// advice of r.
+func WriteAvailability(w io.Writer, r *Report, color bool, middle func(w io.Writer) error) error {
+	p := &printer{w: w}
+	writeTotals(p, w, r.Totals)
+	writeErrorWindow(p, r.ErrorWindow)
+	if middle != nil && p.e == nil {
+		p.err(middle(w))
+	}
+	writeEndpoints(p, w, r.Endpoints)
+	writeLatency(p, r.Latency)
+	writeSeconds(p, r.Seconds, color)
+	writeEvents(p, r.Events)
+	writeVerdict(p, r.Verdict, color)
+	if len(r.Advice) > 0 {
+		p.f("\nAdvice\n")
+		for _, a := range r.Advice {
+			p.f("  - [%s %s] %s\n", a.Source, a.Rule, a.Text)
+		}
+	}
+	return p.e
+}
+
+// Secs prints a millisecond offset as signed seconds (+1.234s), as every report does; OptSecs
+// prints "-" for nil.
+func Secs(ms float64) string { return secs(ms) }
+
+func OptSecs(v *float64) string { return optSecs(v) }

@@ -1,0 +1,253 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
+)
+
+// drainReport is the part of chaos drain's JSON report the tests read.
+type drainReport struct {
+	Kind   string
+	Totals struct{ Requests, Errors, Status2xx int }
+	Drain  struct {
+		Node            string
+		AlreadyCordoned bool
+		Uncordoned      bool
+		Pods            []struct {
+			Pod, Outcome, RefusedBy string
+			Ray                     bool
+			Refusals                int
+			GoneMs                  *float64
+		}
+		Replacements []struct {
+			Pod, What, Node string
+			ReadyMs         *float64
+		}
+	}
+	Advice []struct{ Rule, Text string }
+}
+
+func parseDrainReport(t *testing.T, res Result) *drainReport {
+	t.Helper()
+	r := &drainReport{}
+	if err := json.Unmarshal([]byte(res.Stdout), r); err != nil || r.Kind != "DrainReport" {
+		t.Fatalf("not a DrainReport (%v): %s", err, res)
+	}
+	return r
+}
+
+// TestChaosDrain drains the node of a worker under the probe, on the sandbox's real operator
+// (KubeRay v1.1.1) and API server: the head on a node of its own, the worker on a second node of
+// a pool, a third node of that pool empty. The API server's Eviction API, the disruption
+// controller and the scheduler are real; kwok plays the kubelet (it ends an evicted pod, and runs
+// the new one); the serve scene's stand-ins play Ray Serve (docs/sandbox.md: a pod's proxy stops
+// answering when its deletion starts). About 60 s.
+func TestChaosDrain(t *testing.T) {
+	t.Parallel()
+	h := NewH(t)
+	headNode := h.ownNode("dh-" + h.NS)
+	pool := []string{h.ownNode("dp1-" + h.NS)}
+	poolLabel := "e2e.kubectl-ray/pool"
+	label := func(node string) {
+		patch := []byte(`{"metadata":{"labels":{"` + poolLabel + `":"` + h.NS + `"}}}`)
+		if _, err := h.Kube.CoreV1().Nodes().Patch(h.Ctx, node, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	label(pool[0])
+	h.CreateRayCluster("dr", func(rc *rayv1.RayCluster) {
+		pinPod(&rc.Spec.HeadGroupSpec.Template.Spec, headNode)
+		w := &rc.Spec.WorkerGroupSpecs[0].Template.Spec
+		pinPod(w, pool[0])
+		w.NodeSelector = map[string]string{poolLabel: h.NS}
+	})
+	h.WaitClusterRunning("dr", 120*time.Second)
+	worker := h.Pods("dr", "worker")[0]
+	if worker.Spec.NodeName != pool[0] {
+		t.Fatalf("worker %s on %q, want %s", worker.Name, worker.Spec.NodeName, pool[0])
+	}
+	// The node the replacement can go to, created once the worker is on the first.
+	pool = append(pool, h.ownNode("dp2-"+h.NS))
+	label(pool[1])
+	sc := newServeScene(h, "dr", 2*time.Second)
+	sc.waitServing(2)
+	args := []string{"chaos", "drain", "--node-of", "raycluster/dr", "--role", "worker", "--service", sc.service, "--port", "8000",
+		"--delete-emptydir-data", "--rate", "40/s", "--warmup", "2s"}
+
+	// Without --delete-emptydir-data kubectl's drain library refuses the worker (its /dev/shm and
+	// log emptyDirs): exit 2, nothing cordoned.
+	res := h.Run("chaos", "drain", pool[0], "--service", sc.service, "--port", "8000", "--yes")
+	if res.Code != 2 || !strings.Contains(res.Stderr, "cannot drain node "+pool[0]) || !strings.Contains(res.Stderr, "--delete-emptydir-data") {
+		t.Errorf("emptyDir without --delete-emptydir-data: want exit 2 naming the flag, got %s", res)
+	}
+	notCordoned(h, pool[0])
+
+	// --dry-run: the plan, nothing cordoned or evicted, no request.
+	before := time.Now()
+	res = h.Run(append(args, "--dry-run")...)
+	save("drain-dry-run.txt", res.Stdout)
+	if res.Code != 0 {
+		t.Fatalf("dry run: %s", res)
+	}
+	for _, want := range []string{
+		"Dry run of a drain of node " + pool[0],
+		"Node:         " + pool[0] + ", which runs raycluster/dr's worker",
+		"  " + h.NS + "/" + worker.Name + " (Ray worker)",
+		"no PodDisruptionBudget covers these pods",
+		"The API server accepted a dry run of the cordon and of each evict.",
+	} {
+		if !strings.Contains(res.Stdout, want) {
+			t.Errorf("dry run lacks %q:\n%s", want, res.Stdout)
+		}
+	}
+	notCordoned(h, pool[0])
+	if _, total, _ := sc.tally(before); len(total) != 0 {
+		t.Fatalf("dry run sent traffic: %v", total)
+	}
+
+	// The role docs/rbac.md gives chaos drain is enough for the dry run (every read, and the API
+	// server's dry run of the cordon and the eviction); without it, exit 4 naming the verb.
+	applier, err := sandbox.NewApplier(h.SB.Admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	applyDocRoles(h, applier)
+	drainer := "drainer-" + h.NS
+	crb := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: drainer},
+		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "kubectl-ray:chaos-drain"},
+		Subjects: []rbacv1.Subject{{APIGroup: "rbac.authorization.k8s.io", Kind: "User", Name: drainer}}}
+	if _, err := h.Kube.RbacV1().ClusterRoleBindings().Create(h.Ctx, crb, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = h.Kube.RbacV1().ClusterRoleBindings().Delete(context.Background(), drainer, metav1.DeleteOptions{})
+	})
+	if res := h.Run(append([]string{"--as", drainer}, append(args, "--dry-run")...)...); res.Code != 0 {
+		t.Errorf("dry run with docs/rbac.md's chaos-drain role: %s", res)
+	}
+	if res := h.Run(append([]string{"--as", "nobody-" + h.NS}, append(args, "--dry-run")...)...); res.Code != 4 || !strings.Contains(res.Stderr, "forbidden") {
+		t.Errorf("dry run with no role: want exit 4 naming the verb, got %s", res)
+	}
+	notCordoned(h, pool[0])
+
+	// A budget that allows no disruption: every eviction is refused (429) and asked again until
+	// --timeout; the worker stays, the node is uncordoned, exit 3 names the budget.
+	one := intstr.FromInt32(1)
+	pdb := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "dr-workers", Namespace: h.NS},
+		Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: &one,
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"ray.io/cluster": "dr", "ray.io/node-type": "worker"}}}}
+	if _, err := h.Kube.PolicyV1().PodDisruptionBudgets(h.NS).Create(h.Ctx, pdb, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h.WaitFor("the disruption controller to count the PDB's pods", 30*time.Second, func() (bool, error) {
+		p, err := h.Kube.PolicyV1().PodDisruptionBudgets(h.NS).Get(h.Ctx, "dr-workers", metav1.GetOptions{})
+		return err == nil && p.Status.ObservedGeneration == p.Generation && p.Status.CurrentHealthy == 1 && p.Status.DisruptionsAllowed == 0, err
+	})
+	res = h.Run(append(args, "--after", "7s", "--timeout", "6s", "-o", "json", "--yes")...)
+	save("drain-pdb.txt", res.Stderr)
+	if res.Code != 3 || !strings.Contains(res.Stderr, "was not drained") || !strings.Contains(res.Stderr, "PodDisruptionBudget dr-workers") {
+		t.Fatalf("drain against a blocking PDB: want exit 3 naming the budget, got %s", res)
+	}
+	r := parseDrainReport(t, res)
+	if len(r.Drain.Pods) != 1 || r.Drain.Pods[0].Outcome != "refused" || r.Drain.Pods[0].Refusals < 2 || !r.Drain.Uncordoned {
+		t.Errorf("refused drain: want one pod refused at least twice (retried every 5s) and the node uncordoned, got %+v", r.Drain)
+	}
+	notCordoned(h, pool[0])
+	if p, err := h.Kube.CoreV1().Pods(h.NS).Get(h.Ctx, worker.Name, metav1.GetOptions{}); err != nil || p.UID != worker.UID || p.DeletionTimestamp != nil {
+		t.Fatalf("the budget's pod was touched: %v %+v", err, p)
+	}
+	if err := h.Kube.PolicyV1().PodDisruptionBudgets(h.NS).Delete(h.Ctx, "dr-workers", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	// The drain: the worker evicted and gone, KubeRay's new worker on the other pool node and
+	// Ready, the node uncordoned; the report's request count is what the stand-ins served.
+	before = time.Now()
+	res = h.Run(append(args, "--until-recovered", "--timeout", "60s", "-o", "json", "--yes")...)
+	if res.Code != 0 {
+		t.Fatalf("drain: %s", res)
+	}
+	r = parseDrainReport(t, res)
+	if r.Drain.Node != pool[0] || len(r.Drain.Pods) != 1 || r.Drain.Pods[0].Outcome != "gone" || !r.Drain.Pods[0].Ray || !r.Drain.Uncordoned {
+		t.Errorf("drain section: %+v", r.Drain)
+	}
+	var back bool
+	for _, p := range r.Drain.Replacements {
+		if strings.Contains(p.What, "worker") && p.Node == pool[1] && p.ReadyMs != nil {
+			back = true
+		}
+	}
+	if !back {
+		t.Errorf("no new worker Ready on %s in the report: %+v", pool[1], r.Drain.Replacements)
+	}
+	_, total, _ := sc.tally(before)
+	served := 0
+	for _, n := range total {
+		served += n
+	}
+	if ok := total["200"]; r.Totals.Status2xx != ok || served > r.Totals.Requests {
+		t.Errorf("report says %d 2xx of %d requests; the stand-ins served %v", r.Totals.Status2xx, r.Totals.Requests, total)
+	}
+	notCordoned(h, pool[0])
+	var noBudget bool
+	for _, a := range r.Advice {
+		noBudget = noBudget || a.Rule == "no-budget" || a.Rule == "no-errors"
+	}
+	if !noBudget {
+		t.Errorf("advice: want no-budget (errors) or no-errors, got %+v", r.Advice)
+	}
+	t.Logf("drain: %d requests, %d errors", r.Totals.Requests, r.Totals.Errors)
+
+	// The node of the head, in text: the head is pinned to its node, so KubeRay's new head waits
+	// unscheduled while the node is cordoned, and is scheduled once the run uncordons it.
+	h.WaitClusterRunning("dr", 60*time.Second)
+	sc.waitServing(2)
+	res = h.Run("chaos", "drain", "--node-of", "raycluster/dr", "--role", "head", "--service", sc.service, "--port", "8000",
+		"--delete-emptydir-data", "--rate", "40/s", "--warmup", "2s", "--after", "4s", "--yes")
+	save("drain-head.txt", res.Stdout)
+	if res.Code != 0 {
+		t.Fatalf("drain of the head's node: %s", res)
+	}
+	for _, want := range []string{
+		"Drain of node " + headNode + ", which runs raycluster/dr's head (evict)",
+		"Drain of node " + headNode + " (from the cordon)",
+		"uncordoned when the run ended",
+		"[observed head-on-node] The head pod " + h.NS + "/",
+	} {
+		if !strings.Contains(res.Stdout, want) {
+			t.Errorf("head drain report lacks %q:\n%s", want, res.Stdout)
+		}
+	}
+	notCordoned(h, headNode)
+	h.WaitClusterRunning("dr", 60*time.Second)
+
+	// Through kubectl's plugin discovery: a node that runs no Ray pod is refused, nothing changed.
+	res = h.Kubectl("ray", "chaos", "drain", headNode+"-none", "--service", sc.service, "--port", "8000", "--yes")
+	if res.Code != 5 || !strings.Contains(res.Stderr, "not found") {
+		t.Errorf("kubectl ray chaos drain of a node that does not exist: want exit 5, got %s", res)
+	}
+}
+
+// notCordoned fails the test if node is cordoned.
+func notCordoned(h *H, node string) {
+	h.T.Helper()
+	n, err := h.Kube.CoreV1().Nodes().Get(h.Ctx, node, metav1.GetOptions{})
+	if err != nil {
+		h.T.Fatal(err)
+	}
+	if n.Spec.Unschedulable {
+		h.T.Errorf("node %s is cordoned", node)
+	}
+}

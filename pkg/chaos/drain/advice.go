@@ -53,10 +53,7 @@ func advice(r *Report, t *target, heads []string, endpointsAtCordon []string, re
 		add(AdviceAllEndpoints, "Every ready endpoint of the probed Service (%s) was on node %s: nothing else could answer while it drained. "+
 			"Spread the worker group over nodes (topologySpreadConstraints or pod anti-affinity).", strings.Join(endpointsAtCordon, ", "), t.node)
 	}
-	refused := 0
-	for _, p := range r.Drain.Pods {
-		refused += p.Refusals
-	}
+	refused := r.Drain.Refusals()
 	switch {
 	case refused > 0:
 		add(AdviceRefused, "A PodDisruptionBudget refused %s: it held pods on the node until others were healthy, as it should; "+

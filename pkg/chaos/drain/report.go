@@ -3,9 +3,7 @@ package drain
 import (
 	"fmt"
 	"io"
-	"sort"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
@@ -61,35 +59,8 @@ type Section struct {
 	AlreadyCordoned bool   `json:"alreadyCordoned"`
 	Uncordoned      bool   `json:"uncordoned"`
 	// Skipped is kubectl's drain library's warning about the pods it left (DaemonSet pods...).
-	Skipped      string        `json:"skipped,omitempty"`
-	Pods         []EvictedPod  `json:"pods"`
-	Replacements []Replacement `json:"replacements"`
-}
-
-// EvictedPod is one pod of the node and what its eviction met.
-type EvictedPod struct {
-	Pod         string   `json:"pod"` // NAMESPACE/NAME
-	Ray         bool     `json:"ray"`
-	RequestedMs *float64 `json:"requestedMs"` // the first request
-	AcceptedMs  *float64 `json:"acceptedMs"`
-	GoneMs      *float64 `json:"goneMs"`
-	Refusals    int      `json:"refusals"`
-	// RefusedBy is the last refusal's words (the budget first).
-	RefusedBy string `json:"refusedBy,omitempty"`
-	// Outcome: gone, accepted (not yet gone when the run ended), refused (still, at the end),
-	// failed (an error), or not requested.
-	Outcome string `json:"outcome"`
-	Detail  string `json:"detail,omitempty"`
-}
-
-// Replacement is a Ray pod created after the cordon, where it went and when it was Ready.
-type Replacement struct {
-	Pod         string   `json:"pod"`
-	What        string   `json:"what"` // "worker of group demo/small"
-	Node        string   `json:"node,omitempty"`
-	CreatedMs   float64  `json:"createdMs"`
-	ScheduledMs *float64 `json:"scheduledMs"`
-	ReadyMs     *float64 `json:"readyMs"`
+	Skipped string `json:"skipped,omitempty"`
+	report.Losses
 }
 
 // buildReport is the report of a run; it is pure.
@@ -103,66 +74,14 @@ func buildReport(in report.Input, rs ReportSettings, t *target, uncordoned bool,
 	return r
 }
 
-// section reads the drain's events into one row per evicted pod and one per new Ray pod.
+// section is the drain's own section, from the timeline's events.
 func section(events []report.Event, t *target, uncordoned bool, ray map[string]bool) Section {
-	s := Section{Node: t.node, AlreadyCordoned: t.alreadyCordoned, Uncordoned: uncordoned, Skipped: t.skipped,
-		Pods: []EvictedPod{}, Replacements: []Replacement{}}
-	rows := map[string]*EvictedPod{}
+	var pods []string
 	for _, p := range t.pods {
-		name := p.Namespace + "/" + p.Name
-		s.Pods = append(s.Pods, EvictedPod{Pod: name, Ray: ray[name], Outcome: "not requested"})
+		pods = append(pods, p.Namespace+"/"+p.Name)
 	}
-	for i := range s.Pods {
-		rows[s.Pods[i].Pod] = &s.Pods[i]
-	}
-	fresh := map[string]*Replacement{}
-	var order []string
-	at := func(e report.Event) *float64 { v := e.AtMs; return &v }
-	for _, e := range events {
-		row := rows[e.Object]
-		switch e.Kind {
-		case timeline.EvictionRequested:
-			if row != nil && row.RequestedMs == nil {
-				row.RequestedMs, row.Outcome = at(e), "requested"
-			}
-		case timeline.EvictionAccepted:
-			if row != nil && row.AcceptedMs == nil {
-				row.AcceptedMs, row.Outcome = at(e), "accepted"
-			}
-		case timeline.EvictionRefused:
-			if row != nil {
-				row.Refusals++
-				row.RefusedBy, row.Outcome = e.Detail, "refused"
-			}
-		case timeline.EvictionFailed:
-			if row != nil && row.GoneMs == nil && row.AcceptedMs == nil {
-				row.Detail = e.Detail
-				if row.Outcome != "refused" {
-					row.Outcome = "failed"
-				}
-			}
-		case timeline.DrainedPodGone:
-			if row != nil && row.GoneMs == nil {
-				row.GoneMs, row.Outcome = at(e), "gone"
-			}
-		case timeline.RayPodCreated:
-			fresh[e.Object] = &Replacement{Pod: e.Object, What: e.Detail, CreatedMs: e.AtMs}
-			order = append(order, e.Object)
-		case timeline.RayPodScheduled:
-			if f := fresh[e.Object]; f != nil && f.ScheduledMs == nil {
-				f.ScheduledMs, f.Node = at(e), e.Detail
-			}
-		case timeline.RayPodReady:
-			if f := fresh[e.Object]; f != nil && f.ReadyMs == nil {
-				f.ReadyMs = at(e)
-			}
-		}
-	}
-	for _, name := range order {
-		s.Replacements = append(s.Replacements, *fresh[name])
-	}
-	sort.SliceStable(s.Replacements, func(i, j int) bool { return s.Replacements[i].CreatedMs < s.Replacements[j].CreatedMs })
-	return s
+	return Section{Node: t.node, AlreadyCordoned: t.alreadyCordoned, Uncordoned: uncordoned, Skipped: t.skipped,
+		Losses: report.BuildLosses(events, pods, ray)}
 }
 
 // WriteText renders the report for a person; color adds ANSI colors to the bars and verdict.
@@ -219,41 +138,8 @@ func writeSection(w io.Writer, d Section) error {
 	if d.Skipped != "" {
 		fmt.Fprintf(&b, "  %s\n", d.Skipped)
 	}
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "  POD\tRAY\tREQUESTED\tACCEPTED\tGONE\tREFUSALS\tOUTCOME\n")
-	for _, p := range d.Pods {
-		ray := "-"
-		if p.Ray {
-			ray = "yes"
-		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%d\t%s\n", p.Pod, ray, report.OptSecs(p.RequestedMs), report.OptSecs(p.AcceptedMs), report.OptSecs(p.GoneMs), p.Refusals, p.Outcome)
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
 	}
-	_ = tw.Flush()
-	for _, p := range d.Pods {
-		if p.RefusedBy != "" {
-			fmt.Fprintf(&b, "  %s refused %s: %s\n", p.Pod, report.Plural(p.Refusals, "time", "times"), p.RefusedBy)
-		}
-		if p.Detail != "" {
-			fmt.Fprintf(&b, "  %s: %s\n", p.Pod, p.Detail)
-		}
-	}
-	fmt.Fprintf(&b, "\nRay pods KubeRay created after the cordon\n")
-	if len(d.Replacements) == 0 {
-		fmt.Fprintf(&b, "  none seen\n")
-	}
-	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	for _, p := range d.Replacements {
-		fmt.Fprintf(tw, "  %s\t%s\tcreated %s\ton %s\tscheduled %s\tReady %s\n", p.Pod, p.What, report.Secs(p.CreatedMs), orDash(p.Node),
-			report.OptSecs(p.ScheduledMs), report.OptSecs(p.ReadyMs))
-	}
-	_ = tw.Flush()
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
+	return report.WriteLosses(w, d.Losses, "the cordon")
 }

@@ -63,7 +63,8 @@ func isRefused(err error) bool {
 }
 
 func (s *Settings) run(ctx context.Context, c Cluster, t *target) (*Report, chaos.Outcome, error) {
-	tr := NewTracker(t.node, t.pods, func(p *corev1.Pod) bool { return isRay(p) && p.Namespace == s.Namespace })
+	tr := experiment.NewLosses(timeline.Event{Kind: timeline.NodeCordoned, Object: t.node}, timeline.EvictionFailed, "node "+t.node,
+		t.pods, func(p *corev1.Pod) bool { return isRay(p) && p.Namespace == s.Namespace })
 	d := &drainer{c: c, s: s, t: t, tr: tr, now: s.Now}
 	podSelector := ray.RayPodSelector
 	p := experiment.Probed{
@@ -94,7 +95,7 @@ func (s *Settings) run(ctx context.Context, c Cluster, t *target) (*Report, chao
 	case res.StepErr != nil:
 		return r, outcome, res.StepErr
 	}
-	if held := stillRefused(r.Drain); held != "" {
+	if held := r.Drain.StillRefused(); held != "" {
 		// kubectl drain fails the same way: the node is not drained while a budget holds a pod.
 		return r, outcome, chaos.Errorf(chaos.Failed, "node %s was not drained: %s; the node %s", t.node, held, cordonWords(d, uncordoned, s))
 	}
@@ -104,20 +105,9 @@ func (s *Settings) run(ctx context.Context, c Cluster, t *target) (*Report, chao
 	return r, outcome, nil
 }
 
-// stillRefused names the pods a budget still held when the run ended, "" when none.
-func stillRefused(d Section) string {
-	var held []string
-	for _, p := range d.Pods {
-		if p.Outcome == "refused" {
-			held = append(held, fmt.Sprintf("%s refused %s (%s)", p.Pod, report.Plural(p.Refusals, "time", "times"), p.RefusedBy))
-		}
-	}
-	return strings.Join(held, "; ")
-}
-
 // uncordon makes the node schedulable again when this run cordoned it, unless KeepCordoned. It
 // runs whatever ended the run (Ctrl-C too), on a context of its own.
-func (s *Settings) uncordon(c Cluster, d *drainer, tr *Tracker) bool {
+func (s *Settings) uncordon(c Cluster, d *drainer, tr *experiment.Losses) bool {
 	if !d.cordoned || s.KeepCordoned {
 		return false
 	}
@@ -127,7 +117,7 @@ func (s *Settings) uncordon(c Cluster, d *drainer, tr *Tracker) bool {
 		fmt.Fprintf(s.Warn, "warning: node %s is still cordoned: %v; run: kubectl uncordon %s\n", d.t.node, err, d.t.node)
 		return false
 	}
-	tr.Uncordoned(s.Now())
+	tr.Note(timeline.Event{Kind: timeline.NodeUncordoned, At: s.Now(), Object: d.t.node})
 	return true
 }
 
@@ -143,7 +133,7 @@ func cordonWords(d *drainer, uncordoned bool, s *Settings) string {
 	return "was not cordoned by this run"
 }
 
-func (s *Settings) buildReport(t *target, res *experiment.Result, tr *Tracker, uncordoned bool) *Report {
+func (s *Settings) buildReport(t *target, res *experiment.Result, tr *experiment.Losses, uncordoned bool) *Report {
 	rayPods := map[string]bool{}
 	var heads []string
 	for i := range t.pods {
@@ -276,7 +266,10 @@ func DryRun(ctx context.Context, c Cluster, s Settings) (*Plan, error) {
 		pod := &t.pods[i]
 		pp := PlanPod{Pod: pod.Namespace + "/" + pod.Name, Ray: isRay(pod)}
 		if pp.Ray {
-			pp.Role = roleOf(pod)
+			pp.Role = "worker"
+			if ray.IsHead(pod) {
+				pp.Role = "head"
+			}
 		}
 		p.Evict = append(p.Evict, pp)
 		err := c.DrainPod(ctx, pod, !s.DisableEviction, s.GracePeriod, true)

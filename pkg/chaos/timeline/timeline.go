@@ -55,15 +55,17 @@ const (
 	// NAMESPACE/NAME; Detail: the kubelet's message.
 	BystanderEvicted Kind = "BystanderEvicted"
 
-	// Drain runs (chaos drain): the node cordoned, each pod's eviction, and the Ray pods KubeRay
-	// makes instead. Pods are NAMESPACE/NAME.
+	// Runs that take pods away (chaos drain, worker-kill): the node cordoned or the workers killed,
+	// each pod's eviction (or delete: its Detail says), and the Ray pods KubeRay makes instead.
+	// Pods are NAMESPACE/NAME.
 	NodeCordoned      Kind = "NodeCordoned"      // Object: the node; Detail: "already cordoned" when it was
 	NodeUncordoned    Kind = "NodeUncordoned"    // Object: the node, uncordoned as the run ended
+	WorkersKilled     Kind = "WorkersKilled"     // Object: the RayCluster; Detail: the mode and how many
 	EvictionRequested Kind = "EvictionRequested" // Object: the pod; Detail: evict or delete
 	EvictionAccepted  Kind = "EvictionAccepted"  // Object: the pod: the API server accepted the eviction (or delete)
 	EvictionRefused   Kind = "EvictionRefused"   // Object: the pod; Detail: the budget and the server's words (429)
 	EvictionFailed    Kind = "EvictionFailed"    // Object: the pod; Detail: why it was given up (an error, --timeout)
-	DrainedPodGone    Kind = "DrainedPodGone"    // Object: the pod, gone from the API
+	PodGone           Kind = "PodGone"           // Object: a pod the step took, gone from the API
 	RayPodCreated     Kind = "RayPodCreated"     // Object: a Ray pod created after the drain began; Detail: its role and group
 	RayPodScheduled   Kind = "RayPodScheduled"   // Object: that pod; Detail: the node
 	RayPodReady       Kind = "RayPodReady"       // Object: that pod

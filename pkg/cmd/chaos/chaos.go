@@ -13,12 +13,12 @@ import (
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "chaos",
-		Short: "Break a Ray cluster on purpose (head kill, node drain, disk or memory pressure) and watch it recover",
+		Short: "Break a Ray cluster on purpose (head kill, worker kill, node drain, disk or memory pressure) and watch it recover",
 		// Without a Run, cobra prints help and exits 0 for a mistyped subcommand: a CI step with
 		// a typo would pass. NoArgs makes it an unknown-command error (exit 2).
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(NewHeadKillCmd(f), NewDiskPressureCmd(f), NewMemoryPressureCmd(f), NewUpgradeCmd(f), NewDrainCmd(f))
+	cmd.AddCommand(NewHeadKillCmd(f), NewDiskPressureCmd(f), NewMemoryPressureCmd(f), NewUpgradeCmd(f), NewDrainCmd(f), NewWorkerKillCmd(f))
 	return cmd
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/drain"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/workerkill"
 )
 
 // The one writer of each document kind the experiments print (cmdutil.Writer): every format
@@ -85,4 +86,17 @@ func (w drainReport) Write(out io.Writer, format string) error {
 		return report.WriteJSON(out, w.r)
 	}
 	return drain.WriteText(out, w.r, w.color)
+}
+
+// workerKillReport is chaos worker-kill's report: text or json.
+type workerKillReport struct {
+	r     *workerkill.Report
+	color bool
+}
+
+func (w workerKillReport) Write(out io.Writer, format string) error {
+	if format == "json" {
+		return report.WriteJSON(out, w.r)
+	}
+	return workerkill.WriteText(out, w.r, w.color)
 }

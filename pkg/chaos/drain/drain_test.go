@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
@@ -21,98 +22,34 @@ func at(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) 
 
 // rayPod is a Ready Ray pod of cluster demo on node.
 func rayPod(name, role, group, node string) *corev1.Pod {
-	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: name, UID: types.UID("uid-" + name),
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: name, UID: types.UID("uid-" + name),
 		Labels: map[string]string{ray.LabelIsRayNode: "yes", ray.LabelCluster: "demo", ray.LabelNodeType: role, ray.LabelGroup: group}},
 		Spec:   corev1.PodSpec{NodeName: node},
 		Status: corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}}
-	return p
 }
 
-func all(*corev1.Pod) bool { return true }
-
-// The worker on the drained node goes, KubeRay's new worker is created, scheduled elsewhere and
-// Ready: recovered only then, with each step in the timeline.
-func TestTrackerFollowsTheDrainToRecovery(t *testing.T) {
-	head, worker := rayPod("demo-head", "head", "headgroup", "n1"), rayPod("demo-worker-a", "worker", "small", "n2")
-	tr := NewTracker("n2", []corev1.Pod{*worker}, all)
-	tr.Pod(head, false, at(0))
-	tr.Pod(worker, false, at(0))
-	if ok, _ := tr.Recovered(); ok {
-		t.Fatal("recovered before the drain began")
-	}
-	tr.Disrupted("cordoned, then evict", at(1000))
-	tr.Requested(worker, "evict", at(1001))
-	tr.Accepted(worker, at(1002))
-	gone := worker.DeepCopy()
-	tr.Pod(gone, true, at(1100))
-	if ok, _ := tr.Recovered(); ok {
-		t.Fatal("recovered with the group one Ready worker short")
-	}
-	fresh := rayPod("demo-worker-b", "worker", "small", "")
-	fresh.Status = corev1.PodStatus{Phase: corev1.PodPending}
-	tr.Pod(fresh, false, at(1200))
-	fresh = fresh.DeepCopy()
-	fresh.Spec.NodeName = "n3"
-	tr.Pod(fresh, false, at(1300))
-	if ok, _ := tr.Recovered(); ok {
-		t.Fatal("recovered before the new worker was Ready")
-	}
-	tr.Pod(rayPod("demo-worker-b", "worker", "small", "n3"), false, at(2000))
-	ok, since := tr.Recovered()
-	if !ok || !since.Equal(at(2000)) {
-		t.Fatalf("Recovered() = %v, %v; want true at the new worker's Ready", ok, since)
-	}
-	var kinds []string
-	for _, e := range tr.Timeline().Events() {
-		kinds = append(kinds, string(e.Kind))
-	}
-	want := "NodeCordoned EvictionRequested EvictionAccepted DrainedPodGone RayPodCreated RayPodScheduled RayPodReady"
-	if got := strings.Join(kinds, " "); got != want {
-		t.Errorf("timeline %s, want %s", got, want)
-	}
-	if s := tr.State(); s != "node n2: 1 of 1 pods gone; 1 new Ray pods, 1 Ready" {
-		t.Errorf("State() = %q", s)
-	}
-}
-
-// A refused pod keeps the run from recovering; given up, it is done, and the report says it is
-// still refused, with the budget.
+// A pod a budget refused twice, then given up: the report's row says refused, with the budget,
+// and the run's error names it.
 func TestRefusedPodIsReportedWithItsBudget(t *testing.T) {
 	worker := rayPod("demo-worker-a", "worker", "small", "n2")
-	tr := NewTracker("n2", []corev1.Pod{*worker}, all)
+	tr := experiment.NewLosses(timeline.Event{Kind: timeline.NodeCordoned, Object: "n2"}, timeline.EvictionFailed, "node n2",
+		[]corev1.Pod{*worker}, func(*corev1.Pod) bool { return true })
 	tr.Pod(worker, false, at(0))
 	tr.Disrupted("cordoned, then evict", at(1000))
 	for i := 0; i < 2; i++ {
 		tr.Requested(worker, "evict", at(1000+5000*i))
 		tr.RefusedBy(worker, "demo-workers", "The disruption budget demo-workers needs 1 healthy pods and has 1 currently", at(1001+5000*i))
 	}
-	if ok, _ := tr.Recovered(); ok {
-		t.Fatal("recovered while a budget holds the pod")
-	}
 	tr.GaveUp(worker, "still refused when the run ended (--timeout or its end)", at(9000))
 	tgt := &target{node: "n2", pods: []corev1.Pod{*worker}, rayPods: 1}
-	in := report.Input{Timeline: tr.Timeline(), Reference: timeline.NodeCordoned}
+	in := report.Input{Timeline: tr.Timeline()}
 	r := buildReport(in, ReportSettings{Node: "n2"}, tgt, true, map[string]bool{"ml/demo-worker-a": true})
 	p := r.Drain.Pods[0]
 	if p.Outcome != "refused" || p.Refusals != 2 || !strings.HasPrefix(p.RefusedBy, "PodDisruptionBudget demo-workers: ") || p.GoneMs != nil {
 		t.Errorf("pod row %+v", p)
 	}
-	if got := stillRefused(r.Drain); !strings.Contains(got, "ml/demo-worker-a refused 2 times (PodDisruptionBudget demo-workers") {
-		t.Errorf("stillRefused = %q", got)
-	}
-}
-
-// A pod the watch does not see (another namespace's) is done once its eviction is accepted.
-func TestUnwatchedPodIsDoneWhenAccepted(t *testing.T) {
-	other := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "dns", UID: "uid-dns"}}
-	tr := NewTracker("n2", []corev1.Pod{*other}, func(p *corev1.Pod) bool { return ray.IsRayPod(p) })
-	tr.Disrupted("cordoned, then evict", at(0))
-	if ok, _ := tr.Recovered(); ok {
-		t.Fatal("recovered before the eviction was accepted")
-	}
-	tr.Accepted(other, at(10))
-	if ok, _ := tr.Recovered(); !ok {
-		t.Fatal("an accepted pod no watch sees keeps the run from recovering")
+	if got := r.Drain.StillRefused(); !strings.Contains(got, "ml/demo-worker-a refused 2 times (PodDisruptionBudget demo-workers") {
+		t.Errorf("StillRefused = %q", got)
 	}
 }
 
@@ -127,7 +64,7 @@ func TestPickFrom(t *testing.T) {
 			t.Errorf("pickFrom(%s) = %q, want %q", role, got, want)
 		}
 	}
-	if got := pickFrom(pods[1:2], RoleWorker); got != "" {
+	if got := pickFrom([]corev1.Pod{*gone}, RoleWorker); got != "" {
 		t.Errorf("a failed pod's node was picked: %q", got)
 	}
 }

@@ -1,4 +1,4 @@
-package drain
+package experiment
 
 import (
 	"fmt"
@@ -14,22 +14,29 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
-// Tracker turns what a drain does (the cordon, each eviction and refusal) and what the watches see
-// (the drained pods going, the Ray pods KubeRay makes instead, the Service's endpoints) into the
-// run's timeline, and says when the cluster is back. It is pure and safe for concurrent use: the
-// step's evictions and each watch call it from their own goroutines.
-type Tracker struct {
+// Losses is the follow half an experiment that takes pods away shares (drain, worker-kill): it
+// turns what the step does (each pod's eviction or delete, each refusal) and what the watches see
+// (those pods going, the Ray pods KubeRay makes instead, the Service's endpoints) into the run's
+// timeline, and says when the cluster is back: every pod taken gone, every group with as many
+// Ready Ray pods as when the step began, the endpoints back. It implements Tracker; it is pure and
+// safe for concurrent use: the step's calls and each watch call it from their own goroutines.
+type Losses struct {
 	mu sync.Mutex
 	tl *timeline.Timeline
 
-	node      string
-	drained   map[types.UID]*drainedPod // the pods the drain evicts, by uid
-	started   bool                      // the cordon was requested
+	// step is the event Disrupted records (its At and Detail filled in): drain's NodeCordoned
+	// of the node, worker-kill's WorkersKilled of the cluster; refusedKind is what Refused records.
+	step        timeline.Event
+	refusedKind timeline.Kind
+	label       string // what State names: "node n2", "raycluster/demo"
+
+	taken     map[types.UID]*takenPod // the pods the step takes, by uid
+	started   bool
 	startedAt time.Time
-	// known are the Ray pods that existed before the drain began: not KubeRay's answer to it.
+	// known are the Ray pods that existed before the step began: not KubeRay's answer to it.
 	known map[types.UID]bool
 	// ready counts each group's Ready Ray pods (cluster/group), as last seen; want is that
-	// count when the drain began, which recovery waits for again.
+	// count when the step began, which recovery waits for again.
 	ready map[types.UID]string
 	want  map[string]int
 	fresh map[types.UID]*freshPod
@@ -40,8 +47,8 @@ type Tracker struct {
 	lastChange time.Time
 }
 
-// drainedPod is one pod the drain evicts.
-type drainedPod struct {
+// takenPod is one pod the step takes.
+type takenPod struct {
 	name string // NAMESPACE/NAME
 	// watched: the run's pod watch sees it (a Ray pod of the watched namespace); another pod is
 	// done once its eviction is accepted, since nothing here sees it go.
@@ -51,38 +58,39 @@ type drainedPod struct {
 	given   bool
 }
 
-// freshPod is a Ray pod created after the drain began, followed to Ready.
+// freshPod is a Ray pod created after the step began, followed to Ready.
 type freshPod struct {
 	name               string
 	scheduled, isReady bool
 }
 
-// NewTracker follows the drain of node, which evicts pods; watched says which of them the run's
-// pod watch sees.
-func NewTracker(node string, pods []corev1.Pod, watched func(*corev1.Pod) bool) *Tracker {
-	t := &Tracker{tl: &timeline.Timeline{}, node: node, drained: map[types.UID]*drainedPod{},
+// NewLosses follows a step that takes pods; step is the event its start records (Kind and
+// Object), refused what a refused step records, label what the progress line names, and watched
+// says which pods the run's pod watch sees.
+func NewLosses(step timeline.Event, refused timeline.Kind, label string, pods []corev1.Pod, watched func(*corev1.Pod) bool) *Losses {
+	t := &Losses{tl: &timeline.Timeline{}, step: step, refusedKind: refused, label: label, taken: map[types.UID]*takenPod{},
 		known: map[types.UID]bool{}, ready: map[types.UID]string{}, fresh: map[types.UID]*freshPod{}}
 	for _, p := range pods {
-		t.drained[p.UID] = &drainedPod{name: p.Namespace + "/" + p.Name, watched: watched(&p)}
+		t.taken[p.UID] = &takenPod{name: p.Namespace + "/" + p.Name, watched: watched(&p)}
 	}
 	return t
 }
 
 // Timeline returns the events so far.
-func (t *Tracker) Timeline() *timeline.Timeline {
+func (t *Losses) Timeline() *timeline.Timeline {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return timeline.New(t.tl.Events()...)
 }
 
-func (t *Tracker) add(e timeline.Event) {
+func (t *Losses) add(e timeline.Event) {
 	t.tl.Add(e)
 	t.lastChange = e.At
 }
 
-// Disrupted records that the drain began: the node is being cordoned (experiment.Tracker). The
-// Ready count of every group is what recovery waits for again.
-func (t *Tracker) Disrupted(what string, at time.Time) {
+// Disrupted records that the step began (Tracker); what is its Detail. The Ready count of every
+// group is what recovery waits for again.
+func (t *Losses) Disrupted(what string, at time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.started, t.startedAt = true, at
@@ -91,31 +99,33 @@ func (t *Tracker) Disrupted(what string, at time.Time) {
 	for _, g := range t.ready {
 		t.want[g]++
 	}
-	t.add(timeline.Event{Kind: timeline.NodeCordoned, At: at, Object: t.node, Detail: what})
+	e := t.step
+	e.At, e.Detail = at, what
+	t.add(e)
 }
 
-// Refused records that the cordon itself failed: nothing was evicted (experiment.Tracker).
-func (t *Tracker) Refused(detail string, at time.Time) {
+// Refused records that the step itself failed: nothing was taken (Tracker).
+func (t *Losses) Refused(detail string, at time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.add(timeline.Event{Kind: timeline.EvictionFailed, At: at, Object: t.node, Detail: detail})
+	t.add(timeline.Event{Kind: t.refusedKind, At: at, Object: t.step.Object, Detail: detail})
 }
 
-// Uncordoned records that the run made the node schedulable again.
-func (t *Tracker) Uncordoned(at time.Time) {
+// Note records an event of the experiment's own (drain's NodeUncordoned).
+func (t *Losses) Note(e timeline.Event) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.add(timeline.Event{Kind: timeline.NodeUncordoned, At: at, Object: t.node})
+	t.add(e)
 }
 
-// Requested, Accepted, RefusedBy and GaveUp record each pod's eviction as the step makes it.
-func (t *Tracker) Requested(p *corev1.Pod, how string, at time.Time) {
+// Requested, Accepted, RefusedBy and GaveUp record each pod's eviction (or delete) as the step makes it.
+func (t *Losses) Requested(p *corev1.Pod, how string, at time.Time) {
 	t.event(p, timeline.EvictionRequested, how, at)
 }
 
-func (t *Tracker) Accepted(p *corev1.Pod, at time.Time) {
+func (t *Losses) Accepted(p *corev1.Pod, at time.Time) {
 	t.mu.Lock()
-	if d := t.drained[p.UID]; d != nil && !d.watched {
+	if d := t.taken[p.UID]; d != nil && !d.watched {
 		d.done = true
 	}
 	t.mu.Unlock()
@@ -124,7 +134,7 @@ func (t *Tracker) Accepted(p *corev1.Pod, at time.Time) {
 
 // RefusedBy records a 429: budget names the PodDisruptionBudget ("" when the server named none),
 // said is the server's words.
-func (t *Tracker) RefusedBy(p *corev1.Pod, budget, said string, at time.Time) {
+func (t *Losses) RefusedBy(p *corev1.Pod, budget, said string, at time.Time) {
 	detail := said
 	if budget != "" {
 		detail = fmt.Sprintf("PodDisruptionBudget %s: %s", budget, said)
@@ -133,30 +143,30 @@ func (t *Tracker) RefusedBy(p *corev1.Pod, budget, said string, at time.Time) {
 }
 
 // GaveUp records that the pod's eviction was given up (why: an error, the timeout).
-func (t *Tracker) GaveUp(p *corev1.Pod, why string, at time.Time) {
+func (t *Losses) GaveUp(p *corev1.Pod, why string, at time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if d := t.drained[p.UID]; d != nil && !d.done {
+	if d := t.taken[p.UID]; d != nil && !d.done {
 		d.done, d.given = true, true
 	}
 	t.add(timeline.Event{Kind: timeline.EvictionFailed, At: at, Object: p.Namespace + "/" + p.Name, Detail: why})
 }
 
-func (t *Tracker) event(p *corev1.Pod, k timeline.Kind, detail string, at time.Time) {
+func (t *Losses) event(p *corev1.Pod, k timeline.Kind, detail string, at time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.add(timeline.Event{Kind: k, At: at, Object: p.Namespace + "/" + p.Name, Detail: detail})
 }
 
-// Pod hears the pod watch: a drained pod gone, and the Ray pods created after the drain began
+// Pod hears the pod watch: a pod taken gone, and the Ray pods created after the step began
 // followed through scheduled and Ready (experiment.WatchTracker).
-func (t *Tracker) Pod(p *corev1.Pod, deleted bool, at time.Time) {
+func (t *Losses) Pod(p *corev1.Pod, deleted bool, at time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if d := t.drained[p.UID]; d != nil {
+	if d := t.taken[p.UID]; d != nil {
 		if !d.gone && (deleted || ray.Terminal(p)) {
 			d.gone, d.done = true, true
-			t.add(timeline.Event{Kind: timeline.DrainedPodGone, At: at, Object: d.name})
+			t.add(timeline.Event{Kind: timeline.PodGone, At: at, Object: d.name})
 		}
 	}
 	if !ray.IsRayPod(p) {
@@ -207,12 +217,12 @@ func roleOf(p *corev1.Pod) string {
 	return "worker"
 }
 
-// RayCluster and RayService are heard and not needed: the pods say what a drain changed.
-func (t *Tracker) RayCluster(*rayv1.RayCluster, bool, time.Time) {}
-func (t *Tracker) RayService(*rayv1.RayService, time.Time)       {}
+// RayCluster and RayService are heard and not needed: the pods say what the step changed.
+func (t *Losses) RayCluster(*rayv1.RayCluster, bool, time.Time) {}
+func (t *Losses) RayService(*rayv1.RayService, time.Time)       {}
 
 // Endpoints takes the full set of ready endpoint pods and records who came and went.
-func (t *Tracker) Endpoints(names []string, at time.Time) {
+func (t *Losses) Endpoints(names []string, at time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.tracksEPs = true
@@ -229,15 +239,15 @@ func (t *Tracker) Endpoints(names []string, at time.Time) {
 	t.endpoints = slices.Clone(names)
 }
 
-// Recovered: every drained pod is gone (or given up), every group has as many Ready Ray pods as
-// when the drain began, and a probed Service as many ready endpoints.
-func (t *Tracker) Recovered() (ok bool, since time.Time) {
+// Recovered: every pod taken is gone (or given up), every group has as many Ready Ray pods as
+// when the step began, and a probed Service as many ready endpoints.
+func (t *Losses) Recovered() (ok bool, since time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if !t.started {
 		return false, time.Time{}
 	}
-	for _, d := range t.drained {
+	for _, d := range t.taken {
 		if !d.done {
 			return false, time.Time{}
 		}
@@ -257,15 +267,15 @@ func (t *Tracker) Recovered() (ok bool, since time.Time) {
 	return true, t.lastChange
 }
 
-// State is the drain's part of the progress line.
-func (t *Tracker) State() string {
+// State is the cluster's part of the progress line.
+func (t *Losses) State() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if !t.started {
-		return "node " + t.node + " not cordoned yet"
+		return t.label + ": nothing taken yet"
 	}
 	gone, given := 0, 0
-	for _, d := range t.drained {
+	for _, d := range t.taken {
 		if d.gone {
 			gone++
 		} else if d.given {
@@ -278,7 +288,7 @@ func (t *Tracker) State() string {
 			ready++
 		}
 	}
-	s := fmt.Sprintf("node %s: %d of %d pods gone", t.node, gone, len(t.drained))
+	s := fmt.Sprintf("%s: %d of %d pods gone", t.label, gone, len(t.taken))
 	if given > 0 {
 		s += fmt.Sprintf(", %d given up", given)
 	}

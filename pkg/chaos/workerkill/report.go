@@ -1,0 +1,199 @@
+package workerkill
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
+	"github.com/kubectl-ray/kubectl-ray/pkg/schema"
+)
+
+// ReportKind identifies a worker kill's JSON report; docs/chaos-worker-kill.md documents it.
+const ReportKind = "WorkerKillReport"
+
+// ReportSettings echo what was asked, so a saved report says what it measured.
+type ReportSettings struct {
+	Target         string  `json:"cluster"` // "raycluster/demo" or "rayservice/demo"
+	Namespace      string  `json:"namespace"`
+	Mode           string  `json:"mode"`
+	Count          int     `json:"count,omitempty"`
+	Percent        float64 `json:"percent,omitempty"`
+	Seed           int64   `json:"seed"`
+	Probe          string  `json:"target"`
+	Method         string  `json:"method"`
+	Path           string  `json:"path"`
+	Rate           float64 `json:"rate"`
+	WarmupMs       int64   `json:"warmupMs"`
+	AfterMs        int64   `json:"afterMs,omitempty"`
+	UntilRecovered bool    `json:"untilRecovered,omitempty"`
+	TimeoutMs      int64   `json:"timeoutMs"`
+	RequestTimeout int64   `json:"requestTimeoutMs"`
+}
+
+// Section is what the kill did: the group, the workers killed, and the Ray pods KubeRay made.
+type Section struct {
+	Cluster string `json:"rayCluster"`
+	Group   string `json:"group"`
+	Live    int    `json:"liveWorkers"` // the group's live workers when they were chosen
+	report.Losses
+}
+
+// Report is one worker kill: head-kill's availability model around the kill, and the kill.
+// Times named ...Ms are relative to the kill (to the probe start if there was none).
+type Report struct {
+	APIVersion  string            `json:"apiVersion"`
+	Kind        string            `json:"kind"`
+	Settings    ReportSettings    `json:"settings"`
+	Probe       report.ProbeInfo  `json:"probe"`
+	Totals      report.Totals     `json:"totals"`
+	ErrorWindow *report.Window    `json:"errorWindow"`
+	Kill        Section           `json:"kill"`
+	Endpoints   []report.Endpoint `json:"endpoints"`
+	Latency     report.Latency    `json:"latency"`
+	Seconds     []report.Second   `json:"seconds"`
+	Events      []report.Event    `json:"events"`
+	Verdict     report.Verdict    `json:"verdict"`
+	Advice      []report.Advice   `json:"advice"`
+
+	base *report.Report
+}
+
+func (s *Settings) reportSettings(t *target) ReportSettings {
+	cfg := s.config()
+	rs := ReportSettings{Target: s.targetName(), Namespace: s.Namespace, Mode: s.Mode, Count: s.Count, Percent: s.Percent, Seed: s.Seed,
+		Probe: s.probeTarget(t), Method: cfg.Method, Path: experiment.ShownPath(cfg.Path), Rate: cfg.Rate,
+		WarmupMs: s.Warmup.Milliseconds(), TimeoutMs: s.Timeout.Milliseconds(), RequestTimeout: s.RequestTimeout.Milliseconds()}
+	if s.UntilRecovered {
+		rs.UntilRecovered = true
+	} else {
+		rs.AfterMs = s.After.Milliseconds()
+	}
+	return rs
+}
+
+func (s *Settings) buildReport(t *target, res *experiment.Result, tr *experiment.Losses) *Report {
+	in := report.Input{Probe: res.Probe, Timeline: tr.Timeline(), SLO: s.SLO(), WarmupFailed: res.WarmupFailed, Reference: timeline.WorkersKilled}
+	base := report.Build(in)
+	var pods []string
+	ray := map[string]bool{}
+	for _, p := range t.chosen {
+		pods = append(pods, p.Namespace+"/"+p.Name)
+		ray[p.Namespace+"/"+p.Name] = true
+	}
+	r := &Report{APIVersion: schema.APIVersion, Kind: ReportKind, Settings: s.reportSettings(t), Probe: base.Probe, Totals: base.Totals,
+		ErrorWindow: base.ErrorWindow, Endpoints: base.Endpoints, Latency: base.Latency, Seconds: base.Seconds, Events: base.Events,
+		Verdict: base.Verdict, base: base,
+		Kill: Section{Cluster: t.cluster, Group: t.group, Live: t.live, Losses: report.BuildLosses(base.Events, pods, ray)}}
+	r.Advice = advice(r, t)
+	base.Advice = r.Advice
+	return r
+}
+
+// Advice rule IDs are stable: docs/chaos-worker-kill.md refers to them.
+const (
+	AdviceNoErrors      = "no-errors"
+	AdviceErrorsKilled  = "errors-from-killed-workers"
+	AdviceErrorsOthers  = "errors-from-other-pods"
+	AdviceNotReplaced   = "not-replaced"
+	AdvicePartial       = "partial-run"
+	AdviceWarmupFailed  = "warmup-failed"
+	adviceSourceObserve = "observed"
+)
+
+// advice draws conclusions from this run only; each names the fact it rests on.
+func advice(r *Report, t *target) []report.Advice {
+	out := []report.Advice{}
+	add := func(rule, format string, a ...any) {
+		out = append(out, report.Advice{Source: adviceSourceObserve, Rule: rule, Text: fmt.Sprintf(format, a...)})
+	}
+	tot := r.Totals
+	switch {
+	case r.Probe.WarmupFailed:
+		add(AdviceWarmupFailed, "Nothing was killed: %d of %s failed. The workers are killed only after a warm-up in which every request succeeds.",
+			tot.Errors, report.Plural(tot.Requests, "warm-up request", "warm-up requests"))
+		return out
+	case r.Probe.KillAtMs == nil:
+		return out
+	case r.Probe.Interrupted:
+		add(AdvicePartial, "The run was interrupted after %d of %s; the numbers cover only what was seen.",
+			r.Probe.Scheduled, report.Plural(r.Probe.Planned, "planned request", "planned requests"))
+	}
+	if tot.Requests > 0 && tot.Errors == 0 {
+		add(AdviceNoErrors, "No request failed: losing %s of group %s was invisible to this client at %v/s.",
+			report.Plural(len(t.chosen), "worker", "workers"), t.group, r.Settings.Rate)
+	}
+	killed := map[string]bool{}
+	for _, p := range t.chosen {
+		killed[p.Name] = true
+	}
+	fromKilled, fromOthers := 0, 0
+	for _, e := range r.Endpoints {
+		if killed[e.Name] {
+			fromKilled += e.Errors
+		} else {
+			fromOthers += e.Errors
+		}
+	}
+	if fromKilled > 0 {
+		add(AdviceErrorsKilled, "%d of %s came through the killed workers' own proxies while they went: the Service still routed to them. "+
+			"A preStop sleep longer than the endpoints' propagation (KubeRay sets none, kuberay #5004) lets a worker leave the Service first.",
+			fromKilled, report.Plural(tot.Errors, "error", "errors"))
+	}
+	if fromOthers > 0 {
+		add(AdviceErrorsOthers, "%d of %s came through pods that were not killed: requests they routed to replicas on the lost workers failed. "+
+			"More replicas than workers lost, spread over the group, keep Serve answering.", fromOthers, report.Plural(tot.Errors, "error", "errors"))
+	}
+	ready := 0
+	for _, p := range r.Kill.Replacements {
+		if p.ReadyMs != nil {
+			ready++
+		}
+	}
+	if ready < len(t.chosen) && !r.Probe.Interrupted {
+		add(AdviceNotReplaced, "KubeRay had %d of %d killed workers replaced and Ready when the probe ended: lengthen %s or use %s.",
+			ready, len(t.chosen), SetAfter, SetUntilRecovered)
+	}
+	return out
+}
+
+// WriteText renders the report for a person; color adds ANSI colors to the bars and verdict.
+func WriteText(w io.Writer, r *Report, color bool) error {
+	s := r.Settings
+	var b strings.Builder
+	if r.Probe.WarmupFailed {
+		fmt.Fprintf(&b, "Nothing was killed: the warm-up failed, so no worker of %s in namespace %s was touched.\n", s.Target, s.Namespace)
+		fmt.Fprintf(&b, "  probe     %s %s%s at %v/s, warm-up %dms\n", s.Method, s.Probe, s.Path, s.Rate, s.WarmupMs)
+		fmt.Fprintf(&b, "  requests  %d ok, %d failed\n", r.Totals.Status2xx+r.Totals.Status3xx, r.Totals.Errors)
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	k := r.Kill
+	fmt.Fprintf(&b, "Worker kill of %s in namespace %s: %s %d of %d workers of group %s (seed %d)\n", s.Target, s.Namespace, s.Mode,
+		len(k.Pods), k.Live, k.Group, s.Seed)
+	fmt.Fprintf(&b, "Probe: %s %s%s at %v/s, request timeout %dms, warm-up %dms", s.Method, s.Probe, s.Path, s.Rate, s.RequestTimeout, s.WarmupMs)
+	if s.UntilRecovered {
+		fmt.Fprintf(&b, ", until recovered (at most %dms)\n", s.TimeoutMs)
+	} else {
+		fmt.Fprintf(&b, ", %dms after the kill\n", s.AfterMs)
+	}
+	ref := "the probe start (nothing was killed)"
+	if r.Probe.KillAtMs != nil {
+		ref = fmt.Sprintf("the kill, %s after the probe started", report.Secs(*r.Probe.KillAtMs))
+	}
+	fmt.Fprintf(&b, "Ran %s from %s; times below are relative to %s.\n", report.Secs(r.Probe.ElapsedMs), r.Probe.Start.UTC().Format("2006-01-02T15:04:05.000Z"), ref)
+	if r.Probe.Interrupted {
+		fmt.Fprintf(&b, "Interrupted: %d of %s were scheduled.\n", r.Probe.Scheduled, report.Plural(r.Probe.Planned, "planned request", "planned requests"))
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+	return report.WriteAvailability(w, r.base, color, func(w io.Writer) error {
+		if _, err := fmt.Fprintf(w, "\nWorkers killed (from the kill)\n"); err != nil {
+			return err
+		}
+		return report.WriteLosses(w, r.Kill.Losses, "the kill")
+	})
+}

@@ -1,0 +1,133 @@
+package workerkill
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strings"
+
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
+	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+)
+
+// Cluster is every API operation a worker kill makes (pkg/kube's Clients, or a fake).
+type Cluster interface {
+	GetRayCluster(ctx context.Context, namespace, name string) (*rayv1.RayCluster, error)
+	GetRayService(ctx context.Context, namespace, name string) (*rayv1.RayService, error)
+	GetService(ctx context.Context, namespace, name string) (*corev1.Service, error)
+	ListPodsMatching(ctx context.Context, namespace, selector string) ([]corev1.Pod, error)
+	ListReadyEndpoints(ctx context.Context, namespace, service, portName string) ([]kube.ReadyEndpoint, error)
+	// KillPod kills pod while it is the version read (uid and resourceVersion preconditions);
+	// *kube.Refused when a PodDisruptionBudget blocks an eviction.
+	KillPod(ctx context.Context, pod *corev1.Pod, mode kube.KillMode, dryRun bool) error
+	experiment.Cluster
+}
+
+// target is what the run resolved before anything is changed.
+type target struct {
+	cluster  string
+	group    string
+	live     int          // the group's live workers
+	chosen   []corev1.Pod // those to kill, by name
+	service  string
+	portName string
+}
+
+// resolve finds the cluster, its group's live workers (one LIST) and picks Count (or Percent) of
+// them with Seed; nothing is changed.
+func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
+	t := &target{cluster: s.Cluster}
+	if s.RayService != "" {
+		rs, err := c.GetRayService(ctx, s.Namespace, s.RayService)
+		if err != nil {
+			return nil, err
+		}
+		t.cluster = rs.Status.ActiveServiceStatus.RayClusterName
+		if t.cluster == "" {
+			return nil, chaos.Errorf(chaos.NotFound, "RayService %s/%s has no active RayCluster yet (status.activeServiceStatus.rayClusterName is empty): wait until it serves", s.Namespace, s.RayService)
+		}
+		if s.Service == "" && s.Target == "" {
+			s.Service = diagnose.ServeServiceName(s.RayService)
+			if !s.PortSet {
+				s.Port = experiment.DefaultServePort
+			}
+		}
+	}
+	rc, err := c.GetRayCluster(ctx, s.Namespace, t.cluster)
+	if err != nil {
+		return nil, err
+	}
+	if t.group, err = pickGroup(rc, s.Group); err != nil {
+		return nil, err
+	}
+	selector := ray.LabelCluster + "=" + t.cluster + "," + ray.LabelNodeType + "=" + ray.NodeTypeWorker + "," + ray.LabelGroup + "=" + t.group
+	pods, err := c.ListPodsMatching(ctx, s.Namespace, selector)
+	if err != nil {
+		return nil, err
+	}
+	var live []corev1.Pod
+	for _, p := range pods {
+		if p.DeletionTimestamp == nil && !ray.Terminal(&p) {
+			live = append(live, p)
+		}
+	}
+	t.live = len(live)
+	n := s.Count
+	if s.Percent > 0 {
+		n = max(1, int(math.Ceil(float64(len(live))*s.Percent/100)))
+	}
+	switch {
+	case len(live) == 0:
+		return nil, chaos.Errorf(chaos.NotFound, "worker group %s of RayCluster %s/%s has no live worker to kill; list its pods with: kubectl get pods -n %s -l %s",
+			t.group, s.Namespace, t.cluster, s.Namespace, selector)
+	case n > len(live):
+		return nil, invalid("%s %d is more than the %d live workers of group %s: nothing was killed", SetCount, n, len(live), t.group)
+	}
+	t.chosen = choose(live, n, s.Seed)
+	if s.Target != "" {
+		return t, nil
+	}
+	if t.portName, err = experiment.ServicePort(ctx, c, s.Namespace, s.Service, s.Port); err != nil {
+		return nil, err
+	}
+	t.service = s.Service
+	return t, nil
+}
+
+// pickGroup is group, checked against the cluster's worker groups, or its only group.
+func pickGroup(rc *rayv1.RayCluster, group string) (string, error) {
+	var names []string
+	for _, g := range rc.Spec.WorkerGroupSpecs {
+		names = append(names, g.GroupName)
+		if g.GroupName == group {
+			return group, nil
+		}
+	}
+	switch {
+	case len(names) == 0:
+		return "", chaos.Errorf(chaos.NotFound, "RayCluster %s/%s has no worker group: nothing to kill", rc.Namespace, rc.Name)
+	case group == "" && len(names) == 1:
+		return names[0], nil
+	case group == "":
+		return "", invalid("RayCluster %s/%s has %d worker groups (%s): pick one with %s", rc.Namespace, rc.Name, len(names), strings.Join(names, ", "), SetGroup)
+	}
+	return "", chaos.Errorf(chaos.NotFound, "RayCluster %s/%s has no worker group %q (its groups: %s)", rc.Namespace, rc.Name, group, strings.Join(names, ", "))
+}
+
+// choose is n of pods, picked by seed: the same seed over the same pods picks the same ones. The
+// pods are sorted by name first, so the LIST's order does not matter; the result is by name.
+func choose(pods []corev1.Pod, n int, seed int64) []corev1.Pod {
+	sort.Slice(pods, func(i, j int) bool { return pods[i].Name < pods[j].Name })
+	r := rand.New(rand.NewPCG(uint64(seed), 0x6b756265726179)) // "kuberay"
+	r.Shuffle(len(pods), func(i, j int) { pods[i], pods[j] = pods[j], pods[i] })
+	out := append([]corev1.Pod(nil), pods[:n]...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}

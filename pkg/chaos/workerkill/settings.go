@@ -1,0 +1,105 @@
+// Package workerkill is `kubectl ray chaos worker-kill`: kill some workers of a group, chosen at
+// random with a printed seed, under the probe on the experiment engine, and report what clients
+// saw and where KubeRay recreated each worker. A worker lost is the everyday failure of a Ray
+// cluster (spot preemption, an OOM kill, a node gone); what Serve's clients see depends on the
+// replicas and proxies that lived on it (kuberay #1333). The follow half is the engine's Losses.
+package workerkill
+
+import (
+	"time"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
+	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+)
+
+// The settings of a worker kill that messages name; the command shows each as its flag.
+const (
+	SetGroup          chaos.Setting = "group"
+	SetCount          chaos.Setting = "count"
+	SetPercent        chaos.Setting = "percent"
+	SetMode           chaos.Setting = "mode"
+	SetAfter          chaos.Setting = "after"
+	SetUntilRecovered chaos.Setting = "until-recovered"
+	SetTimeout        chaos.Setting = "timeout"
+)
+
+// Settings is one worker kill: which workers, what to probe, for how long.
+type Settings struct {
+	Namespace string
+	// Cluster names the RayCluster, or RayService the RayService whose active cluster's workers
+	// are killed. Exactly one is set.
+	Cluster, RayService string
+	// Group is the worker group; "" picks the cluster's only group.
+	Group string
+	// Count workers, or Percent of the group's live workers (rounded up, at least one).
+	Count   int
+	Percent float64
+	// Seed picks the workers; the report and the plan print it, so a run can be repeated.
+	Seed int64
+	Mode string // delete, force or evict
+
+	Target  string
+	Service string
+	Port    int
+	PortSet bool
+
+	After          time.Duration
+	AfterSet       bool
+	UntilRecovered bool
+	Timeout        time.Duration
+
+	experiment.ProbeSettings
+}
+
+func invalid(format string, args ...any) error { return chaos.Errorf(chaos.Invalid, format, args...) }
+
+// Validate checks every setting before the API is touched: bad input kills nothing.
+func (s *Settings) Validate() error {
+	switch kube.KillMode(s.Mode) {
+	case kube.KillDelete, kube.KillForce, kube.KillEvict:
+	default:
+		return invalid("%s must be delete, force or evict, not %q", SetMode, s.Mode)
+	}
+	switch {
+	case (s.Count > 0) == (s.Percent > 0):
+		return invalid("say how many workers to kill: %s N or %s P (one of them)", SetCount, SetPercent)
+	case s.Count < 0:
+		return invalid("%s must be positive, not %d", SetCount, s.Count)
+	case s.Percent < 0 || s.Percent > 100:
+		return invalid("%s is a percentage from 0 to 100, not %v", SetPercent, s.Percent)
+	case s.UntilRecovered && s.AfterSet:
+		return invalid("%s and %s exclude each other: give one", SetAfter, SetUntilRecovered)
+	case s.Timeout <= 0:
+		return invalid("%s must be positive, e.g. %s 5m", SetTimeout, SetTimeout)
+	case !s.UntilRecovered && s.After <= 0:
+		return invalid("%s must be positive, e.g. %s 60s", SetAfter, SetAfter)
+	case s.Target != "" && (s.Service != "" || s.PortSet):
+		return invalid("%s and %s/%s exclude each other: probe a URL or a Service", experiment.SetTarget, experiment.SetService, experiment.SetPort)
+	case s.Target == "" && s.Service == "" && s.RayService == "":
+		return invalid("say what to probe for RayCluster %s: %s URL, or %s NAME %s N", s.Cluster, experiment.SetTarget, experiment.SetService, experiment.SetPort)
+	case s.Service != "" && !s.PortSet:
+		return invalid("%s %s needs %s N (the Service port to probe)", experiment.SetService, s.Service, experiment.SetPort)
+	case s.PortSet && (s.Port < 1 || s.Port > 65535):
+		return invalid("%s must be from 1 to 65535, not %d", experiment.SetPort, s.Port)
+	}
+	path, err := experiment.TargetPath(s.Target, s.Path)
+	if err != nil {
+		return err
+	}
+	return s.ValidateProbe("the workers are killed", path, s.post())
+}
+
+func (s *Settings) post() time.Duration {
+	if s.UntilRecovered {
+		return s.Timeout
+	}
+	return s.After
+}
+
+func (s *Settings) targetName() string {
+	if s.RayService != "" {
+		return "rayservice/" + s.RayService
+	}
+	return "raycluster/" + s.Cluster
+}

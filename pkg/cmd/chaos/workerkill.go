@@ -1,0 +1,143 @@
+package chaos
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/workerkill"
+	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
+	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+)
+
+// WorkerKillOptions is `kubectl ray chaos worker-kill`: flags bound to the runner's Settings.
+type WorkerKillOptions struct {
+	f *cmdutil.Factory
+	s workerkill.Settings
+
+	output *cmdutil.OutputFlag
+	yes    bool
+}
+
+// NewWorkerKillCmd returns `kubectl ray chaos worker-kill`.
+func NewWorkerKillCmd(f *cmdutil.Factory) *cobra.Command {
+	o := &WorkerKillOptions{f: f}
+	cmd := &cobra.Command{
+		ValidArgsFunction: f.CompleteRayNames(cmdutil.CompleteClusters | cmdutil.CompleteServices),
+		Use:               "worker-kill (RAYCLUSTER | rayservice/NAME) (--count N | --percent P) [--group GROUP] [--seed S]",
+		Short:             "Kill some workers of a group under a live availability probe and report what clients saw",
+		Long: `Probes the serving endpoint at a constant rate, and once the warm-up is healthy kills --count
+workers (or --percent of them) of one worker group at once, chosen at random with --seed (printed,
+so the same seed picks the same workers again), each only while it is the pod that was read (uid
+and resourceVersion preconditions). The report adds to the probe's totals, endpoints and timeline
+each worker's kill, and where KubeRay recreated each one and when it was Ready.
+
+What is probed: --target URL, or --service NAME --port N (for rayservice/NAME the default is its
+serve Service on port 8000), through one port-forward per ready endpoint pod.
+
+Exit codes: 0 the SLO held, 1 it broke (or --until-recovered timed out), 2 bad input (a --count
+larger than the group's live workers) or a failed warm-up (nothing was killed), 3 API errors and
+an eviction refused by a PodDisruptionBudget, 4 no RBAC permission (the verb and resource are
+named), 5 the cluster, group, RayService or Service was not found, 6 not confirmed, 130
+interrupted (the report of what was seen is printed first).`,
+		Example: `  # Kill one worker of RayService demo's only group while probing its serve Service
+  kubectl ray chaos worker-kill rayservice/demo --count 1 --yes
+
+  # Kill half of group gpu, the same ones as last time, until the cluster is back
+  kubectl ray chaos worker-kill demo --group gpu --percent 50 --seed 42 --target http://serve.example:8000 --until-recovered --yes
+
+  # Show which workers seed 7 picks; nothing is killed
+  kubectl ray chaos worker-kill rayservice/demo --count 2 --seed 7 --dry-run`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return cmdutil.RunOptions(o, cmd, args) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&o.s.Group, "group", "", "The worker group (default: the cluster's only group)")
+	fl.IntVar(&o.s.Count, "count", 0, "How many workers of the group to kill")
+	fl.Float64Var(&o.s.Percent, "percent", 0, "Or this percentage of the group's live workers (rounded up, at least one)")
+	fl.Int64Var(&o.s.Seed, "seed", 0, "Seed of the random choice (default: from the clock; the plan and the report print it)")
+	fl.StringVar(&o.s.Mode, "mode", string(kube.KillDelete), "How to kill: delete (the pod's grace period), force (grace period 0) or evict (Eviction API; PodDisruptionBudgets apply)")
+	_ = cmd.RegisterFlagCompletionFunc("mode", fixed("delete", "force", "evict"))
+	fl.StringVar(&o.s.Target, "target", "", "Probe this URL (http or https); its path is the default --path")
+	fl.StringVar(&o.s.Service, "service", "", "Probe this Service through port-forwards to its ready endpoint pods (default for rayservice/NAME: NAME-serve-svc)")
+	fl.IntVar(&o.s.Port, "port", 0, "The --service port to probe (default 8000 for a RayService's serve Service)")
+	fl.StringVar(&o.s.Path, "path", "", "Request path (and query), e.g. /healthz (default /)")
+	fl.StringVar(&o.s.Data, "data", "", "Request body")
+	fl.StringArrayVar(&o.s.Headers, "header", nil, "Request header K:V (repeatable); Host:NAME sets the Host")
+	fl.DurationVar(&o.s.Warmup, "warmup", 10*time.Second, "Probe this long before the kill; the workers are killed only if every warm-up request succeeded")
+	fl.DurationVar(&o.s.After, "after", 60*time.Second, "Probe this long after the kill (or use --until-recovered)")
+	fl.BoolVar(&o.s.UntilRecovered, "until-recovered", false, "Probe after the kill until every killed worker is gone, the group has its Ready workers back, the endpoints are back and no request failed for 1s, at most --timeout")
+	fl.DurationVar(&o.s.Timeout, "timeout", 5*time.Minute, "With --until-recovered: the longest the probe runs after the kill")
+	addProbeFlags(fl, &o.s.ProbeSettings)
+	fl.DurationVar(&o.s.RequestTimeout, "request-timeout", probe.DefaultTimeout, "Per-request timeout of the probe (on this command it replaces kubectl's --request-timeout for API calls, which then use client-go's defaults)")
+	o.output = cmdutil.AddOutputFlag(cmd, "text", "json")
+	fl.Lookup("output").Usage = "Report format: text|json (with --dry-run, the plan)"
+	fl.BoolVarP(&o.yes, "yes", "y", false, "Do not ask for confirmation")
+	fl.BoolVar(&o.s.DryRun, "dry-run", false, "Print which workers would be killed and have the API server dry-run each kill; kill nothing, send no request")
+	return cmd
+}
+
+// Complete reads the argument, the namespace, the seed and which flags were given.
+func (o *WorkerKillOptions) Complete(cmd *cobra.Command, args []string) error {
+	t, err := ray.ParseTarget(args[0], ray.KindRayCluster, ray.KindRayService)
+	if err != nil || t.Name == "" {
+		return exit.Usagef("cannot target %q: name a RayCluster, or a RayService as rayservice/NAME", args[0])
+	}
+	if t.Kind == ray.KindRayService {
+		o.s.RayService = t.Name
+	} else {
+		o.s.Cluster = t.Name
+	}
+	if !cmd.Flags().Changed("seed") {
+		// Printed by the plan and the report, so the choice can be repeated.
+		o.s.Seed = o.f.Now().UnixNano() % 1_000_000
+	}
+	completeProbeFlags(cmd, &o.s.ProbeSettings)
+	o.s.AfterSet = cmd.Flags().Changed("after")
+	o.s.PortSet = cmd.Flags().Changed("port")
+	ns, err := o.f.Namespace()
+	if err != nil {
+		return err
+	}
+	o.s.Namespace = ns
+	return nil
+}
+
+// Validate checks every flag before the API is touched: bad input kills nothing.
+func (o *WorkerKillOptions) Validate() error {
+	if err := o.output.Validate(); err != nil {
+		return err
+	}
+	s := o.s
+	return exitError(s.Validate(), flagOf)
+}
+
+// Run kills the workers under the probe, prints the report and maps the outcome to the exit code.
+func (o *WorkerKillOptions) Run(cmd *cobra.Command) error {
+	ctx := cmdutil.Context(cmd)
+	c, err := o.f.Clients()
+	if err != nil {
+		return err
+	}
+	errOut := o.f.IOStreams.ErrOut
+	o.s.Now, o.s.Warn = o.f.Now, errOut
+	if o.s.DryRun {
+		plan, err := workerkill.DryRun(ctx, c, o.s)
+		return writePlan(o.f.IOStreams.Out, o.output, plan, err, workerkill.WritePlanText)
+	}
+	prog := hookProbe(o.f, &o.s.ProbeSettings, o.yes, "not confirmed: nothing was killed")
+	fmt.Fprintf(errOut, "seed %d (--seed %d picks the same workers again)\n", o.s.Seed, o.s.Seed)
+	r, outcome, runErr := workerkill.Run(ctx, c, o.s)
+	prog.done()
+	if r == nil {
+		return exitError(runErr, flagOf)
+	}
+	if err := o.output.Print(o.f.IOStreams.Out, workerKillReport{r: r, color: o.f.Color()}); err != nil {
+		return err
+	}
+	return outcomeExit(errOut, runErr, outcome, flagOf)
+}

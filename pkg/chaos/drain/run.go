@@ -163,12 +163,7 @@ func (s *Settings) config() probe.Config {
 	return s.Config(path)
 }
 
-func (s *Settings) probeTarget(t *target) string {
-	if t.service != "" {
-		return fmt.Sprintf("service/%s:%d", t.service, s.Port)
-	}
-	return experiment.TargetBase(s.Target)
-}
+func (s *Settings) probeTarget(t *target) string { return s.ProbeTarget(t.service) }
 
 // reportSettings echo what was asked, for the report and the plan.
 func (s *Settings) reportSettings(t *target) ReportSettings {
@@ -261,7 +256,7 @@ func DryRun(ctx context.Context, c Cluster, s Settings) (*Plan, error) {
 	}
 	p := &Plan{APIVersion: schema.APIVersion, Kind: PlanKind, Settings: s.reportSettings(t), AlreadyCordoned: t.alreadyCordoned,
 		Skipped: t.skipped, Evict: []PlanPod{}, Budgets: []PlanBudget{}, Endpoints: []string{}, Refusals: []PlanRefusal{},
-		PlannedRequests: probe.Planned(s.config().Rate, s.Warmup+s.post()), SLO: s.PlanSLO(), ServerDryRun: "accepted"}
+		PlannedRequests: probe.Planned(s.config().Rate, s.Warmup+s.Post()), SLO: s.PlanSLO(), ServerDryRun: "accepted"}
 	for i := range t.pods {
 		pod := &t.pods[i]
 		pp := PlanPod{Pod: pod.Namespace + "/" + pod.Name, Ray: isRay(pod)}

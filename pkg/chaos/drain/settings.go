@@ -7,6 +7,7 @@
 package drain
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
@@ -19,16 +20,14 @@ import (
 const (
 	SetNodeOf          chaos.Setting = "node-of"
 	SetRole            chaos.Setting = "role"
-	SetTimeout         chaos.Setting = "timeout"
-	SetAfter           chaos.Setting = "after"
-	SetUntilRecovered  chaos.Setting = "until-recovered"
+	SetTimeout                       = experiment.SetTimeout
 	SetGracePeriod     chaos.Setting = "grace-period"
 	SetIgnoreDaemonSet chaos.Setting = "ignore-daemonsets"
 	SetDeleteEmptyDir  chaos.Setting = "delete-emptydir-data"
 	SetForce           chaos.Setting = "force"
 	SetAnyPods         chaos.Setting = "any-pods"
-	SetService         chaos.Setting = "service"
-	SetTarget          chaos.Setting = "target"
+	SetService                       = experiment.SetService
+	SetTarget                        = experiment.SetTarget
 )
 
 // Roles --role takes.
@@ -57,20 +56,10 @@ type Settings struct {
 	KeepCordoned    bool
 	AnyPods         bool // drain a node with no Ray pod
 
-	// What is probed: Target (a URL), or Service and Port (by default, for --node-of
-	// rayservice/NAME, its serve Service on experiment.DefaultServePort).
-	Target  string
-	Service string
-	Port    int
-	PortSet bool
-
-	After          time.Duration
-	AfterSet       bool
-	UntilRecovered bool
-	// Timeout bounds the evictions (a refused one is retried until then) and, with
-	// UntilRecovered, the probe after the cordon.
-	Timeout time.Duration
-
+	// What is probed and for how long (by default, for --node-of rayservice/NAME, its serve
+	// Service on experiment.DefaultServePort); Timeout also bounds the evictions (a refused one
+	// is retried until then).
+	experiment.Aim
 	experiment.ProbeSettings
 }
 
@@ -89,36 +78,15 @@ func (s *Settings) Validate() error {
 	default:
 		return invalid("%s must be head, worker or any, not %q", SetRole, s.Role)
 	}
-	switch {
-	case s.UntilRecovered && s.AfterSet:
-		return invalid("%s and %s exclude each other: give one", SetAfter, SetUntilRecovered)
-	case s.Timeout <= 0:
-		return invalid("%s must be positive, e.g. %s 5m", SetTimeout, SetTimeout)
-	case !s.UntilRecovered && s.After <= 0:
-		return invalid("%s must be positive, e.g. %s 60s", SetAfter, SetAfter)
-	case s.Target != "" && (s.Service != "" || s.PortSet):
-		return invalid("%s and %s/%s exclude each other: probe a URL or a Service", SetTarget, SetService, experiment.SetPort)
-	case s.Target == "" && s.Service == "" && s.NodeOf.Kind != ray.KindRayService:
-		return invalid("say what to probe while the node drains: %s NAME %s N, %s URL, or %s rayservice/NAME (its serve Service)",
-			SetService, experiment.SetPort, SetTarget, SetNodeOf)
-	case s.Service != "" && !s.PortSet:
-		return invalid("%s %s needs %s N (the Service port to probe)", SetService, s.Service, experiment.SetPort)
-	case s.PortSet && (s.Port < 1 || s.Port > 65535):
-		return invalid("%s must be from 1 to 65535, not %d", experiment.SetPort, s.Port)
+	if err := s.Aim.Validate(s.NodeOf.Kind == ray.KindRayService, fmt.Sprintf("say what to probe while the node drains: %s NAME %s N, %s URL, or %s rayservice/NAME (its serve Service)",
+		SetService, experiment.SetPort, SetTarget, SetNodeOf)); err != nil {
+		return err
 	}
 	path, err := experiment.TargetPath(s.Target, s.Path)
 	if err != nil {
 		return err
 	}
-	return s.ValidateProbe("the node is drained", path, s.post())
-}
-
-// post is how long the probe runs after the cordon: After, or Timeout with UntilRecovered.
-func (s *Settings) post() time.Duration {
-	if s.UntilRecovered {
-		return s.Timeout
-	}
-	return s.After
+	return s.ValidateProbe("the node is drained", path, s.Post())
 }
 
 // how says how each pod goes, for the timeline and the plan.

@@ -50,7 +50,7 @@ func DryRun(ctx context.Context, c Cluster, s Settings) (*Plan, error) {
 		}
 	}
 	p := &Plan{APIVersion: schema.APIVersion, Kind: PlanKind, Settings: s.reportSettings(t), RayCluster: t.cluster, Group: t.group,
-		Live: t.live, Kill: []string{}, Endpoints: []string{}, PlannedRequests: probe.Planned(s.config().Rate, s.Warmup+s.post()),
+		Live: t.live, Kill: []string{}, Endpoints: []string{}, PlannedRequests: probe.Planned(s.config().Rate, s.Warmup+s.Post()),
 		SLO: s.PlanSLO(), ServerDryRun: "accepted"}
 	for _, pod := range t.chosen {
 		p.Kill = append(p.Kill, pod.Namespace+"/"+pod.Name)

@@ -143,9 +143,4 @@ func (s *Settings) config() probe.Config {
 	return s.Config(path)
 }
 
-func (s *Settings) probeTarget(t *target) string {
-	if t.service != "" {
-		return fmt.Sprintf("service/%s:%d", t.service, s.Port)
-	}
-	return experiment.TargetBase(s.Target)
-}
+func (s *Settings) probeTarget(t *target) string { return s.ProbeTarget(t.service) }

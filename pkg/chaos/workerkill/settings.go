@@ -6,7 +6,7 @@
 package workerkill
 
 import (
-	"time"
+	"fmt"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
@@ -19,9 +19,9 @@ const (
 	SetCount          chaos.Setting = "count"
 	SetPercent        chaos.Setting = "percent"
 	SetMode           chaos.Setting = "mode"
-	SetAfter          chaos.Setting = "after"
-	SetUntilRecovered chaos.Setting = "until-recovered"
-	SetTimeout        chaos.Setting = "timeout"
+	SetAfter                        = experiment.SetAfter
+	SetUntilRecovered               = experiment.SetUntilRecovered
+	SetTimeout                      = experiment.SetTimeout
 )
 
 // Settings is one worker kill: which workers, what to probe, for how long.
@@ -39,16 +39,8 @@ type Settings struct {
 	Seed int64
 	Mode string // delete, force or evict
 
-	Target  string
-	Service string
-	Port    int
-	PortSet bool
-
-	After          time.Duration
-	AfterSet       bool
-	UntilRecovered bool
-	Timeout        time.Duration
-
+	// What is probed and for how long (for rayservice/NAME, by default its serve Service).
+	experiment.Aim
 	experiment.ProbeSettings
 }
 
@@ -68,33 +60,16 @@ func (s *Settings) Validate() error {
 		return invalid("%s must be positive, not %d", SetCount, s.Count)
 	case s.Percent < 0 || s.Percent > 100:
 		return invalid("%s is a percentage from 0 to 100, not %v", SetPercent, s.Percent)
-	case s.UntilRecovered && s.AfterSet:
-		return invalid("%s and %s exclude each other: give one", SetAfter, SetUntilRecovered)
-	case s.Timeout <= 0:
-		return invalid("%s must be positive, e.g. %s 5m", SetTimeout, SetTimeout)
-	case !s.UntilRecovered && s.After <= 0:
-		return invalid("%s must be positive, e.g. %s 60s", SetAfter, SetAfter)
-	case s.Target != "" && (s.Service != "" || s.PortSet):
-		return invalid("%s and %s/%s exclude each other: probe a URL or a Service", experiment.SetTarget, experiment.SetService, experiment.SetPort)
-	case s.Target == "" && s.Service == "" && s.RayService == "":
-		return invalid("say what to probe for RayCluster %s: %s URL, or %s NAME %s N", s.Cluster, experiment.SetTarget, experiment.SetService, experiment.SetPort)
-	case s.Service != "" && !s.PortSet:
-		return invalid("%s %s needs %s N (the Service port to probe)", experiment.SetService, s.Service, experiment.SetPort)
-	case s.PortSet && (s.Port < 1 || s.Port > 65535):
-		return invalid("%s must be from 1 to 65535, not %d", experiment.SetPort, s.Port)
+	}
+	if err := s.Aim.Validate(s.RayService != "", fmt.Sprintf("say what to probe for RayCluster %s: %s URL, or %s NAME %s N",
+		s.Cluster, experiment.SetTarget, experiment.SetService, experiment.SetPort)); err != nil {
+		return err
 	}
 	path, err := experiment.TargetPath(s.Target, s.Path)
 	if err != nil {
 		return err
 	}
-	return s.ValidateProbe("the workers are killed", path, s.post())
-}
-
-func (s *Settings) post() time.Duration {
-	if s.UntilRecovered {
-		return s.Timeout
-	}
-	return s.After
+	return s.ValidateProbe("the workers are killed", path, s.Post())
 }
 
 func (s *Settings) targetName() string {

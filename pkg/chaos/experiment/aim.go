@@ -1,0 +1,69 @@
+package experiment
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
+)
+
+// Aim is what an experiment that takes pods away probes and for how long (drain, worker-kill):
+// a URL or a Service and port, and After or UntilRecovered within Timeout. Embedded, its fields
+// are the experiment's settings.
+type Aim struct {
+	Target  string
+	Service string
+	Port    int
+	PortSet bool
+
+	After          time.Duration
+	AfterSet       bool
+	UntilRecovered bool
+	// Timeout bounds the probe after the step with UntilRecovered (and, for a drain, the evictions).
+	Timeout time.Duration
+}
+
+// The schedule's settings that messages name.
+const (
+	SetAfter          chaos.Setting = "after"
+	SetUntilRecovered chaos.Setting = "until-recovered"
+	SetTimeout        chaos.Setting = "timeout"
+)
+
+// Validate checks the schedule and the target. defaulted says a Service is the default (a
+// RayService's serve Service); noTarget is the whole message when nothing says what to probe.
+func (a *Aim) Validate(defaulted bool, noTarget string) error {
+	switch {
+	case a.UntilRecovered && a.AfterSet:
+		return invalid("%s and %s exclude each other: give one", SetAfter, SetUntilRecovered)
+	case a.Timeout <= 0:
+		return invalid("%s must be positive, e.g. %s 5m", SetTimeout, SetTimeout)
+	case !a.UntilRecovered && a.After <= 0:
+		return invalid("%s must be positive, e.g. %s 60s", SetAfter, SetAfter)
+	case a.Target != "" && (a.Service != "" || a.PortSet):
+		return invalid("%s and %s/%s exclude each other: probe a URL or a Service", SetTarget, SetService, SetPort)
+	case a.Target == "" && a.Service == "" && !defaulted:
+		return invalid("%s", noTarget)
+	case a.Service != "" && !a.PortSet:
+		return invalid("%s %s needs %s N (the Service port to probe)", SetService, a.Service, SetPort)
+	case a.PortSet && (a.Port < 1 || a.Port > 65535):
+		return invalid("%s must be from 1 to 65535, not %d", SetPort, a.Port)
+	}
+	return nil
+}
+
+// Post is how long the probe runs after the step: After, or Timeout with UntilRecovered.
+func (a *Aim) Post() time.Duration {
+	if a.UntilRecovered {
+		return a.Timeout
+	}
+	return a.After
+}
+
+// ProbeTarget is what the reports and plans name as probed: service/NAME:PORT, or the URL's base.
+func (a *Aim) ProbeTarget(service string) string {
+	if service != "" {
+		return "service/" + service + ":" + strconv.Itoa(a.Port)
+	}
+	return TargetBase(a.Target)
+}

@@ -1,15 +1,18 @@
 package chaos
 
 import (
+	"context"
 	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	corechaos "github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/drain"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
@@ -125,25 +128,11 @@ func (o *DrainOptions) Validate() error {
 
 // Run drains under the probe, prints the report and maps the outcome to the exit code.
 func (o *DrainOptions) Run(cmd *cobra.Command) error {
-	ctx := cmdutil.Context(cmd)
-	c, err := o.f.Clients()
-	if err != nil {
-		return err
-	}
-	errOut := o.f.IOStreams.ErrOut
-	o.s.Now, o.s.Warn = o.f.Now, errOut
-	if o.s.DryRun {
-		plan, err := drain.DryRun(ctx, c, o.s)
-		return writePlan(o.f.IOStreams.Out, o.output, plan, err, func(w io.Writer, p *drain.Plan) error { return drain.WritePlanText(w, p) })
-	}
-	prog := hookProbe(o.f, &o.s.ProbeSettings, o.yes, "not confirmed: nothing was cordoned")
-	r, outcome, runErr := drain.Run(ctx, c, o.s)
-	prog.done()
-	if r == nil {
-		return exitError(runErr, flagOf)
-	}
-	if err := o.output.Print(o.f.IOStreams.Out, drainReport{r: r, color: o.f.Color()}); err != nil {
-		return err
-	}
-	return outcomeExit(errOut, runErr, outcome, flagOf)
+	return probedRun(o.f, cmd, &o.s.ProbeSettings, o.output, o.yes, "not confirmed: nothing was cordoned",
+		func(ctx context.Context, c *kube.Clients) (*drain.Plan, error) { return drain.DryRun(ctx, c, o.s) },
+		func(w io.Writer, p *drain.Plan) error { return drain.WritePlanText(w, p) },
+		func(ctx context.Context, c *kube.Clients) (*drain.Report, corechaos.Outcome, error) {
+			return drain.Run(ctx, c, o.s)
+		},
+		func(r *drain.Report) cmdutil.Writer { return drainReport{r: r, color: o.f.Color()} })
 }

@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 )
 
 // What the commands of the experiments run under the probe (head-kill, upgrade) share: the
@@ -85,4 +87,34 @@ func outcomeExit(errOut io.Writer, runErr error, outcome corechaos.Outcome, flag
 		fmt.Fprintln(errOut, outcome.Note.Text(flag))
 	}
 	return exit.Silent{Code: exit.CheckFailed}
+}
+
+// probedRun is the Run of an experiment under the probe whose report has no HTML page (drain,
+// worker-kill): the plan with --dry-run, else the run with its hooks, its report on stdout and
+// the exit code of its outcome. undone is the line after a "no".
+func probedRun[P any, R comparable](f *cmdutil.Factory, cmd *cobra.Command, p *experiment.ProbeSettings, output *cmdutil.OutputFlag, yes bool, undone string,
+	dryRun func(context.Context, *kube.Clients) (P, error), planText func(io.Writer, P) error,
+	run func(context.Context, *kube.Clients) (R, corechaos.Outcome, error), report func(R) cmdutil.Writer) error {
+	ctx := cmdutil.Context(cmd)
+	c, err := f.Clients()
+	if err != nil {
+		return err
+	}
+	errOut := f.IOStreams.ErrOut
+	p.Now, p.Warn = f.Now, errOut
+	if p.DryRun {
+		plan, err := dryRun(ctx, c)
+		return writePlan(f.IOStreams.Out, output, plan, err, planText)
+	}
+	prog := hookProbe(f, p, yes, undone)
+	r, outcome, runErr := run(ctx, c)
+	prog.done()
+	var none R // the run ended before the probe: no report
+	if r == none {
+		return exitError(runErr, flagOf)
+	}
+	if err := output.Print(f.IOStreams.Out, report(r)); err != nil {
+		return err
+	}
+	return outcomeExit(errOut, runErr, outcome, flagOf)
 }

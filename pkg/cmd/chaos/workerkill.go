@@ -1,11 +1,13 @@
 package chaos
 
 import (
+	"context"
 	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	corechaos "github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/workerkill"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
@@ -117,27 +119,16 @@ func (o *WorkerKillOptions) Validate() error {
 }
 
 // Run kills the workers under the probe, prints the report and maps the outcome to the exit code.
+// The seed is said first, so an interrupted run can be repeated.
 func (o *WorkerKillOptions) Run(cmd *cobra.Command) error {
-	ctx := cmdutil.Context(cmd)
-	c, err := o.f.Clients()
-	if err != nil {
-		return err
-	}
-	errOut := o.f.IOStreams.ErrOut
-	o.s.Now, o.s.Warn = o.f.Now, errOut
-	if o.s.DryRun {
-		plan, err := workerkill.DryRun(ctx, c, o.s)
-		return writePlan(o.f.IOStreams.Out, o.output, plan, err, workerkill.WritePlanText)
-	}
-	prog := hookProbe(o.f, &o.s.ProbeSettings, o.yes, "not confirmed: nothing was killed")
-	fmt.Fprintf(errOut, "seed %d (--seed %d picks the same workers again)\n", o.s.Seed, o.s.Seed)
-	r, outcome, runErr := workerkill.Run(ctx, c, o.s)
-	prog.done()
-	if r == nil {
-		return exitError(runErr, flagOf)
-	}
-	if err := o.output.Print(o.f.IOStreams.Out, workerKillReport{r: r, color: o.f.Color()}); err != nil {
-		return err
-	}
-	return outcomeExit(errOut, runErr, outcome, flagOf)
+	return probedRun(o.f, cmd, &o.s.ProbeSettings, o.output, o.yes, "not confirmed: nothing was killed",
+		func(ctx context.Context, c *kube.Clients) (*workerkill.Plan, error) {
+			return workerkill.DryRun(ctx, c, o.s)
+		},
+		workerkill.WritePlanText,
+		func(ctx context.Context, c *kube.Clients) (*workerkill.Report, corechaos.Outcome, error) {
+			fmt.Fprintf(o.f.IOStreams.ErrOut, "seed %d (--seed %d picks the same workers again)\n", o.s.Seed, o.s.Seed)
+			return workerkill.Run(ctx, c, o.s)
+		},
+		func(r *workerkill.Report) cmdutil.Writer { return workerKillReport{r: r, color: o.f.Color()} })
 }

@@ -23,6 +23,7 @@ type Cluster interface {
 	GetRayService(ctx context.Context, namespace, name string) (*rayv1.RayService, error)
 	GetService(ctx context.Context, namespace, name string) (*corev1.Service, error)
 	ListPodsMatching(ctx context.Context, namespace, selector string) ([]corev1.Pod, error)
+	GetPodByName(ctx context.Context, namespace, name string) (*corev1.Pod, error)
 	ListReadyEndpoints(ctx context.Context, namespace, service, portName string) ([]kube.ReadyEndpoint, error)
 	// KillPod kills pod while it is the version read (uid and resourceVersion preconditions);
 	// *kube.Refused when a PodDisruptionBudget blocks an eviction.

@@ -112,7 +112,7 @@ func kill(ctx context.Context, c Cluster, s *Settings, t *target, tr *experiment
 			defer wg.Done()
 			p := &t.chosen[i]
 			tr.Requested(p, s.Mode, s.Now())
-			err := c.KillPod(ctx, p, kube.KillMode(s.Mode), false)
+			err := killNow(ctx, c, p, kube.KillMode(s.Mode))
 			var refused *kube.Refused
 			switch {
 			case err == nil:
@@ -135,6 +135,20 @@ func kill(ctx context.Context, c Cluster, s *Settings, t *target, tr *experiment
 		}
 	}
 	return errs[0]
+}
+
+// killNow kills p as it is now: read again just before (the warm-up took seconds, and a status
+// update changes its resourceVersion), and only while it is the same pod (uid), as head-kill does.
+// A pod replaced meanwhile is NotFound: nothing of the new one is touched.
+func killNow(ctx context.Context, c Cluster, p *corev1.Pod, mode kube.KillMode) error {
+	now, err := c.GetPodByName(ctx, p.Namespace, p.Name)
+	if err != nil {
+		return err
+	}
+	if now.UID != p.UID {
+		return apierrors.NewNotFound(corev1.Resource("pods"), p.Name)
+	}
+	return c.KillPod(ctx, now, mode, false)
 }
 
 // config is the probe's configuration (Validate has checked the settings).

@@ -49,6 +49,9 @@ func Explain(err error, req Request) error {
 		return fault.Errorf(fault.API, "unauthorized: the API server %s rejected your credentials; refresh them or pick another %s", req.Host, SetContext)
 	case apierrors.IsNotFound(err) && req.Name != "" && kinds[req.Resource] != "" && req.Namespace != "":
 		return fault.Errorf(fault.NotFound, "%s", NotFoundText(req.Name, req.Namespace, "", kinds[req.Resource]))
+	case apierrors.IsNotFound(err) && req.Name != "" && clusterScoped[req.Resource]:
+		// A node is in no namespace: "cluster-wide" and -A would send the user the wrong way.
+		return fault.Errorf(fault.NotFound, "%s %q not found; list them with: kubectl get %s", singular(req.Resource), req.Name, req.Resource)
 	case apierrors.IsNotFound(err) && req.Name != "":
 		return fault.Errorf(fault.NotFound, "%s %q not found %s; list them with: kubectl get %s%s",
 			singular(req.Resource), req.Name, req.where(), req.Resource, nsFlag(req.Namespace))
@@ -72,6 +75,9 @@ const (
 func CRDsMissing(resource string) error {
 	return fault.Errorf(fault.API, "KubeRay is not installed in this cluster: the API has no %s; install the KubeRay CRDs and operator, or pick another %s", resource, SetContext)
 }
+
+// clusterScoped are the resources this plugin reads by name that live in no namespace.
+var clusterScoped = map[string]bool{"nodes": true}
 
 func nsFlag(ns string) string {
 	if ns == "" {

@@ -7,7 +7,6 @@
 package drain
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
@@ -78,8 +77,8 @@ func (s *Settings) Validate() error {
 	default:
 		return invalid("%s must be head, worker or any, not %q", SetRole, s.Role)
 	}
-	if err := s.Aim.Validate(s.NodeOf.Kind == ray.KindRayService, fmt.Sprintf("say what to probe while the node drains: %s NAME %s N, %s URL, or %s rayservice/NAME (its serve Service)",
-		SetService, experiment.SetPort, SetTarget, SetNodeOf)); err != nil {
+	if err := s.Aim.Validate(s.NodeOf.Kind == ray.KindRayService, "say what to probe while the node drains: %s NAME %s N, %s URL, or %s rayservice/NAME (its serve Service)",
+		SetService, experiment.SetPort, SetTarget, SetNodeOf); err != nil {
 		return err
 	}
 	path, err := experiment.TargetPath(s.Target, s.Path)

@@ -31,8 +31,9 @@ const (
 )
 
 // Validate checks the schedule and the target. defaulted says a Service is the default (a
-// RayService's serve Service); noTarget is the whole message when nothing says what to probe.
-func (a *Aim) Validate(defaulted bool, noTarget string) error {
+// RayService's serve Service); noTarget and its args are the message when nothing says what to
+// probe (Settings among args are shown as their flags).
+func (a *Aim) Validate(defaulted bool, noTarget string, args ...any) error {
 	switch {
 	case a.UntilRecovered && a.AfterSet:
 		return invalid("%s and %s exclude each other: give one", SetAfter, SetUntilRecovered)
@@ -43,7 +44,7 @@ func (a *Aim) Validate(defaulted bool, noTarget string) error {
 	case a.Target != "" && (a.Service != "" || a.PortSet):
 		return invalid("%s and %s/%s exclude each other: probe a URL or a Service", SetTarget, SetService, SetPort)
 	case a.Target == "" && a.Service == "" && !defaulted:
-		return invalid("%s", noTarget)
+		return invalid(noTarget, args...)
 	case a.Service != "" && !a.PortSet:
 		return invalid("%s %s needs %s N (the Service port to probe)", SetService, a.Service, SetPort)
 	case a.PortSet && (a.Port < 1 || a.Port > 65535):

@@ -31,6 +31,8 @@ func Run(ctx context.Context, c Cluster, s Settings) (*Report, chaos.Outcome, er
 	if err != nil {
 		return nil, chaos.Outcome{}, err
 	}
+	// Said before anything is killed, so an interrupted run can be repeated.
+	fmt.Fprintf(s.Warn, "seed %d (--seed %d picks the same workers again)\n", s.Seed, s.Seed)
 	if err := s.Ask(fmt.Sprintf("%s %s of %d in group %s of RayCluster %s (seed %d): %s", s.Mode, report.Plural(len(t.chosen), "worker", "workers"),
 		t.live, t.group, t.cluster, s.Seed, names(t.chosen)), s.probeTarget(t)); err != nil {
 		return nil, chaos.Outcome{}, err

@@ -6,8 +6,6 @@
 package workerkill
 
 import (
-	"fmt"
-
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
@@ -61,8 +59,8 @@ func (s *Settings) Validate() error {
 	case s.Percent < 0 || s.Percent > 100:
 		return invalid("%s is a percentage from 0 to 100, not %v", SetPercent, s.Percent)
 	}
-	if err := s.Aim.Validate(s.RayService != "", fmt.Sprintf("say what to probe for RayCluster %s: %s URL, or %s NAME %s N",
-		s.Cluster, experiment.SetTarget, experiment.SetService, experiment.SetPort)); err != nil {
+	if err := s.Aim.Validate(s.RayService != "", "say what to probe for RayCluster %s: %s URL, or %s NAME %s N",
+		s.Cluster, experiment.SetTarget, experiment.SetService, experiment.SetPort); err != nil {
 		return err
 	}
 	path, err := experiment.TargetPath(s.Target, s.Path)

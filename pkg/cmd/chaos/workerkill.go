@@ -2,7 +2,6 @@ package chaos
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -119,7 +118,6 @@ func (o *WorkerKillOptions) Validate() error {
 }
 
 // Run kills the workers under the probe, prints the report and maps the outcome to the exit code.
-// The seed is said first, so an interrupted run can be repeated.
 func (o *WorkerKillOptions) Run(cmd *cobra.Command) error {
 	return probedRun(o.f, cmd, &o.s.ProbeSettings, o.output, o.yes, "not confirmed: nothing was killed",
 		func(ctx context.Context, c *kube.Clients) (*workerkill.Plan, error) {
@@ -127,7 +125,6 @@ func (o *WorkerKillOptions) Run(cmd *cobra.Command) error {
 		},
 		workerkill.WritePlanText,
 		func(ctx context.Context, c *kube.Clients) (*workerkill.Report, corechaos.Outcome, error) {
-			fmt.Fprintf(o.f.IOStreams.ErrOut, "seed %d (--seed %d picks the same workers again)\n", o.s.Seed, o.s.Seed)
 			return workerkill.Run(ctx, c, o.s)
 		},
 		func(r *workerkill.Report) cmdutil.Writer { return workerKillReport{r: r, color: o.f.Color()} })

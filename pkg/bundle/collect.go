@@ -15,6 +15,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
@@ -170,7 +171,7 @@ func Collect(ctx context.Context, src Source, p Plan, o CollectOptions) Collecte
 			if err == nil {
 				w.locked(func() { out.Logs[r] = b })
 			}
-			return err
+			return logError(err)
 		})
 	}
 	names := p.Names()
@@ -186,7 +187,7 @@ func Collect(ctx context.Context, src Source, p Plan, o CollectOptions) Collecte
 				if err == nil {
 					w.locked(func() { out.OperatorLogs[r] = LinesNaming(b, names) })
 				}
-				return err
+				return logError(err)
 			})
 		}
 	}
@@ -196,6 +197,17 @@ func Collect(ctx context.Context, src Source, p Plan, o CollectOptions) Collecte
 	out.Gaps = w.gaps
 	sort.Slice(out.Gaps, func(i, j int) bool { return out.Gaps[i].What < out.Gaps[j].What })
 	return out
+}
+
+// logError says where a log read that was not refused failed: the API server asks the node's
+// kubelet for every log, and a node with no kubelet to answer (a virtual node) or one the API
+// server cannot reach fails the read in words of its own ("the server rejected our request for
+// an unknown reason").
+func logError(err error) error {
+	if err == nil || fault.KindOf(err) != fault.API {
+		return err
+	}
+	return fmt.Errorf("%w; the API server could not get the log from the node's kubelet (a node with no kubelet, such as a virtual node, or one it cannot reach)", err)
 }
 
 func in(ns string) string {

@@ -53,11 +53,11 @@ func Index(h Header, c Contents) []byte {
 	return []byte(b.String())
 }
 
-const redactionNote = `Every file was redacted before it was written: values under secret-sounding names (env
-variables, start parameters, the Redis password), the names of the Secrets objects refer to,
-passwords in URLs and --password flags, and URL parameters named as secrets read [redacted],
-and every such value is also replaced wherever else it appears (annotations, logs, Events,
-doctor's report). Secrets themselves are never read.
+const redactionNote = `Every file was redacted before it was written: the values of env variables and start
+parameters whose names sound secret, the Redis password of GCS fault tolerance, the names of the
+Secrets that objects refer to, credentials in URLs and on command lines, and URL parameters named
+as secrets, each replaced by [redacted]; and every such value is replaced wherever else it
+appears (annotations, logs, Events, doctor's report). Secrets themselves are never read.
 `
 
 // readsFailed says how many reads failed, in words.

@@ -1,6 +1,7 @@
 package bundle
 
 import (
+	"encoding/json"
 	"strings"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
@@ -51,7 +52,16 @@ func redactMap(m map[string]any, found diagnose.Secrets) {
 			if x == "" || x == diagnose.Redacted {
 				continue
 			}
-			if secretFields[k] || diagnose.IsSecretName(k) && !notSecretKeys[k] {
+			if k == lastApplied {
+				m[k] = redactJSON(x, found)
+				continue
+			}
+			if secretFields[k] {
+				foundName(found, x)
+				m[k] = diagnose.Redacted
+				continue
+			}
+			if diagnose.IsSecretName(k) && !notSecretKeys[k] {
 				found.Add(x)
 				m[k] = diagnose.Redacted
 				continue
@@ -61,7 +71,9 @@ func redactMap(m map[string]any, found diagnose.Secrets) {
 			if secretRefs[k] {
 				for _, f := range []string{"name", "key", "secretName"} {
 					if s, ok := x[f].(string); ok && s != "" {
-						found.Add(s)
+						if f != "key" {
+							foundName(found, s)
+						}
 						x[f] = diagnose.Redacted
 					}
 				}
@@ -85,7 +97,7 @@ func redactMap(m map[string]any, found diagnose.Secrets) {
 				for _, e := range x {
 					if em, ok := e.(map[string]any); ok {
 						if s, ok := em["name"].(string); ok {
-							found.Add(s)
+							foundName(found, s)
 							em["name"] = diagnose.Redacted
 						}
 					}
@@ -95,6 +107,38 @@ func redactMap(m map[string]any, found diagnose.Secrets) {
 		}
 	}
 }
+
+// lastApplied is kubectl's annotation that repeats the whole object as JSON: it is redacted by
+// its structure too, as the object is (a Secret's key, which the text pass does not know, is
+// there as well).
+const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
+
+func redactJSON(s string, found diagnose.Secrets) string {
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		found.AddText(s)
+		return s
+	}
+	redactObject(v, found)
+	b, err := json.Marshal(v)
+	if err != nil {
+		return diagnose.Redacted
+	}
+	return string(b)
+}
+
+// foundName hands a Secret's name to the text pass when it is distinctive enough to be replaced
+// wherever it appears: a key within a Secret ("password") or a short name ("redis") is a common
+// word, which the text pass would blank out of every message; those are redacted where they are
+// referenced only.
+func foundName(found diagnose.Secrets, name string) {
+	if len(name) >= minSecretName {
+		found.Add(name)
+	}
+}
+
+// minSecretName is the shortest Secret name the text pass replaces everywhere.
+const minSecretName = 8
 
 // notSecretKeys are fields whose names sound secret and whose values are not: Kubernetes' own
 // vocabulary, which a reader needs.

@@ -151,9 +151,9 @@ func Collect(ctx context.Context, src Source, p Plan, o CollectOptions) Collecte
 	})
 	w.wait()
 
-	out.Services = keepServices(p, services)
-	out.EndpointSlices = keepSlices(out.Services, slices)
-	out.Jobs = keepJobs(p, jobs)
+	out.Services = keepServices(p, append(services, p.known.services...))
+	out.EndpointSlices = keepSlices(out.Services, append(slices, p.known.slices...))
+	out.Jobs = keepJobs(p, append(jobs, p.known.jobs...))
 	out.PDBs = keepPDBs(p, pdbs)
 	out.OperatorPods = opPods
 	about := eventSubjects(p, out)

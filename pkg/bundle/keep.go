@@ -24,6 +24,7 @@ type picked struct {
 
 func pickedOf(p Plan) picked {
 	k := picked{uids: map[types.UID]bool{}, clusters: map[string]bool{}}
+	defer delete(k.uids, "")
 	for _, rc := range p.Clusters {
 		k.uids[rc.UID] = true
 		k.clusters[rc.Namespace+"/"+rc.Name] = true
@@ -51,10 +52,10 @@ func (k picked) owns(m *metav1.ObjectMeta) bool {
 func keepServices(p Plan, all []corev1.Service) []corev1.Service {
 	k := pickedOf(p)
 	var out []corev1.Service
-	seen := map[types.UID]bool{}
+	seen := map[string]bool{}
 	for i := range all {
-		if s := &all[i]; k.owns(&s.ObjectMeta) && !seen[s.UID] {
-			seen[s.UID] = true
+		if s := &all[i]; k.owns(&s.ObjectMeta) && !seen[s.Namespace+"/"+s.Name] {
+			seen[s.Namespace+"/"+s.Name] = true
 			out = append(out, *s)
 		}
 	}
@@ -69,11 +70,11 @@ func keepSlices(services []corev1.Service, all []discoveryv1.EndpointSlice) []di
 		of[s.Namespace+"/"+s.Name] = true
 	}
 	var out []discoveryv1.EndpointSlice
-	seen := map[types.UID]bool{}
+	seen := map[string]bool{}
 	for i := range all {
 		e := &all[i]
-		if of[e.Namespace+"/"+e.Labels[discoveryv1.LabelServiceName]] && !seen[e.UID] {
-			seen[e.UID] = true
+		if of[e.Namespace+"/"+e.Labels[discoveryv1.LabelServiceName]] && !seen[e.Namespace+"/"+e.Name] {
+			seen[e.Namespace+"/"+e.Name] = true
 			out = append(out, *e)
 		}
 	}
@@ -85,8 +86,10 @@ func keepSlices(services []corev1.Service, all []discoveryv1.EndpointSlice) []di
 func keepJobs(p Plan, all []batchv1.Job) []batchv1.Job {
 	k := pickedOf(p)
 	var out []batchv1.Job
+	seen := map[string]bool{}
 	for i := range all {
-		if j := &all[i]; k.owns(&j.ObjectMeta) {
+		if j := &all[i]; k.owns(&j.ObjectMeta) && !seen[j.Namespace+"/"+j.Name] {
+			seen[j.Namespace+"/"+j.Name] = true
 			out = append(out, *j)
 		}
 	}

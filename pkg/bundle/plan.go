@@ -8,7 +8,9 @@ import (
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
@@ -31,6 +33,17 @@ type Plan struct {
 	// in each, or cluster-wide when AllNamespaces.
 	Namespaces    []string
 	AllNamespaces bool
+
+	// What the snapshot already read of the kinds Collect lists again more widely: the serve
+	// Services and their slices (label ray.io/serve, which KubeRay's serve Service carries
+	// without the cluster's label) and the Redis cleanup Jobs. Collect adds them to its lists.
+	known known
+}
+
+type known struct {
+	services []corev1.Service
+	slices   []discoveryv1.EndpointSlice
+	jobs     []batchv1.Job
 }
 
 // LogRequest is one container log to read.
@@ -145,6 +158,7 @@ func MakePlan(s *diagnose.Snapshot, t *diagnose.Target, o PlanOptions) Plan {
 		}
 	}
 	p.Namespaces = namespacesOf(p)
+	p.known = known{services: s.Serve, slices: s.ServeEndpoints, jobs: s.CleanupJobs}
 	return p
 }
 

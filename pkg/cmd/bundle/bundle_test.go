@@ -190,9 +190,27 @@ func plantedSecrets(t *testing.T) []string {
 func TestBundleRedactsEverySecret(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "b.tar.gz")
 	k := &kubelet{}
-	res := run(t, k, nil, "-n", "ml", "sec", "-o", out)
+	var kc *kfake.Clientset
+	res := run(t, k, func(c *kfake.Clientset) { kc = c }, "-n", "ml", "sec", "-o", out)
 	if res.code != 0 || !strings.Contains(res.stdout, "wrote "+out) {
 		t.Fatalf("want exit 0 and the archive written: %+v", res)
+	}
+	// Reads are LISTs, never a GET per object (the logs went through the kubelet above): doctor's
+	// snapshot, then one LIST more of each kind the bundle adds, and one of the operator's pods.
+	lists := map[string]int{}
+	for _, a := range kc.Actions() {
+		if r := a.GetResource().Resource; a.GetVerb() == "get" && (r == "version" || r == "group") {
+			continue // discovery: the versions
+		}
+		if a.GetVerb() != "list" {
+			t.Errorf("unexpected %s %s", a.GetVerb(), a.GetResource().Resource)
+		}
+		lists[a.GetResource().Resource]++
+	}
+	for r, n := range map[string]int{"pods": 3, "services": 2, "endpointslices": 2, "jobs": 2, "poddisruptionbudgets": 1, "events": 3, "nodes": 1, "deployments": 1} {
+		if lists[r] != n {
+			t.Errorf("%d LISTs of %s, want %d (all: %v)", lists[r], r, n, lists)
+		}
 	}
 	raw, err := os.ReadFile(out)
 	if err != nil {

@@ -72,7 +72,9 @@ func (s *source) PodLog(ctx context.Context, _, _ string, _ *corev1.PodLogOption
 	s.mu.Unlock()
 	return []byte("log\n"), s.enter(ctx)
 }
-func (s *source) ReadAPIVersions() (kube.APIVersions, error) { return kube.APIVersions{Server: "v1.34.0"}, nil }
+func (s *source) ReadAPIVersions() (kube.APIVersions, error) {
+	return kube.APIVersions{Server: "v1.34.0"}, nil
+}
 
 // Reads run at most Parallel at once; the serve Service the snapshot read (it carries no cluster
 // label) is kept beside those the LIST by label found.

@@ -4,6 +4,8 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,6 +16,7 @@ import (
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-ray/kubectl-ray/test/play"
 	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
 )
 
@@ -216,4 +219,51 @@ subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: BUNDLER}]
 			t.Errorf("bundle as %s (docs/rbac.md's roles): something was refused:\n%s", c.who, index)
 		}
 	}
+
+	// doctor --from: the bundle of an evicted head (the kubelet's eviction, played: v1.1.1 leaves the
+	// head Failed) gives, offline, the findings live doctor gives, and those of the bundle's own
+	// doctor.json word for word. Live doctor asks Ray for a named cluster and a bundle holds no Ray
+	// view, so the live run is --ray=false.
+	if _, err := play.KubeletEvict(h.Ctx, h.Kube, h.NS, head.Name, "memory"); err != nil {
+		t.Fatal(err)
+	}
+	evicted := filepath.Join(dir, "evicted.tar.gz")
+	if res := h.Run("bundle", "bndl", "-o", evicted); res.Code != 0 {
+		t.Fatalf("bundle of the evicted head: %s", res)
+	}
+	live := h.Run("doctor", "bndl", "--ray=false", "-o", "json", "--fail-on", "never")
+	from := h.Run("doctor", "--from", evicted, "-o", "json", "--fail-on", "never", "--kubeconfig", "/nonexistent")
+	if live.Code != 0 || from.Code != 0 {
+		t.Fatalf("doctor live and --from: %s\n%s", live, from)
+	}
+	files, _ = untarBundle(t, evicted)
+	got, want, kept := bundleFindings(t, from.Stdout, true), bundleFindings(t, live.Stdout, false), bundleFindings(t, string(files["evicted/doctor.json"]), true)
+	t.Logf("doctor --from %s:\n%s", filepath.Base(evicted), got)
+	if bundleFindings(t, from.Stdout, false) != want || got != kept || !strings.Contains(got, "head-evicted") {
+		t.Errorf("doctor --from found\n%s\nlive (rules and objects)\n%s\nthe bundle's doctor.json\n%s", got, want, kept)
+	}
+}
+
+// bundleFindings is each finding of a doctor -o json document, one a line: its rule and object,
+// and with messages its message (a live run a moment later words ages differently).
+func bundleFindings(t *testing.T, doc string, messages bool) string {
+	t.Helper()
+	var d struct {
+		Findings []struct {
+			Rule, Message string
+			Object        struct{ Kind, Namespace, Name string }
+		}
+	}
+	if err := json.Unmarshal([]byte(doc), &d); err != nil {
+		t.Fatalf("%v\n%s", err, doc)
+	}
+	var b strings.Builder
+	for _, f := range d.Findings {
+		fmt.Fprintf(&b, "%s %s/%s/%s", f.Rule, f.Object.Kind, f.Object.Namespace, f.Object.Name)
+		if messages {
+			b.WriteString(": " + f.Message)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
 }

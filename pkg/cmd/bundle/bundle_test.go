@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -31,6 +32,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	corebundle "github.com/kubectl-ray/kubectl-ray/pkg/bundle"
+	"github.com/kubectl-ray/kubectl-ray/pkg/cmd/doctor"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
@@ -100,6 +102,12 @@ type result struct {
 
 func run(t *testing.T, k *kubelet, setup func(*kfake.Clientset), args ...string) result {
 	t.Helper()
+	return runCmd(t, k, setup, append([]string{"bundle"}, args...)...)
+}
+
+// runCmd runs `kubectl-ray args...` (bundle or doctor) over fake clients holding the scene.
+func runCmd(t *testing.T, k *kubelet, setup func(*kfake.Clientset), args ...string) result {
+	t.Helper()
 	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
 	core, ray := loadObjects(t, filepath.Join("testdata", "secrets.yaml"))
 	kc, rc := kfake.NewClientset(core...), rayfake.NewSimpleClientset(ray...)
@@ -118,8 +126,8 @@ func run(t *testing.T, k *kubelet, setup func(*kfake.Clientset), args ...string)
 	root := &cobra.Command{Use: "kubectl-ray", SilenceErrors: true, SilenceUsage: true}
 	f.ConfigFlags.AddFlags(root.PersistentFlags())
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return exit.Usagef("%v", err) })
-	root.AddCommand(NewCmd(f))
-	root.SetArgs(append([]string{"bundle"}, args...))
+	root.AddCommand(NewCmd(f), doctor.NewCmd(f))
+	root.SetArgs(args)
 	root.SetOut(out)
 	root.SetErr(errOut)
 	err := root.ExecuteContext(context.Background())
@@ -367,5 +375,77 @@ func TestBundleRefusals(t *testing.T) {
 	}
 	if files, _ := untar(t, existing); files["old/index.md"] == nil {
 		t.Errorf("--force did not replace the file")
+	}
+}
+
+// doctor --from a bundle gives the findings doctor gave live when the bundle was made, and those
+// in the bundle's own doctor.json: the same rules on the same snapshot, rebuilt from the archive.
+func TestDoctorFromBundleEqualsLive(t *testing.T) {
+	for _, target := range [][]string{nil, {"sec"}} {
+		out := filepath.Join(t.TempDir(), "b.tar.gz")
+		args := append([]string{"-n", "ml", "-o", out}, target...)
+		if res := run(t, &kubelet{}, nil, args...); res.code != 0 {
+			t.Fatalf("bundle: %+v", res)
+		}
+		// Live, at the moment the bundle was made (the clock is pinned); Ray is not asked, as the
+		// bundle does not ask it.
+		live := runCmd(t, &kubelet{}, nil, append([]string{"doctor", "-n", "ml", "-o", "json", "--ray=false", "--fail-on", "never"}, target...)...)
+		from := runCmd(t, &kubelet{}, nil, "doctor", "--from", out, "-o", "json", "--fail-on", "never")
+		if live.code != 0 || from.code != 0 {
+			t.Fatalf("%v: live %+v\nfrom %+v", target, live, from)
+		}
+		files, _ := untar(t, out)
+		got, want, kept := findings(t, from.stdout), findings(t, live.stdout), findings(t, string(files["b/doctor.json"]))
+		if got != want || got != kept {
+			t.Errorf("%v: doctor --from found\n%s\nlive\n%s\nthe bundle's doctor.json\n%s", target, got, want, kept)
+		}
+		if !strings.Contains(got, "operator-outdated") {
+			t.Errorf("%v: the scene should fire operator-outdated at least:\n%s", target, got)
+		}
+	}
+}
+
+// findings is the rule, object and message of each finding of a doctor -o json document, one a line.
+func findings(t *testing.T, doc string) string {
+	t.Helper()
+	var d struct {
+		Findings []struct {
+			Rule, Message string
+			Object        struct{ Kind, Namespace, Name string }
+		}
+		Summary map[string]any
+	}
+	if err := json.Unmarshal([]byte(doc), &d); err != nil {
+		t.Fatalf("%v\n%s", err, doc)
+	}
+	var b strings.Builder
+	for _, f := range d.Findings {
+		fmt.Fprintf(&b, "%s %s/%s/%s: %s\n", f.Rule, f.Object.Kind, f.Object.Namespace, f.Object.Name, f.Message)
+	}
+	fmt.Fprintf(&b, "summary %v\n", d.Summary)
+	return b.String()
+}
+
+func TestDoctorFromRefusals(t *testing.T) {
+	dir := t.TempDir()
+	notGzip := filepath.Join(dir, "x.tar.gz")
+	if err := os.WriteFile(notGzip, []byte("not a bundle"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--from", filepath.Join(dir, "none.tar.gz")}, "cannot read the bundle " + filepath.Join(dir, "none.tar.gz") + ": no such file or directory"},
+		{[]string{"--from", notGzip}, notGzip + " is not a bundle kubectl ray bundle wrote: gzip"},
+		{[]string{"--from", notGzip, "-A"}, "-A and -l do not apply"},
+		{[]string{"--from", notGzip, "-f", notGzip}, "--from checks a bundle, -f manifests: pick one"},
+		{[]string{"--from", notGzip, "--watch"}, "drop --watch"},
+		{[]string{"--from", notGzip, "--ray"}, "drop --ray"},
+	} {
+		res := runCmd(t, &kubelet{}, nil, append([]string{"doctor"}, c.args...)...)
+		if res.code != exit.Usage || !strings.Contains(res.stderr, c.msg) || strings.Count(res.stderr, "\n") != 1 {
+			t.Errorf("%v: want exit 2 and one line %q, got %+v", c.args, c.msg, res)
+		}
 	}
 }

@@ -75,8 +75,8 @@ secret-sounding names, Redis passwords, the names of referenced Secrets, credent
 (runtime_env, pip indexes), and every such value wherever else it appears, logs included.
 Secrets are never read.
 
-Reads: one paged LIST per kind, as doctor's (RBAC: doctor's list verbs, and list on services,
-endpointslices, jobs, poddisruptionbudgets and events), and one GET of pods/log per container.
+Reads: one paged LIST per kind, as doctor's, and one GET of pods/log per container (RBAC:
+doctor's role, and get on pods/log and list on poddisruptionbudgets.policy; docs/rbac.md).
 An existing FILE is not overwritten without --force; the archive is written beside it and
 renamed at the end, so a failure leaves nothing under FILE.
 

@@ -11,6 +11,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/cmd/bundle"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmd/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmd/doctor"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmd/heal"
@@ -22,7 +23,7 @@ import (
 // subcommandBinaries are the names under which the binary acts as one subcommand. kubectl
 // resolves `kubectl ray doctor` to an executable kubectl-ray-doctor before kubectl-ray, so these
 // work beside KubeRay's own kubectl-ray plugin.
-var subcommandBinaries = []string{"doctor", "heal", "chaos", "version"}
+var subcommandBinaries = []string{"doctor", "heal", "chaos", "bundle", "version"}
 
 // KrewBinary is the name krew installs the binary under for the krew plugin "ray-ops" (krew turns
 // the dash into an underscore). KubeRay's own krew plugin is "ray" (kubectl-ray), so ours is
@@ -53,7 +54,7 @@ missing), repairs them safely, and measures what clients see when a head dies.`,
 		return exit.Usagef("%v; see '%s --help'", err, c.CommandPath())
 	})
 	// Every command, in one explicit list (as kubectl's and KubeRay's own plugin root do).
-	root.AddCommand(doctor.NewCmd(f), heal.NewCmd(f), chaos.NewCmd(f), version.NewCmd(f))
+	root.AddCommand(doctor.NewCmd(f), heal.NewCmd(f), chaos.NewCmd(f), bundle.NewCmd(f), version.NewCmd(f))
 	// Cobra adds `completion` only when it executes; adding it here puts it in the tree that
 	// docs/reference is generated from.
 	root.InitDefaultCompletionCmd()

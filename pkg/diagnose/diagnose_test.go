@@ -72,6 +72,20 @@ func TestNoSecretInReport(t *testing.T) {
 	}
 }
 
+// The secrets free text holds are collected, a URL's secret query parameter among them.
+func TestSecretsFromText(t *testing.T) {
+	set := Secrets{}
+	set.AddText(`pip: ["--index-url https://u:pipPw99@pypi.example/simple"] working_dir: "https://x.example/a.zip?token=qTok77&ref=main"`)
+	for _, want := range []string{"pipPw99", "qTok77"} {
+		if _, ok := set[want]; !ok {
+			t.Errorf("%q not collected: %v", want, set)
+		}
+	}
+	if _, ok := set["main"]; ok {
+		t.Errorf("a query parameter of no secret name was collected: %v", set)
+	}
+}
+
 func TestRedactorText(t *testing.T) {
 	r := &redactor{secrets: []string{"hunter22"}}
 	for in, want := range map[string]string{
@@ -80,6 +94,9 @@ func TestRedactorText(t *testing.T) {
 		"ray start --redis-password='a b' -x":   "ray start --redis-password=[redacted] -x",
 		"ray start --redis-password 5ecret":     "ray start --redis-password [redacted]",
 		"http://host:8265/api (no credentials)": "http://host:8265/api (no credentials)",
+		// A URL's query parameter named as a secret; the others are kept.
+		"https://x.example/a.zip?access_token=t0k3n&ref=main": "https://x.example/a.zip?access_token=[redacted]&ref=main",
+		"GET /api/jobs?limit=10&page=2":                       "GET /api/jobs?limit=10&page=2",
 	} {
 		if got := r.text(in); got != want {
 			t.Errorf("text(%q) = %q, want %q", in, got, want)

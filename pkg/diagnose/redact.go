@@ -43,6 +43,9 @@ func containsFold(s, sub string) bool {
 var (
 	uriPassword  = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://[^:/@\s]*:)([^@\s]+)@`)
 	flagPassword = regexp.MustCompile(`(?i)(--redis-password[= ]+|--password[= ]+)("[^"]*"|'[^']*'|\S+)`)
+	// queryToken: a URL's query parameter, whose value is a secret when its name sounds like one
+	// (https://pypi.example/simple?token=..., a runtime_env's working_dir?access_token=...).
+	queryToken = regexp.MustCompile(`([?&]([A-Za-z0-9_.-]+)=)([^&\s"'#]+)`)
 )
 
 // minSecret: shorter values would blank out common words; passwords that short are not secret.
@@ -75,7 +78,21 @@ func (set Secrets) fromText(v string) {
 			set.add(m[2])
 		}
 	}
+	if strings.Contains(v, "://") && strings.Contains(v, "=") {
+		for _, m := range queryToken.FindAllStringSubmatch(v, -1) {
+			if IsSecretName(m[2]) {
+				set.add(m[3])
+			}
+		}
+	}
 }
+
+// Add adds v (trimmed of spaces and quotes) when it is long enough to be a secret.
+func (set Secrets) Add(v string) { set.add(v) }
+
+// AddText adds the secrets free text holds: passwords of URIs and --password flags, and URL
+// query parameters named as secrets.
+func (set Secrets) AddText(v string) { set.fromText(v) }
 
 // addRayJobSpec collects what a RayJob's entrypoint and runtime environment hold: a Ray job's
 // message can echo its command line, and runtimeEnvYAML's env_vars ("API_TOKEN: abc") are the
@@ -154,9 +171,12 @@ func (set Secrets) Merge(other Secrets) {
 
 // newRedactor knows the secrets the loader collected (s.Secrets) and those of every spec the
 // snapshot still holds.
-func newRedactor(s *Snapshot) *redactor {
+func newRedactor(s *Snapshot) *redactor { return newRedactorWith(s, nil) }
+
+func newRedactorWith(s *Snapshot, extra Secrets) *redactor {
 	set := Secrets{}
 	set.Merge(s.Secrets)
+	set.Merge(extra)
 	for i := range s.Pods {
 		set.AddPodSpec(&s.Pods[i].Spec)
 	}
@@ -189,6 +209,12 @@ func newRedactor(s *Snapshot) *redactor {
 // replaced by Redacted.
 func Redactor(s *Snapshot) func(string) string { return newRedactor(s).text }
 
+// RedactorWith is Redactor knowing extra secrets too: those a caller found in what it writes
+// beyond the snapshot's specs (the bundle's Secret references, say).
+func RedactorWith(s *Snapshot, extra Secrets) func(string) string {
+	return newRedactorWith(s, extra).text
+}
+
 func (r *redactor) text(s string) string {
 	for _, v := range r.secrets {
 		if strings.Contains(s, v) {
@@ -196,7 +222,17 @@ func (r *redactor) text(s string) string {
 		}
 	}
 	s = uriPassword.ReplaceAllString(s, "${1}"+Redacted+"@")
-	return flagPassword.ReplaceAllString(s, "${1}"+Redacted)
+	s = flagPassword.ReplaceAllString(s, "${1}"+Redacted)
+	if strings.Contains(s, "=") && (strings.Contains(s, "?") || strings.Contains(s, "&")) {
+		s = queryToken.ReplaceAllStringFunc(s, func(m string) string {
+			g := queryToken.FindStringSubmatch(m)
+			if !IsSecretName(g[2]) || g[3] == Redacted {
+				return m
+			}
+			return g[1] + Redacted
+		})
+	}
+	return s
 }
 
 func (r *redactor) report(rep *Report) {

@@ -116,10 +116,3 @@ func (c *Clients) DrainPod(ctx context.Context, pod *corev1.Pod, evict bool, gra
 	}
 	return Explain(err, Request{Verb: "create", Resource: "pods/eviction", Namespace: pod.Namespace, Name: pod.Name, Host: c.Host()})
 }
-
-// ListPodDisruptionBudgets lists the budgets of namespace, in pages.
-func (c *Clients) ListPodDisruptionBudgets(ctx context.Context, namespace string) ([]policyv1.PodDisruptionBudget, error) {
-	return listExplained(ctx, "", Request{Verb: "list", Resource: "poddisruptionbudgets.policy", Namespace: namespace, Host: c.Host()},
-		c.Kube.PolicyV1().PodDisruptionBudgets(namespace).List,
-		func(l *policyv1.PodDisruptionBudgetList) []policyv1.PodDisruptionBudget { return l.Items })
-}

@@ -30,6 +30,10 @@ type SnapshotQuery struct {
 	// Ray, when set, also reads Ray's own view of the RayClusters it picks, through their heads'
 	// dashboards (doctor's Ray view), once the Kubernetes objects are read.
 	Ray *RayQuery
+	// Whole keeps every listed object whole (no TrimPod, TrimCluster, TrimJob, TrimNode): the
+	// bundle writes the objects doctor read, and the rules read the same snapshot either way
+	// (TestTrimChangesNothing).
+	Whole bool
 }
 
 // Labels the serve Service of every KubeRay release carries (ray.io/serve: <name>-serve); listing
@@ -69,12 +73,17 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 		// keeps the secrets of what it dropped in a set of its own.
 		podSecrets, clusterSecrets = diagnose.Secrets{}, diagnose.Secrets{}
 	)
+	trim := func(f func()) {
+		if !q.Whole {
+			f()
+		}
+	}
 	run := func(f func()) {
 		wg.Add(1)
 		go func() { defer wg.Done(); f() }()
 	}
 	run(func() {
-		clusters, errClusters = ListAll(ctx, q.Selector, pagesOf(c.Ray.RayV1().RayClusters(ns).List, func(l *rayv1.RayClusterList) []rayv1.RayCluster { return l.Items }, func(o *rayv1.RayCluster) { diagnose.TrimCluster(o, clusterSecrets) }))
+		clusters, errClusters = ListAll(ctx, q.Selector, pagesOf(c.Ray.RayV1().RayClusters(ns).List, func(l *rayv1.RayClusterList) []rayv1.RayCluster { return l.Items }, func(o *rayv1.RayCluster) { trim(func() { diagnose.TrimCluster(o, clusterSecrets) }) }))
 	})
 	run(func() {
 		services, errSvcs = ListAll(ctx, "", pagesOf(c.Ray.RayV1().RayServices(ns).List, func(l *rayv1.RayServiceList) []rayv1.RayService { return l.Items }, nil))
@@ -85,17 +94,17 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 		// submitter pods, by the Job controller's label.
 		if sel := diagnose.SubmitterPodSelector(jobs); errJobs == nil && sel != "" {
 			submitters, errSubmitters = ListAll(ctx, sel, func(ctx context.Context, o metav1.ListOptions) (Page[corev1.Pod], error) {
-				return c.podPage(ctx, ns, o, func(p *corev1.Pod) { diagnose.TrimPod(p, submitterSecrets) })
+				return c.podPage(ctx, ns, o, func(p *corev1.Pod) { trim(func() { diagnose.TrimPod(p, submitterSecrets) }) })
 			})
 		}
 	})
 	run(func() {
 		pods, errPods = ListAll(ctx, ray.RayPodSelector, func(ctx context.Context, o metav1.ListOptions) (Page[corev1.Pod], error) {
-			return c.podPage(ctx, ns, o, func(p *corev1.Pod) { diagnose.TrimPod(p, podSecrets) })
+			return c.podPage(ctx, ns, o, func(p *corev1.Pod) { trim(func() { diagnose.TrimPod(p, podSecrets) }) })
 		})
 	})
 	run(func() {
-		nodes, errNodes = ListAll(ctx, "", pagesOf(c.Kube.CoreV1().Nodes().List, func(l *corev1.NodeList) []corev1.Node { return l.Items }, diagnose.TrimNode))
+		nodes, errNodes = ListAll(ctx, "", pagesOf(c.Kube.CoreV1().Nodes().List, func(l *corev1.NodeList) []corev1.Node { return l.Items }, func(n *corev1.Node) { trim(func() { diagnose.TrimNode(n) }) }))
 	})
 	run(func() {
 		serve, errServe = ListAll(ctx, serveServiceSelector, pagesOf(c.Kube.CoreV1().Services(ns).List, func(l *corev1.ServiceList) []corev1.Service { return l.Items }, nil))
@@ -107,7 +116,7 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 	})
 	run(func() {
 		// KubeRay's Redis cleanup Jobs only (gcs-ft-finalizer-stuck): one LIST by their label.
-		cleanupJobs, errCleanupJobs = ListAll(ctx, diagnose.RedisCleanupJobSelector, pagesOf(c.Kube.BatchV1().Jobs(ns).List, func(l *batchv1.JobList) []batchv1.Job { return l.Items }, func(o *batchv1.Job) { diagnose.TrimJob(o, jobSecrets) }))
+		cleanupJobs, errCleanupJobs = ListAll(ctx, diagnose.RedisCleanupJobSelector, pagesOf(c.Kube.BatchV1().Jobs(ns).List, func(l *batchv1.JobList) []batchv1.Job { return l.Items }, func(o *batchv1.Job) { trim(func() { diagnose.TrimJob(o, jobSecrets) }) }))
 	})
 	run(func() { deploys, errDeploys = c.ListDeployments(ctx, "") })
 	run(func() { events, errEvents = c.listHeadEvents(ctx, ns) })

@@ -339,3 +339,18 @@ func TestLoadSnapshotSubmitterPods(t *testing.T) {
 		t.Errorf("pod LISTs with selectors %q, want the Ray pods' and the submitters'", sels)
 	}
 }
+
+// With Whole (the bundle), listed objects keep what doctor trims away: the bundle writes them.
+func TestLoadSnapshotWhole(t *testing.T) {
+	c, _, _ := snapshotClients()
+	for _, whole := range []bool{false, true} {
+		s, err := c.LoadSnapshot(context.Background(), SnapshotQuery{Namespace: "ml", Whole: whole})
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept := len(s.CleanupJobs) == 1 && len(s.CleanupJobs[0].Spec.Template.Spec.Containers) == 1
+		if kept != whole {
+			t.Errorf("Whole=%v: the cleanup Job's pod template kept = %v", whole, kept)
+		}
+	}
+}

@@ -27,6 +27,7 @@ type Options struct {
 	ray           rayFlags
 	files         fileFlags
 	risks         bool
+	from          string // --from: a bundle to check instead of the cluster
 
 	namespace string // "" with -A
 	target    *diagnose.Target
@@ -51,7 +52,10 @@ const example = `  # Check every RayCluster in the current namespace
 
   # Check manifests before they are applied: files, directories (-R) or what helm template prints
   kubectl ray doctor -f ray-cluster.yaml
-  helm template ./chart | kubectl ray doctor -f - --offline -o junit`
+  helm template ./chart | kubectl ray doctor -f - --offline -o junit
+
+  # Check a bundle someone sent (kubectl ray bundle's archive), offline
+  kubectl ray doctor --from ray-bundle.tar.gz`
 
 // NewCmd returns `kubectl ray doctor`.
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
@@ -78,6 +82,9 @@ cluster, RayService or RayJob is named: one port-forward costs a second or two, 
 check can afford and a sweep of every cluster should choose (--ray), and --ray=false turns it
 off. A dashboard that cannot be read is one warning that says why.
 
+A bundle: --from FILE.tar.gz runs the rules on kubectl ray bundle's archive, offline, and gives the
+findings doctor gave when the bundle was made.
+
 Exit codes: 0 no finding at or above --fail-on; 1 one is; 2 usage; 3 API error or KubeRay not
 installed; 4 forbidden; 5 the named object does not exist.`,
 		Example:           example,
@@ -96,6 +103,7 @@ installed; 4 forbidden; 5 the named object does not exist.`,
 	cmd.Flags().BoolVarP(&o.watch, "watch", "w", false, "Stay running and print findings as they appear and clear, as kubectl get -w (Ctrl-C ends it, exit 0)")
 	o.acc.addFlags(cmd)
 	o.files.addFlags(cmd)
+	cmd.Flags().StringVar(&o.from, "from", "", "Check a bundle (kubectl ray bundle's FILE.tar.gz) instead of the cluster, offline: the findings doctor gave when the bundle was made")
 	cmd.Flags().BoolVar(&o.risks, "risks", false, "Also report the risks in live clusters' specs (info: the head the kubelet evicts first, Serve through the head, ...), as doctor -f always does")
 	addMinSeverity(cmd, o)
 	cmd.AddCommand(newExplainCmd(f))
@@ -110,7 +118,7 @@ func (o *Options) Complete(_ *cobra.Command, args []string) error {
 	o.acc.rules.Risks = o.risks
 	if len(o.files.paths) > 0 {
 		o.namespace = o.filesNamespace()
-	} else if !o.allNamespaces {
+	} else if !o.allNamespaces && o.from == "" {
 		ns, err := o.f.Namespace()
 		if err != nil {
 			return err
@@ -171,6 +179,9 @@ func (o *Options) Validate() error {
 	if err := o.validateFiles(); err != nil {
 		return err
 	}
+	if err := o.validateFrom(); err != nil {
+		return err
+	}
 	if _, err := labels.Parse(o.selector); err != nil {
 		return exit.Usagef("bad label selector %q: %v; write it as kubectl does, e.g. -l team=ml,env!=dev", o.selector, err)
 	}
@@ -181,6 +192,9 @@ func (o *Options) Validate() error {
 func (o *Options) Run(cmd *cobra.Command) error {
 	if len(o.files.paths) > 0 {
 		return o.runFiles(cmd)
+	}
+	if o.from != "" {
+		return o.runFrom()
 	}
 	c, err := o.f.Clients()
 	if err != nil {
@@ -194,6 +208,11 @@ func (o *Options) Run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
+	return o.diagnose(s)
+}
+
+// diagnose runs the rules on s and prints the report: the live snapshot, or a bundle's.
+func (o *Options) diagnose(s *diagnose.Snapshot) error {
 	if o.target != nil && !s.Has(*o.target) {
 		return o.notFound()
 	}

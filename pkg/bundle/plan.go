@@ -1,0 +1,232 @@
+// Package bundle is `kubectl ray bundle`'s core: what to collect (a Plan from doctor's
+// snapshot), how each file of the archive is redacted and rendered, and the archive itself. The
+// reads are pkg/kube's (Source); nothing here decides an exit code.
+package bundle
+
+import (
+	"sort"
+
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+)
+
+// Plan is what a bundle holds of a snapshot: the custom resources picked, their pods, the nodes
+// those run on, the operator's Deployments, and the container logs to read.
+type Plan struct {
+	Clusters  []*rayv1.RayCluster
+	Services  []*rayv1.RayService
+	Jobs      []*rayv1.RayJob
+	Pods      []*corev1.Pod // the Ray pods of Clusters, then the submitter pods of Jobs
+	Nodes     []*corev1.Node
+	Operators []*appsv1.Deployment
+	// Logs are the container logs to read, one GET each; OperatorLogs says whether the operator's
+	// are read too (not with --no-logs).
+	Logs         []LogRequest
+	OperatorLogs bool
+	// Namespaces are where the picked objects live: the extra LISTs (Services, Events, ...) run
+	// in each, or cluster-wide when AllNamespaces.
+	Namespaces    []string
+	AllNamespaces bool
+
+	// What the snapshot already read of the kinds Collect lists again more widely: the serve
+	// Services and their slices (label ray.io/serve, which KubeRay's serve Service carries
+	// without the cluster's label) and the Redis cleanup Jobs. Collect adds them to its lists.
+	known known
+}
+
+type known struct {
+	services []corev1.Service
+	slices   []discoveryv1.EndpointSlice
+	jobs     []batchv1.Job
+}
+
+// LogRequest is one container log to read.
+type LogRequest struct {
+	Namespace, Pod, Container string
+	// Init: an init container (sidecars are init containers with restartPolicy Always).
+	Init bool
+	// Previous: the log of the container's previous instance (it restarted).
+	Previous bool
+}
+
+// Path is where the log goes in the archive.
+func (l LogRequest) Path() string {
+	name := l.Container
+	if l.Previous {
+		name += ".previous"
+	}
+	return "logs/" + l.Namespace + "/" + l.Pod + "/" + name + ".log"
+}
+
+// PlanOptions says what the plan includes beyond the objects.
+type PlanOptions struct {
+	// Logs: read container logs (--no-logs turns it off).
+	Logs bool
+	// AllNamespaces: the snapshot was read with -A.
+	AllNamespaces bool
+}
+
+// MakePlan picks from s what a bundle of t holds (every RayCluster of s when t is nil): the
+// clusters doctor checks for t (diagnose.Checked), the RayServices and RayJobs that own them or
+// that t names, their pods, the nodes those pods run on, and the operators.
+func MakePlan(s *diagnose.Snapshot, t *diagnose.Target, o PlanOptions) Plan {
+	p := Plan{AllNamespaces: o.AllNamespaces}
+	checked := diagnose.Checked(s, t)
+	picked := map[string]bool{}
+	owners := map[string]bool{} // kind/ns/name of the RayServices and RayJobs owning a picked cluster
+	for i := range s.Clusters {
+		rc := &s.Clusters[i]
+		if !checked(rc) {
+			continue
+		}
+		p.Clusters = append(p.Clusters, rc)
+		picked[rc.Namespace+"/"+rc.Name] = true
+		for _, ref := range rc.OwnerReferences {
+			owners[ref.Kind+"/"+rc.Namespace+"/"+ref.Name] = true
+		}
+	}
+	wants := func(kind ray.Kind, ns, name string) bool {
+		if owners[string(kind)+"/"+ns+"/"+name] {
+			return true
+		}
+		if t == nil {
+			return !s.ClustersSelected
+		}
+		return (t.Kind == "" || t.Kind == kind) && t.Name == name
+	}
+	// A RayJob on an existing cluster (clusterSelector) and a RayService's clusters are named
+	// in their status, not by an owner reference.
+	runsOn := func(ns string, clusters ...string) bool {
+		for _, c := range clusters {
+			if c != "" && picked[ns+"/"+c] {
+				return true
+			}
+		}
+		return false
+	}
+	for i := range s.Services {
+		sv := &s.Services[i]
+		if wants(ray.KindRayService, sv.Namespace, sv.Name) ||
+			runsOn(sv.Namespace, sv.Status.ActiveServiceStatus.RayClusterName, sv.Status.PendingServiceStatus.RayClusterName) {
+			p.Services = append(p.Services, sv)
+		}
+	}
+	jobs := map[string]bool{}
+	for i := range s.Jobs {
+		if j := &s.Jobs[i]; wants(ray.KindRayJob, j.Namespace, j.Name) || runsOn(j.Namespace, j.Status.RayClusterName) {
+			p.Jobs = append(p.Jobs, j)
+			jobs[j.Namespace+"/"+j.Name] = true
+		}
+	}
+	for i := range s.Pods {
+		if pod := &s.Pods[i]; picked[pod.Namespace+"/"+pod.Labels[ray.LabelCluster]] {
+			p.Pods = append(p.Pods, pod)
+		}
+	}
+	for i := range s.SubmitterPods {
+		// KubeRay names the submitter Job after its RayJob; the Job controller labels its pods.
+		if pod := &s.SubmitterPods[i]; jobs[pod.Namespace+"/"+pod.Labels[jobNameLabel]] {
+			p.Pods = append(p.Pods, pod)
+		}
+	}
+	onNode := map[string]bool{}
+	for _, pod := range p.Pods {
+		onNode[pod.Spec.NodeName] = true
+	}
+	for i := range s.Nodes {
+		if onNode[s.Nodes[i].Name] {
+			p.Nodes = append(p.Nodes, &s.Nodes[i])
+		}
+	}
+	for _, op := range diagnose.FindOperators(s.Deployments) {
+		for i := range s.Deployments {
+			if d := &s.Deployments[i]; d.Namespace == op.Namespace && d.Name == op.Name {
+				p.Operators = append(p.Operators, d)
+			}
+		}
+	}
+	p.OperatorLogs = o.Logs
+	if o.Logs {
+		for _, pod := range p.Pods {
+			p.Logs = append(p.Logs, podLogs(pod)...)
+		}
+	}
+	p.Namespaces = namespacesOf(p)
+	p.known = known{services: s.Serve, slices: s.ServeEndpoints, jobs: s.CleanupJobs}
+	return p
+}
+
+// jobNameLabel is the Job controller's label on a Job's pods.
+const jobNameLabel = "batch.kubernetes.io/job-name"
+
+// podLogs are the logs of a pod's containers: init containers (and sidecars) first, then the
+// others; the current log of each container that has started, and the previous one of each
+// that restarted. A container that never started has no log to read, and is not asked for.
+func podLogs(pod *corev1.Pod) []LogRequest {
+	var out []LogRequest
+	add := func(specs []corev1.Container, statuses []corev1.ContainerStatus, init bool) {
+		byName := map[string]*corev1.ContainerStatus{}
+		for i := range statuses {
+			byName[statuses[i].Name] = &statuses[i]
+		}
+		for _, c := range specs {
+			st := byName[c.Name]
+			if st == nil {
+				continue
+			}
+			r := LogRequest{Namespace: pod.Namespace, Pod: pod.Name, Container: c.Name, Init: init}
+			if st.State.Running != nil || st.State.Terminated != nil {
+				out = append(out, r)
+			}
+			if st.RestartCount > 0 || st.LastTerminationState.Terminated != nil {
+				r.Previous = true
+				out = append(out, r)
+			}
+		}
+	}
+	add(pod.Spec.InitContainers, pod.Status.InitContainerStatuses, true)
+	add(pod.Spec.Containers, pod.Status.ContainerStatuses, false)
+	return out
+}
+
+func namespacesOf(p Plan) []string {
+	seen := map[string]bool{}
+	for _, rc := range p.Clusters {
+		seen[rc.Namespace] = true
+	}
+	for _, sv := range p.Services {
+		seen[sv.Namespace] = true
+	}
+	for _, j := range p.Jobs {
+		seen[j.Namespace] = true
+	}
+	out := make([]string, 0, len(seen))
+	for ns := range seen {
+		out = append(out, ns)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Names are the names of the picked clusters, RayServices and RayJobs: the operator's log is cut
+// to the lines that name one of them.
+func (p Plan) Names() []string {
+	var out []string
+	for _, rc := range p.Clusters {
+		out = append(out, rc.Name)
+	}
+	for _, sv := range p.Services {
+		out = append(out, sv.Name)
+	}
+	for _, j := range p.Jobs {
+		out = append(out, j.Name)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,237 @@
+package bundle
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/version"
+)
+
+// File is one file of the archive, before the text pass of redaction.
+type File struct {
+	Path  string
+	About string // what the index says of it
+	Data  []byte
+}
+
+// Contents is everything a bundle writes: its files (the index comes first, when the archive is
+// written) and what could not be collected.
+type Contents struct {
+	Files []File
+	Gaps  []Gap
+	// Found are the secrets the structural pass redacted, for the text pass (RedactorWith).
+	Found diagnose.Secrets
+}
+
+// Render turns the plan and what Collect read into the bundle's files, every object redacted
+// by its structure (redactObject). The text pass comes when the archive is written.
+func Render(s *diagnose.Snapshot, p Plan, c Collected) Contents {
+	r := renderer{found: diagnose.Secrets{}}
+	for _, o := range p.Clusters {
+		r.object(nsPath(o.Namespace, "rayclusters", o.Name), "RayCluster with its status", "ray.io/v1", "RayCluster", o)
+	}
+	for _, o := range p.Services {
+		r.object(nsPath(o.Namespace, "rayservices", o.Name), "RayService with its status", "ray.io/v1", "RayService", o)
+	}
+	for _, o := range p.Jobs {
+		r.object(nsPath(o.Namespace, "rayjobs", o.Name), "RayJob with its status", "ray.io/v1", "RayJob", o)
+	}
+	for _, o := range p.Pods {
+		r.object(nsPath(o.Namespace, "pods", o.Name), podAbout(o), "v1", "Pod", o)
+	}
+	for i := range c.Services {
+		o := &c.Services[i]
+		r.object(nsPath(o.Namespace, "services", o.Name), "Service", "v1", "Service", o)
+	}
+	for i := range c.EndpointSlices {
+		o := &c.EndpointSlices[i]
+		r.object(nsPath(o.Namespace, "endpointslices", o.Name), "EndpointSlice of Service "+o.Labels["kubernetes.io/service-name"], "discovery.k8s.io/v1", "EndpointSlice", o)
+	}
+	for i := range c.Jobs {
+		o := &c.Jobs[i]
+		r.object(nsPath(o.Namespace, "jobs", o.Name), "Job", "batch/v1", "Job", o)
+	}
+	for i := range c.PDBs {
+		o := &c.PDBs[i]
+		r.object(nsPath(o.Namespace, "poddisruptionbudgets", o.Name), "PodDisruptionBudget covering Ray pods", "policy/v1", "PodDisruptionBudget", o)
+	}
+	r.events(c.Events)
+	for _, n := range p.Nodes {
+		r.object("nodes/"+n.Name+".yaml", "Node running Ray pods: conditions, taints, allocatable", "v1", "Node", nodeView(n))
+	}
+	for _, d := range p.Operators {
+		r.object("operator/"+d.Namespace+"/deployment-"+d.Name+".yaml", "the KubeRay operator's Deployment", "apps/v1", "Deployment", d)
+	}
+	for _, l := range sortedLogs(c.OperatorLogs) {
+		r.add(File{Path: "operator/" + l.Namespace + "/" + l.Pod + "/" + l.Container + ".log",
+			About: "the operator's log, only the lines naming " + strings.Join(p.Names(), ", "), Data: c.OperatorLogs[l]})
+	}
+	for _, l := range sortedLogs(c.Logs) {
+		about := "log of container " + l.Container
+		if l.Init {
+			about = "log of init container " + l.Container
+		}
+		if l.Previous {
+			about += ", its previous instance (it restarted)"
+		}
+		r.add(File{Path: l.Path(), About: about, Data: c.Logs[l]})
+	}
+	r.add(versionsFile(s, p, c))
+	gaps := append([]Gap(nil), c.Gaps...)
+	for _, g := range s.Blind {
+		gaps = append(gaps, Gap{What: "doctor's snapshot: " + g.Resource, Reason: g.Reason})
+	}
+	return Contents{Files: r.files, Gaps: gaps, Found: r.found}
+}
+
+func podAbout(p *corev1.Pod) string {
+	switch {
+	case ray.IsHead(p):
+		return "Pod: the head of RayCluster " + p.Labels[ray.LabelCluster]
+	case ray.IsWorker(p):
+		return "Pod: a worker of RayCluster " + p.Labels[ray.LabelCluster]
+	}
+	return "Pod: a RayJob's submitter"
+}
+
+func nsPath(ns, kind, name string) string {
+	return "namespaces/" + ns + "/" + kind + "/" + name + ".yaml"
+}
+
+type renderer struct {
+	files []File
+	found diagnose.Secrets
+}
+
+func (r *renderer) add(f File) { r.files = append(r.files, f) }
+
+// object writes obj as YAML, with its kind, without the field managers' bookkeeping, redacted by
+// its structure.
+func (r *renderer) object(path, about, apiVersion, kind string, obj any) {
+	r.add(File{Path: path, About: about, Data: ObjectYAML(apiVersion, kind, obj, r.found)})
+}
+
+// ObjectYAML renders obj as YAML with apiVersion and kind (listed objects carry neither),
+// without managedFields, its secret-looking values and Secret references redacted (added to
+// found).
+func ObjectYAML(apiVersion, kind string, obj any, found diagnose.Secrets) []byte {
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return []byte(fmt.Sprintf("# cannot render this %s: %v\n", kind, err))
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return []byte(fmt.Sprintf("# cannot render this %s: %v\n", kind, err))
+	}
+	m["apiVersion"], m["kind"] = apiVersion, kind
+	if md, ok := m["metadata"].(map[string]any); ok {
+		delete(md, "managedFields")
+	}
+	redactObject(m, found)
+	out, err := yaml.Marshal(m)
+	if err != nil {
+		return []byte(fmt.Sprintf("# cannot render this %s: %v\n", kind, err))
+	}
+	return out
+}
+
+// nodeView is what a bundle keeps of a node: what says whether it can run Ray pods (conditions,
+// taints, allocatable, capacity) and what it is (labels, kubelet and runtime versions), not its
+// image list.
+func nodeView(n *corev1.Node) *corev1.Node {
+	return &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: n.Name, Labels: n.Labels, UID: n.UID, CreationTimestamp: n.CreationTimestamp},
+		Spec:       corev1.NodeSpec{Taints: n.Spec.Taints, Unschedulable: n.Spec.Unschedulable, ProviderID: n.Spec.ProviderID},
+		Status: corev1.NodeStatus{Conditions: n.Status.Conditions, Allocatable: n.Status.Allocatable, Capacity: n.Status.Capacity,
+			NodeInfo: n.Status.NodeInfo},
+	}
+}
+
+// events writes, per namespace, the Events as a List (YAML) and as the table kubectl get events
+// prints, oldest first.
+func (r *renderer) events(all []corev1.Event) {
+	byNS := map[string][]corev1.Event{}
+	var nss []string
+	for _, e := range all {
+		if _, ok := byNS[e.Namespace]; !ok {
+			nss = append(nss, e.Namespace)
+		}
+		byNS[e.Namespace] = append(byNS[e.Namespace], e)
+	}
+	sort.Strings(nss)
+	for _, ns := range nss {
+		es := byNS[ns]
+		items := make([]any, len(es))
+		for i := range es {
+			items[i] = es[i]
+		}
+		list := map[string]any{"items": items}
+		r.add(File{Path: "namespaces/" + ns + "/events.yaml", About: fmt.Sprintf("%d Events about the objects above", len(es)),
+			Data: ObjectYAML("v1", "List", list, r.found)})
+		r.add(File{Path: "namespaces/" + ns + "/events.txt", About: "the same Events as a table, oldest first", Data: eventTable(es)})
+	}
+}
+
+func eventTable(es []corev1.Event) []byte {
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "LAST SEEN\tTYPE\tREASON\tOBJECT\tCOUNT\tMESSAGE")
+	for i := range es {
+		e := &es[i]
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s/%s\t%d\t%s\n", eventTime(e).UTC().Format("2006-01-02T15:04:05Z"), e.Type, e.Reason,
+			strings.ToLower(e.InvolvedObject.Kind), e.InvolvedObject.Name, max(e.Count, 1), strings.ReplaceAll(e.Message, "\n", " "))
+	}
+	_ = tw.Flush()
+	return []byte(b.String())
+}
+
+func sortedLogs(m map[LogRequest][]byte) []LogRequest {
+	out := make([]LogRequest, 0, len(m))
+	for l := range m {
+		out = append(out, l)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path() < out[j].Path() })
+	return out
+}
+
+// Versions is versions.yaml.
+type Versions struct {
+	Client    ClientVersion       `json:"client"`
+	Server    string              `json:"server,omitempty"`
+	Operators []diagnose.Operator `json:"operators"`
+	CRDs      CRDVersions         `json:"crds"`
+}
+
+// ClientVersion is this binary's.
+type ClientVersion struct {
+	Version string `json:"version"`
+	Commit  string `json:"commit,omitempty"`
+}
+
+// CRDVersions is what the API serves of ray.io, as discovery says it (the installed CRDs).
+type CRDVersions struct {
+	GroupVersions []string            `json:"groupVersions"`
+	Resources     map[string][]string `json:"resources,omitempty"`
+}
+
+func versionsFile(s *diagnose.Snapshot, p Plan, c Collected) File {
+	v := Versions{Client: ClientVersion{Version: version.Version, Commit: version.Commit}, Server: c.Versions.Server,
+		Operators: diagnose.FindOperators(s.Deployments), CRDs: CRDVersions{GroupVersions: c.Versions.RayVersions, Resources: c.Versions.RayResources}}
+	if v.Operators == nil {
+		v.Operators = []diagnose.Operator{}
+	}
+	if v.CRDs.GroupVersions == nil {
+		v.CRDs.GroupVersions = []string{}
+	}
+	data, _ := yaml.Marshal(v)
+	return File{Path: "versions.yaml", About: "versions: this client, the API server, the operator, the ray.io CRDs", Data: data}
+}

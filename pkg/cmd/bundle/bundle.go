@@ -1,0 +1,233 @@
+// Package bundle is `kubectl ray bundle`: read what doctor reads and more, and write it, redacted,
+// into one archive a maintainer can be sent. What to collect and how each file is rendered and
+// redacted is pkg/bundle; the reads are pkg/kube's.
+package bundle
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/labels"
+
+	corebundle "github.com/kubectl-ray/kubectl-ray/pkg/bundle"
+	"github.com/kubectl-ray/kubectl-ray/pkg/cmd/doctor"
+	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
+	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+)
+
+// Options for `kubectl ray bundle`.
+type Options struct {
+	f             *cmdutil.Factory
+	output        string
+	allNamespaces bool
+	selector      string
+	force         bool
+	noLogs        bool
+	limits        corebundle.LogLimits
+	timeout       time.Duration
+
+	namespace string // "" with -A
+	target    *diagnose.Target
+}
+
+// parallel is how many reads a bundle makes at once: enough to hide the round trips of hundreds
+// of log reads, few enough not to crowd an API server (client-go's limiter still applies).
+const parallel = 8
+
+// sourceOf is what the bundle's reads go through: the clients themselves; the tests play the
+// kubelet's logs there (client-go's fake answers every log read with the same words).
+var sourceOf = func(c *kube.Clients) corebundle.Source { return c }
+
+const example = `  # Bundle every RayCluster of the current namespace, with its pods' logs
+  kubectl ray bundle -o ray-bundle.tar.gz
+
+  # Bundle one RayService (its clusters, pods, Services, Events, the operator's log about it)
+  kubectl ray bundle rayservice/my-service -n ml -o my-service.tar.gz
+
+  # Everything, without logs, overwriting yesterday's archive
+  kubectl ray bundle -A --no-logs -o ray-bundle.tar.gz --force`
+
+// NewCmd returns `kubectl ray bundle`.
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	o := &Options{f: f}
+	cmd := &cobra.Command{
+		Use:   "bundle [NAME | raycluster/NAME | rayservice/NAME | rayjob/NAME] -o FILE.tar.gz",
+		Short: "Write a redacted archive of Ray clusters' state, Events and logs, for a post-mortem",
+		Long: `bundle writes one gzip'd tar archive of what the people who fix a broken Ray cluster ask for:
+the RayClusters, RayServices and RayJobs with their status, their pods, Services, EndpointSlices,
+the Jobs of RayJobs, the PodDisruptionBudgets covering their pods, and the Events about all of
+them (YAML); each container's log, current and previous where it restarted, init containers and
+sidecars included, capped by --tail and --limit-bytes; the nodes the pods run on (conditions,
+taints, allocatable); the KubeRay operator's Deployment and its log, cut to the lines naming
+these clusters; the versions of the client, API server, operator and ray.io CRDs; and doctor's
+report on the same snapshot (table and JSON). index.md, the archive's first file, lists what is
+inside and what could not be collected and why: a read that fails (RBAC, a node with no
+kubelet, the --timeout) is listed there and never stops the others.
+
+Everything is redacted before it is written: env values and start parameters under
+secret-sounding names, Redis passwords, the names of referenced Secrets, credentials in URLs
+(runtime_env, pip indexes), and every such value wherever else it appears, logs included.
+Secrets are never read.
+
+Reads: one paged LIST per kind, as doctor's, and one GET of pods/log per container (RBAC:
+doctor's role, and get on pods/log and list on poddisruptionbudgets.policy; docs/rbac.md).
+An existing FILE is not overwritten without --force; the archive is written beside it and
+renamed at the end, so a failure leaves nothing under FILE.
+
+Exit codes: 0 written (reads that failed are listed in its index); 2 usage, or FILE exists;
+3 API error, or FILE could not be written; 4 forbidden to list RayClusters or pods; 5 the named
+object does not exist.`,
+		Example:           example,
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: f.CompleteRayNames(cmdutil.CompleteClusters | cmdutil.CompleteServices),
+		RunE:              func(cmd *cobra.Command, args []string) error { return cmdutil.RunOptions(o, cmd, args) },
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&o.output, "output", "o", "", "The archive to write (FILE.tar.gz); required")
+	fl.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "Bundle RayClusters in all namespaces")
+	fl.StringVarP(&o.selector, "selector", "l", "", "Bundle only RayClusters with these labels (e.g. team=ml,env!=dev)")
+	fl.BoolVar(&o.force, "force", false, "Overwrite FILE if it exists")
+	fl.BoolVar(&o.noLogs, "no-logs", false, "Leave container logs out (the operator's log too)")
+	fl.Int64Var(&o.limits.Tail, "tail", 2000, "Lines from the end of each container log; -1 for all")
+	fl.Int64Var(&o.limits.LimitBytes, "limit-bytes", 1<<20, "At most this many bytes of each container log; 0 for no limit")
+	fl.DurationVar(&o.limits.Since, "since", 0, "Only log lines newer than this (e.g. 1h); 0 for all")
+	fl.DurationVar(&o.timeout, "timeout", 2*time.Minute, "Stop reading after this long; what was not read by then is listed in the index")
+	return cmd
+}
+
+// Complete reads the namespace and the target.
+func (o *Options) Complete(_ *cobra.Command, args []string) error {
+	if !o.allNamespaces {
+		ns, err := o.f.Namespace()
+		if err != nil {
+			return err
+		}
+		o.namespace = ns
+	}
+	if len(args) == 1 {
+		t, err := ray.ParseTarget(args[0], ray.KindRayCluster, ray.KindRayService, ray.KindRayJob)
+		if err != nil {
+			return exit.Usagef("cannot bundle %q: name a raycluster/NAME, rayservice/NAME or rayjob/NAME", args[0])
+		}
+		o.target = &t
+	}
+	return nil
+}
+
+// Validate checks flags and the output path before anything is read.
+func (o *Options) Validate() error {
+	if o.target != nil {
+		if err := cmdutil.NameScope(o.target.Name, o.allNamespaces); err != nil {
+			return err
+		}
+	}
+	if _, err := labels.Parse(o.selector); err != nil {
+		return exit.Usagef("bad label selector %q: %v; write it as kubectl does, e.g. -l team=ml,env!=dev", o.selector, err)
+	}
+	if o.limits.Tail < -1 || o.limits.LimitBytes < 0 || o.limits.Since < 0 {
+		return exit.Usagef("--tail is -1 or more, --limit-bytes and --since 0 or more")
+	}
+	if o.timeout <= 0 {
+		return exit.Usagef("--timeout must be a positive duration, e.g. --timeout 2m")
+	}
+	return exitError(corebundle.CheckOutput(o.output, o.force))
+}
+
+// Run reads, renders and writes the bundle.
+func (o *Options) Run(cmd *cobra.Command) error {
+	c, err := o.f.Clients()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(cmdutil.Context(cmd), o.timeout)
+	defer cancel()
+	p := newProgress(o.f.IOStreams.ErrOut)
+	p.say("reading what doctor reads")
+	s, err := c.LoadSnapshot(ctx, kube.SnapshotQuery{Namespace: o.namespace, Selector: o.selector, Now: o.f.Now(), Whole: true})
+	if err != nil {
+		p.done()
+		return err
+	}
+	if o.target != nil && !s.Has(*o.target) {
+		p.done()
+		return o.notFound()
+	}
+	plan := corebundle.MakePlan(s, o.target, corebundle.PlanOptions{Logs: !o.noLogs, AllNamespaces: o.allNamespaces})
+	got := corebundle.Collect(ctx, sourceOf(c), plan, corebundle.CollectOptions{Limits: o.limits, Parallel: parallel, Progress: p.count})
+	p.done()
+	contents := corebundle.Render(s, plan, got)
+	report := diagnose.DiagnoseTarget(s, diagnose.DefaultOptions(), o.target)
+	contents.Files = append(o.doctorFiles(&report), contents.Files...)
+	index := corebundle.Index(o.header(s.Now), contents)
+	w, err := corebundle.Write(o.output, s.Now, index, contents.Files, diagnose.RedactorWith(s, contents.Found), o.force)
+	if err != nil {
+		return exitError(err)
+	}
+	fmt.Fprintf(o.f.IOStreams.Out, "wrote %s: %d files, %s; %s\n", o.output, w.Files, size(w.Bytes), gapsLine(len(contents.Gaps)))
+	return nil
+}
+
+func (o *Options) doctorFiles(r *diagnose.Report) []corebundle.File {
+	var files []corebundle.File
+	for _, f := range []struct{ path, format, about string }{
+		{"doctor.txt", "table", "doctor's report on this bundle's snapshot (the table)"},
+		{"doctor.json", "json", "doctor's report as doctor -o json writes it"},
+	} {
+		var b bytes.Buffer
+		if err := doctor.Render(&b, r, f.format, o.namespace, o.selector, o.target); err != nil {
+			fmt.Fprintf(&b, "cannot render doctor's report: %v\n", err)
+		}
+		files = append(files, corebundle.File{Path: f.path, About: f.about, Data: b.Bytes()})
+	}
+	return files
+}
+
+func (o *Options) header(now time.Time) corebundle.Header {
+	h := corebundle.Header{Made: now, Namespace: o.namespace, AllNamespaces: o.allNamespaces, Selector: o.selector, NoLogs: o.noLogs, Limits: o.limits}
+	if o.target != nil {
+		h.Target = o.target.String()
+	}
+	return h
+}
+
+func (o *Options) notFound() error {
+	kinds := []string{string(o.target.Kind)}
+	if o.target.Kind == "" {
+		kinds = []string{"RayCluster", "RayService", "RayJob"}
+	}
+	return cmdutil.NotFound(o.target.Name, o.namespace, o.selector, kinds...)
+}
+
+// exitError renders a core error with its settings as flags; the code comes from its kind.
+func exitError(err error) error {
+	if err == nil {
+		return nil
+	}
+	return exit.Errorf(exit.CodeOf(err), "%s", exit.Message(err))
+}
+
+func gapsLine(n int) string {
+	switch n {
+	case 0:
+		return "everything was collected"
+	case 1:
+		return "1 read failed (index.md says which and why)"
+	}
+	return fmt.Sprintf("%d reads failed (index.md says which and why)", n)
+}
+
+func size(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

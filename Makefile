@@ -53,7 +53,7 @@ PREFIX ?= $(HOME)/.local/bin
 
 .PHONY: install release-snapshot release-check watchdog-manifest docs
 
-# Installs beside KubeRay's plugin: `kubectl ray doctor|heal|chaos` reach this binary, and a
+# Installs beside KubeRay's plugin: `kubectl ray doctor|heal|chaos|bundle` reach this binary, and a
 # kubectl-ray that is not ours is never overwritten (hack/release/install.sh says how).
 install: build
 	hack/release/install.sh $(BIN) $(PREFIX)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs kubectl-ray into PREFIX so that `kubectl ray doctor|heal|chaos` work whether or not
+# Installs kubectl-ray into PREFIX so that `kubectl ray doctor|heal|chaos|bundle` work whether or not
 # KubeRay's own kubectl-ray plugin is installed (`make install` runs this).
 #
 #   hack/release/install.sh BINARY PREFIX
@@ -7,8 +7,8 @@
 # kubectl resolves `kubectl ray doctor` to an executable kubectl-ray-doctor before it falls back to
 # kubectl-ray, and the binary acts as the subcommand it is named after. So:
 #   PREFIX/kubectl-ray_ops                 the binary (`kubectl ray-ops`, the name krew gives it too)
-#   PREFIX/kubectl-ray-{doctor,heal,chaos}  links: `kubectl ray doctor` reaches ours in any layout
-#   PREFIX/kubectl_complete-ray_ops, kubectl_complete-ray-{doctor,heal,chaos}
+#   PREFIX/kubectl-ray-{doctor,heal,chaos,bundle}  links: `kubectl ray doctor` reaches ours in any layout
+#   PREFIX/kubectl_complete-ray_ops, kubectl_complete-ray-{doctor,heal,chaos,bundle}
 #                                           links: kubectl's plugin completion hooks (kubectl >= 1.26)
 #   PREFIX/kubectl-ray, kubectl_complete-ray
 #                                           links, only when no other kubectl-ray is on PATH or in
@@ -21,7 +21,7 @@ set -euo pipefail
 bin=${1:?usage: $0 BINARY PREFIX}
 prefix=${2:?usage: $0 BINARY PREFIX}
 main=kubectl-ray_ops
-subs=(doctor heal chaos)
+subs=(doctor heal chaos bundle)
 
 [[ -x $bin ]] || { echo "install: $bin is not an executable; run make build first" >&2; exit 1; }
 mkdir -p "$prefix"
@@ -73,7 +73,7 @@ else
   for f in kubectl-ray kubectl_complete-ray; do
     if ours "$prefix/$f"; then rm -f "$prefix/$f"; echo "removed   $prefix/$f (another kubectl-ray is installed)"; fi
   done
-  echo "kubectl ray doctor|heal|chaos run this plugin; other kubectl ray commands run $other (KubeRay's, left alone)"
+  echo "kubectl ray doctor|heal|chaos|bundle run this plugin; other kubectl ray commands run $other (KubeRay's, left alone)"
   echo "the rest of this plugin (version, completion): kubectl ray-ops ..."
 fi
 

@@ -40,8 +40,8 @@ func TestInstallBesideKubeRayPlugin(t *testing.T) {
 	t.Run("only ours", func(t *testing.T) {
 		path := pluginPath(t, prefix)
 		h.pluginInstall(prefix, path)
-		for _, name := range []string{"kubectl-ray", "kubectl-ray-doctor", "kubectl-ray-heal", "kubectl-ray-chaos",
-			"kubectl_complete-ray", "kubectl_complete-ray-doctor", "kubectl_complete-ray_ops"} {
+		for _, name := range []string{"kubectl-ray", "kubectl-ray-doctor", "kubectl-ray-heal", "kubectl-ray-chaos", "kubectl-ray-bundle",
+			"kubectl_complete-ray", "kubectl_complete-ray-bundle", "kubectl_complete-ray-doctor", "kubectl_complete-ray_ops"} {
 			if !pluginLink(filepath.Join(prefix, name), "kubectl-ray_ops") {
 				t.Errorf("%s is not a link to kubectl-ray_ops", name)
 			}
@@ -84,6 +84,9 @@ func TestInstallBesideKubeRayPlugin(t *testing.T) {
 		}
 		if res := h.pluginKubectl(path, "ray", "heal", "--help"); res.Code != 0 || !strings.Contains(res.Stdout, "kubectl ray heal [NAME") {
 			t.Errorf("kubectl ray heal did not reach ours: %s", res)
+		}
+		if res := h.pluginKubectl(path, "ray", "bundle", "--help"); res.Code != 0 || !strings.Contains(res.Stdout, "kubectl ray bundle [NAME") {
+			t.Errorf("kubectl ray bundle did not reach ours: %s", res)
 		}
 	})
 

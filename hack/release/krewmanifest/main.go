@@ -153,12 +153,12 @@ spec:
       kubectl ray-ops heal NAME -n NAMESPACE --dry-run
       kubectl ray-ops chaos head-kill NAME -n NAMESPACE
 
-    To type "kubectl ray doctor" (heal, chaos) even beside KubeRay's plugin,
+    To type "kubectl ray doctor" (heal, chaos, bundle) even beside KubeRay's plugin,
     link the subcommand names. kubectl runs kubectl-ray-doctor for
     "kubectl ray doctor" before it falls back to kubectl-ray, so
     "kubectl ray get" still reaches KubeRay's. The links follow upgrades:
       cd "${KREW_ROOT:-$HOME/.krew}/bin"
-      for c in doctor heal chaos; do
+      for c in doctor heal chaos bundle; do
         ln -sf kubectl-ray_ops kubectl-ray-$c
         ln -sf kubectl-ray_ops kubectl_complete-ray-$c
       done

@@ -39,7 +39,8 @@ type LogLimits struct {
 	Since      time.Duration
 }
 
-func (l LogLimits) options(container string, previous bool) *corev1.PodLogOptions {
+// Options are the pod log options of one container's log under these limits.
+func (l LogLimits) Options(container string, previous bool) *corev1.PodLogOptions {
 	o := &corev1.PodLogOptions{Container: container, Previous: previous}
 	if l.Tail >= 0 {
 		o.TailLines = &l.Tail
@@ -167,11 +168,11 @@ func Collect(ctx context.Context, src Source, p Plan, o CollectOptions) Collecte
 	}
 	for _, r := range p.Logs {
 		w.run("read the log of "+r.describe(), func(ctx context.Context) error {
-			b, err := src.PodLog(ctx, r.Namespace, r.Pod, o.Limits.options(r.Container, r.Previous))
+			b, err := src.PodLog(ctx, r.Namespace, r.Pod, o.Limits.Options(r.Container, r.Previous))
 			if err == nil {
 				w.locked(func() { out.Logs[r] = b })
 			}
-			return logError(err)
+			return LogError(err)
 		})
 	}
 	names := p.Names()
@@ -183,27 +184,27 @@ func Collect(ctx context.Context, src Source, p Plan, o CollectOptions) Collecte
 		for _, c := range pod.Spec.Containers {
 			r := LogRequest{Namespace: pod.Namespace, Pod: pod.Name, Container: c.Name}
 			w.run("read the operator's log "+r.describe(), func(ctx context.Context) error {
-				b, err := src.PodLog(ctx, r.Namespace, r.Pod, o.Limits.options(r.Container, false))
+				b, err := src.PodLog(ctx, r.Namespace, r.Pod, o.Limits.Options(r.Container, false))
 				if err == nil {
 					w.locked(func() { out.OperatorLogs[r] = LinesNaming(b, names) })
 				}
-				return logError(err)
+				return LogError(err)
 			})
 		}
 	}
 	w.wait()
-	sort.Slice(events, func(i, j int) bool { return eventTime(&events[i]).Before(eventTime(&events[j])) })
+	sort.Slice(events, func(i, j int) bool { return EventTime(&events[i]).Before(EventTime(&events[j])) })
 	out.Events = events
 	out.Gaps = w.gaps
 	sort.Slice(out.Gaps, func(i, j int) bool { return out.Gaps[i].What < out.Gaps[j].What })
 	return out
 }
 
-// logError says where a log read that was not refused failed: the API server asks the node's
+// LogError says where a log read that was not refused failed: the API server asks the node's
 // kubelet for every log, and a node with no kubelet to answer (a virtual node) or one the API
 // server cannot reach fails the read in words of its own ("the server rejected our request for
 // an unknown reason").
-func logError(err error) error {
+func LogError(err error) error {
 	if err == nil || fault.KindOf(err) != fault.API {
 		return err
 	}
@@ -240,7 +241,9 @@ func LinesNaming(log []byte, names []string) []byte {
 	return out.Bytes()
 }
 
-func eventTime(e *corev1.Event) time.Time {
+// EventTime is when an Event last happened: its last timestamp, its event time (events.k8s.io),
+// or its creation.
+func EventTime(e *corev1.Event) time.Time {
 	switch {
 	case !e.LastTimestamp.IsZero():
 		return e.LastTimestamp.Time

@@ -154,7 +154,7 @@ func MakePlan(s *diagnose.Snapshot, t *diagnose.Target, o PlanOptions) Plan {
 	p.OperatorLogs = o.Logs
 	if o.Logs {
 		for _, pod := range p.Pods {
-			p.Logs = append(p.Logs, podLogs(pod)...)
+			p.Logs = append(p.Logs, PodLogs(pod)...)
 		}
 	}
 	p.Namespaces = namespacesOf(p)
@@ -165,10 +165,10 @@ func MakePlan(s *diagnose.Snapshot, t *diagnose.Target, o PlanOptions) Plan {
 // jobNameLabel is the Job controller's label on a Job's pods.
 const jobNameLabel = "batch.kubernetes.io/job-name"
 
-// podLogs are the logs of a pod's containers: init containers (and sidecars) first, then the
+// PodLogs are the logs of a pod's containers: init containers (and sidecars) first, then the
 // others; the current log of each container that has started, and the previous one of each
 // that restarted. A container that never started has no log to read, and is not asked for.
-func podLogs(pod *corev1.Pod) []LogRequest {
+func PodLogs(pod *corev1.Pod) []LogRequest {
 	var out []LogRequest
 	add := func(specs []corev1.Container, statuses []corev1.ContainerStatus, init bool) {
 		byName := map[string]*corev1.ContainerStatus{}

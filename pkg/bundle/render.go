@@ -177,17 +177,18 @@ func (r *renderer) events(all []corev1.Event) {
 		list := map[string]any{"items": items}
 		r.add(File{Path: "namespaces/" + ns + "/events.yaml", About: fmt.Sprintf("%d Events about the objects above", len(es)),
 			Data: ObjectYAML("v1", "List", list, r.found)})
-		r.add(File{Path: "namespaces/" + ns + "/events.txt", About: "the same Events as a table, oldest first", Data: eventTable(es)})
+		r.add(File{Path: "namespaces/" + ns + "/events.txt", About: "the same Events as a table, oldest first", Data: EventTable(es)})
 	}
 }
 
-func eventTable(es []corev1.Event) []byte {
+// EventTable renders Events as kubectl get events does, oldest first as given.
+func EventTable(es []corev1.Event) []byte {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "LAST SEEN\tTYPE\tREASON\tOBJECT\tCOUNT\tMESSAGE")
 	for i := range es {
 		e := &es[i]
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s/%s\t%d\t%s\n", eventTime(e).UTC().Format("2006-01-02T15:04:05Z"), e.Type, e.Reason,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s/%s\t%d\t%s\n", EventTime(e).UTC().Format("2006-01-02T15:04:05Z"), e.Type, e.Reason,
 			strings.ToLower(e.InvolvedObject.Kind), e.InvolvedObject.Name, max(e.Count, 1), strings.ReplaceAll(e.Message, "\n", " "))
 	}
 	_ = tw.Flush()

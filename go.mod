@@ -21,6 +21,7 @@ require (
 	golang.org/x/crypto/x509roots/fallback v0.0.0-20261030153154-30a33513ff6d
 	golang.org/x/sync v0.17.0
 	golang.org/x/term v0.48.0
+	golang.org/x/time v0.12.0
 	google.golang.org/protobuf v1.36.8
 	k8s.io/api v0.34.3
 	k8s.io/apimachinery v0.34.3
@@ -95,7 +96,6 @@ require (
 	golang.org/x/oauth2 v0.30.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/text v0.28.0 // indirect
-	golang.org/x/time v0.12.0 // indirect
 	gopkg.in/evanphx/json-patch.v4 v4.13.0 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect

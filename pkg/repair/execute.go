@@ -57,7 +57,11 @@ type Outcome struct {
 	Retried bool `json:"retried,omitempty"`
 	// EventProblem says why the Events could not be recorded; the delete itself stands.
 	EventProblem string `json:"eventProblem,omitempty"`
-	Err          error  `json:"-"`
+	// Evidence is where the pod's evidence was kept before the delete (Executor.Keep);
+	// EvidenceProblem, why it could not be: the delete went ahead regardless.
+	Evidence        string `json:"evidence,omitempty"`
+	EvidenceProblem string `json:"evidenceProblem,omitempty"`
+	Err             error  `json:"-"`
 }
 
 // Report is what an Executor run did.
@@ -107,6 +111,11 @@ type Executor struct {
 	Now     func() time.Time
 	// Progress, when set, hears each outcome as it happens.
 	Progress func(Outcome)
+	// Keep, when set, keeps a pod's evidence (its YAML, Events and logs) just before its delete,
+	// which takes them with the pod (kuberay #1047). It says where the evidence went, or why it
+	// could not be kept; either way the delete goes ahead: the outage matters more. Not called
+	// on a dry run.
+	Keep func(ctx context.Context, a Action) (where string, err error)
 }
 
 // Run deletes the plan's pods. It returns an error only when it cannot go on (the context ended
@@ -218,9 +227,17 @@ func (e *Executor) record(rep *Report, o Outcome, w *waiter) {
 // apply deletes one pod with preconditions and records the Events.
 func (e *Executor) apply(ctx context.Context, a Action, retried bool) Outcome {
 	pod := a.Pod.Namespace + "/" + a.Pod.Name
+	var kept, keepProblem string
+	if e.Keep != nil && !e.DryRun {
+		where, err := e.Keep(ctx, a)
+		kept = where
+		if err != nil {
+			keepProblem = fmt.Sprintf("evidence of pod %s: %v; healing anyway", pod, err)
+		}
+	}
 	sent := e.now()
 	err := e.Deleter.DeletePod(ctx, a.Pod.Namespace, a.Pod.Name, types.UID(a.Pod.UID), a.ResourceVersion, a.GracePeriodSeconds, e.DryRun)
-	o := Outcome{Action: a, At: e.now(), Sent: sent, Retried: retried, Err: err}
+	o := Outcome{Action: a, At: e.now(), Sent: sent, Retried: retried, Err: err, Evidence: kept, EvidenceProblem: keepProblem}
 	switch {
 	case err == nil && e.DryRun:
 		o.Result = DryRun

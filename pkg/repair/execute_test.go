@@ -2,6 +2,7 @@ package repair
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -387,5 +388,54 @@ func TestExecutorReportsForbiddenEvents(t *testing.T) {
 	o := rep.Outcomes[0]
 	if o.Result != Deleted || !strings.HasPrefix(o.EventProblem, `Events not recorded: forbidden: you cannot create events in namespace "default"`) {
 		t.Fatalf("outcome: %+v", o)
+	}
+}
+
+// Evidence is kept before the delete (the pod is still there to read), and a failure to keep it
+// never stops the heal: the outage matters more (issue 33).
+func TestExecutorKeepsEvidenceBeforeTheDeleteAndHealsWithout(t *testing.T) {
+	for _, keepErr := range []error{nil, errors.New("not kept: disk full")} {
+		c, p, s := seed000()
+		api := newAPIServer(p.DeepCopy())
+		ex := api.executor(false)
+		var podThere error
+		ex.Keep = func(ctx context.Context, a Action) (string, error) {
+			_, podThere = api.kc.Tracker().Get(podsGVR, a.Pod.Namespace, a.Pod.Name)
+			if keepErr != nil {
+				return "", keepErr
+			}
+			return "evidence/default/x", nil
+		}
+		rep, err := ex.Run(context.Background(), evictedPlan(c, p, s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := rep.Outcomes[0]
+		if podThere != nil {
+			t.Errorf("Keep ran after the delete: %v", podThere)
+		}
+		if o.Result != Deleted || rep.Problems() != 0 {
+			t.Errorf("keep error %v: result %s, %d problems; want deleted, none", keepErr, o.Result, rep.Problems())
+		}
+		want := Outcome{Evidence: "evidence/default/x"}
+		if keepErr != nil {
+			want = Outcome{EvidenceProblem: "evidence of pod default/raycluster-kuberay-head-ldg9f: not kept: disk full; healing anyway"}
+		}
+		if o.Evidence != want.Evidence || o.EvidenceProblem != want.EvidenceProblem {
+			t.Errorf("evidence %q, problem %q; want %q, %q", o.Evidence, o.EvidenceProblem, want.Evidence, want.EvidenceProblem)
+		}
+	}
+}
+
+func TestExecutorDryRunKeepsNoEvidence(t *testing.T) {
+	c, p, s := seed000()
+	api := newAPIServer(p.DeepCopy())
+	ex := api.executor(true)
+	ex.Keep = func(context.Context, Action) (string, error) {
+		t.Error("Keep called on a dry run")
+		return "", nil
+	}
+	if _, err := ex.Run(context.Background(), evictedPlan(c, p, s)); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -334,5 +334,11 @@ func (w *Watchdog) logOutcome(o Outcome) {
 	if o.EventProblem != "" {
 		kv = append(kv, "eventProblem", o.EventProblem)
 	}
+	if o.Evidence != "" {
+		kv = append(kv, "evidence", o.Evidence)
+	}
+	if o.EvidenceProblem != "" {
+		kv = append(kv, "evidenceProblem", o.EvidenceProblem)
+	}
 	w.Log.Line(level, o.Message, kv...)
 }

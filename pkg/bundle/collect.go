@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -168,11 +169,11 @@ func Collect(ctx context.Context, src Source, p Plan, o CollectOptions) Collecte
 	}
 	for _, r := range p.Logs {
 		w.run("read the log of "+r.describe(), func(ctx context.Context) error {
-			b, err := src.PodLog(ctx, r.Namespace, r.Pod, o.Limits.Options(r.Container, r.Previous))
+			b, err := LogBody(src.PodLog(ctx, r.Namespace, r.Pod, o.Limits.Options(r.Container, r.Previous)))
 			if err == nil {
 				w.locked(func() { out.Logs[r] = b })
 			}
-			return LogError(err)
+			return err
 		})
 	}
 	names := p.Names()
@@ -199,6 +200,23 @@ func Collect(ctx context.Context, src Source, p Plan, o CollectOptions) Collecte
 	sort.Slice(out.Gaps, func(i, j int) bool { return out.Gaps[i].What < out.Gaps[j].What })
 	return out
 }
+
+// LogBody is a log read's answer as it should be kept: the log, or why there is none. A kubelet
+// whose container's log is gone answers 200 with one line of its own in place of the log
+// ("unable to retrieve container logs for containerd://..."): it removed the dead container with
+// its log, as it does when it evicts a pod for disk pressure (it reclaims the node's disk by
+// removing dead containers) or garbage-collects containers. That line is not the container's log.
+func LogBody(b []byte, err error) ([]byte, error) {
+	if err != nil {
+		return nil, LogError(err)
+	}
+	if line := strings.TrimSpace(string(b)); strings.HasPrefix(line, kubeletNoLog) && !strings.Contains(line, "\n") {
+		return nil, fmt.Errorf("the kubelet no longer has this log (it answered %q): it removes a dead container with its log, as when it evicts a pod for disk pressure", line)
+	}
+	return b, nil
+}
+
+const kubeletNoLog = "unable to retrieve container logs for "
 
 // LogError says where a log read that was not refused failed: the API server asks the node's
 // kubelet for every log, and a node with no kubelet to answer (a virtual node) or one the API

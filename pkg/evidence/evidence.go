@@ -100,9 +100,9 @@ func (t Taker) Take(ctx context.Context, sub Subject, s *diagnose.Snapshot) Evid
 	limits := t.Limits
 	limits.Since = 0
 	for _, r := range bundle.PodLogs(pod) {
-		data, err := t.Src.PodLog(ctx, pod.Namespace, pod.Name, limits.Options(r.Container, r.Previous))
+		data, err := bundle.LogBody(t.Src.PodLog(ctx, pod.Namespace, pod.Name, limits.Options(r.Container, r.Previous)))
 		if err != nil {
-			ev.Gaps = append(ev.Gaps, bundle.Gap{What: "log of " + describe(r), Reason: bundle.LogError(err).Error()})
+			ev.Gaps = append(ev.Gaps, bundle.Gap{What: "log of " + describe(r), Reason: err.Error()})
 			continue
 		}
 		ev.Logs = append(ev.Logs, Log{Container: r.Container, Init: r.Init, Previous: r.Previous, Data: data})
@@ -147,7 +147,7 @@ func (ev Evidence) Summary() string {
 	parts := []string{"pod YAML", plural(len(ev.Events), "Event"), plural(len(ev.Logs), "log")}
 	s := strings.Join(parts, ", ")
 	if len(ev.Gaps) > 0 {
-		s += fmt.Sprintf("; %s not read (%s)", plural(len(ev.Gaps), "read"), ev.Gaps[0].Reason)
+		s += fmt.Sprintf("; %s failed (%s)", plural(len(ev.Gaps), "read"), ev.Gaps[0].Reason)
 	}
 	return s
 }

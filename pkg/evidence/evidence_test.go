@@ -130,7 +130,7 @@ func TestTakeListsWhatItCouldNotRead(t *testing.T) {
 			t.Errorf("index.md lacks %q:\n%s", want, index)
 		}
 	}
-	if s := ev.Summary(); !strings.Contains(s, "2 reads not read (forbidden") {
+	if s := ev.Summary(); !strings.Contains(s, "2 reads failed (forbidden") {
 		t.Errorf("summary %q does not say what was not read", s)
 	}
 }
@@ -243,7 +243,7 @@ func TestKeeperSaysWhereItKeptDespiteAnError(t *testing.T) {
 	}
 	k.Put = func(Evidence) (string, error) { return "dir", nil }
 	src.logErr = map[string]error{"autoscaler": errors.New("no kubelet")}
-	if where, err := k.Keep(context.Background(), a); where != "dir" || err == nil || err.Error() != "kept in dir without 1 read (log of container autoscaler: no kubelet)" {
+	if where, err := k.Keep(context.Background(), a); where != "dir" || err == nil || err.Error() != "kept without 1 read (log of container autoscaler: no kubelet)" {
 		t.Errorf("where %q, err %v", where, err)
 	}
 }

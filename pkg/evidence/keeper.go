@@ -64,7 +64,7 @@ func (k Keeper) Keep(ctx context.Context, a repair.Action) (string, error) {
 		return where, fmt.Errorf("kept in %s only: %w", where, err)
 	}
 	if n := len(ev.Gaps); n > 0 {
-		return where, fmt.Errorf("kept in %s without %s (%s: %s)", where, plural(n, "read"), ev.Gaps[0].What, ev.Gaps[0].Reason)
+		return where, fmt.Errorf("kept without %s (%s: %s)", plural(n, "read"), ev.Gaps[0].What, ev.Gaps[0].Reason)
 	}
 	return where, nil
 }

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
@@ -52,6 +54,10 @@ type Config struct {
 	Out     io.Writer
 	Format  string
 	Started func(*repair.Logger)
+	// KeepEvidence keeps each pod's evidence before its delete (issue 33): in the log, and also
+	// under EvidenceDir when that is set (a mounted volume; the pod's own disk dies with it).
+	KeepEvidence bool
+	EvidenceDir  string
 	// Name shows a setting in a skip's why or an error (the command's flags).
 	Name func(fault.Field) string
 	Now  func() time.Time
@@ -135,10 +141,21 @@ func serve(ctx context.Context, c *kube.Clients, cfg Config, log *repair.Logger,
 		return err
 	}
 	defer events.Close(eventsGrace)
+	exec := &repair.Executor{Deleter: c, Events: events, DryRun: cfg.DryRun, Now: cfg.Now}
+	var inf *kube.ClusterInformers
+	if cfg.KeepEvidence {
+		exec.Keep, err = keeper(c, cfg, log, func(a repair.Action) *diagnose.Snapshot {
+			s, _ := inf.Snapshot(types.NamespacedName{Namespace: a.Cluster.Namespace, Name: a.Cluster.Name}, cfg.Now())
+			return s
+		})
+		if err != nil {
+			return err
+		}
+	}
 	wd := repair.NewWatchdog(repair.WatchdogConfig{
 		Diagnose:  cfg.Diagnose,
 		Recheck:   func(s *diagnose.Snapshot) (time.Time, bool) { return recheckAt(s, rules) },
-		Exec:      &repair.Executor{Deleter: c, Events: events, DryRun: cfg.DryRun, Now: cfg.Now},
+		Exec:      exec,
 		Workers:   cfg.Workers,
 		Opts:      repair.Options{Force: cfg.Force, StaleWorkers: cfg.StaleWorkers, Name: cfg.Name},
 		MinAge:    cfg.MinAge,
@@ -149,7 +166,7 @@ func serve(ctx context.Context, c *kube.Clients, cfg Config, log *repair.Logger,
 	})
 	// Nodes are cached only with Force: only force deletes need them, and without it the
 	// watchdog needs no cluster-wide read of nodes.
-	inf, err := c.NewClusterInformers(cfg.Namespace, cfg.Force, wd.Changed)
+	inf, err = c.NewClusterInformers(cfg.Namespace, cfg.Force, wd.Changed)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/accept"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/evidence"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/watchdog"
@@ -37,6 +38,13 @@ type Options struct {
 	leaseNamespace string
 	metricsAddr    string
 	workers        int
+
+	// evidenceDir and noEvidence: what heal keeps of a pod before it deletes it (issue 33;
+	// kuberay #1047: a deleted pod's logs are gone with it).
+	evidenceDir string
+	noEvidence  bool
+	// snapshot is the last one plan read: its secrets go into the evidence's redactor.
+	snapshot *diagnose.Snapshot
 
 	changed func(flag string) bool
 	// rules are doctor's thresholds, from the same flags and accept files, so both agree.
@@ -95,6 +103,8 @@ the RayCluster and the pod.`,
 	fl.BoolVar(&o.leaderElect, "leader-elect", false, "With --watch: act only while holding the Lease "+"kubectl-ray-heal, so several replicas can run")
 	fl.StringVar(&o.leaseNamespace, "lease-namespace", "", "With --leader-elect: the namespace of the Lease")
 	fl.IntVar(&o.workers, "workers", 32, "With --watch: how many RayClusters are examined and healed at once (never two for the same cluster)")
+	fl.StringVar(&o.evidenceDir, "evidence-dir", evidence.DefaultDir, "Before each delete, keep the pod's YAML, Events and log tails (current and previous) under this directory, redacted; with --watch they go to the log, and here too only when set")
+	fl.BoolVar(&o.noEvidence, "no-evidence", false, "Keep no evidence of the pods heal deletes")
 	fl.StringVar(&o.metricsAddr, "metrics-bind-address", "", "With --watch: serve /metrics, /healthz and /readyz on this host:port (e.g. :8080); off when empty")
 	o.accept = cmdutil.AddAcceptFlags(cmd, "Never act on the findings this file accepts")
 	fl.BoolVar(&o.includeAccepted, "include-accepted", false, "Act on findings the accept files accept, too")
@@ -150,6 +160,8 @@ func (o *Options) Validate() error {
 		return exit.Usagef("--workers applies only to --watch; a one-shot heal deletes its plan in order")
 	case o.watch && (o.workers < 1 || o.workers > watchdog.MaxWorkers):
 		return exit.Usagef("--workers must be between 1 and %d, e.g. --workers 8", watchdog.MaxWorkers)
+	case o.noEvidence && o.changed("evidence-dir"):
+		return exit.Usagef("--no-evidence keeps nothing, so --evidence-dir has nowhere to apply: pass one or the other")
 	case o.watch && o.removeGCSFT:
 		return exit.Usagef("--remove-gcs-ft-finalizer is a one-shot decision about named clusters; a watchdog never removes finalizers: run without --watch")
 	}

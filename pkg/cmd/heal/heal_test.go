@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"net"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -82,7 +85,12 @@ func newEnv(cluster *rayv1.RayCluster, pods ...runtime.Object) *env {
 	return e
 }
 
+// run runs heal with args. Unless they say where evidence goes, it keeps none: a test must not
+// write into the working directory, and TestYesKeepsTheEvidence holds what is kept.
 func (e *env) run(ctx context.Context, args ...string) error {
+	if !slices.ContainsFunc(args, func(a string) bool { return strings.Contains(a, "evidence") }) {
+		args = append(args, "--no-evidence")
+	}
 	cmd := NewCmd(e.f)
 	cmd.SetArgs(args)
 	cmd.SetOut(e.out)
@@ -194,6 +202,47 @@ func TestYesDeletesAndRecordsEvents(t *testing.T) {
 	evs, _ := e.kc.CoreV1().Events("default").List(context.Background(), metav1.ListOptions{})
 	if len(evs.Items) != 2 {
 		t.Errorf("events: %d", len(evs.Items))
+	}
+}
+
+// Before the delete, heal keeps the pod's YAML, Events and logs under --evidence-dir, and says
+// where; the pod's secret env value is in none of it.
+func TestYesKeepsTheEvidence(t *testing.T) {
+	e, p := seedEnv()
+	dir := t.TempDir()
+	if err := e.run(context.Background(), "--yes", "--wait=false", "--evidence-dir", dir); err != nil {
+		t.Fatal(err)
+	}
+	kept := filepath.Join(dir, "default", "raycluster-kuberay-head-ldg9f-uid-rayc")
+	want := seedPlan +
+		"deleted pod default/raycluster-kuberay-head-ldg9f (rule head-evicted)\n" +
+		"  kept its evidence (YAML, Events, logs) in " + kept + "\n" +
+		"  recorded Event RayHeadHealed on RayCluster default/raycluster-kuberay and on the pod\n"
+	if e.out.String() != want || e.errOut.String() != "" {
+		t.Errorf("stdout:\n%s\nwant:\n%s\nstderr: %s", e.out, want, e.errOut)
+	}
+	b, err := os.ReadFile(filepath.Join(kept, "pod.yaml"))
+	if err != nil || !strings.Contains(string(b), "uid: "+string(p.UID)) || !strings.Contains(string(b), "Evicted") {
+		t.Errorf("pod.yaml (%v):\n%s", err, b)
+	}
+	if len(e.deletes()) != 1 {
+		t.Errorf("deletes: %d", len(e.deletes()))
+	}
+}
+
+// Evidence that cannot be kept is one warning; the heal goes ahead.
+func TestYesHealsWhenTheEvidenceCannotBeKept(t *testing.T) {
+	e, _ := seedEnv()
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.run(context.Background(), "--yes", "--wait=false", "--evidence-dir", file); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(e.errOut.String(), "warning: evidence of pod default/raycluster-kuberay-head-ldg9f not kept: cannot create evidence directory") ||
+		!strings.HasSuffix(e.errOut.String(), "; healing anyway\n") || len(e.deletes()) != 1 {
+		t.Errorf("stderr %q, deletes %d: want one warning and the delete", e.errOut, len(e.deletes()))
 	}
 }
 

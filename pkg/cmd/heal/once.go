@@ -8,6 +8,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/accept"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/evidence"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/repair"
@@ -67,6 +68,9 @@ func (o *Options) runOnce(ctx context.Context) error {
 		Replan: func(ctx context.Context) (repair.HealPlan, error) { return o.plan(ctx, c) },
 		DryRun: o.dryRun, Wait: o.wait, Timeout: o.timeout, Now: o.f.Now,
 	}
+	if !o.noEvidence {
+		ex.Keep = o.keeper(c).Keep
+	}
 	if text {
 		ex.Progress = func(oc repair.Outcome) { printOutcome(out, o.f.IOStreams.ErrOut, oc) }
 		ex.FinalizerProgress = func(oc repair.FinalizerOutcome) { printFinalizerOutcome(out, o.f.IOStreams.ErrOut, oc) }
@@ -122,6 +126,7 @@ func (o *Options) plan(ctx context.Context, c *kube.Clients) (repair.HealPlan, e
 			return repair.HealPlan{}, cmdutil.NotFound(o.name, o.namespace, "", "RayCluster")
 		}
 	}
+	o.snapshot = s
 	r := diagnose.DiagnoseTarget(s, o.rules, target)
 	findings, accepted, st := o.withoutAccepted(s, &r, accept.Scope{Namespace: o.namespace, Narrowed: target != nil})
 	if st != nil && !o.warnedAccept {
@@ -131,6 +136,18 @@ func (o *Options) plan(ctx context.Context, c *kube.Clients) (repair.HealPlan, e
 	plan := repair.Plan(s, findings, repair.Options{Force: o.force, StaleWorkers: o.staleWorkers, RemoveGCSFTFinalizer: o.removeGCSFT, Name: exit.Flag})
 	plan.Accepted = accepted
 	return plan, nil
+}
+
+// keeper keeps each pod's evidence under --evidence-dir before its delete, redacted with the
+// secrets of the snapshot heal planned from.
+func (o *Options) keeper(c *kube.Clients) evidence.Keeper {
+	return evidence.Keeper{
+		Taker:    evidence.Taker{Src: c, Limits: evidence.Limits, Now: o.f.Now},
+		Pods:     c,
+		Timeout:  evidence.DefaultTimeout,
+		Snapshot: func(repair.Action) *diagnose.Snapshot { return o.snapshot },
+		Put:      func(ev evidence.Evidence) (string, error) { return evidence.WriteDir(o.evidenceDir, ev) },
+	}
 }
 
 // confirm asks on a terminal; without one it refuses, since nobody can answer.

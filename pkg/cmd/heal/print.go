@@ -42,6 +42,13 @@ func printPlan(w io.Writer, p repair.HealPlan, where string) {
 
 func printOutcome(out, errOut io.Writer, o repair.Outcome) {
 	fmt.Fprintln(out, o.Message)
+	// Evidence kept in part says both: where it is, and what it lacks.
+	if o.Evidence != "" {
+		fmt.Fprintf(out, "  kept its evidence (YAML, Events, logs) in %s\n", o.Evidence)
+	}
+	if o.EvidenceProblem != "" {
+		fmt.Fprintf(errOut, "warning: %s\n", o.EvidenceProblem)
+	}
 	switch {
 	case o.EventProblem != "":
 		fmt.Fprintf(errOut, "warning: %s\n", o.EventProblem)

@@ -17,6 +17,12 @@ func (o *Options) runWatch(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// The watchdog's evidence goes to its log; to a directory only when one is asked for (its
+	// default, relative to a container's working directory, would die with the pod).
+	evidenceDir := ""
+	if o.changed("evidence-dir") {
+		evidenceDir = o.evidenceDir
+	}
 	format := "logfmt"
 	if o.output.Value == "json" {
 		format = "json"
@@ -37,6 +43,8 @@ func (o *Options) runWatch(ctx context.Context) error {
 		Out:            o.f.IOStreams.Out,
 		Format:         format,
 		Started:        o.logExpired,
+		KeepEvidence:   !o.noEvidence,
+		EvidenceDir:    evidenceDir,
 		Name:           exit.Flag,
 		Now:            o.f.Now,
 	})

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -227,5 +229,48 @@ func TestWatchForbidden(t *testing.T) {
 	want := `forbidden: you cannot list rayclusters.ray.io in namespace "default"; ask for RBAC verb "list" on "rayclusters.ray.io" (check with: kubectl auth can-i list rayclusters.ray.io -n default)`
 	if exit.CodeOf(err) != exit.Forbidden || err.Error() != want {
 		t.Fatalf("err = %v (code %d)", err, exit.CodeOf(err))
+	}
+}
+
+// The watchdog keeps a pod's evidence in its own log before the delete, every line marked with
+// evidence=UID; and under --evidence-dir too, when given (a mounted volume).
+func TestWatchKeepsEvidenceInItsLog(t *testing.T) {
+	c := rayCluster("rc")
+	e := newEnv(c, headPod(c, "rc-head-a"))
+	dir := t.TempDir()
+	w := e.startWatch(t, "--min-age", "0s", "--evidence-dir", dir)
+	w.started(t)
+	e.evictKubelet(t, c, "rc-head-a")
+	eventually(t, "the log line", func() bool { return strings.Contains(w.out.String(), `result=deleted`) })
+	if err := w.stop(); err != nil {
+		t.Fatalf("watch ended with %v", err)
+	}
+	kept := filepath.Join(dir, "default", "rc-head-a-uid-rc-h")
+	var evidence, deleted []string
+	for _, l := range strings.Split(w.out.String(), "\n") {
+		switch {
+		case strings.Contains(l, "result=deleted"):
+			deleted = append(deleted, l)
+		case strings.Contains(l, "evidence=uid-rc-head-a pod=default/rc-head-a"):
+			evidence = append(evidence, l)
+		}
+	}
+	if len(deleted) != 1 || !strings.HasSuffix(deleted[0], ` evidence="the watchdog's log (evidence=uid-rc-head-a) and `+kept+`"`) {
+		t.Errorf("delete line %q does not say where the evidence is", deleted)
+	}
+	// This evicted pod has no container statuses, so no log is asked for (pkg/evidence's tests
+	// hold the logs); its status is what the kubelet left.
+	want := []string{`msg="evidence kept before delete" evidence=uid-rc-head-a pod=default/rc-head-a rule=head-evicted cluster=default/rc kept="pod YAML, 0 Events, 0 logs"`,
+		`msg="evidence pod status" evidence=uid-rc-head-a pod=default/rc-head-a status="{\"phase\":\"Failed\"`}
+	if len(evidence) != len(want) {
+		t.Fatalf("evidence lines:\n%s\nwant %d", strings.Join(evidence, "\n"), len(want))
+	}
+	for i, w := range want {
+		if !strings.Contains(evidence[i], w) {
+			t.Errorf("evidence line %d:\n%s\nwant %s", i, evidence[i], w)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(kept, "pod.yaml")); err != nil {
+		t.Errorf("evidence dir: %v", err)
 	}
 }

@@ -82,14 +82,19 @@ hack/chart's TestWatchdogRBAC removes each verb in turn and fails unless the wat
 forbidden: add a verb here only with the code that uses it.
 */}}
 {{- define "watchdog.rules" -}}
+# get pods, get pods/log: before each delete, the pod read whole and its log tails, kept in the
+# watchdog's log (evidence, docs/heal.md).
 - apiGroups: [""]
   resources: ["pods"]
-  verbs: ["list", "watch", "delete"]
+  verbs: ["get", "list", "watch", "delete"]
+- apiGroups: [""]
+  resources: ["pods/log"]
+  verbs: ["get"]
 - apiGroups: ["ray.io"]
   resources: ["rayclusters"]
   verbs: ["list", "watch"]
 # create: each delete and each back-off is recorded; list/watch: the operator's head Events,
-# to back off on a head recreate loop (kuberay #4272).
+# to back off on a head recreate loop (kuberay #4272), and the Events kept as a pod's evidence.
 - apiGroups: [""]
   resources: ["events"]
   verbs: ["create", "list", "watch"]

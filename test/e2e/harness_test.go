@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -90,7 +91,7 @@ func (h *H) RunEnv(extraEnv []string, args ...string) Result {
 	if !hasNamespaceFlag(args) {
 		full = append(full, "-n", h.NS)
 	}
-	return h.exec(env.bin, full, extraEnv)
+	return h.exec(env.bin, h.evidenceOutside(full), extraEnv)
 }
 
 // RunRaw runs the binary with exactly args and the sandbox's KUBECONFIG in the environment.
@@ -131,6 +132,16 @@ func (h *H) exec(bin string, args, extraEnv []string) Result {
 		h.T.Fatalf("running %s %v: %v", bin, args, err)
 	}
 	return res
+}
+
+// evidenceOutside sends a heal's evidence, which goes to ./kubectl-ray-evidence by default, to the
+// test's temporary directory unless args say where: no test writes into the checkout. The tests
+// of the evidence itself pass --evidence-dir (or --no-evidence).
+func (h *H) evidenceOutside(args []string) []string {
+	if !slices.Contains(args, "heal") || slices.ContainsFunc(args, func(a string) bool { return strings.Contains(a, "evidence") }) {
+		return args
+	}
+	return append(args, "--evidence-dir", filepath.Join(h.T.TempDir(), "evidence"))
 }
 
 func hasNamespaceFlag(args []string) bool {

@@ -32,6 +32,30 @@ func wantDeletedRecord(t *testing.T, rec map[string]string, ns, cluster string, 
 	}
 }
 
+// wantEvidenceRecords fails unless the watchdog logged the evidence of old before deleting it
+// (docs/heal.md): the pod's status as the kubelet left it and the kubelet's Evicted Event (both
+// played), and, since no kubelet serves a kwok pod's log, the log it could not read; the delete's
+// line says where the evidence went.
+func wantEvidenceRecords(t *testing.T, wd *watchdog, deleted map[string]string, ns string, old corev1.Pod) {
+	t.Helper()
+	uid := string(old.UID)
+	if want := "the watchdog's log (evidence=" + uid + ")"; deleted["evidence"] != want {
+		t.Errorf("delete line: evidence=%q, want %q", deleted["evidence"], want)
+	}
+	if p := deleted["evidenceProblem"]; !strings.Contains(p, "kept without") || !strings.Contains(p, "kubelet") {
+		t.Errorf("delete line: evidenceProblem=%q, want the log the kwok node could not serve", p)
+	}
+	kept := wd.WaitRecord("the evidence of "+old.Name, 5*time.Second, "msg", "evidence kept before delete", "evidence", uid)
+	if kept["pod"] != ns+"/"+old.Name || kept["rule"] != "head-evicted" {
+		t.Errorf("evidence line: %v", kept)
+	}
+	if st := wd.WaitRecord("its status", 5*time.Second, "msg", "evidence pod status", "evidence", uid); !strings.Contains(st["status"], `"reason":"Evicted"`) {
+		t.Errorf("evidence status line: %v", st)
+	}
+	wd.WaitRecord("its Evicted Event", 5*time.Second, "msg", "evidence event", "evidence", uid, "reason", "Evicted")
+	wd.WaitRecord("its unread log", 5*time.Second, "msg", "evidence not kept", "evidence", uid, "what", "log of container ray-head")
+}
+
 // heal --watch heals an evicted head with no other command, survives a 10 s API server outage
 // (in a sandbox of the test's own: the shared one is never stopped) and heals the next eviction.
 // Evictions are the kubelet's part, played by play.KubeletEvict; the real KubeRay v1.1.1 creates
@@ -65,6 +89,7 @@ func TestHealWatchSurvivesAPIServerRestart(t *testing.T) {
 	first := h.healEvict("wc")
 	rec := wd.WaitRecord("the delete of "+first.Name, 60*time.Second, "result", "deleted", "pod", first.Name)
 	wantDeletedRecord(t, rec, h.NS, "wc", first)
+	wantEvidenceRecords(t, wd, rec, h.NS, first)
 	second := h.waitNewHead("wc", first.Name, 60*time.Second)
 	// The watchdog sees the new head Ready through its informer a moment after the test does.
 	after := waitSample(t, addr, 15*time.Second, 1, "kubectl_ray_heal_delete_to_ready_seconds", "rule", "head-evicted")

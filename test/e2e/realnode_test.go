@@ -3,6 +3,9 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -104,16 +107,45 @@ func realSeed000V111(t *testing.T, sb *sandbox.Sandbox) {
 		t.Errorf("head-evicted: %+v", f)
 	}
 
-	r = h.Run("heal", "seed", "--yes", "--timeout", "3m")
+	evidenceDir := t.TempDir()
+	r = h.Run("heal", "seed", "--yes", "--timeout", "3m", "--evidence-dir", evidenceDir)
 	if r.Code != 0 || !strings.Contains(r.Stdout, "deleted pod "+h.NS+"/"+head.Name) {
 		t.Fatalf("heal: %s", r)
 	}
+	h.wantRealEvidence(filepath.Join(evidenceDir, h.NS, head.Name+"-"+string(head.UID)[:8]), r)
 	newHead := h.WaitClusterRunning("seed", 2*time.Minute)
 	if newHead.Name == head.Name || newHead.Spec.NodeName != sandbox.RealNodeName {
 		t.Fatalf("new head %s on %s, want a new head on the real node", newHead.Name, newHead.Spec.NodeName)
 	}
 	h.realNodeCalm()
 	h.removeFromRealNode("seed")
+}
+
+// wantRealEvidence: what heal kept of the head the real kubelet evicted, before deleting it. The
+// pod's YAML and the real kubelet's Evicted Event are kept. Its log is not, and heal says why: a
+// kubelet evicting for disk pressure reclaims the disk by removing the dead containers with their
+// logs, and answers a log read with a line of its own ("unable to retrieve container logs for
+// containerd://..."), which must not be kept as if it were the log.
+func (h *H) wantRealEvidence(kept string, heal Result) {
+	t := h.T
+	t.Helper()
+	if !strings.Contains(heal.Stdout, "  kept its evidence (YAML, Events, logs) in "+kept+"\n") {
+		t.Errorf("heal does not say it kept the evidence in %s: %s", kept, heal)
+	}
+	matchLines(t, "heal stderr", heal.Stderr, `warning: evidence of pod `+regexp.QuoteMeta(h.NS)+`/\S+ kept without 1 read \(log of container ray-head: the kubelet no longer has this log .*\); healing anyway`)
+	index, err := os.ReadFile(filepath.Join(kept, "index.md"))
+	if err != nil || !strings.Contains(string(index), "- log of container ray-head: the kubelet no longer has this log") {
+		t.Errorf("index.md (%v), want the head's log listed as not kept:\n%s", err, index)
+	}
+	if _, err := os.Stat(filepath.Join(kept, "logs", "ray-head.log")); err == nil {
+		t.Errorf("the kubelet's no-log line was kept as the head's log")
+	}
+	if evs, err := os.ReadFile(filepath.Join(kept, "events.txt")); err != nil || !strings.Contains(string(evs), "Evicted") {
+		t.Errorf("events.txt (%v) lacks the real kubelet's Evicted Event:\n%s", err, evs)
+	}
+	if pod, err := os.ReadFile(filepath.Join(kept, "pod.yaml")); err != nil || !strings.Contains(string(pod), "The node was low on resource: ephemeral-storage") {
+		t.Errorf("pod.yaml (%v) lacks the kubelet's eviction message", err)
+	}
 }
 
 // A Ray process that exits 0 on SIGTERM: the real kubelet can leave the evicted pod Succeeded with no

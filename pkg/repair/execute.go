@@ -232,7 +232,7 @@ func (e *Executor) apply(ctx context.Context, a Action, retried bool) Outcome {
 		where, err := e.Keep(ctx, a)
 		kept = where
 		if err != nil {
-			keepProblem = fmt.Sprintf("evidence of pod %s: %v; healing anyway", pod, err)
+			keepProblem = fmt.Sprintf("evidence of pod %s %v; healing anyway", pod, err)
 		}
 	}
 	sent := e.now()

@@ -419,7 +419,7 @@ func TestExecutorKeepsEvidenceBeforeTheDeleteAndHealsWithout(t *testing.T) {
 		}
 		want := Outcome{Evidence: "evidence/default/x"}
 		if keepErr != nil {
-			want = Outcome{EvidenceProblem: "evidence of pod default/raycluster-kuberay-head-ldg9f: not kept: disk full; healing anyway"}
+			want = Outcome{EvidenceProblem: "evidence of pod default/raycluster-kuberay-head-ldg9f not kept: disk full; healing anyway"}
 		}
 		if o.Evidence != want.Evidence || o.EvidenceProblem != want.EvidenceProblem {
 			t.Errorf("evidence %q, problem %q; want %q, %q", o.Evidence, o.EvidenceProblem, want.Evidence, want.EvidenceProblem)

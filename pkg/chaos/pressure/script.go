@@ -125,9 +125,19 @@ on_deadline() {
   esac
   die 124 "deadline of ${deadline}s reached during $phase"
 }
-trap on_deadline USR1
-trap 'log "terminated"; exit 143' TERM
-trap 'log "interrupted"; exit 130' INT
+# A signal between starting a step in the background and recording its PID would leave the step
+# unknown to cleanup: a holder that keeps its memory, or a writer its file, after the run ends (in
+# a shared PID namespace nothing else kills it). So a signal that comes while a step starts is
+# deferred until its PID is recorded (started).
+starting=
+deferred=
+on_signal() { if [ -n "$starting" ]; then deferred=$1; else "$1"; fi; }
+started() { starting=; if [ -n "$deferred" ]; then d=$deferred; deferred=; "$d"; fi; }
+on_term() { log "terminated"; exit 143; }
+on_int() { log "interrupted"; exit 130; }
+trap 'on_signal on_deadline' USR1
+trap 'on_signal on_term' TERM
+trap 'on_signal on_int' INT
 ( s=; trap 'kill $s 2>/dev/null; exit 0' TERM
   sleep "$deadline" & s=$!
   wait "$s" && kill -USR1 $$ ) &
@@ -157,13 +167,17 @@ if [ "$bytes" -gt "$free" ] && [ "$force" != 1 ]; then
 fi
 phase=fill
 log "writing $bytes bytes to $file ($free bytes free)"
+starting=1
 fallocate -l "$bytes" "$file" 2>/dev/null & worker=$!
+started
 if ! wait "$worker"; then
   # fallocate is missing or the filesystem does not support it: write zeros, in whole MiB.
   worker=
   rm -f "$file"
   log "fallocate failed; writing with dd"
+  starting=1
   dd if=/dev/zero of="$file" bs=1048576 count=$(((bytes + 1048575) / 1048576)) 2>/dev/null & worker=$!
+  started
   if ! wait "$worker"; then worker=; die 1 "dd failed: the disk is not filled"; fi
 fi
 worker=

@@ -173,3 +173,18 @@ func TestMemoryScriptFailsWhenAHolderDiesDuringTheHold(t *testing.T) {
 		r.said(t, "memory is no longer held: memory holder 1 of 1 (dd, pid "+strconv.Itoa(pid)+") exited with status ")
 	})
 }
+
+// A deadline that comes between starting a holder and recording its PID is deferred until the PID
+// is recorded, so cleanup still stops the holder. Before, the holder was left running (and, in a
+// shared PID namespace, holding its memory after the run); a CI run hung on one, which kept the
+// test's output pipe open.
+func TestDeadlineWhileAHolderStartsStillStopsIt(t *testing.T) {
+	eachShell(t, func(t *testing.T, sh shell) {
+		s := memSpec(t.TempDir(), 1<<40, 30*time.Second)
+		script := replaced(t, Script(s), ddHolder, `sleep 60 > "$f" & kill -USR1 $$; eaters="$eaters $!"; echo "worker pid $!"`)
+		r := start(t, sh, script)
+		r.exits(t, 124, 10*time.Second)
+		r.said(t, "deadline of 30s reached during fill")
+		gonePID(t, r)
+	})
+}

@@ -108,8 +108,10 @@ while [ "$left" -gt 0 ]; do
   rm -f "$f"
   n=$((n + 1))
   mkfifo "$f" || die 1 "allocation failed: cannot make the FIFO $f"
+  starting=1
   sleep $((deadline + 10)) < "$f" & keepers="$keepers $!"
   dd if=/dev/zero bs="$size" count=1 2>/dev/null > "$f" & eaters="$eaters $!"
+  started
   sizes="$sizes $size"
   left=$((left - size))
 done

@@ -65,6 +65,9 @@ func startCmd(t *testing.T, cmd *exec.Cmd, sh shell) *run {
 	r := &run{cmd: cmd, out: &testio.Buffer{}, done: make(chan struct{})}
 	r.cmd.Env = []string{"PATH=" + sh.path}
 	r.cmd.Stdout, r.cmd.Stderr = r.out, r.out
+	// A child the script left behind holds the output pipe open: Wait must not wait for it (the
+	// test then fails on what was left, instead of hanging until go test's timeout).
+	r.cmd.WaitDelay = 5 * time.Second
 	r.start = time.Now()
 	if err := r.cmd.Start(); err != nil {
 		t.Fatal(err)

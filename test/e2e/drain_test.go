@@ -3,6 +3,8 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -233,10 +235,40 @@ func TestChaosDrain(t *testing.T) {
 	notCordoned(h, headNode)
 	h.WaitClusterRunning("dr", 60*time.Second)
 
+	// Ctrl-C once the node is cordoned: the run ends with the report of what was seen (exit 130)
+	// and the node is uncordoned, as on any other end.
+	sc.waitServing(2)
+	h.ctrlCDrain(headNode, "--node-of", "raycluster/dr", "--role", "head", "--service", sc.service, "--port", "8000",
+		"--delete-emptydir-data", "--rate", "40/s", "--warmup", "2s", "--after", "60s", "--yes")
+	notCordoned(h, headNode)
+	h.WaitClusterRunning("dr", 60*time.Second)
+
 	// Through kubectl's plugin discovery: a node that runs no Ray pod is refused, nothing changed.
 	res = h.Kubectl("ray", "chaos", "drain", headNode+"-none", "--service", sc.service, "--port", "8000", "--yes")
 	if res.Code != 5 || !strings.Contains(res.Stderr, "not found") {
 		t.Errorf("kubectl ray chaos drain of a node that does not exist: want exit 5, got %s", res)
+	}
+}
+
+// ctrlCDrain runs chaos drain with args, interrupts it as Ctrl-C does once node is cordoned, and
+// fails unless it exits 130 saying it was interrupted.
+func (h *H) ctrlCDrain(node string, args ...string) {
+	h.T.Helper()
+	cmd := exec.Command(env.bin, append([]string{"chaos", "drain", "--kubeconfig", h.SB.Kubeconfig(), "-n", h.NS}, args...)...)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		h.T.Fatal(err)
+	}
+	h.WaitFor("node "+node+" cordoned by the drain", 60*time.Second, func() (bool, error) {
+		n, err := h.Kube.CoreV1().Nodes().Get(h.Ctx, node, metav1.GetOptions{})
+		return err == nil && n.Spec.Unschedulable, err
+	})
+	_ = cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	res := Result{Stdout: stdout.String(), Stderr: stderr.String()}
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 || !strings.Contains(res.Stderr, "interrupted: the report above covers what was seen; node "+node+" was uncordoned") {
+		h.T.Errorf("Ctrl-C during the drain: want exit 130, the report and the node uncordoned; got %v: %s", err, res)
 	}
 }
 

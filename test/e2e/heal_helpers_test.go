@@ -30,7 +30,7 @@ func (h *H) healRunWith(kubeconfig string, args ...string) Result {
 	if !hasNamespaceFlag(args) {
 		full = append(full, "-n", h.NS)
 	}
-	return h.exec(env.bin, h.evidenceOutside(full), nil)
+	return h.exec(env.bin, h.evidenceOff(full), nil)
 }
 
 // healEvict plays the kubelet's node-pressure eviction of the cluster's one head (no kubelet

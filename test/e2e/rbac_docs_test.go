@@ -113,7 +113,7 @@ subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: HEALER}]
 
 	// heal with doctor's role and heal's: the head is replaced, and its evidence kept with nothing
 	// forbidden (the logs are missing only because no kubelet serves them on a kwok node).
-	if res := h.Run("--as", healer, "heal", "rbac", "--yes", "--timeout", "2m"); res.Code != 0 || strings.Contains(res.Stdout+res.Stderr, "forbidden") ||
+	if res := h.Run("--as", healer, "heal", "rbac", "--yes", "--timeout", "2m", "--evidence-dir", t.TempDir()); res.Code != 0 || strings.Contains(res.Stdout+res.Stderr, "forbidden") ||
 		!strings.Contains(res.Stdout, "kept its evidence") {
 		t.Fatalf("heal as %s: want the heal and its evidence with nothing forbidden: %s", healer, res)
 	}

@@ -94,7 +94,7 @@ func deployment(t *testing.T, got map[string]object, key string) (appsv1.Deploym
 	return d, d.Spec.Template.Spec.Containers[0]
 }
 
-const baseRules = "pods:list,watch,delete rayclusters:list,watch events:create,list,watch"
+const baseRules = "pods:get,list,watch,delete pods/log:get rayclusters:list,watch events:create,list,watch"
 
 // What each case of the matrix changes, document by document.
 func checkCase(t *testing.T, name string, got map[string]object, notes string) {

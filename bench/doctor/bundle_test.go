@@ -1,0 +1,118 @@
+//go:build bench
+
+package doctor
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	rayclient "github.com/ray-project/kuberay/ray-operator/pkg/client/clientset/versioned"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/bundle"
+	kubeclients "github.com/kubectl-ray/kubectl-ray/pkg/kube"
+)
+
+// TestBundleAtScale: `kubectl ray bundle -A --no-logs` on the fleet doctor is measured on (1,000
+// RayClusters, 5,000 pods at -scale 1), against the same floor as doctor (a bare paged LIST of the
+// pods and RayClusters), alternated in one run, with its request count and peak RSS. Then one
+// namespace's bundle with logs: the log reads must be exactly the containers asked for (each
+// started container once, once more for a restarted one's previous log), which kwok's nodes,
+// having no kubelet, refuse; the bundle is still written and lists each in its index.
+//
+//	go test -tags bench -run TestBundleAtScale -v -timeout 40m ./bench/doctor/
+func TestBundleAtScale(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 35*time.Minute)
+	defer cancel()
+	clusters = 1000 * *scale
+	t.Logf("fleet: %d RayClusters, %d pods (-scale %d)", clusters, clusters*(1+workersPerCluster), *scale)
+	work := t.TempDir()
+	bin, launcher := builds(ctx, t, work)
+	sb, ray := bareSandbox(ctx, t, work)
+	defer sb.Down()
+	fill(ctx, t, sb, ray)
+
+	proxy, err := newCountingProxy(sb.Admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proxy.Close()
+	kubeconfig := proxyKubeconfig(t, work, proxy, "default")
+	cfg := &rest.Config{Host: proxy.URL, QPS: 50, Burst: 100}
+	kube := kubernetes.NewForConfigOrDie(kubeclients.Protobuf(cfg))
+	rc := rayclient.NewForConfigOrDie(cfg)
+
+	archive := filepath.Join(work, "fleet.tar.gz")
+	var bare, bun []time.Duration
+	var bunReqs int64
+	var bunRSS int64
+	var bunPaths []string
+	for i := 0; i < runs; i++ {
+		runtime.GC()
+		proxy.reset()
+		start := time.Now()
+		if np, nc := bareList(ctx, t, kube, rc); np != clusters*(1+workersPerCluster) || nc != clusters {
+			t.Fatalf("bare LIST read %d pods, %d RayClusters", np, nc)
+		}
+		bare = append(bare, time.Since(start))
+		proxy.reset()
+		res, _, err := measured(ctx, launcher, work, bin, "bundle", "-A", "--no-logs", "-o", archive, "--force", "--kubeconfig", kubeconfig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bun = append(bun, time.Duration(res.WallNanos))
+		bunRSS = max(bunRSS, res.MaxRSSBytes)
+		bunReqs, bunPaths = proxy.reset()
+	}
+	st, err := os.Stat(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := median(bare), median(bun)
+	t.Logf("machine: %d CPUs (GOMAXPROCS %d), %s", runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version())
+	t.Logf("(a) bare paged LIST of pods + RayClusters: median %s of %v", a.Round(time.Millisecond), rounded(bare))
+	t.Logf("(b) kubectl-ray bundle -A --no-logs:        median %s of %v, %d requests, peak RSS %.1f MiB, archive %.1f MiB",
+		b.Round(time.Millisecond), rounded(bun), bunReqs, float64(bunRSS)/(1<<20), float64(st.Size())/(1<<20))
+	t.Logf("b/a = %.2f; bundle's requests:\n  %s", float64(b)/float64(a), strings.Join(bunPaths, "\n  "))
+	for _, p := range bunPaths {
+		if strings.Contains(p, "/log?") {
+			t.Errorf("--no-logs read a log: %s", p)
+		}
+	}
+
+	// With logs, one namespace: as many log reads as containers asked for.
+	ns := nsName(0)
+	pods, err := sb.Kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "ray.io/is-ray-node=yes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := 0
+	for i := range pods.Items {
+		asked += len(bundle.PodLogs(&pods.Items[i]))
+	}
+	proxy.reset()
+	withLogs := filepath.Join(work, "ns.tar.gz")
+	res, out, err := measured(ctx, launcher, work, bin, "bundle", "-n", ns, "-o", withLogs, "--force", "--kubeconfig", kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, paths := proxy.reset()
+	logReads := 0
+	for _, p := range paths {
+		if strings.Contains(p, "/log?") {
+			logReads++
+		}
+	}
+	t.Logf("(c) kubectl-ray bundle -n %s (%d pods, logs): %s, %d requests of which %d log reads (containers asked for: %d), peak RSS %.1f MiB\n%s",
+		ns, len(pods.Items), time.Duration(res.WallNanos).Round(time.Millisecond), n, logReads, asked, float64(res.MaxRSSBytes)/(1<<20), out)
+	if asked == 0 || logReads != asked {
+		t.Errorf("%d log reads, want one per container asked for: %d", logReads, asked)
+	}
+}

@@ -151,6 +151,9 @@ func TestHealBadInputOnSandbox(t *testing.T) {
 	res = h.Run("heal", "--watch", "--yes", "--leader-elect", "--lease-namespace", "no-such-namespace-"+h.NS)
 	wantHealError(t, res, 2, `error: lease namespace "no-such-namespace-`+h.NS+`" does not exist; pass --lease-namespace with an existing namespace (the one the watchdog runs in)`)
 
+	res = h.Run("heal", "bad", "--yes", "--no-evidence", "--evidence-dir", t.TempDir())
+	wantHealError(t, res, 2, "error: --no-evidence keeps nothing, so --evidence-dir has nowhere to apply: pass one or the other")
+
 	res = h.Run("heal", "--force", "--yes")
 	wantHealError(t, res, 2, "error: --force only force-deletes heads stuck Terminating on a down node, and doctor finds none in namespace "+h.NS+"; run without --force")
 	res = h.Run("heal", "bad", "--force", "--yes")

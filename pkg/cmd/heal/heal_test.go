@@ -357,3 +357,11 @@ func TestMetricsAddressInUse(t *testing.T) {
 		t.Errorf("started anyway: %s", e.out)
 	}
 }
+
+func TestNoEvidenceWithAnEvidenceDirIsAUsageError(t *testing.T) {
+	e, _ := seedEnv()
+	err := e.run(context.Background(), "--yes", "--no-evidence", "--evidence-dir", t.TempDir())
+	if exit.CodeOf(err) != exit.Usage || err.Error() != "--no-evidence keeps nothing, so --evidence-dir has nowhere to apply: pass one or the other" || len(e.deletes()) != 0 {
+		t.Errorf("err = %v (code %d), deletes %d", err, exit.CodeOf(err), len(e.deletes()))
+	}
+}

@@ -154,6 +154,9 @@ func TestHealBadInputOnSandbox(t *testing.T) {
 	res = h.Run("heal", "bad", "--yes", "--no-evidence", "--evidence-dir", t.TempDir())
 	wantHealError(t, res, 2, "error: --no-evidence keeps nothing, so --evidence-dir has nowhere to apply: pass one or the other")
 
+	res = h.Run("heal", "bad", "--yes", "--evidence-dir", "")
+	wantHealError(t, res, 2, "error: --evidence-dir is empty: give a directory, e.g. --evidence-dir ./kubectl-ray-evidence, or pass --no-evidence")
+
 	res = h.Run("heal", "--force", "--yes")
 	wantHealError(t, res, 2, "error: --force only force-deletes heads stuck Terminating on a down node, and doctor finds none in namespace "+h.NS+"; run without --force")
 	res = h.Run("heal", "bad", "--force", "--yes")

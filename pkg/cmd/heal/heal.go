@@ -160,6 +160,9 @@ func (o *Options) Validate() error {
 		return exit.Usagef("--workers applies only to --watch; a one-shot heal deletes its plan in order")
 	case o.watch && (o.workers < 1 || o.workers > watchdog.MaxWorkers):
 		return exit.Usagef("--workers must be between 1 and %d, e.g. --workers 8", watchdog.MaxWorkers)
+	case !o.noEvidence && o.evidenceDir == "":
+		// An empty directory would scatter NAMESPACE/POD directories into the working directory.
+		return exit.Usagef("--evidence-dir is empty: give a directory, e.g. --evidence-dir ./kubectl-ray-evidence, or pass --no-evidence")
 	case o.noEvidence && o.changed("evidence-dir"):
 		return exit.Usagef("--no-evidence keeps nothing, so --evidence-dir has nowhere to apply: pass one or the other")
 	case o.watch && o.removeGCSFT:

@@ -365,3 +365,11 @@ func TestNoEvidenceWithAnEvidenceDirIsAUsageError(t *testing.T) {
 		t.Errorf("err = %v (code %d), deletes %d", err, exit.CodeOf(err), len(e.deletes()))
 	}
 }
+
+func TestAnEmptyEvidenceDirIsAUsageError(t *testing.T) {
+	e, _ := seedEnv()
+	err := e.run(context.Background(), "--yes", "--evidence-dir", "")
+	if exit.CodeOf(err) != exit.Usage || !strings.HasPrefix(err.Error(), "--evidence-dir is empty: give a directory") || len(e.deletes()) != 0 {
+		t.Errorf("err = %v (code %d), deletes %d", err, exit.CodeOf(err), len(e.deletes()))
+	}
+}

@@ -109,6 +109,8 @@ func TestSchemaRejects(t *testing.T) {
 		{map[string]any{"heal": map[string]any{"minAge": "ten seconds"}}, "minAge"},
 		{map[string]any{"heal": map[string]any{"workers": 65}}, "workers"},
 		{map[string]any{"replica": 3}, "replica"},
+		{map[string]any{"hostNetwork": "yes"}, "hostNetwork"},
+		{map[string]any{"env": []any{map[string]any{"value": "x"}}}, "name"},
 	} {
 		_, err := Render(chartDir, "w", "ray-system", c.values)
 		if err == nil || !strings.Contains(err.Error(), "values don't meet the specifications of the schema") || !strings.Contains(err.Error(), c.want) {
@@ -130,7 +132,8 @@ var matrix = []matrixCase{
 		"podMonitor": map[string]any{"enabled": true}, "prometheusRule": map[string]any{"enabled": true, "additionalLabels": map[string]any{"release": "prometheus"}}}}},
 	{"replicas 1", map[string]any{"replicas": 1, "heal": map[string]any{"dryRun": true, "minAge": "1m", "workers": 8, "extraArgs": []any{"--stale-workers"}}}},
 	{"replicas 3", map[string]any{"replicas": 3, "podAnnotations": map[string]any{"a": "b"}, "priorityClassName": "high",
-		"nodeSelector": map[string]any{"pool": "system"}, "tolerations": []any{map[string]any{"key": "k", "operator": "Exists"}}}},
+		"nodeSelector": map[string]any{"pool": "system"}, "tolerations": []any{map[string]any{"key": "k", "operator": "Exists"}},
+		"hostNetwork": true, "env": []any{map[string]any{"name": "HTTPS_PROXY", "value": "http://proxy.example:3128"}}}},
 	{"digest", map[string]any{"image": map[string]any{"repository": "registry.example.com/kubectl-ray", "tag": "v9.9.9",
 		"digest": "sha256:" + strings.Repeat("a", 64), "pullPolicy": "Always"}, "imagePullSecrets": []any{map[string]any{"name": "regcred"}}}},
 }

@@ -139,12 +139,21 @@ func checkCase(t *testing.T, name string, got map[string]object, notes string) {
 				t.Errorf("NOTES.txt lacks %q:\n%s", want, notes)
 			}
 		}
+		p := d.Spec.Template.Spec
+		env := map[string]string{}
+		for _, e := range c.Env {
+			env[e.Name] = e.Value
+		}
 		if name == "replicas 3" {
-			p := d.Spec.Template.Spec
 			if *d.Spec.Replicas != 3 || d.Spec.Template.Annotations["a"] != "b" || p.PriorityClassName != "high" ||
 				p.NodeSelector["pool"] != "system" || len(p.Tolerations) != 1 || p.Tolerations[0].Key != "k" {
 				t.Errorf("replicas 3: %+v", d.Spec)
 			}
+			if !p.HostNetwork || p.DNSPolicy != corev1.DNSClusterFirstWithHostNet || len(env) != 2 || env["HTTPS_PROXY"] != "http://proxy.example:3128" {
+				t.Errorf("hostNetwork %v, dnsPolicy %q, env %v", p.HostNetwork, p.DNSPolicy, env)
+			}
+		} else if p.HostNetwork || p.DNSPolicy != "" || len(env) != 1 {
+			t.Errorf("defaults: hostNetwork %v, dnsPolicy %q, env %v", p.HostNetwork, p.DNSPolicy, env)
 		}
 	case "namespaced":
 		for _, ns := range []string{"team-a", "team-b"} {

@@ -100,8 +100,9 @@ func commitDate(dir, commit string) (time.Time, error) {
 }
 
 // linuxBinaries finds the linux binaries GoReleaser built (dist/artifacts.json), by platform
-// ("linux/amd64"); paths are relative to the project directory, dist's parent.
-func linuxBinaries(dist string) (map[string]string, error) {
+// ("linux/amd64"), for each of platforms; paths are relative to the project directory, dist's
+// parent.
+func linuxBinaries(dist string, platforms []v1.Platform) (map[string]string, error) {
 	var arts []struct {
 		Type, Path, Goos, Goarch string
 	}
@@ -114,12 +115,15 @@ func linuxBinaries(dist string) (map[string]string, error) {
 			bins["linux/"+a.Goarch] = filepath.Join(filepath.Dir(filepath.Clean(dist)), a.Path)
 		}
 	}
-	for _, p := range Platforms {
-		if bins[p.OS+"/"+p.Architecture] == "" {
-			return nil, fmt.Errorf("%s/artifacts.json lists no %s/%s binary", dist, p.OS, p.Architecture)
+	want := map[string]string{}
+	for _, p := range platforms {
+		k := p.OS + "/" + p.Architecture
+		if bins[k] == "" {
+			return nil, fmt.Errorf("%s/artifacts.json lists no %s binary", dist, k)
 		}
+		want[k] = bins[k]
 	}
-	return bins, nil
+	return want, nil
 }
 
 func readJSON(path string, v any) error {
@@ -141,7 +145,8 @@ func layerFrom(gz []byte) (v1.Layer, error) {
 }
 
 // BuildIndex makes the multi-platform image from nothing (empty.Image): no base image, so no
-// registry is needed. bins maps "linux/amd64" and "linux/arm64" to the binaries' paths.
+// registry is needed. bins maps "linux/amd64" and "linux/arm64" to the binaries' paths; a
+// platform it lacks is left out (build -platform), in Platforms' order otherwise.
 func BuildIndex(rel Release, bins map[string]string) (v1.ImageIndex, error) {
 	base, err := gzipTar(baseEntries(), rel.Date)
 	if err != nil {
@@ -152,8 +157,14 @@ func BuildIndex(rel Release, bins map[string]string) (v1.ImageIndex, error) {
 		return nil, err
 	}
 	idx := mutate.IndexMediaType(empty.Index, types.OCIImageIndex)
+	built := 0
 	for _, p := range Platforms {
-		bin, err := os.ReadFile(bins[p.OS+"/"+p.Architecture])
+		path, ok := bins[p.OS+"/"+p.Architecture]
+		if !ok {
+			continue
+		}
+		built++
+		bin, err := os.ReadFile(path)
 		if err != nil {
 			return nil, err
 		}
@@ -165,7 +176,30 @@ func BuildIndex(rel Release, bins map[string]string) (v1.ImageIndex, error) {
 			Add: img, Descriptor: v1.Descriptor{Platform: &p},
 		})
 	}
+	if built == 0 || built != len(bins) {
+		return nil, fmt.Errorf("no image for some of %d binaries: the platforms are %s", len(bins), platformList(Platforms))
+	}
 	return mutate.Annotations(idx, rel.Labels()).(v1.ImageIndex), nil
+}
+
+// parsePlatforms reads build's -platform: a comma-separated subset of Platforms ("linux/amd64").
+func parsePlatforms(s string) ([]v1.Platform, error) {
+	if s == "" {
+		return Platforms, nil
+	}
+	var out []v1.Platform
+	for _, f := range strings.Split(s, ",") {
+		found := false
+		for _, p := range Platforms {
+			if f == p.OS+"/"+p.Architecture {
+				out, found = append(out, p), true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("-platform %s: not one of %s", f, platformList(Platforms))
+		}
+	}
+	return out, nil
 }
 
 func platformImage(rel Release, p v1.Platform, baseLayer v1.Layer, bin []byte) (v1.Image, error) {

@@ -191,3 +191,34 @@ func TestCACertificates(t *testing.T) {
 		t.Errorf("CACertificates: %d certificates written, %d parsed (%v); want the same and over 100", n, got, err)
 	}
 }
+
+// build -platform makes an index of only the platforms asked for (a test on one machine); a
+// platform outside Platforms is refused by name, and Verify, a release's check, refuses the
+// partial index.
+func TestBuildOnePlatform(t *testing.T) {
+	bins := fakeBinaries(t, testCommit[:7])
+	only, err := parsePlatforms("linux/amd64")
+	if err != nil || len(only) != 1 || only[0].Architecture != "amd64" {
+		t.Fatalf("parsePlatforms: %v, %v", only, err)
+	}
+	idx, err := BuildIndex(testRelease, map[string]string{"linux/amd64": bins["linux/amd64"]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	im, err := idx.IndexManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(im.Manifests) != 1 || im.Manifests[0].Platform.Architecture != "amd64" {
+		t.Fatalf("index manifests: %+v", im.Manifests)
+	}
+	if _, err := Verify(idx, want(bins)); err == nil || !strings.Contains(err.Error(), "want 2") {
+		t.Errorf("Verify of a one-platform index: %v, want it refused", err)
+	}
+	if _, err := parsePlatforms("linux/s390x"); err == nil || !strings.Contains(err.Error(), "linux/s390x") {
+		t.Errorf("parsePlatforms(linux/s390x): %v", err)
+	}
+	if _, err := BuildIndex(testRelease, map[string]string{"linux/s390x": bins["linux/amd64"]}); err == nil {
+		t.Error("BuildIndex with no known platform: no error")
+	}
+}

@@ -54,12 +54,17 @@ func build(args []string) error {
 	fs := flag.NewFlagSet("build", flag.ExitOnError)
 	dist := fs.String("dist", "dist", "GoReleaser's dist directory (metadata.json, artifacts.json, the binaries)")
 	out := fs.String("out", "dist/image", "the OCI image layout to write (replaced)")
+	platform := fs.String("platform", "", "only these platforms, comma-separated (linux/amd64): for a test on one machine; a release builds all")
 	fs.Parse(args)
+	platforms, err := parsePlatforms(*platform)
+	if err != nil {
+		return err
+	}
 	rel, err := readRelease(*dist, Source)
 	if err != nil {
 		return err
 	}
-	bins, err := linuxBinaries(*dist)
+	bins, err := linuxBinaries(*dist, platforms)
 	if err != nil {
 		return err
 	}
@@ -74,7 +79,7 @@ func build(args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("image: %s:%s@%s (%s) in %s\n", Repository, rel.Tag(), digest, platformList(), *out)
+	fmt.Printf("image: %s:%s@%s (%s) in %s\n", Repository, rel.Tag(), digest, platformList(platforms), *out)
 	return nil
 }
 
@@ -99,7 +104,7 @@ func verify(args []string) error {
 	}
 	want := Want{Version: *version, Commit: *commit, Source: Source}
 	if *dist != "" {
-		if want.Bins, err = linuxBinaries(*dist); err != nil {
+		if want.Bins, err = linuxBinaries(*dist, Platforms); err != nil {
 			return err
 		}
 	}

@@ -66,7 +66,7 @@ func Verify(idx v1.ImageIndex, want Want) ([]string, error) {
 		return nil, err
 	}
 	if len(im.Manifests) != len(Platforms) {
-		return nil, fmt.Errorf("index has %d manifests, want %d (%s)", len(im.Manifests), len(Platforms), platformList())
+		return nil, fmt.Errorf("index has %d manifests, want %d (%s)", len(im.Manifests), len(Platforms), platformList(Platforms))
 	}
 	ran := false
 	for i, p := range Platforms {
@@ -99,9 +99,9 @@ func Verify(idx v1.ImageIndex, want Want) ([]string, error) {
 	return done, nil
 }
 
-func platformList() string {
+func platformList(platforms []v1.Platform) string {
 	var s []string
-	for _, p := range Platforms {
+	for _, p := range platforms {
 		s = append(s, p.String())
 	}
 	return strings.Join(s, ", ")

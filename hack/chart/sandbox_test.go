@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"helm.sh/helm/v4/pkg/action"
+	"helm.sh/helm/v4/pkg/chart"
 	"helm.sh/helm/v4/pkg/chart/loader"
 	"helm.sh/helm/v4/pkg/kube"
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -29,7 +30,7 @@ import (
 // sandboxUp starts the repository's sandbox (a real kube-apiserver; docs/sandbox.md) with the
 // KubeRay operator version named ("none": no operator) for the test, or uses CHART_KUBECONFIG's.
 // -short skips it.
-func sandboxUp(t *testing.T, operator string) string {
+func sandboxUp(t *testing.T, operator string, extra ...string) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("needs the sandbox's API server")
@@ -38,7 +39,7 @@ func sandboxUp(t *testing.T, operator string) string {
 		return kc
 	}
 	dir := t.TempDir()
-	up := exec.Command("go", "run", "./hack/sandbox", "up", "--operator", operator, "--nodes", "1", "--dir", dir)
+	up := exec.Command("go", append([]string{"run", "./hack/sandbox", "up", "--operator", operator, "--nodes", "1", "--dir", dir}, extra...)...)
 	up.Dir = "../.."
 	out, err := up.Output()
 	t.Cleanup(func() {
@@ -103,23 +104,7 @@ func TestServerSideDryRun(t *testing.T) {
 func TestInstallUpgradeUninstall(t *testing.T) {
 	kc := sandboxUp(t, "none")
 	const ns, name = "kubectl-ray-chart", "wd"
-	flags := genericclioptions.NewConfigFlags(false)
-	flags.KubeConfig = &kc
-	nsp := ns
-	flags.Namespace = &nsp
-	cfg := action.NewConfiguration()
-	if err := cfg.Init(flags, ns, "secret"); err != nil {
-		t.Fatal(err)
-	}
-	ch, err := loader.Load(chartDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rc, err := flags.ToRESTConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs := kubernetes.NewForConfigOrDie(rc)
+	cfg, ch, cs := helmFor(t, kc, ns)
 	ctx := context.Background()
 
 	in := action.NewInstall(cfg)
@@ -180,7 +165,39 @@ func TestInstallUpgradeUninstall(t *testing.T) {
 	if _, err := un.Run(name); err != nil {
 		t.Fatalf("uninstall: %v", err)
 	}
-	// Nothing labelled with the release is left, in its namespace or cluster-wide, and no Lease.
+	if left := leftAfterUninstall(ctx, t, cs, ns, name); len(left) > 0 {
+		t.Errorf("after uninstall, still there: %s", strings.Join(left, ", "))
+	}
+}
+
+// helmFor is Helm's action configuration for namespace ns of the sandbox kc (release Secrets,
+// as helm's default), the chart, and an admin client.
+func helmFor(t *testing.T, kc, ns string) (*action.Configuration, chart.Charter, kubernetes.Interface) {
+	t.Helper()
+	flags := genericclioptions.NewConfigFlags(false)
+	flags.KubeConfig = &kc
+	nsp := ns
+	flags.Namespace = &nsp
+	cfg := action.NewConfiguration()
+	if err := cfg.Init(flags, ns, "secret"); err != nil {
+		t.Fatal(err)
+	}
+	ch, err := loader.Load(chartDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := flags.ToRESTConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg, ch, kubernetes.NewForConfigOrDie(rc)
+}
+
+// leftAfterUninstall names the kinds of which something of release name is still there, in ns
+// or cluster-wide (a Lease or a Helm release Secret in ns counts whatever its labels), after
+// waiting up to 30 s for them to go.
+func leftAfterUninstall(ctx context.Context, t *testing.T, cs kubernetes.Interface, ns, name string) []string {
+	t.Helper()
 	sel := metav1.ListOptions{LabelSelector: "app.kubernetes.io/instance=" + name}
 	var left []string
 	deadline := time.Now().Add(30 * time.Second)
@@ -219,7 +236,5 @@ func TestInstallUpgradeUninstall(t *testing.T) {
 		}
 		time.Sleep(time.Second)
 	}
-	if len(left) > 0 {
-		t.Errorf("after uninstall, still there: %s", strings.Join(left, ", "))
-	}
+	return left
 }

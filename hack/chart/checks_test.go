@@ -149,10 +149,10 @@ func checkCase(t *testing.T, name string, got map[string]object, notes string) {
 				p.NodeSelector["pool"] != "system" || len(p.Tolerations) != 1 || p.Tolerations[0].Key != "k" {
 				t.Errorf("replicas 3: %+v", d.Spec)
 			}
-			if !p.HostNetwork || p.DNSPolicy != corev1.DNSClusterFirstWithHostNet || len(env) != 2 || env["HTTPS_PROXY"] != "http://proxy.example:3128" {
+			if !p.HostNetwork || p.DNSPolicy != corev1.DNSClusterFirstWithHostNet || len(env) != 3 || env["HTTPS_PROXY"] != "http://proxy.example:3128" {
 				t.Errorf("hostNetwork %v, dnsPolicy %q, env %v", p.HostNetwork, p.DNSPolicy, env)
 			}
-		} else if p.HostNetwork || p.DNSPolicy != "" || len(env) != 1 {
+		} else if p.HostNetwork || p.DNSPolicy != "" || len(env) != 2 {
 			t.Errorf("defaults: hostNetwork %v, dnsPolicy %q, env %v", p.HostNetwork, p.DNSPolicy, env)
 		}
 	case "namespaced":

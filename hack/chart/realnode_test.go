@@ -166,6 +166,13 @@ func TestWatchdogImageOnRealNode(t *testing.T) {
 		}
 	}
 	secondLog := podLog(t, s, ns, second.pod.Name)
+	for _, l := range []struct{ pod, log string }{{first.pod.Name, firstLog}, {second.pod.Name, secondLog}} {
+		for _, line := range strings.Split(l.log, "\n") {
+			if strings.Contains(line, `"msg":"became leader`) || strings.Contains(line, `"msg":"watching"`) || strings.Contains(line, `"result":"deleted"`) {
+				t.Logf("%s: %s", l.pod, line)
+			}
+		}
+	}
 	// Its liveness probe never failed it.
 	if p, err := cs.CoreV1().Pods(ns).Get(ctx, second.pod.Name, metav1.GetOptions{}); err != nil || p.Status.ContainerStatuses[0].RestartCount != 0 {
 		t.Errorf("the second leader restarted: %v %+v", err, p.Status.ContainerStatuses)
@@ -232,8 +239,9 @@ func waitLeader(t *testing.T, s *sandboxClients, ns, not string) leader {
 			if err != nil {
 				continue
 			}
+			// The Lease names the pod (POD_NAME), not the host's name its hostname is here.
 			id := identityIn(string(log))
-			if id == "" || id == not {
+			if id == "" || id == not || !strings.HasPrefix(id, p.Name+"_") {
 				continue
 			}
 			if holder := s.leaseHolder(t, ns); holder != id {

@@ -46,11 +46,19 @@ func asyncEvents(c *kube.Clients, log *repair.Logger, wm *watchMetrics) (*repair
 	return a, nil
 }
 
-// identity names this replica in the Lease: the pod name in-cluster (HOSTNAME), plus a random
-// suffix so two processes on one host never share it.
+// identity names this replica in the Lease: the pod's name (POD_NAME, which the chart sets from
+// the downward API; else the hostname, which is the pod's name in-cluster but the node's on the
+// host's network), plus a random suffix so two processes on one host never share it.
 func identity() string {
-	host, _ := os.Hostname()
+	return identityFrom(os.Getenv("POD_NAME"), os.Hostname)
+}
+
+func identityFrom(podName string, hostname func() (string, error)) string {
+	name := podName
+	if name == "" {
+		name, _ = hostname()
+	}
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
-	return host + "_" + hex.EncodeToString(b)
+	return name + "_" + hex.EncodeToString(b)
 }

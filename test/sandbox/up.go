@@ -385,13 +385,15 @@ func (sb *Sandbox) createNodes(ctx context.Context, n int) error {
 		}
 	}
 	// Ready, and the not-ready taint every new node gets at admission removed by nodelifecycle:
-	// until then nothing schedules.
-	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
+	// until then nothing schedules. On two cores shared by a whole test run this took over 60 s
+	// once (CI, 2026-12-03): 2 minutes, and a failure that says what was missing.
+	ready := 0
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
 		list, err := sb.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return false, nil
 		}
-		ready := 0
+		ready = 0
 		for _, node := range list.Items {
 			if _, ok := node.Annotations[KwokNodeAnnotation]; ok && NodeReady(&node) && len(node.Spec.Taints) == 0 {
 				ready++
@@ -399,6 +401,10 @@ func (sb *Sandbox) createNodes(ctx context.Context, n int) error {
 		}
 		return ready >= n, nil
 	})
+	if err != nil {
+		return fmt.Errorf("%d of %d fake nodes Ready and untainted in time (kwok's Ready, then the node lifecycle controller's taint removal): %w", ready, n, err)
+	}
+	return nil
 }
 
 // NodeReady reports the node's Ready condition.

@@ -30,6 +30,7 @@ type Source interface {
 	ListEventsKept(ctx context.Context, namespace string, keep func(*corev1.Event) bool) ([]corev1.Event, error)
 	ListPodsMatching(ctx context.Context, namespace, selector string) ([]corev1.Pod, error)
 	PodLog(ctx context.Context, namespace, pod string, opts *corev1.PodLogOptions) ([]byte, error)
+	TarDir(ctx context.Context, namespace, pod, container, dir string, limit int64) ([]byte, bool, error)
 	ReadAPIVersions() (kube.APIVersions, error)
 }
 
@@ -67,7 +68,9 @@ type Collected struct {
 	Logs           map[LogRequest][]byte
 	// OperatorLogs: each operator container's log, cut to the lines that name a picked object.
 	OperatorLogs map[LogRequest][]byte
-	Versions     kube.APIVersions
+	// RayLogs: each head's Ray log files.
+	RayLogs  map[RayLogRequest][]RayLogFile
+	Versions kube.APIVersions
 	// Gaps are the reads that failed: what, and the explained error.
 	Gaps []Gap
 }
@@ -81,6 +84,8 @@ type Gap struct {
 // CollectOptions bound the reads.
 type CollectOptions struct {
 	Limits LogLimits
+	// RayLogBytes caps each head's read of its Ray log directory (the tar stream); 0: no cap.
+	RayLogBytes int64
 	// Parallel is how many reads run at once.
 	Parallel int
 	// Progress, when set, is told each finished read: how many of how many.
@@ -101,7 +106,7 @@ const (
 // (plus the operator's containers). At most o.Parallel run at once; a read that fails is a Gap
 // and never stops the others. ctx bounds the whole (--timeout): what is cut short is a Gap too.
 func Collect(ctx context.Context, src Source, p Plan, o CollectOptions) Collected {
-	out := Collected{Logs: map[LogRequest][]byte{}, OperatorLogs: map[LogRequest][]byte{}}
+	out := Collected{Logs: map[LogRequest][]byte{}, OperatorLogs: map[LogRequest][]byte{}, RayLogs: map[RayLogRequest][]RayLogFile{}}
 	w := newWorkers(ctx, o)
 	namespaces := p.Namespaces
 	if p.AllNamespaces {
@@ -172,6 +177,21 @@ func Collect(ctx context.Context, src Source, p Plan, o CollectOptions) Collecte
 			b, err := LogBody(src.PodLog(ctx, r.Namespace, r.Pod, o.Limits.Options(r.Container, r.Previous)))
 			if err == nil {
 				w.locked(func() { out.Logs[r] = b })
+			}
+			return err
+		})
+	}
+	for _, r := range p.RayLogs {
+		what := "read Ray's log files of " + r.Namespace + "/" + r.Pod + " (tar of " + RayLogsDir + " in container " + r.Container + ")"
+		w.run(what, func(ctx context.Context) error {
+			stream, truncated, err := src.TarDir(ctx, r.Namespace, r.Pod, r.Container, RayLogsDir, o.RayLogBytes)
+			if err != nil {
+				return err
+			}
+			files, err := UnpackRayLogs(stream, truncated, o.Limits.LimitBytes)
+			w.locked(func() { out.RayLogs[r] = files })
+			if truncated {
+				w.gap(what, fmt.Sprintf("cut at %d bytes (--ray-log-bytes): the files after the cut were not read", o.RayLogBytes))
 			}
 			return err
 		})

@@ -22,6 +22,7 @@ type Header struct {
 	Target        string // "" for every RayCluster
 	Selector      string
 	NoLogs        bool
+	NoRayLogs     bool
 	Limits        LogLimits
 }
 
@@ -44,6 +45,11 @@ func Index(h Header, c Contents) []byte {
 		b.WriteString("Container logs were left out (--no-logs).\n\n")
 	} else {
 		fmt.Fprintf(&b, "Container logs: %s.\n\n", h.Limits.describe())
+		if h.NoRayLogs {
+			b.WriteString("Ray's log files were left out (--no-ray-logs).\n\n")
+		} else {
+			b.WriteString("Ray's log files: each running head's " + RayLogsDir + ", through one exec of tar, under ray-logs/.\n\n")
+		}
 	}
 	b.WriteString("## Inside\n\n| file | what |\n|---|---|\n")
 	for _, f := range ordered(c.Files) {

@@ -29,6 +29,8 @@ type Plan struct {
 	// are read too (not with --no-logs).
 	Logs         []LogRequest
 	OperatorLogs bool
+	// RayLogs are the heads whose Ray log files are read (one exec of tar each, as kubectl cp).
+	RayLogs []RayLogRequest
 	// Namespaces are where the picked objects live: the extra LISTs (Services, Events, ...) run
 	// in each, or cluster-wide when AllNamespaces.
 	Namespaces    []string
@@ -64,10 +66,39 @@ func (l LogRequest) Path() string {
 	return "logs/" + l.Namespace + "/" + l.Pod + "/" + name + ".log"
 }
 
+// RayLogsDir is where Ray writes its own log files in a pod: the session directory of ray start's
+// default --temp-dir (/tmp/ray). They are gone with the pod (kuberay #1047, ray #44561).
+const RayLogsDir = "/tmp/ray/session_latest/logs"
+
+// RayLogRequest is one head's Ray log files: its Ray container (KubeRay's first container).
+type RayLogRequest struct {
+	Namespace, Pod, Container string
+}
+
+// Dir is where its files go in the archive.
+func (r RayLogRequest) Dir() string { return "ray-logs/" + r.Namespace + "/" + r.Pod }
+
+// HeadRayLogs is the head's Ray log files to read: only a head whose Ray container runs (an exec
+// needs a running container).
+func HeadRayLogs(pod *corev1.Pod) (RayLogRequest, bool) {
+	if !ray.IsHead(pod) || len(pod.Spec.Containers) == 0 || pod.DeletionTimestamp != nil {
+		return RayLogRequest{}, false
+	}
+	c := pod.Spec.Containers[0].Name
+	for _, st := range pod.Status.ContainerStatuses {
+		if st.Name == c && st.State.Running != nil {
+			return RayLogRequest{Namespace: pod.Namespace, Pod: pod.Name, Container: c}, true
+		}
+	}
+	return RayLogRequest{}, false
+}
+
 // PlanOptions says what the plan includes beyond the objects.
 type PlanOptions struct {
 	// Logs: read container logs (--no-logs turns it off).
 	Logs bool
+	// RayLogs: read the heads' Ray log files too (only with Logs; --no-ray-logs turns it off).
+	RayLogs bool
 	// AllNamespaces: the snapshot was read with -A.
 	AllNamespaces bool
 }
@@ -155,6 +186,9 @@ func MakePlan(s *diagnose.Snapshot, t *diagnose.Target, o PlanOptions) Plan {
 	if o.Logs {
 		for _, pod := range p.Pods {
 			p.Logs = append(p.Logs, PodLogs(pod)...)
+			if r, ok := HeadRayLogs(pod); ok && o.RayLogs {
+				p.RayLogs = append(p.RayLogs, r)
+			}
 		}
 	}
 	p.Namespaces = namespacesOf(p)

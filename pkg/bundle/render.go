@@ -85,6 +85,15 @@ func Render(s *diagnose.Snapshot, p Plan, c Collected) Contents {
 		}
 		r.add(File{Path: l.Path(), About: about, Data: c.Logs[l]})
 	}
+	for _, req := range sortedRayLogs(c.RayLogs) {
+		for _, f := range c.RayLogs[req] {
+			about := "Ray's log file " + f.Name + " from the head's " + RayLogsDir
+			if f.Cut != "" {
+				about += ": " + f.Cut
+			}
+			r.add(File{Path: req.Dir() + "/" + f.Name, About: about, Data: f.Data})
+		}
+	}
 	r.add(versionsFile(s, p, c))
 	gaps := append([]Gap(nil), c.Gaps...)
 	for _, g := range s.Blind {
@@ -201,6 +210,15 @@ func sortedLogs(m map[LogRequest][]byte) []LogRequest {
 		out = append(out, l)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path() < out[j].Path() })
+	return out
+}
+
+func sortedRayLogs(m map[RayLogRequest][]RayLogFile) []RayLogRequest {
+	out := make([]RayLogRequest, 0, len(m))
+	for r := range m {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Dir() < out[j].Dir() })
 	return out
 }
 

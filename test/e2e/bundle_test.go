@@ -131,6 +131,10 @@ func TestBundle(t *testing.T) {
 	// kwok plays the nodes and no kubelet serves logs: every log read fails, and says so.
 	index := string(files["bndl/index.md"])
 	t.Logf("$ kubectl ray bundle bndl -o bndl.tar.gz\n%s\nindex.md:\n%s\ndoctor.txt:\n%s", res.Stdout, index, files["bndl/doctor.txt"])
+	if !strings.Contains(index, "read Ray's log files of "+h.NS+"/"+head.Name+" (tar of /tmp/ray/session_latest/logs in container ray-head): ") ||
+		!strings.Contains(index, "could not exec through the node's kubelet") {
+		t.Errorf("the index should list the exec in the head on kwok's node as failed:\n%s", index)
+	}
 	if !strings.Contains(index, "read the log of "+h.NS+"/"+head.Name+" container ray-head: ") || !strings.Contains(index, "could not get the log from the node's kubelet") ||
 		!strings.Contains(res.Stdout, "reads failed") {
 		t.Errorf("the index should list the head's log read as failed:\n%s", index)
@@ -200,7 +204,8 @@ subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: BUNDLER}]
 		forbidden []string
 	}{
 		{bundler, nil},
-		{reader, []string{`ask for RBAC verb "get" on "pods/log"`, `ask for RBAC verb "list" on "poddisruptionbudgets.policy"`}},
+		{reader, []string{`ask for RBAC verb "get" on "pods/log"`, `ask for RBAC verb "list" on "poddisruptionbudgets.policy"`,
+			`ask for RBAC verb "create" on "pods/exec"`}},
 	} {
 		path := filepath.Join(dir, c.who+".tar.gz")
 		res := h.Run("--as", c.who, "bundle", "bndl", "-o", path)

@@ -29,6 +29,8 @@ type Options struct {
 	selector      string
 	force         bool
 	noLogs        bool
+	noRayLogs     bool
+	rayLogBytes   int64
 	limits        corebundle.LogLimits
 	timeout       time.Duration
 
@@ -63,7 +65,9 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 the RayClusters, RayServices and RayJobs with their status, their pods, Services, EndpointSlices,
 the Jobs of RayJobs, the PodDisruptionBudgets covering their pods, and the Events about all of
 them (YAML); each container's log, current and previous where it restarted, init containers and
-sidecars included, capped by --tail and --limit-bytes; the nodes the pods run on (conditions,
+sidecars included, capped by --tail and --limit-bytes; Ray's own log files from each running
+head (/tmp/ray/session_latest/logs, through one exec of tar as kubectl cp copies, each file's
+end up to --limit-bytes, --ray-log-bytes in all); the nodes the pods run on (conditions,
 taints, allocatable); the KubeRay operator's Deployment and its log, cut to the lines naming
 these clusters; the versions of the client, API server, operator and ray.io CRDs; and doctor's
 report on the same snapshot (table and JSON). index.md, the archive's first file, lists what is
@@ -75,8 +79,9 @@ secret-sounding names, Redis passwords, the names of referenced Secrets, credent
 (runtime_env, pip indexes), and every such value wherever else it appears, logs included.
 Secrets are never read.
 
-Reads: one paged LIST per kind, as doctor's, and one GET of pods/log per container (RBAC:
-doctor's role, and get on pods/log and list on poddisruptionbudgets.policy; docs/rbac.md).
+Reads: one paged LIST per kind, as doctor's, one GET of pods/log per container and one exec per
+running head (RBAC: doctor's role, and get on pods/log, create on pods/exec and list on
+poddisruptionbudgets.policy; docs/rbac.md).
 An existing FILE is not overwritten without --force; the archive is written beside it and
 renamed at the end, so a failure leaves nothing under FILE.
 
@@ -93,7 +98,9 @@ object does not exist.`,
 	fl.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "Bundle RayClusters in all namespaces")
 	fl.StringVarP(&o.selector, "selector", "l", "", "Bundle only RayClusters with these labels (e.g. team=ml,env!=dev)")
 	fl.BoolVar(&o.force, "force", false, "Overwrite FILE if it exists")
-	fl.BoolVar(&o.noLogs, "no-logs", false, "Leave container logs out (the operator's log too)")
+	fl.BoolVar(&o.noLogs, "no-logs", false, "Leave container logs out (the operator's log and Ray's log files too)")
+	fl.BoolVar(&o.noRayLogs, "no-ray-logs", false, "Leave Ray's log files out (no exec in the heads); container logs stay")
+	fl.Int64Var(&o.rayLogBytes, "ray-log-bytes", 16<<20, "At most this many bytes of each head's Ray log directory; 0 for no limit")
 	fl.Int64Var(&o.limits.Tail, "tail", 2000, "Lines from the end of each container log; -1 for all")
 	fl.Int64Var(&o.limits.LimitBytes, "limit-bytes", 1<<20, "At most this many bytes of each container log; 0 for no limit")
 	fl.DurationVar(&o.limits.Since, "since", 0, "Only log lines newer than this (e.g. 1h); 0 for all")
@@ -130,8 +137,8 @@ func (o *Options) Validate() error {
 	if _, err := labels.Parse(o.selector); err != nil {
 		return exit.Usagef("bad label selector %q: %v; write it as kubectl does, e.g. -l team=ml,env!=dev", o.selector, err)
 	}
-	if o.limits.Tail < -1 || o.limits.LimitBytes < 0 || o.limits.Since < 0 {
-		return exit.Usagef("--tail is -1 or more, --limit-bytes and --since 0 or more")
+	if o.limits.Tail < -1 || o.limits.LimitBytes < 0 || o.limits.Since < 0 || o.rayLogBytes < 0 {
+		return exit.Usagef("--tail is -1 or more, --limit-bytes, --ray-log-bytes and --since 0 or more")
 	}
 	if o.timeout <= 0 {
 		return exit.Usagef("--timeout must be a positive duration, e.g. --timeout 2m")
@@ -158,8 +165,9 @@ func (o *Options) Run(cmd *cobra.Command) error {
 		p.done()
 		return o.notFound()
 	}
-	plan := corebundle.MakePlan(s, o.target, corebundle.PlanOptions{Logs: !o.noLogs, AllNamespaces: o.allNamespaces})
-	got := corebundle.Collect(ctx, sourceOf(c), plan, corebundle.CollectOptions{Limits: o.limits, Parallel: parallel, Progress: p.count})
+	plan := corebundle.MakePlan(s, o.target, corebundle.PlanOptions{Logs: !o.noLogs, RayLogs: !o.noRayLogs, AllNamespaces: o.allNamespaces})
+	got := corebundle.Collect(ctx, sourceOf(c), plan, corebundle.CollectOptions{Limits: o.limits, RayLogBytes: o.rayLogBytes,
+		Parallel: parallel, Progress: p.count})
 	p.done()
 	contents := corebundle.Render(s, plan, got)
 	report := diagnose.DiagnoseTarget(s, diagnose.DefaultOptions(), o.target)
@@ -189,7 +197,7 @@ func (o *Options) doctorFiles(r *diagnose.Report) []corebundle.File {
 }
 
 func (o *Options) header(now time.Time) corebundle.Header {
-	h := corebundle.Header{Made: now, Namespace: o.namespace, AllNamespaces: o.allNamespaces, Selector: o.selector, NoLogs: o.noLogs, Limits: o.limits}
+	h := corebundle.Header{Made: now, Namespace: o.namespace, AllNamespaces: o.allNamespaces, Selector: o.selector, NoLogs: o.noLogs, NoRayLogs: o.noRayLogs, Limits: o.limits}
 	if o.target != nil {
 		h.Target = o.target.String()
 	}

@@ -95,6 +95,29 @@ func (k *kubelet) PodLog(_ context.Context, ns, pod string, o *corev1.PodLogOpti
 		"secret ref plant-secret-ref-name-2 mounted from plant-volume-10\n"), nil
 }
 
+// TarDir plays the exec of tar in a head: Ray's log directory, whose files echo the same
+// secrets (a GCS that logs its flags, a job's pip install).
+func (k *kubelet) TarDir(_ context.Context, ns, pod, container, dir string, _ int64) ([]byte, bool, error) {
+	k.mu.Lock()
+	k.reads = append(k.reads, fmt.Sprintf("exec %s/%s/%s tar %s", ns, pod, container, dir))
+	k.mu.Unlock()
+	if k.refuse[pod+"/exec"] {
+		return nil, false, kube.Explain(apierrors.NewForbidden(schema.GroupResource{Resource: "pods/exec"}, pod, nil),
+			kube.Request{Verb: "create", Resource: "pods/exec", Namespace: ns, Name: pod})
+	}
+	var b bytes.Buffer
+	tw := tar.NewWriter(&b)
+	for name, body := range map[string]string{
+		"gcs_server.out":             "GCS started with --redis_password=plant-redis-param-4\n",
+		"job-driver-raysubmit_1.log": "pip install --index-url https://u:plant-url-pw-8@pypi.internal/simple\nAPI_TOKEN=plant-env-value-1\n",
+	} {
+		tw.WriteHeader(&tar.Header{Name: "./" + name, Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(len(body))})
+		tw.Write([]byte(body))
+	}
+	tw.Close()
+	return b.Bytes(), false, nil
+}
+
 type result struct {
 	stdout, stderr string
 	code           int
@@ -253,6 +276,7 @@ func TestBundleRedactsEverySecret(t *testing.T) {
 		"b/operator/ray-system/deployment-kuberay-operator.yaml", "b/operator/ray-system/kuberay-operator-1/kuberay-operator.log",
 		"b/logs/ml/sec-head-abcde/ray-head.log", "b/logs/ml/sec-head-abcde/ray-head.previous.log",
 		"b/logs/ml/sec-head-abcde/wait-gcs.log", "b/logs/ml/sec-head-abcde/autoscaler.log",
+		"b/ray-logs/ml/sec-head-abcde/gcs_server.out", "b/ray-logs/ml/sec-head-abcde/job-driver-raysubmit_1.log",
 	} {
 		if _, ok := files[want]; !ok {
 			t.Errorf("no %s in the archive (%v)", want, order)
@@ -275,8 +299,10 @@ func TestBundleRedactsEverySecret(t *testing.T) {
 	}
 	// One read per container asked for: the head's three (ray-head current and previous), the
 	// init container and the sidecar; the worker never started; and the operator's container.
+	// One exec of tar in the running head's Ray container.
 	sort.Strings(k.reads)
 	want := []string{
+		"exec ml/sec-head-abcde/ray-head tar /tmp/ray/session_latest/logs",
 		"ml/sec-head-abcde/autoscaler previous=false", "ml/sec-head-abcde/ray-head previous=false",
 		"ml/sec-head-abcde/ray-head previous=true", "ml/sec-head-abcde/wait-gcs previous=false",
 		"ray-system/kuberay-operator-1/kuberay-operator previous=false",
@@ -294,14 +320,14 @@ func TestBundleRedactsEverySecret(t *testing.T) {
 // still written.
 func TestBundleListsWhatItCouldNotRead(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "b.tar.gz")
-	k := &kubelet{refuse: map[string]bool{"sec-head-abcde/ray-head": true}}
+	k := &kubelet{refuse: map[string]bool{"sec-head-abcde/ray-head": true, "sec-head-abcde/exec": true}}
 	res := run(t, k, func(kc *kfake.Clientset) {
 		kc.PrependReactor("list", "poddisruptionbudgets", func(k8stesting.Action) (bool, runtime.Object, error) {
 			return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "policy", Resource: "poddisruptionbudgets"}, "", nil)
 		})
 	}, "-n", "ml", "-o", out)
-	if res.code != 0 || !strings.Contains(res.stdout, "3 reads failed") {
-		t.Fatalf("want exit 0 and three failed reads: %+v", res)
+	if res.code != 0 || !strings.Contains(res.stdout, "4 reads failed") {
+		t.Fatalf("want exit 0 and four failed reads: %+v", res)
 	}
 	files, _ := untar(t, out)
 	index := string(files["b/index.md"])
@@ -309,6 +335,7 @@ func TestBundleListsWhatItCouldNotRead(t *testing.T) {
 		`read the log of ml/sec-head-abcde container ray-head: forbidden: you cannot get pods/log in namespace "ml"; ask for RBAC verb "get" on "pods/log"`,
 		`read the log of ml/sec-head-abcde container ray-head (previous): forbidden`,
 		`list poddisruptionbudgets in ml: forbidden: you cannot list poddisruptionbudgets.policy in namespace "ml"; ask for RBAC verb "list"`,
+		`read Ray's log files of ml/sec-head-abcde (tar of /tmp/ray/session_latest/logs in container ray-head): forbidden: you cannot create pods/exec in namespace "ml"; ask for RBAC verb "create" on "pods/exec"`,
 	} {
 		if !strings.Contains(index, want) {
 			t.Errorf("index lacks %q:\n%s", want, index)
@@ -316,6 +343,32 @@ func TestBundleListsWhatItCouldNotRead(t *testing.T) {
 	}
 	if _, ok := files["b/logs/ml/sec-head-abcde/wait-gcs.log"]; !ok {
 		t.Errorf("the other logs were not read after one was refused")
+	}
+}
+
+// --no-ray-logs: no exec; the container logs are still read; the index says so.
+func TestBundleNoRayLogs(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "b.tar.gz")
+	k := &kubelet{}
+	if res := run(t, k, nil, "-n", "ml", "--no-ray-logs", "-o", out); res.code != 0 {
+		t.Fatalf("%+v", res)
+	}
+	files, _ := untar(t, out)
+	for name := range files {
+		if strings.Contains(name, "/ray-logs/") {
+			t.Errorf("--no-ray-logs wrote %s", name)
+		}
+	}
+	for _, r := range k.reads {
+		if strings.HasPrefix(r, "exec ") {
+			t.Errorf("--no-ray-logs made an exec: %s", r)
+		}
+	}
+	if _, ok := files["b/logs/ml/sec-head-abcde/ray-head.log"]; !ok || !strings.Contains(string(files["b/index.md"]), "Ray's log files were left out (--no-ray-logs)") {
+		t.Errorf("index:\n%s", files["b/index.md"])
+	}
+	if res := run(t, k, nil, "-n", "ml", "--ray-log-bytes", "-1", "-o", out+"2"); res.code != 2 || !strings.Contains(res.stderr, "--ray-log-bytes") {
+		t.Errorf("--ray-log-bytes -1: %+v", res)
 	}
 }
 

@@ -31,6 +31,7 @@ func TestRealNode(t *testing.T) {
 		t.Run("evicted-succeeded", func(t *testing.T) { realEvictedSucceeded(t, sb) })
 		t.Run("oom-crashloop", func(t *testing.T) { realOOMCrashLoop(t, sb) })
 		t.Run("evidence-crashloop", func(t *testing.T) { realEvidenceOfACrashLoop(t, sb) })
+		t.Run("bundle-ray-logs", func(t *testing.T) { realBundleRayLogs(t, sb) })
 		t.Run("memory-pressure", func(t *testing.T) { realMemoryPressure(t, sb) })
 		t.Run("memory-hold", func(t *testing.T) { realMemoryHold(t, sb) })
 		t.Run("image-pull", func(t *testing.T) { realImagePull(t, sb) })

@@ -10,7 +10,10 @@
 // the dashboard and the dashboard agent answer the health paths with "success"; the Serve proxy
 // on 8000 answers /-/healthz and every route with 200; `ray health-check` succeeds without
 // dialling (the head Service's name needs cluster DNS, which the sandbox does not run); `ray stop`
-// does nothing. There is no Ray: no tasks, actors, jobs or Serve applications.
+// does nothing. There is no Ray: no tasks, actors, jobs or Serve applications. Like Ray, `ray
+// start` writes its log files under /tmp/ray/session_<time>/logs, with session_latest linking to
+// it: a few lines each, the GCS's naming its Redis password when REDIS_PASSWORD is set (as a
+// logged command line would), which is what a bundle must redact.
 //
 // A few extra switches let a test make the process behave the way a real Ray node can
 // (RAY_STANDIN_* variables, read at start): allocate memory until the cgroup's OOM killer acts
@@ -97,6 +100,9 @@ func start(args []string) int {
 		role = "head"
 	}
 	fmt.Printf("ray stand-in: starting a %s node on %s: %s\n", role, host, strings.Join(args, " "))
+	if err := writeSessionLogs(head, host, args); err != nil {
+		fmt.Printf("ray stand-in: no session logs: %v\n", err)
+	}
 	if code := os.Getenv("RAY_STANDIN_EXIT_CODE"); code != "" {
 		c, _ := strconv.Atoi(code)
 		fmt.Printf("ray stand-in: exiting with code %d as RAY_STANDIN_EXIT_CODE asks\n", c)
@@ -179,6 +185,38 @@ func start(args []string) int {
 		fmt.Fprintf(os.Stderr, "ray stand-in: %v\n", err)
 		return 1
 	}
+}
+
+// writeSessionLogs writes Ray's log directory as ray start lays it out: /tmp/ray/session_<time>/logs,
+// and the link session_latest to the session.
+func writeSessionLogs(head bool, host string, args []string) error {
+	session := "session_" + time.Now().UTC().Format("2006-01-02_15-04-05_000000") + "_" + strconv.Itoa(os.Getpid())
+	logs := "/tmp/ray/" + session + "/logs"
+	if err := os.MkdirAll(logs, 0o755); err != nil {
+		return err
+	}
+	_ = os.Remove("/tmp/ray/session_latest")
+	if err := os.Symlink(session, "/tmp/ray/session_latest"); err != nil {
+		return err
+	}
+	files := map[string]string{
+		"raylet.out": "raylet started on " + host + " (ray stand-in): " + strings.Join(args, " ") + "\n",
+	}
+	if head {
+		gcs := "gcs_server started on port " + strconv.Itoa(port(args, "port", 6379)) + " (ray stand-in)\n"
+		if pw := os.Getenv("REDIS_PASSWORD"); pw != "" {
+			gcs += "gcs_server command line: gcs_server --redis_address=redis:6379 --redis_password=" + pw + "\n"
+		}
+		files["gcs_server.out"] = gcs
+		files["dashboard.log"] = "dashboard listening on port " + strconv.Itoa(port(args, "dashboard-port", 8265)) + " (ray stand-in)\n"
+		files["monitor.log"] = "monitor: no autoscaling (ray stand-in)\n"
+	}
+	for name, body := range files {
+		if err := os.WriteFile(logs+"/"+name, []byte(body), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // eat allocates and touches memory, 16 MiB at a time, up to n MiB ("max": without end), so the

@@ -36,6 +36,7 @@ func TestRealNode(t *testing.T) {
 		t.Run("memory-hold", func(t *testing.T) { realMemoryHold(t, sb) })
 		t.Run("image-pull", func(t *testing.T) { realImagePull(t, sb) })
 		t.Run("bystander", func(t *testing.T) { realBystander(t, sb) })
+		t.Run("eviction-ranking", func(t *testing.T) { realEvictionRanking(t, sb) })
 		t.Run("head-kill", func(t *testing.T) { realHeadKill(t, sb) })
 	})
 	t.Run("kuberay-v160", func(t *testing.T) {

@@ -37,10 +37,53 @@ const maxBody = 32 << 20
 // else is asked. A later read that fails is listed in v.Failed, and what it would have shown is
 // not claimed.
 func Read(ctx context.Context, client *http.Client, base string, v *View) {
-	code, body, err := get(ctx, client, base+PathGCSHealth)
+	drive(v, overHTTP(ctx, client, base, nil))
+}
+
+// ReadKeeping is Read that also keeps each answer in v.Answers as it came, a read that got no
+// answer with why: what a bundle saves, and Replay reads again.
+func ReadKeeping(ctx context.Context, client *http.Client, base string, v *View) {
+	drive(v, overHTTP(ctx, client, base, &v.Answers))
+}
+
+// Replay rebuilds what Read made of answers kept by ReadKeeping (a bundle's, for doctor --from):
+// the same reads in the same order through the same decoders, so the view, and doctor's findings
+// on it, are those of the run that kept them. A read with no answer kept is one that was never
+// made: it is listed in v.Failed.
+func Replay(v *View, answers []Answer) {
+	drive(v, func(path string) (int, []byte, *Unreachable) {
+		for _, a := range answers {
+			if a.Path == path {
+				return a.Code, a.Body, a.Unreachable
+			}
+		}
+		return 0, nil, &Unreachable{Reason: Unconnected, Detail: "no answer kept for it"}
+	})
+}
+
+// fetch GETs one dashboard path: its status and body, or why there was no answer.
+type fetch func(path string) (int, []byte, *Unreachable)
+
+func overHTTP(ctx context.Context, client *http.Client, base string, keep *[]Answer) fetch {
+	return func(path string) (int, []byte, *Unreachable) {
+		code, body, err := get(ctx, client, base+path)
+		var u *Unreachable
+		if err != nil {
+			code, body, u = 0, nil, unreachable(ctx, err)
+		}
+		if keep != nil {
+			*keep = append(*keep, Answer{Path: path, Code: code, Body: body, Unreachable: u})
+		}
+		return code, body, u
+	}
+}
+
+// drive makes Read's reads through get, and decodes them into v.
+func drive(v *View, get fetch) {
+	code, body, u := get(PathGCSHealth)
 	switch {
-	case err != nil:
-		v.Unreachable = unreachable(ctx, err)
+	case u != nil:
+		v.Unreachable = u
 		return
 	case code == http.StatusOK:
 		v.GCSAlive = true
@@ -51,10 +94,10 @@ func Read(ctx context.Context, client *http.Client, base string, v *View) {
 		return
 	}
 	read := func(path string, decode func([]byte) error) bool {
-		code, body, err := get(ctx, client, base+path)
+		code, body, u := get(path)
 		switch {
-		case err != nil:
-			v.Failed = append(v.Failed, fmt.Sprintf("GET %s: %s", path, unreachable(ctx, err).Detail))
+		case u != nil:
+			v.Failed = append(v.Failed, fmt.Sprintf("GET %s: %s", path, u.Detail))
 		case code == http.StatusNotImplemented && path == PathServe:
 			return true // Ray without Serve installed (serve_head.py answers 501): no applications
 		case code == http.StatusNotFound && path == PathClusterStatus:

@@ -43,6 +43,20 @@ type View struct {
 	// Failed lists the reads that failed while others answered, one line each
 	// ("GET /api/v0/nodes: HTTP 500 ..."): what was not seen.
 	Failed []string
+
+	// Answers are the dashboard's answers as they came, in the order asked, when the reader
+	// was asked to keep them (ReadKeeping: a bundle saves them, and doctor --from replays them
+	// through Replay); empty otherwise.
+	Answers []Answer
+}
+
+// Answer is one read of a dashboard: the path asked, and the HTTP status and body (at most
+// maxBody bytes), or why no answer came.
+type Answer struct {
+	Path        string
+	Code        int
+	Body        []byte
+	Unreachable *Unreachable
 }
 
 // Reason says why a dashboard could not be read.

@@ -36,8 +36,9 @@ type Made struct {
 }
 
 // ReadSnapshot rebuilds from a bundle the snapshot doctor's report in it was made from: the same
-// objects, the same Events (those doctor's field selectors and page filters keep), the time it
-// was taken and what it could not see. The objects are redacted; no rule reads a secret value.
+// objects, the same Events (those doctor's field selectors and page filters keep), Ray's view
+// where the bundle read the dashboards (replayed from their answers), the time it was taken and
+// what it could not see. The objects are redacted; no rule reads a secret value.
 func ReadSnapshot(file string) (*diagnose.Snapshot, Made, error) {
 	f, err := os.Open(file)
 	if err != nil {
@@ -47,6 +48,7 @@ func ReadSnapshot(file string) (*diagnose.Snapshot, Made, error) {
 	s := &diagnose.Snapshot{}
 	var made Made
 	sawDoctor := false
+	dashboards := map[string][]byte{}
 	bad := func(name string, err error) error {
 		return fault.Errorf(fault.Invalid, "%s is not a bundle kubectl ray bundle wrote: %s: %v", file, name, err)
 	}
@@ -78,6 +80,10 @@ func ReadSnapshot(file string) (*diagnose.Snapshot, Made, error) {
 			sawDoctor = true
 			continue
 		}
+		if strings.HasPrefix(rel, "ray/") {
+			dashboards[rel] = data
+			continue
+		}
 		if err := addFile(s, rel, data); err != nil {
 			return nil, Made{}, bad(hdr.Name, err)
 		}
@@ -85,6 +91,10 @@ func ReadSnapshot(file string) (*diagnose.Snapshot, Made, error) {
 	if !sawDoctor {
 		return nil, Made{}, bad("doctor.json", errors.New("missing"))
 	}
+	if s.Ray, err = readDashboards(dashboards); err != nil {
+		return nil, Made{}, bad("ray/", err)
+	}
+	s.RayAsked = len(s.Ray) > 0
 	s.Now, s.Blind, s.ClustersSelected = made.Now, made.Blind, made.Selector != ""
 	return s, made, nil
 }

@@ -94,6 +94,11 @@ func Render(s *diagnose.Snapshot, p Plan, c Collected) Contents {
 			r.add(File{Path: req.Dir() + "/" + f.Name, About: about, Data: f.Data})
 		}
 	}
+	for i := range s.Ray {
+		for _, f := range dashboardFiles(&s.Ray[i], r.found) {
+			r.add(f)
+		}
+	}
 	r.add(versionsFile(s, p, c))
 	gaps := append([]Gap(nil), c.Gaps...)
 	for _, g := range s.Blind {

@@ -28,6 +28,9 @@ type RayQuery struct {
 	Deadline time.Duration
 	// Parallel is how many dashboards are read at once.
 	Parallel int
+	// Keep keeps each dashboard's answers in its View (rayapi.View.Answers), as they came:
+	// a bundle saves them.
+	Keep bool
 }
 
 // The defaults of a RayQuery's bounds (doctor's flags for them). 64 at once keeps a sweep of a
@@ -87,7 +90,7 @@ func readRayViews(ctx context.Context, s *diagnose.Snapshot, q RayQuery, open tu
 				v.Unreachable = &rayapi.Unreachable{Reason: rayapi.Deadline, Detail: "not read: the Ray reads' deadline of " + q.Deadline.String() + " passed first"}
 				return
 			}
-			readRayView(ctx, v, q.Timeout, open)
+			readRayView(ctx, v, q.Timeout, q.Keep, open)
 		}()
 	}
 	wg.Wait()
@@ -95,7 +98,7 @@ func readRayViews(ctx context.Context, s *diagnose.Snapshot, q RayQuery, open tu
 }
 
 // readRayView reads one dashboard through its own port-forward, closed when done.
-func readRayView(ctx context.Context, v *rayapi.View, timeout time.Duration, open tunnelOpener) {
+func readRayView(ctx context.Context, v *rayapi.View, timeout time.Duration, keep bool, open tunnelOpener) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	t, err := open(ctx, v.Namespace, v.Head, v.Port)
@@ -105,7 +108,11 @@ func readRayView(ctx context.Context, v *rayapi.View, timeout time.Duration, ope
 	}
 	defer t.Close()
 	client := &http.Client{Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}
-	rayapi.Read(ctx, client, "http://"+t.Addr(), v)
+	if keep {
+		rayapi.ReadKeeping(ctx, client, "http://"+t.Addr(), v)
+	} else {
+		rayapi.Read(ctx, client, "http://"+t.Addr(), v)
+	}
 	u := v.Unreachable
 	switch {
 	case u == nil:

@@ -70,6 +70,7 @@ func TestBundle(t *testing.T) {
 		"pip index credentials": "bndl-pip-Tk44r",
 		"runtime_env URL token": "bndl-query-Jp55t",
 	}
+	startRay(h, play.RayOptions{}) // the head's dashboard, played (docs/sandbox.md)
 	h.CreateRayCluster("bndl", func(rc *rayv1.RayCluster) {
 		c := &rc.Spec.HeadGroupSpec.Template.Spec.Containers[0]
 		optional := true
@@ -139,6 +140,13 @@ func TestBundle(t *testing.T) {
 		!strings.Contains(res.Stdout, "reads failed") {
 		t.Errorf("the index should list the head's log read as failed:\n%s", index)
 	}
+	// Ray's view of a named cluster, kept as the dashboard answered through the port-forward:
+	// the GCS alive, the node table, Serve, the jobs, the autoscaler.
+	rayDir := "bndl/ray/" + h.NS + "/bndl/"
+	if d := string(files[rayDir+"dashboard.yaml"]); !strings.Contains(d, "head: "+head.Name) || !strings.Contains(d, "file: v0-nodes.json") ||
+		strings.Contains(d, "unreachable") || string(files[rayDir+"gcs_healthz.txt"]) != "success" || len(files[rayDir+"v0-nodes.json"]) == 0 {
+		t.Errorf("Ray's view in the bundle: dashboard.yaml\n%s\nfiles %v", d, order)
+	}
 	for _, f := range order {
 		if strings.HasPrefix(f, "bndl/logs/") {
 			t.Errorf("a log was written although no kubelet serves logs here: %s", f)
@@ -165,7 +173,7 @@ func TestBundle(t *testing.T) {
 		t.Errorf("files left in the output directory: %v", entries)
 	}
 
-	// RBAC: docs/rbac.md's roles as written. With doctor's and the bundle's, nothing is refused
+	// RBAC: docs/rbac.md's roles as written. With doctor's (and its Ray role) and the bundle's, nothing is refused
 	// (the log reads still fail: no kubelet); with doctor's alone, the index names the refusals.
 	applier, err := sandbox.NewApplier(h.SB.Admin)
 	if err != nil {
@@ -178,6 +186,12 @@ kind: ClusterRoleBinding
 metadata: {name: BUNDLER-doctor}
 roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "kubectl-ray:doctor"}
 subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: BUNDLER}, {apiGroup: rbac.authorization.k8s.io, kind: User, name: READER}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: BUNDLER-doctor-ray}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "kubectl-ray:doctor-ray"}
+subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: BUNDLER}]
 ---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: RoleBinding
@@ -205,7 +219,7 @@ subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: BUNDLER}]
 	}{
 		{bundler, nil},
 		{reader, []string{`ask for RBAC verb "get" on "pods/log"`, `ask for RBAC verb "list" on "poddisruptionbudgets.policy"`,
-			`ask for RBAC verb "create" on "pods/exec"`}},
+			`ask for RBAC verb "create" on "pods/exec"`, "Ray's dashboard could not be read: forbidden"}},
 	} {
 		path := filepath.Join(dir, c.who+".tar.gz")
 		res := h.Run("--as", c.who, "bundle", "bndl", "-o", path)
@@ -227,8 +241,8 @@ subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: BUNDLER}]
 
 	// doctor --from: the bundle of an evicted head (the kubelet's eviction, played: v1.1.1 leaves the
 	// head Failed) gives, offline, the findings live doctor gives, and those of the bundle's own
-	// doctor.json word for word. Live doctor asks Ray for a named cluster and a bundle holds no Ray
-	// view, so the live run is --ray=false.
+	// doctor.json word for word. Both ask Ray about the named cluster: its evicted head leaves no
+	// dashboard to reach, which the bundle keeps and --from replays.
 	if _, err := play.KubeletEvict(h.Ctx, h.Kube, h.NS, head.Name, "memory"); err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +250,7 @@ subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: BUNDLER}]
 	if res := h.Run("bundle", "bndl", "-o", evicted); res.Code != 0 {
 		t.Fatalf("bundle of the evicted head: %s", res)
 	}
-	live := h.Run("doctor", "bndl", "--ray=false", "-o", "json", "--fail-on", "never")
+	live := h.Run("doctor", "bndl", "-o", "json", "--fail-on", "never")
 	from := h.Run("doctor", "--from", evicted, "-o", "json", "--fail-on", "never", "--kubeconfig", "/nonexistent")
 	if live.Code != 0 || from.Code != 0 {
 		t.Fatalf("doctor live and --from: %s\n%s", live, from)
@@ -244,7 +258,7 @@ subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: BUNDLER}]
 	files, _ = untarBundle(t, evicted)
 	got, want, kept := bundleFindings(t, from.Stdout, true), bundleFindings(t, live.Stdout, false), bundleFindings(t, string(files["evicted/doctor.json"]), true)
 	t.Logf("doctor --from %s:\n%s", filepath.Base(evicted), got)
-	if bundleFindings(t, from.Stdout, false) != want || got != kept || !strings.Contains(got, "head-evicted") {
+	if bundleFindings(t, from.Stdout, false) != want || got != kept || !strings.Contains(got, "head-evicted") || !strings.Contains(got, "ray-dashboard-unreachable") {
 		t.Errorf("doctor --from found\n%s\nlive (rules and objects)\n%s\nthe bundle's doctor.json\n%s", got, want, kept)
 	}
 }

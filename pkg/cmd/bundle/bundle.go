@@ -30,6 +30,8 @@ type Options struct {
 	force         bool
 	noLogs        bool
 	noRayLogs     bool
+	ray           bool // --ray as given; readRay is what it means for this target
+	readRay       bool
 	rayLogBytes   int64
 	limits        corebundle.LogLimits
 	timeout       time.Duration
@@ -67,7 +69,9 @@ the Jobs of RayJobs, the PodDisruptionBudgets covering their pods, and the Event
 them (YAML); each container's log, current and previous where it restarted, init containers and
 sidecars included, capped by --tail and --limit-bytes; Ray's own log files from each running
 head (/tmp/ray/session_latest/logs, through one exec of tar as kubectl cp copies, each file's
-end up to --limit-bytes, --ray-log-bytes in all); the nodes the pods run on (conditions,
+end up to --limit-bytes, --ray-log-bytes in all); Ray's view from each head's dashboard,
+the answers to the reads doctor --ray makes, as they came (a named target's by default, every
+cluster's with --ray), which doctor --from replays; the nodes the pods run on (conditions,
 taints, allocatable); the KubeRay operator's Deployment and its log, cut to the lines naming
 these clusters; the versions of the client, API server, operator and ray.io CRDs; and doctor's
 report on the same snapshot (table and JSON). index.md, the archive's first file, lists what is
@@ -79,9 +83,9 @@ secret-sounding names, Redis passwords, the names of referenced Secrets, credent
 (runtime_env, pip indexes), and every such value wherever else it appears, logs included.
 Secrets are never read.
 
-Reads: one paged LIST per kind, as doctor's, one GET of pods/log per container and one exec per
-running head (RBAC: doctor's role, and get on pods/log, create on pods/exec and list on
-poddisruptionbudgets.policy; docs/rbac.md).
+Reads: one paged LIST per kind, as doctor's, one GET of pods/log per container, one exec per
+running head, and with Ray's view one port-forward per head (RBAC: doctor's roles, and get on
+pods/log, create on pods/exec and list on poddisruptionbudgets.policy; docs/rbac.md).
 An existing FILE is not overwritten without --force; the archive is written beside it and
 renamed at the end, so a failure leaves nothing under FILE.
 
@@ -99,6 +103,7 @@ object does not exist.`,
 	fl.StringVarP(&o.selector, "selector", "l", "", "Bundle only RayClusters with these labels (e.g. team=ml,env!=dev)")
 	fl.BoolVar(&o.force, "force", false, "Overwrite FILE if it exists")
 	fl.BoolVar(&o.noLogs, "no-logs", false, "Leave container logs out (the operator's log and Ray's log files too)")
+	fl.BoolVar(&o.ray, "ray", false, "Also read each head's Ray dashboard through a port-forward, as doctor --ray does, and keep its answers; the default reads it only for a named cluster, RayService or RayJob; --ray=false never")
 	fl.BoolVar(&o.noRayLogs, "no-ray-logs", false, "Leave Ray's log files out (no exec in the heads); container logs stay")
 	fl.Int64Var(&o.rayLogBytes, "ray-log-bytes", 16<<20, "At most this many bytes of each head's Ray log directory; 0 for no limit")
 	fl.Int64Var(&o.limits.Tail, "tail", 2000, "Lines from the end of each container log; -1 for all")
@@ -109,7 +114,7 @@ object does not exist.`,
 }
 
 // Complete reads the namespace and the target.
-func (o *Options) Complete(_ *cobra.Command, args []string) error {
+func (o *Options) Complete(cmd *cobra.Command, args []string) error {
 	if !o.allNamespaces {
 		ns, err := o.f.Namespace()
 		if err != nil {
@@ -123,6 +128,12 @@ func (o *Options) Complete(_ *cobra.Command, args []string) error {
 			return exit.Usagef("cannot bundle %q: name a raycluster/NAME, rayservice/NAME or rayjob/NAME", args[0])
 		}
 		o.target = &t
+	}
+	// As doctor: --ray asks every cluster bundled, --ray=false none; unset, a named one only (a
+	// port-forward per cluster of a sweep is doctor's opt-in too).
+	o.readRay = o.target != nil
+	if cmd.Flags().Changed("ray") {
+		o.readRay = o.ray
 	}
 	return nil
 }
@@ -156,7 +167,11 @@ func (o *Options) Run(cmd *cobra.Command) error {
 	defer cancel()
 	p := newProgress(o.f.IOStreams.ErrOut)
 	p.say("reading what doctor reads")
-	s, err := c.LoadSnapshot(ctx, kube.SnapshotQuery{Namespace: o.namespace, Selector: o.selector, Now: o.f.Now(), Whole: true})
+	q := kube.SnapshotQuery{Namespace: o.namespace, Selector: o.selector, Now: o.f.Now(), Whole: true}
+	if o.readRay {
+		q.Ray = &kube.RayQuery{Target: o.target, Keep: true}
+	}
+	s, err := c.LoadSnapshot(ctx, q)
 	if err != nil {
 		p.done()
 		return err

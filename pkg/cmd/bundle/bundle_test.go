@@ -35,6 +35,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmd/doctor"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/internal/raytest"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 )
 
@@ -95,6 +96,26 @@ func (k *kubelet) PodLog(_ context.Context, ns, pod string, o *corev1.PodLogOpti
 		"secret ref plant-secret-ref-name-2 mounted from plant-volume-10\n"), nil
 }
 
+// dashboard is the head's Ray dashboard as the port-forwards reach it: a Serve application that
+// failed with a message echoing the pip index's password, and a job whose entrypoint and
+// runtime_env echo the scene's secrets, plus one only Ray knows (dashOnlySecret), which only the
+// structural pass over the answer can find.
+func dashboard() map[string]string {
+	bodies := map[string]string{}
+	for k, v := range raytest.Quiet {
+		bodies[k] = v
+	}
+	bodies["/api/version"] = `{"version":"4","ray_version":"2.9.0","ray_commit":"x"}`
+	bodies["/api/serve/applications/"] = `{"applications":{"fruit_app":{"name":"fruit_app","status":"DEPLOY_FAILED",` +
+		`"message":"pip install --index-url https://u:plant-url-pw-8@pypi.internal/simple failed","deployments":{}}}}`
+	bodies["/api/jobs/"] = `[{"type":"SUBMISSION","job_id":"01000000","submission_id":"raysubmit_1","status":"SUCCEEDED",` +
+		`"entrypoint":"python run.py --redis-password=plant-redis-param-4",` +
+		`"runtime_env":{"env_vars":{"API_TOKEN":"plant-env-value-1","HF_TOKEN":"` + dashOnlySecret + `"}}}]`
+	return bodies
+}
+
+const dashOnlySecret = "dash-only-token-77"
+
 // TarDir plays the exec of tar in a head: Ray's log directory, whose files echo the same
 // secrets (a GCS that logs its flags, a job's pip install).
 func (k *kubelet) TarDir(_ context.Context, ns, pod, container, dir string, _ int64) ([]byte, bool, error) {
@@ -138,6 +159,7 @@ func runCmd(t *testing.T, k *kubelet, setup func(*kfake.Clientset), args ...stri
 		setup(kc)
 	}
 	c := &kube.Clients{Kube: kc, Ray: rc}
+	c.Tunnels, _ = raytest.Dashboard(t, dashboard())
 	k.Clients = c
 	old := sourceOf
 	sourceOf = func(*kube.Clients) corebundle.Source { return k }
@@ -253,7 +275,7 @@ func TestBundleRedactsEverySecret(t *testing.T) {
 		all.WriteString(name)
 		all.Write(files[name])
 	}
-	for _, s := range plantedSecrets(t) {
+	for _, s := range append(plantedSecrets(t), dashOnlySecret) {
 		// The compressed bytes too: nothing is stored uncompressed beside the archive's entries.
 		if bytes.Contains(all.Bytes(), []byte(s)) || bytes.Contains(raw, []byte(s)) {
 			for _, name := range order {
@@ -277,6 +299,8 @@ func TestBundleRedactsEverySecret(t *testing.T) {
 		"b/logs/ml/sec-head-abcde/ray-head.log", "b/logs/ml/sec-head-abcde/ray-head.previous.log",
 		"b/logs/ml/sec-head-abcde/wait-gcs.log", "b/logs/ml/sec-head-abcde/autoscaler.log",
 		"b/ray-logs/ml/sec-head-abcde/gcs_server.out", "b/ray-logs/ml/sec-head-abcde/job-driver-raysubmit_1.log",
+		"b/ray/ml/sec/dashboard.yaml", "b/ray/ml/sec/gcs_healthz.txt", "b/ray/ml/sec/version.json", "b/ray/ml/sec/v0-nodes.json",
+		"b/ray/ml/sec/serve-applications.json", "b/ray/ml/sec/jobs.json", "b/ray/ml/sec/cluster_status.json",
 	} {
 		if _, ok := files[want]; !ok {
 			t.Errorf("no %s in the archive (%v)", want, order)
@@ -440,9 +464,9 @@ func TestDoctorFromBundleEqualsLive(t *testing.T) {
 		if res := run(t, &kubelet{}, nil, args...); res.code != 0 {
 			t.Fatalf("bundle: %+v", res)
 		}
-		// Live, at the moment the bundle was made (the clock is pinned); Ray is not asked, as the
-		// bundle does not ask it.
-		live := runCmd(t, &kubelet{}, nil, append([]string{"doctor", "-n", "ml", "-o", "json", "--ray=false", "--fail-on", "never"}, target...)...)
+		// Live, at the moment the bundle was made (the clock is pinned), from the same dashboard:
+		// as the bundle, doctor asks Ray about a named cluster only.
+		live := runCmd(t, &kubelet{}, nil, append([]string{"doctor", "-n", "ml", "-o", "json", "--fail-on", "never"}, target...)...)
 		from := runCmd(t, &kubelet{}, nil, "doctor", "--from", out, "-o", "json", "--fail-on", "never")
 		if live.code != 0 || from.code != 0 {
 			t.Fatalf("%v: live %+v\nfrom %+v", target, live, from)
@@ -454,6 +478,11 @@ func TestDoctorFromBundleEqualsLive(t *testing.T) {
 		}
 		if !strings.Contains(got, "operator-outdated") {
 			t.Errorf("%v: the scene should fire operator-outdated at least:\n%s", target, got)
+		}
+		// Ray's view, replayed from the answers the bundle kept: the failed Serve app, in Ray's
+		// words (redacted); a sweep asks no dashboard, as doctor's does not.
+		if ray := strings.Contains(got, "serve-app-failed"); ray != (target != nil) || target != nil && !strings.Contains(got, "pip install --index-url https://u:[redacted]@") {
+			t.Errorf("%v: Ray's view in doctor --from:\n%s", target, got)
 		}
 	}
 }
@@ -499,6 +528,33 @@ func TestDoctorFromRefusals(t *testing.T) {
 		res := runCmd(t, &kubelet{}, nil, append([]string{"doctor"}, c.args...)...)
 		if res.code != exit.Usage || !strings.Contains(res.stderr, c.msg) || strings.Count(res.stderr, "\n") != 1 {
 			t.Errorf("%v: want exit 2 and one line %q, got %+v", c.args, c.msg, res)
+		}
+	}
+}
+
+// Ray's dashboard is asked as doctor asks it: a named cluster by default, every cluster with
+// --ray, none with --ray=false; what it answered is under ray/NS/CLUSTER/.
+func TestBundleAsksRayAsDoctorDoes(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"sec"}, true},
+		{[]string{"sec", "--ray=false"}, false},
+		{nil, false},
+		{[]string{"--ray"}, true},
+	} {
+		out := filepath.Join(t.TempDir(), "b.tar.gz")
+		if res := run(t, &kubelet{}, nil, append([]string{"-n", "ml", "-o", out}, tc.args...)...); res.code != 0 {
+			t.Fatalf("%v: %+v", tc.args, res)
+		}
+		files, _ := untar(t, out)
+		index, ok := files["b/ray/ml/sec/dashboard.yaml"]
+		if ok != tc.want {
+			t.Errorf("bundle %v: ray/ml/sec/dashboard.yaml there: %v, want %v", tc.args, ok, tc.want)
+		}
+		if ok && (!strings.Contains(string(index), "head: sec-head-abcde") || !strings.Contains(string(index), "file: serve-applications.json")) {
+			t.Errorf("bundle %v: dashboard.yaml:\n%s", tc.args, index)
 		}
 	}
 }

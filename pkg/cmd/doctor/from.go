@@ -20,7 +20,7 @@ func (o *Options) validateFrom() error {
 	case o.watch:
 		return exit.Usagef("--from checks a bundle once: drop --watch")
 	case o.ray.cmd != nil && o.ray.cmd.Flags().Changed("ray") && o.ray.on:
-		return exit.Usagef("--from reads no cluster and the bundle holds no Ray view: drop --ray")
+		return exit.Usagef("--from reads no cluster: drop --ray (Ray's view is checked where the bundle kept it)")
 	}
 	return nil
 }

@@ -16,7 +16,8 @@ import (
 // server to the real kubelet, as kubectl cp copies. The stand-in writes Ray's layout
 // (session_latest linking to the session, logs/ under it; docs/sandbox.md), and its GCS log names
 // the Redis password given in the head's environment, which must reach the archive redacted. The
-// worker is on kwok's node: no exec is tried there. About 15 s.
+// worker is on kwok's node: no exec is tried there. Ray's view comes through the real kubelet's
+// port-forward to the stand-in's dashboard, kept as it answered. About 50 to 70 s.
 func realBundleRayLogs(t *testing.T, sb *sandbox.Sandbox) {
 	h := newHOn(t, sb)
 	const password = "rnb-redis-Q7w2"
@@ -51,6 +52,15 @@ func realBundleRayLogs(t *testing.T, sb *sandbox.Sandbox) {
 		if strings.Contains(name, "/ray-logs/") && !strings.HasPrefix(name, dir) {
 			t.Errorf("Ray log files of a pod other than the head: %s", name)
 		}
+	}
+	// Ray's view, through the real kubelet's port-forward to the stand-in's dashboard: the GCS
+	// alive, the version, no Serve applications; the State API's route is not played (404), so the
+	// node table's answer is kept as that 404.
+	rayDir := "bundled/ray/" + h.NS + "/bundled/"
+	if d := string(files[rayDir+"dashboard.yaml"]); !strings.Contains(d, "head: "+head.Name) || strings.Contains(d, "unreachable") ||
+		!strings.Contains(string(files[rayDir+"version.json"]), `"ray_commit": "sandbox-stand-in"`) ||
+		!strings.Contains(string(files[rayDir+"serve-applications.json"]), `"applications": {}`) || !strings.Contains(d, "code: 404") {
+		t.Errorf("Ray's view in the bundle: dashboard.yaml\n%s\nfiles %v", d, order)
 	}
 	index := string(files["bundled/index.md"])
 	if !strings.Contains(index, "| ray-logs/"+h.NS+"/"+head.Name+"/gcs_server.out | Ray's log file gcs_server.out from the head's /tmp/ray/session_latest/logs |") ||

@@ -299,6 +299,22 @@ func realOOMCrashLoop(t *testing.T, sb *sandbox.Sandbox) {
 			t.Errorf("workers-not-ready names the crash-looping worker too: %+v", f)
 		}
 	}
+	// The bundle keeps what maintainers ask for of both (issue 33): each container's previous log
+	// (the instance the kernel killed), read from the real kubelet, and the pod's last state.
+	for cluster, pod := range map[string]string{"oomhead": h.Pods("oomhead", "head")[0].Name, "oomworkers": eats} {
+		out := filepath.Join(t.TempDir(), cluster+".tar.gz")
+		if r := h.Run("bundle", cluster, "-o", out); r.Code != 0 {
+			t.Fatalf("bundle %s: %s", cluster, r)
+		}
+		files, order := untarBundle(t, out)
+		container := map[string]string{"oomhead": "ray-head", "oomworkers": "ray-worker"}[cluster]
+		if _, ok := files[cluster+"/logs/"+h.NS+"/"+pod+"/"+container+".previous.log"]; !ok {
+			t.Errorf("bundle %s: no previous log of %s/%s: %v\n%s", cluster, pod, container, order, files[cluster+"/index.md"])
+		}
+		if y := string(files[cluster+"/namespaces/"+h.NS+"/pods/"+pod+".yaml"]); !strings.Contains(y, "lastState:") || !strings.Contains(y, "reason: OOMKilled") {
+			t.Errorf("bundle %s: the pod's YAML lacks its OOMKilled last state:\n%s", cluster, y)
+		}
+	}
 	h.removeFromRealNode("oomhead")
 	h.removeFromRealNode("oomworkers")
 }

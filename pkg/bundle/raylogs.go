@@ -16,8 +16,8 @@ import (
 type RayLogFile struct {
 	Name string
 	Data []byte
-	// Size is the file's size in the pod; Kept < Size when only its end is kept, or when the
-	// stream was cut inside it.
+	// Size is the file's size in the pod; len(Data) < Size when only its end is kept, or when
+	// the stream was cut inside it.
 	Size int64
 	Cut  string // why not all of it is kept, "" when it is whole
 }

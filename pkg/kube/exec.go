@@ -66,17 +66,13 @@ func explainExec(err error, stderr, dir string, req Request) error {
 	case errors.As(err, &code) && strings.Contains(msg, "No such file or directory") || strings.Contains(msg, "can't change directory"):
 		return fmt.Errorf("%w: %s", ErrNoDir, dir)
 	case errors.As(err, &code):
-		return fmt.Errorf("tar exited %d: %s", code.Code, firstLine(msg))
+		line, _, _ := strings.Cut(msg, "\n")
+		return fmt.Errorf("tar exited %d: %s", code.Code, line)
 	}
 	if e := Explain(err, req); fault.KindOf(e) != fault.API {
 		return e
 	}
 	return fmt.Errorf("%v; the API server could not exec through the node's kubelet (a node with no kubelet, such as a virtual node, or one it cannot reach)", err)
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
 }
 
 // cappedBuffer keeps at most limit bytes; the write that reaches it calls full (which ends the

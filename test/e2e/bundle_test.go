@@ -172,6 +172,28 @@ func TestBundle(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("files left in the output directory: %v", entries)
 	}
+	// A negative --ray-log-bytes: one line, exit 2, nothing read or written.
+	other := t.TempDir()
+	if res := h.Run("bundle", "bndl", "-o", filepath.Join(other, "neg.tar.gz"), "--ray-log-bytes", "-1"); res.Code != 2 ||
+		strings.Count(res.Stderr, "\n") != 1 || !strings.Contains(res.Stderr, "--ray-log-bytes") {
+		t.Errorf("bundle --ray-log-bytes -1: want exit 2 and one line naming the flag: %s", res)
+	}
+	// A sweep asks no dashboard unless --ray, and --no-ray-logs makes no exec: with both, the
+	// dashboard's answers are there and no read of Ray's log files was tried.
+	sweep := filepath.Join(other, "sweep.tar.gz")
+	if res := h.Run("bundle", "-o", sweep, "--ray", "--no-ray-logs"); res.Code != 0 {
+		t.Fatalf("bundle --ray --no-ray-logs: %s", res)
+	}
+	swept, sweptOrder := untarBundle(t, sweep)
+	if idx := string(swept["sweep/index.md"]); strings.Contains(idx, "read Ray's log files") || !strings.Contains(idx, "Ray's log files were left out (--no-ray-logs).") {
+		t.Errorf("bundle --no-ray-logs: the index should say Ray's log files were not read, and list no exec:\n%s", idx)
+	}
+	if _, ok := swept["sweep/ray/"+h.NS+"/bndl/gcs_healthz.txt"]; !ok {
+		t.Errorf("bundle --ray of the namespace: no dashboard answers of bndl: %v", sweptOrder)
+	}
+	if entries, _ := os.ReadDir(other); len(entries) != 1 {
+		t.Errorf("files in %s: want the sweep's archive alone: %v", other, entries)
+	}
 
 	// RBAC: docs/rbac.md's roles as written. With doctor's (and its Ray role) and the bundle's, nothing is refused
 	// (the log reads still fail: no kubelet); with doctor's alone, the index names the refusals.

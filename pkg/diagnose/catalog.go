@@ -12,8 +12,9 @@ type RuleInfo struct {
 	// (every RayJob, with or without its cluster), "rayservice-object" (every RayService itself,
 	// with or without a cluster), "spec" (every RayCluster, live or read from a file: rules that
 	// read only its spec and that of the RayService or RayJob owning it; Options.SpecOnly runs
-	// these alone), "operator" (once per report) or "manifest" (a document's text, read by
-	// doctor -f: pkg/manifest fires them).
+	// these alone), "admission" (a RayCluster read from a file against the cluster it would be
+	// applied to: doctor -f with a cluster, Snapshot.Admission), "operator" (once per report) or
+	// "manifest" (a document's text, read by doctor -f: pkg/manifest fires them).
 	Scope string
 	// Needs is the optional resource the rule reads; when it is in Snapshot.Blind the rule did not run.
 	Needs string
@@ -76,6 +77,9 @@ var Catalog = []RuleInfo{
 	{RuleServeConfigCamelCase, SeverityWarning, "spec", "", "a RayService's serveConfigV2 names Serve fields in camelCase where Serve reads snake_case", "serve-config-camelcase-warning"},
 	{RuleGCSReconnectTimeout, SeverityWarning, "spec", "", "with GCS fault tolerance, workers give up on a lost GCS no later than the head", "gcs-reconnect-timeout-warning"},
 	{RuleShmSmallerThanObjectStore, SeverityInfo, "spec", "", "a group's sized /dev/shm is smaller than the object store Ray would put there", "shm-smaller-than-object-store-info"},
+	// Against the cluster it would be applied to (doctor -f with a cluster): Snapshot.Admission.
+	{RuleHeadAdmissionRefused, SeverityError, "admission", "resourcequotas", "the namespace's ResourceQuota or LimitRange would refuse the head pod", "head-admission-refused-error"},
+	{RuleHeadFitsNoNode, SeverityWarning, "admission", "nodes", "no node could hold the head: allocatable, taints, node selector or affinity", "head-fits-no-node-warning"},
 	// Ray's own view (doctor --ray): these run only on clusters whose dashboard was asked.
 	{RuleRayDashboardUnreachable, SeverityWarning, "ray", "", "doctor --ray could not read a head's dashboard, so nothing is known of Ray's health", "ray-dashboard-unreachable-warning"},
 	{RuleRayGCSUnhealthy, SeverityError, "ray", "", "Ray's GCS health check fails while the head pod may be Running", "ray-gcs-unhealthy-error"},

@@ -95,7 +95,8 @@ type clusterRule func(*index, *clusterView) []Finding
 // clusterRules run on every RayCluster, in this order.
 var clusterRules = []clusterRule{specRules, headPodRules, headCountRules, statusStale, nodePressure, workersNotReady, serveRules,
 	headRestartDisabled, workerInitFailing, headRecreateLoop, workersStale,
-	upgradeStuck, serveNoEndpoints, gcsFTFinalizerStuck, workerFailed, workerImagePull, workerPending, workerCrashLoop, workersMissing, specInvalid, rayViewRules}
+	upgradeStuck, serveNoEndpoints, gcsFTFinalizerStuck, workerFailed, workerImagePull, workerPending, workerCrashLoop, workersMissing, specInvalid, rayViewRules,
+	admissionRules}
 
 // Diagnose runs every rule over s. It only reads s; the same snapshot always gives the same report.
 func Diagnose(s *Snapshot, opts Options) Report {
@@ -110,8 +111,9 @@ func DiagnoseTarget(s *Snapshot, opts Options, t *Target) Report {
 	r := Report{Now: s.Now, Operators: ix.operators, Blind: append([]Gap(nil), s.Blind...), Clusters: []ClusterReport{}}
 	rules := clusterRules
 	if opts.SpecOnly {
-		// What a spec alone tells: no operator, no pods, no RayJob or RayService status.
-		rules = []clusterRule{specRules}
+		// What a spec alone tells: no operator, no pods, no RayJob or RayService status; and,
+		// against a cluster, whether its head would be admitted and placed.
+		rules = []clusterRule{specRules, admissionRules}
 	} else {
 		r.Findings = operatorRules(ix)
 	}

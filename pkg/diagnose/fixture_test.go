@@ -25,6 +25,8 @@ var fixtureNow = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 //	# delete: <Kind> <ns>/<name>  remove a base object
 //	# blind: <resource>           the loader could not read this resource: its objects are dropped
 //	# checks: spec                the rules of scope "spec" count too (see specChecked)
+//	# checks: admission           checked as doctor -f against a cluster: Snapshot.Admission is
+//	                              set (ResourceQuota and LimitRange objects set it too)
 type fixture struct {
 	snap Snapshot
 	want []string
@@ -105,6 +107,9 @@ func loadFixture(t *testing.T, name string) fixture {
 			}
 		case "checks":
 			f.specChecked = f.specChecked || v == "spec"
+			if v == "admission" && f.snap.Admission == nil {
+				f.snap.Admission = &Admission{}
+			}
 		case "delete":
 			deleted[v] = true
 		case "blind":
@@ -154,6 +159,15 @@ func loadFixture(t *testing.T, name string) fixture {
 			err = decodeAppend(o.raw, &s.CleanupJobs, !blind["jobs"])
 		case "RayDashboard":
 			err = appendRayView(o.raw, s)
+		case "ResourceQuota", "LimitRange":
+			if s.Admission == nil {
+				s.Admission = &Admission{}
+			}
+			if o.kind == "ResourceQuota" {
+				err = decodeAppend(o.raw, &s.Admission.Quotas, !blind["resourcequotas"])
+			} else {
+				err = decodeAppend(o.raw, &s.Admission.LimitRanges, true)
+			}
 		default:
 			err = fmt.Errorf("unknown kind %q", o.kind)
 		}

@@ -56,6 +56,11 @@ type Snapshot struct {
 	Ray      []rayapi.View
 	RayAsked bool
 
+	// Admission, set by doctor -f against a cluster only, is what would admit and place the
+	// documents' pods (quotas and limit ranges; Nodes are then every node): the admission rules
+	// read it, and are silent without it.
+	Admission *Admission
+
 	// Blind lists what could not be read (RBAC or errors), so a report can say what it did not see
 	// instead of claiming health it never checked.
 	Blind []Gap

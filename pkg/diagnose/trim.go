@@ -230,6 +230,9 @@ func Trimmed(s *Snapshot) *Snapshot {
 	t.Clusters = trimmedCopy(s.Clusters, func(c *rayv1.RayCluster) { TrimCluster(c, t.Secrets) })
 	t.CleanupJobs = trimmedCopy(s.CleanupJobs, func(j *batchv1.Job) { TrimJob(j, t.Secrets) })
 	t.Nodes = trimmedCopy(s.Nodes, TrimNode)
+	if s.Admission != nil {
+		t.Nodes = trimmedCopy(s.Nodes, TrimNodeForFit) // doctor -f's nodes, for the admission rules
+	}
 	return &t
 }
 

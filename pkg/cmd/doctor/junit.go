@@ -90,6 +90,9 @@ func writeJUnit(w io.Writer, r *diagnose.Report, threshold diagnose.Severity, fi
 		scopes := []string{"spec", "cluster", "rayservice"}
 		if files != nil {
 			scopes = []string{"spec", "manifest"}
+			if files.online {
+				scopes = append(scopes, "admission")
+			}
 		}
 		if c.Ray != nil {
 			// Ray's rules are testcases only where Ray was asked: a pass means Ray was read.

@@ -62,19 +62,19 @@ func (o *Options) printFilesSummary(w io.Writer, p cmdutil.Painter, width int, r
 func (o *Options) notRunLine() string {
 	n := len(notRun(o.files.online))
 	if o.files.online {
-		return fmt.Sprintf("Checked as if applied now, with the cluster's operator; the %d rules about running clusters did not run (kubectl ray doctor checks them once applied).", n)
+		return fmt.Sprintf("Checked as if applied now, with the cluster's operator, quotas, limit ranges and nodes; the %d rules about running clusters did not run (kubectl ray doctor checks them once applied).", n)
 	}
-	return fmt.Sprintf("Offline (%s): only the rules about the spec ran; %d rules did not (the operator's and those about running clusters).", o.files.offlineWhy, n)
+	return fmt.Sprintf("Offline (%s): only the rules about the spec ran; %d rules did not (the operator's, the cluster's admission and placement, and those about running clusters).", o.files.offlineWhy, n)
 }
 
 // notRun are the rules doctor -f did not run: all but the spec's and the document's, and the
-// operator's too when no cluster answered.
+// operator's and admission's too when no cluster answered.
 func notRun(online bool) []string {
 	var out []string
 	for _, r := range diagnose.Catalog {
 		switch {
 		case r.Scope == "spec" || r.Scope == "manifest":
-		case r.Scope == "operator" && online:
+		case (r.Scope == "operator" || r.Scope == "admission") && online:
 		default:
 			out = append(out, r.ID)
 		}

@@ -22,17 +22,17 @@ import (
 // podQuota puts a ResourceQuota of n pods in the test's namespace (see quota).
 func (h *H) podQuota(name string, n int) {
 	h.T.Helper()
-	h.quota(name, corev1.ResourcePods, n)
+	h.quota(name, corev1.ResourcePods, *resource.NewQuantity(int64(n), resource.DecimalSI))
 }
 
-// quota puts a ResourceQuota of n of what (pods, or an object count such as
+// quota puts a ResourceQuota of hard of what (pods, memory, or an object count such as
 // count/rayclusters.ray.io) in the test's namespace, enforced by the sandbox's real
 // kube-apiserver, and waits for the quota controller's status (until then admission refuses
 // every such object).
-func (h *H) quota(name string, what corev1.ResourceName, n int) {
+func (h *H) quota(name string, what corev1.ResourceName, hard resource.Quantity) {
 	h.T.Helper()
 	q := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: h.NS},
-		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{what: *resource.NewQuantity(int64(n), resource.DecimalSI)}}}
+		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{what: hard}}}
 	if _, err := h.Kube.CoreV1().ResourceQuotas(h.NS).Create(h.Ctx, q, metav1.CreateOptions{}); err != nil {
 		h.T.Fatal(err)
 	}
@@ -343,7 +343,7 @@ func matrixRayJobNoCluster(t *testing.T, h *H, v kubeRayVersion) {
 // quota's name; v1.1.1 records nothing, and doctor says so. Once the quota is gone, the operator
 // creates the cluster and doctor says nothing more about the RayService itself.
 func matrixRayServiceNoCluster(t *testing.T, h *H, v kubeRayVersion) {
-	h.quota("no-rayclusters", "count/rayclusters.ray.io", 0)
+	h.quota("no-rayclusters", "count/rayclusters.ray.io", resource.MustParse("0"))
 	spec := h.sampleCluster("web").Spec
 	rs := &rayv1.RayService{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: h.NS}, Spec: rayv1.RayServiceSpec{RayClusterSpec: spec}}
 	if _, err := h.Ray.RayV1().RayServices(h.NS).Create(h.Ctx, rs, metav1.CreateOptions{}); err != nil {

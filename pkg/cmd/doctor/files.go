@@ -10,6 +10,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/manifest"
 )
 
@@ -77,11 +78,12 @@ func (o *Options) runFiles(cmd *cobra.Command) error {
 		return exit.Usagef("no RayCluster, RayService or RayJob in %s (%d other documents skipped): nothing to check", describePaths(ff.paths), set.SkippedCount())
 	}
 	s := set.Snapshot(o.namespace, o.f.Now())
+	ops := o.clusterFindings(cmdutil.Context(cmd), s)
 	opts := o.acc.rules
 	opts.SpecOnly = true
 	r := diagnose.DiagnoseTarget(s, opts, nil)
 	r.Add(set.NoteFindings()...)
-	if ops := o.operatorFindings(cmdutil.Context(cmd), s.Now); ops != nil {
+	if ops != nil {
 		r.Operators = ops.Operators
 		r.Blind = append(r.Blind, ops.Blind...)
 		r.Add(ops.Findings...)
@@ -101,11 +103,12 @@ func (o *Options) runFiles(cmd *cobra.Command) error {
 	return nil
 }
 
-// operatorFindings are the operator rules on the cluster that would run the documents (the
-// KubeRay version, and what it lacks: before v1.2.0 it never replaces an evicted head), nil when
-// no cluster is asked or none answers: --offline, no kubeconfig, or an API server that does not
-// answer within a few seconds, said once on stderr.
-func (o *Options) operatorFindings(ctx context.Context, now time.Time) *diagnose.Report {
+// clusterFindings asks the cluster that would run the documents, nil when none is asked or none
+// answers: --offline, no kubeconfig, or an API server that does not answer within a few seconds,
+// said once on stderr. When one answers, it returns the operator rules' findings (the KubeRay
+// version, and what it lacks: before v1.2.0 it never replaces an evicted head), and sets on s
+// what would admit and place the documents' heads (readAdmission).
+func (o *Options) clusterFindings(ctx context.Context, s *diagnose.Snapshot) *diagnose.Report {
 	ff := &o.files
 	if ff.offline {
 		ff.offlineWhy = "--offline"
@@ -123,14 +126,53 @@ func (o *Options) operatorFindings(ctx context.Context, now time.Time) *diagnose
 		return nil
 	}
 	ff.online = true
-	s := &diagnose.Snapshot{Now: now}
+	readAdmission(ctx, c, s)
+	ops := &diagnose.Snapshot{Now: s.Now}
 	if d, err := c.ListDeployments(ctx, ""); err != nil {
-		s.Blind = append(s.Blind, diagnose.Gap{Resource: "deployments", Reason: exit.Message(err)})
+		ops.Blind = append(ops.Blind, diagnose.Gap{Resource: "deployments", Reason: exit.Message(err)})
 	} else {
-		s.Deployments = d
+		ops.Deployments = d
 	}
-	r := diagnose.Diagnose(s, o.acc.rules)
+	r := diagnose.Diagnose(ops, o.acc.rules)
 	return &r
+}
+
+// readAdmission sets s.Admission and s.Nodes from the cluster: the ResourceQuotas and
+// LimitRanges of each namespace the documents' RayClusters go to, one LIST per kind and
+// namespace, and every node, trimmed to what placement reads. A read refused (a namespaced user
+// may not list nodes) is a gap the report names, and the rule that needs it stays silent.
+func readAdmission(ctx context.Context, c *kube.Clients, s *diagnose.Snapshot) {
+	a := &diagnose.Admission{}
+	gaps := map[string]string{}
+	seen := map[string]bool{}
+	for _, rc := range s.Clusters {
+		ns := rc.Namespace
+		if seen[ns] {
+			continue
+		}
+		seen[ns] = true
+		if q, err := c.ListResourceQuotas(ctx, ns); err != nil {
+			gaps["resourcequotas"] = exit.Message(err)
+		} else {
+			a.Quotas = append(a.Quotas, q...)
+		}
+		if l, err := c.ListLimitRanges(ctx, ns); err != nil {
+			gaps["limitranges"] = exit.Message(err)
+		} else {
+			a.LimitRanges = append(a.LimitRanges, l...)
+		}
+	}
+	if n, err := c.ListNodesForFit(ctx); err != nil {
+		gaps["nodes"] = exit.Message(err)
+	} else {
+		s.Nodes = n
+	}
+	for _, res := range []string{"resourcequotas", "limitranges", "nodes"} {
+		if why, ok := gaps[res]; ok {
+			s.Blind = append(s.Blind, diagnose.Gap{Resource: res, Reason: why})
+		}
+	}
+	s.Admission = a
 }
 
 // pingTimeout bounds the question "does a cluster answer?" of doctor -f: a CI job with a

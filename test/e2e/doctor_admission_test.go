@@ -1,0 +1,114 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// doctor -f against the sandbox predicts, in the API server's and the scheduler's own words, what
+// applying the file would do (issue 31, kuberay #736): the namespace's ResourceQuota refuses the
+// head of "shop" (head-admission-refused), and no node matches the head selector of "pinned"
+// (head-fits-no-node). Then the file is applied with kubectl, and the real operator's Warning
+// Event (but for what the quota has used by then) and the real scheduler's FailedScheduling Event
+// say what doctor said. Costs about 10 s.
+func TestDoctorManifestAdmission(t *testing.T) {
+	t.Parallel()
+	h := NewH(t)
+	h.quota("team-memory", corev1.ResourceRequestsMemory, resource.MustParse("1Gi"))
+
+	// shop: the sample as it is, its head asking 2G of memory. pinned: a head of 512Mi, admitted,
+	// but selecting nodes of a pool this cluster has none of.
+	shop := h.sampleCluster("shop")
+	pinned := h.sampleCluster("pinned")
+	head := &pinned.Spec.HeadGroupSpec.Template.Spec
+	head.NodeSelector = map[string]string{"pool": "gpu-a100"}
+	for _, l := range []corev1.ResourceList{head.Containers[0].Resources.Requests, head.Containers[0].Resources.Limits} {
+		l[corev1.ResourceMemory] = resource.MustParse("512Mi")
+	}
+	var docs []string
+	for _, rc := range []any{shop, pinned} {
+		b, err := yaml.Marshal(rc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, string(b)) // the sample carries its apiVersion and kind
+	}
+	file := filepath.Join(t.TempDir(), "clusters.yaml")
+	if err := os.WriteFile(file, []byte(strings.Join(docs, "---\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	res := h.Run("doctor", "-f", file, "-o", "json")
+	if res.Code != 1 {
+		t.Fatalf("doctor -f of a head the quota refuses: want exit 1, got %s", res)
+	}
+	var d struct {
+		Findings []struct {
+			Rule, Field string
+			Cluster     *struct{ Name string }
+			Evidence    map[string]string
+		}
+	}
+	if err := json.Unmarshal([]byte(res.Stdout), &d); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]map[string]string{}
+	for _, f := range d.Findings {
+		if strings.HasPrefix(f.Rule, "head-admission") || f.Rule == "head-fits-no-node" {
+			got[f.Cluster.Name+" "+f.Rule+" "+f.Field] = f.Evidence
+		}
+	}
+	refused := got["shop head-admission-refused spec.headGroupSpec.template.spec.containers[0].resources"]
+	unplaced := got["pinned head-fits-no-node spec.headGroupSpec.template.spec.nodeSelector"]
+	if len(got) != 2 || refused == nil || unplaced == nil {
+		t.Fatalf("doctor -f: want shop's head refused by the quota and pinned's head placed on no node, and nothing else; got %v\n%s", got, res)
+	}
+	wantRefusal := "exceeded quota: team-memory, requested: requests.memory=2G, used: requests.memory=0, limited: requests.memory=1Gi"
+	if refused["refusals"] != wantRefusal {
+		t.Errorf("shop's predicted refusal: %q, want %q", refused["refusals"], wantRefusal)
+	}
+
+	// Applied, through kubectl: the RayClusters are accepted; the operator's create of shop's head
+	// is refused in the words doctor used, and the scheduler places pinned's head nowhere, saying
+	// why as doctor did.
+	if apply := h.Kubectl("create", "-n", h.NS, "-f", file); apply.Code != 0 {
+		t.Fatalf("kubectl create -f: %s", apply)
+	}
+	h.WaitFor("the operator's refused create of shop's head", 90*time.Second, func() (bool, error) {
+		evs, err := h.Kube.CoreV1().Events(h.NS).List(h.Ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=shop,type=Warning"})
+		if err != nil {
+			return false, err
+		}
+		for _, ev := range evs.Items {
+			// What the quota has used depends on whether pinned's head was admitted first.
+			if strings.Contains(ev.Message, "is forbidden: exceeded quota: team-memory, requested: requests.memory=2G, used: requests.memory=") &&
+				strings.HasSuffix(ev.Message, ", limited: requests.memory=1Gi") {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if heads := h.Pods("shop", "head"); len(heads) != 0 {
+		t.Errorf("shop has a head pod %s, yet its quota refuses it", heads[0].Name)
+	}
+	h.WaitFor("the scheduler's FailedScheduling of pinned's head", 90*time.Second, func() (bool, error) {
+		for _, p := range h.Pods("pinned", "head") {
+			for _, m := range h.podEvents(p.Name, "FailedScheduling") {
+				// "default-scheduler: 0/3 nodes are available: 3 node(s) didn't match ... ."
+				if strings.Contains(m, ": "+unplaced["nodes"]+". ") {
+					return true, nil
+				}
+			}
+		}
+		return false, nil
+	})
+}

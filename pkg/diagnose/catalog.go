@@ -67,6 +67,7 @@ var Catalog = []RuleInfo{
 	{RuleRayJobSubmitterFailing, SeverityWarning, "rayjob", "rayjobs", "a Running RayJob's submitter pod cannot start, crash-loops, is unschedulable or its attempts fail", "rayjob-submitter-failing-warning"},
 	{RuleRayJobFinishedHolds, SeverityInfo, "rayjob", "rayjobs", "a finished RayJob's RayCluster still holds its pods", "rayjob-finished-holding-info"},
 	// The spec alone (live clusters and doctor -f): these also run under Options.SpecOnly.
+	{RuleSpecRefused, SeverityError, "spec", "", "the KubeRay operator's own validation refuses a document read by doctor -f, in its Event's words", "spec-refused-error"},
 	{RuleHeadEvictableFirst, SeverityInfo, "spec", "", "a head ranks first for eviction under node pressure: no ephemeral-storage request, or less QoS than its workers", "head-evictable-first-info"},
 	{RuleMemoryRequestNotLimit, SeverityInfo, "spec", "", "a Ray container requests memory unequal to its limit, the memory KubeRay tells Ray", "memory-request-not-limit-info"},
 	{RuleRayContainerNotFirst, SeverityWarning, "spec", "", "a group's first container is not its Ray container, and KubeRay runs Ray in the first", "ray-container-not-first-warning"},

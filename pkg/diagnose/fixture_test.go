@@ -27,6 +27,8 @@ var fixtureNow = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 //	# checks: spec                the rules of scope "spec" count too (see specChecked)
 //	# checks: admission           checked as doctor -f against a cluster: Snapshot.Admission is
 //	                              set (ResourceQuota and LimitRange objects set it too)
+//	# checks: files               checked as doctor -f checks its documents (Options.SpecOnly):
+//	                              the rules that run only there (spec-refused) run too
 type fixture struct {
 	snap Snapshot
 	want []string
@@ -35,6 +37,8 @@ type fixture struct {
 	// not written to be spec-clean: their spec findings are dropped (testdata/rules' spec fixtures,
 	// and healthy itself, hold every spec rule to firing and to staying silent).
 	specChecked bool
+	// files: run as doctor -f runs, with Options.SpecOnly.
+	files bool
 }
 
 // specScoped says whether rule is of scope "spec".
@@ -106,7 +110,8 @@ func loadFixture(t *testing.T, name string) fixture {
 				f.specChecked = true
 			}
 		case "checks":
-			f.specChecked = f.specChecked || v == "spec"
+			f.specChecked = f.specChecked || v == "spec" || v == "files"
+			f.files = f.files || v == "files"
 			if v == "admission" && f.snap.Admission == nil {
 				f.snap.Admission = &Admission{}
 			}

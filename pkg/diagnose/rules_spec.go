@@ -14,7 +14,7 @@ import (
 // (scope "spec"): the same on a live cluster and on a manifest read from a file (doctor -f,
 // Options.SpecOnly). Their findings carry Field, the path of what they are about.
 func specRules(ix *index, c *clusterView) []Finding {
-	var out []Finding
+	out := specRefused(ix, c)
 	out = append(out, serveSpecRules(c)...)
 	out = append(out, rayServiceSpecRules(ix, c)...)
 	out = append(out, headEvictableFirst(c)...)

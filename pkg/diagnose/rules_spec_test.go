@@ -1,6 +1,8 @@
 package diagnose
 
 import (
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -15,6 +17,9 @@ func TestSpecOnly(t *testing.T) {
 		full.Risks = true // SpecOnly reports the risks too
 		all := Diagnose(&f.snap, full)
 		only := Diagnose(&f.snap, Options{SpecOnly: true})
+		// spec-refused runs only under SpecOnly (live, the operator has spoken); these live
+		// fixtures' RayJobs carry no cluster spec, which the operator's validation refuses.
+		only.Findings = slices.DeleteFunc(only.Findings, func(fd Finding) bool { return fd.Rule == RuleSpecRefused })
 		var wantSpec, live int
 		for _, fd := range all.Findings {
 			if specScoped(fd.Rule) {
@@ -78,4 +83,45 @@ func TestServeConfigCamelCaseNamesKeys(t *testing.T) {
 			map[string]string{"fields": "2"}},
 		{"serve-config-invalid", RuleServeConfigInvalid, "RayService ml/svc", []string{"serveConfigV2 is not YAML"}, nil},
 	})
+}
+
+// spec-refused quotes the operator's Event as its reconcilers format it (raycluster_controller.go,
+// rayservice_controller.go, rayjob_controller.go of v1.5.0), and says what the operator of the
+// cluster the documents would be applied to does.
+func TestSpecRefusedWords(t *testing.T) {
+	f := loadFixture(t, "spec-refused")
+	events := map[string]string{
+		"RayCluster": "The RayCluster spec is invalid ml/raycluster-a: ray.io/ft-enabled annotation and GcsFaultToleranceOptions are both set. Please use only GcsFaultToleranceOptions to configure GCS fault tolerance",
+		"RayService": "The RayService spec is invalid ml/svc: spec.rayClusterConfig.headGroupSpec.headService.metadata.name should not be set",
+		"RayJob":     "ml/train: The RayJob spec is invalid: a RayJob with shutdownAfterJobFinishes set to false is not allowed to be suspended",
+	}
+	for image, want := range map[string]string{
+		"quay.io/kuberay/operator:v1.1.1": "the operator here, v1.1.1, ",
+		"quay.io/kuberay/operator:v1.5.0": "",
+		"quay.io/kuberay/operator:v1.6.0": "the operator here is v1.6.0, whose validation has these checks and more",
+	} {
+		f.snap.Deployments[0].Spec.Template.Spec.Containers[0].Image = image
+		got := 0
+		for _, fd := range Diagnose(&f.snap, Options{SpecOnly: true}).Findings {
+			if fd.Rule != RuleSpecRefused {
+				continue
+			}
+			got++
+			if fd.Evidence["event"] != events[fd.Object.Kind] || !strings.Contains(fd.Message, fd.Evidence["event"]) {
+				t.Errorf("%s: event %q, want %q", fd.Object.Kind, fd.Evidence["event"], events[fd.Object.Kind])
+			}
+			want := want
+			if strings.HasSuffix(image, "v1.1.1") && fd.Object.Kind == "RayJob" {
+				want += "validates a RayJob only in part"
+			} else if strings.HasSuffix(image, "v1.1.1") {
+				want += "does not run this validation"
+			}
+			if want != "" && !strings.Contains(fd.Message, want) || want == "" && strings.Contains(fd.Message, "the operator here") {
+				t.Errorf("operator %s: %s", image, fd.Message)
+			}
+		}
+		if got != 3 {
+			t.Errorf("operator %s: %d spec-refused findings, want 3", image, got)
+		}
+	}
 }

@@ -23,6 +23,7 @@ func TestRuleFixtures(t *testing.T) {
 			f := loadFixture(t, name)
 			opts := DefaultOptions()
 			opts.Risks = true // the risks' fixtures fire them; TestRisksOnlyWhenAsked holds the default
+			opts.SpecOnly = f.files
 			r := Diagnose(&f.snap, opts)
 			g, w := f.gotChecked(r), slices.Clone(f.want)
 			slices.Sort(g)

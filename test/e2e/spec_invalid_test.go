@@ -1,22 +1,30 @@
 package e2e
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
-	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/yaml"
 )
 
 // spec-invalid: a head with rayStartParams labels, which KubeRay v1.5.0 and v1.6.0 refuse
 // (ValidateRayClusterSpec: "rayStartParams['labels'] is not supported for Head group") and v1.1.1
-// accepts. Nothing is played. Where refused, doctor says why there is no head (spec-invalid, not
-// head-missing); once the spec is fixed the operator creates the cluster and doctor is silent.
+// accepts. Nothing is played. Before the apply, doctor -f predicts the refusal (spec-refused,
+// issue 31) in the words of the Event the operator then records; where refused, doctor says why
+// there is no head (spec-invalid, not head-missing); once the spec is fixed the operator creates
+// the cluster and doctor is silent. doctor -f adds about 0.3 s per version.
 func matrixSpecInvalid(t *testing.T, h *H, v kubeRayVersion) {
-	h.CreateRayCluster("inv", func(rc *rayv1.RayCluster) {
-		rc.Spec.HeadGroupSpec.RayStartParams["labels"] = "team=ml"
-	})
+	inv := h.sampleCluster("inv")
+	inv.Spec.HeadGroupSpec.RayStartParams["labels"] = "team=ml"
+	predicted := h.specRefused(inv, "inv", v)
+	if _, err := h.Ray.RayV1().RayClusters(h.NS).Create(h.Ctx, inv, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	if v.version == "v1.1.1" {
 		h.WaitClusterRunning("inv", 90*time.Second)
 		if d, res := h.doctorJSON("--operator-grace", "1s"); len(d.rules("inv")) != 0 {
@@ -25,6 +33,9 @@ func matrixSpecInvalid(t *testing.T, h *H, v kubeRayVersion) {
 		return
 	}
 	h.waitOperatorWarning("inv", "InvalidRayClusterSpec")
+	if got := h.warningMessages("inv", "InvalidRayClusterSpec"); len(got) != 1 || got[0] != predicted {
+		t.Errorf("the operator's Event %q, doctor -f predicted %q", got, predicted)
+	}
 	time.Sleep(2 * time.Second) // past --operator-grace: head-missing would judge the cluster now
 	d, res := h.doctorJSON("--operator-grace", "1s")
 	f := d.finding(t, "inv", "spec-invalid")
@@ -47,4 +58,44 @@ func matrixSpecInvalid(t *testing.T, h *H, v kubeRayVersion) {
 	if d, res := h.doctorJSON("--operator-grace", "1s"); len(d.rules("inv")) != 0 {
 		t.Fatalf("after the fix: %v\n%s", d.rules("inv"), res)
 	}
+}
+
+// specRefused runs doctor -f on doc, written to a file, against the cluster of v: spec-refused
+// finds it refused, as KubeRay v1.5.0's validation words it, and says what v's operator does. It
+// returns the Event message doctor predicts.
+func (h *H) specRefused(doc any, cluster string, v kubeRayVersion) string {
+	h.T.Helper()
+	b, err := yaml.Marshal(doc)
+	if err != nil {
+		h.T.Fatal(err)
+	}
+	file := filepath.Join(h.T.TempDir(), cluster+".yaml")
+	if err := os.WriteFile(file, b, 0o644); err != nil {
+		h.T.Fatal(err)
+	}
+	d, res := h.doctorJSON("-f", file)
+	f := d.finding(h.T, cluster, "spec-refused")
+	if res.Code != 1 || f.Evidence["validatedAs"] != "v1.5.0" || f.Evidence["operator"] != v.version {
+		h.T.Errorf("doctor -f: exit %d, evidence %v\n%s", res.Code, f.Evidence, res)
+	}
+	note := map[string]string{"v1.1.1": "the operator here, v1.1.1, does not run this validation",
+		"v1.6.0": "the operator here is v1.6.0, whose validation has these checks and more"}[v.version]
+	if !strings.Contains(f.Message, f.Evidence["event"]) || note != "" && !strings.Contains(f.Message, note) {
+		h.T.Errorf("spec-refused on %s: %s", v.version, f.Message)
+	}
+	return f.Evidence["event"]
+}
+
+// warningMessages are the messages of the Warning Events of reason about object name.
+func (h *H) warningMessages(name, reason string) []string {
+	h.T.Helper()
+	evs, err := h.Kube.CoreV1().Events(h.NS).List(h.Ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=" + name + ",type=Warning,reason=" + reason})
+	if err != nil {
+		h.T.Fatal(err)
+	}
+	var out []string
+	for _, ev := range evs.Items {
+		out = append(out, ev.Message)
+	}
+	return out
 }

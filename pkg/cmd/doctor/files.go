@@ -131,7 +131,8 @@ func (o *Options) clusterFindings(ctx context.Context, s *diagnose.Snapshot) *di
 	if d, err := c.ListDeployments(ctx, ""); err != nil {
 		ops.Blind = append(ops.Blind, diagnose.Gap{Resource: "deployments", Reason: exit.Message(err)})
 	} else {
-		ops.Deployments = d
+		// s gets them too: the rules about the documents say what this operator would do.
+		ops.Deployments, s.Deployments = d, d
 	}
 	r := diagnose.Diagnose(ops, o.acc.rules)
 	return &r

@@ -1,0 +1,156 @@
+package diagnose
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/util/version"
+
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	"github.com/ray-project/kuberay/ray-operator/controllers/ray/utils"
+)
+
+// RuleSpecRefused: the KubeRay operator would refuse the document and create nothing of it.
+// KubeRay's webhook does not run these checks and many teams run no webhook (kuberay #5256,
+// #2250), so the first word of the refusal is a Warning Event after the apply, and the cluster
+// never starts (spec-invalid, live). The check is KubeRay's own code, not a copy: the
+// validation functions its v1.5.0 reconcilers call first (controllers/ray/utils/validation.go:
+// ValidateRayClusterMetadata and ValidateRayClusterSpec after setDefaults in
+// raycluster_controller.go, ValidateRayServiceMetadata and ValidateRayServiceSpec in
+// rayservice_controller.go, ValidateRayJobMetadata and ValidateRayJobSpec in
+// rayjob_controller.go), with KubeRay's default feature gates. Its message is the operator's
+// Event, word for word. v1.6.0 runs the same functions with more checks (authOptions,
+// minReplicas above maxReplicas, upgradeStrategy of a RayCluster) and words a RayService's
+// refusal "The RayService spec is invalid: ..."; v1.1.1 validates no RayCluster or RayService
+// spec, and of a RayJob only some of what v1.5.0 does.
+const RuleSpecRefused = "spec-refused"
+
+// specRefusedAs is the KubeRay version whose validation specRefused runs: the module this doctor
+// is built with (go.mod).
+const specRefusedAs = "v1.5.0"
+
+// validationRefusal is one of the operator's validation errors: the Event it records, and what it is about.
+type validationRefusal struct {
+	obj    Ref
+	reason string // the Event's reason: InvalidRayClusterSpec, InvalidRayJobMetadata, ...
+	event  string // the Event's message, as the operator formats it
+	err    error
+}
+
+// validateAsOperator runs the validation KubeRay's reconciler of c's document runs first: the
+// RayCluster's own, or that of the RayService or RayJob that owns it (which validates the
+// cluster spec it carries). nil when the operator accepts it.
+func validateAsOperator(ix *index, c *clusterView) *validationRefusal {
+	nsName := func(ns, name string) string { return ns + "/" + name }
+	switch {
+	case c.service != nil:
+		rs := c.service
+		if err := utils.ValidateRayServiceMetadata(rs.ObjectMeta); err != nil {
+			return &validationRefusal{serviceRef(rs), string(utils.InvalidRayServiceMetadata),
+				fmt.Sprintf("The RayService metadata is invalid %s: %v", nsName(rs.Namespace, rs.Name), err), err}
+		}
+		if err := utils.ValidateRayServiceSpec(rs); err != nil {
+			return &validationRefusal{serviceRef(rs), string(utils.InvalidRayServiceSpec),
+				fmt.Sprintf("The RayService spec is invalid %s: %v", nsName(rs.Namespace, rs.Name), err), err}
+		}
+		return nil
+	case c.owner != nil && c.owner.Kind == "RayJob":
+		j := ix.ownerJob(c)
+		if j == nil {
+			return nil
+		}
+		ref := Ref{Kind: "RayJob", Namespace: j.Namespace, Name: j.Name, UID: string(j.UID)}
+		// rayjob_controller.go's validateRayJob: one Event format for every reason.
+		if err := utils.ValidateRayJobMetadata(j.ObjectMeta); err != nil {
+			return &validationRefusal{ref, string(utils.InvalidRayJobMetadata), fmt.Sprintf("%s: %v", nsName(j.Namespace, j.Name), err), err}
+		}
+		if err := utils.ValidateRayJobSpec(j); err != nil {
+			return &validationRefusal{ref, string(utils.InvalidRayJobSpec), fmt.Sprintf("%s: %v", nsName(j.Namespace, j.Name), err), err}
+		}
+		return nil
+	case c.owner != nil:
+		return nil
+	}
+	rc := c.rc.DeepCopy()
+	// raycluster_controller.go's setDefaults, which runs before the validation.
+	if rc.Spec.HeadGroupSpec.RayStartParams == nil {
+		rc.Spec.HeadGroupSpec.RayStartParams = map[string]string{}
+	}
+	for i := range rc.Spec.WorkerGroupSpecs {
+		if rc.Spec.WorkerGroupSpecs[i].RayStartParams == nil {
+			rc.Spec.WorkerGroupSpecs[i].RayStartParams = map[string]string{}
+		}
+	}
+	ref := ClusterRef(c.rc)
+	if err := utils.ValidateRayClusterMetadata(rc.ObjectMeta); err != nil {
+		return &validationRefusal{ref, eventInvalidMetadata, fmt.Sprintf("The RayCluster metadata is invalid %s: %v", nsName(rc.Namespace, rc.Name), err), err}
+	}
+	if err := utils.ValidateRayClusterSpec(&rc.Spec, rc.Annotations); err != nil {
+		return &validationRefusal{ref, eventInvalidSpec, fmt.Sprintf("The RayCluster spec is invalid %s: %v", nsName(rc.Namespace, rc.Name), err), err}
+	}
+	return nil
+}
+
+// ownerJob is the RayJob document that carries c's cluster spec.
+func (ix *index) ownerJob(c *clusterView) *rayv1.RayJob {
+	for i := range ix.s.Jobs {
+		j := &ix.s.Jobs[i]
+		if j.Namespace == c.owner.Namespace && j.Name == c.owner.Name {
+			return j
+		}
+	}
+	return nil
+}
+
+// specRefused reports the operator's refusal of a document read by doctor -f (it runs only
+// there: on a live cluster the operator has already spoken, and spec-invalid quotes it). When
+// the cluster it would be applied to runs one operator of a known version, the finding says
+// what that version does: one older than v1.5.0 accepts what this rule reports, and an upgrade
+// of it stops reconciling the cluster; that is still an error, since every supported newer
+// operator refuses it.
+func specRefused(ix *index, c *clusterView) []Finding {
+	if !ix.opts.SpecOnly {
+		return nil // FilesOnly
+	}
+	r := validateAsOperator(ix, c)
+	if r == nil {
+		return nil
+	}
+	msg := fmt.Sprintf("the KubeRay operator refuses %s and creates nothing of it: %q (KubeRay %s's own validation; the Warning Event %s)", refName(r.obj), r.event, specRefusedAs, r.reason)
+	remedy := "fix the spec as the message says; the operator reconciles it once it changes"
+	ev := map[string]string{"reason": r.reason, "event": r.event, "validatedAs": specRefusedAs}
+	if op, ok := ix.targetOperator(); ok {
+		ev["operator"] = op
+		v := version.MustParseSemantic(op)
+		switch as := version.MustParseSemantic(specRefusedAs); {
+		case v.LessThan(as) && r.obj.Kind == "RayJob":
+			// v1.1.1's rayjob_controller.go has a validateRayJobSpec of its own: suspend,
+			// clusterSelector, runtimeEnvYAML, activeDeadlineSeconds; it logs, records no Event.
+			msg += fmt.Sprintf("; the operator here, %s, validates a RayJob only in part (suspend, clusterSelector, runtimeEnvYAML, activeDeadlineSeconds; it logs a refusal and records no Event), so it may start this one, and an upgrade of the operator to %s or later refuses it", op, specRefusedAs)
+			remedy = "fix the spec before the operator is upgraded to " + specRefusedAs + " or later"
+		case v.LessThan(as):
+			msg += fmt.Sprintf("; the operator here, %s, does not run this validation and would start it, but an upgrade of the operator to %s or later stops reconciling it", op, specRefusedAs)
+			remedy = "fix the spec before the operator is upgraded to " + specRefusedAs + " or later"
+		case as.LessThan(v):
+			msg += fmt.Sprintf("; the operator here is %s, whose validation has these checks and more, and may word them differently", op)
+		}
+	}
+	return []Finding{c.finding(RuleSpecRefused, r.obj, msg, remedy, ev)}
+}
+
+// FilesOnly says whether rule runs only on documents read by doctor -f (Options.SpecOnly).
+func FilesOnly(rule string) bool { return rule == RuleSpecRefused }
+
+// refName names an object for messages: "RayService ml/svc".
+func refName(r Ref) string { return r.Kind + " " + r.Namespace + "/" + r.Name }
+
+// targetOperator is the version of the one KubeRay operator the snapshot holds, when there is
+// exactly one and its image tells its release.
+func (ix *index) targetOperator() (string, bool) {
+	if len(ix.operators) != 1 {
+		return "", false
+	}
+	if _, err := version.ParseSemantic(ix.operators[0].Version); err != nil {
+		return "", false
+	}
+	return ix.operators[0].Version, true
+}

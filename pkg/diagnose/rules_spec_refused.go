@@ -2,7 +2,9 @@ package diagnose
 
 import (
 	"fmt"
+	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/version"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
@@ -43,7 +45,8 @@ func validateAsOperator(ix *index, c *clusterView) *validationRefusal {
 	nsName := func(ns, name string) string { return ns + "/" + name }
 	switch {
 	case c.service != nil:
-		rs := c.service
+		rs := c.service.DeepCopy()
+		generatedName(&rs.ObjectMeta)
 		if err := utils.ValidateRayServiceMetadata(rs.ObjectMeta); err != nil {
 			return &validationRefusal{serviceRef(rs), string(utils.InvalidRayServiceMetadata),
 				fmt.Sprintf("The RayService metadata is invalid %s: %v", nsName(rs.Namespace, rs.Name), err), err}
@@ -58,6 +61,8 @@ func validateAsOperator(ix *index, c *clusterView) *validationRefusal {
 		if j == nil {
 			return nil
 		}
+		j = j.DeepCopy()
+		generatedName(&j.ObjectMeta)
 		ref := Ref{Kind: "RayJob", Namespace: j.Namespace, Name: j.Name, UID: string(j.UID)}
 		// rayjob_controller.go's validateRayJob: one Event format for every reason.
 		if err := utils.ValidateRayJobMetadata(j.ObjectMeta); err != nil {
@@ -70,7 +75,11 @@ func validateAsOperator(ix *index, c *clusterView) *validationRefusal {
 	case c.owner != nil:
 		return nil
 	}
+	if or := metav1.GetControllerOf(c.rc); or != nil && (or.Kind == "RayService" || or.Kind == "RayJob") {
+		return nil // made of an owner's spec (one of two documents of a name): the owner's check is the operator's
+	}
 	rc := c.rc.DeepCopy()
+	generatedName(&rc.ObjectMeta)
 	// raycluster_controller.go's setDefaults, which runs before the validation.
 	if rc.Spec.HeadGroupSpec.RayStartParams == nil {
 		rc.Spec.HeadGroupSpec.RayStartParams = map[string]string{}
@@ -89,6 +98,21 @@ func validateAsOperator(ix *index, c *clusterView) *validationRefusal {
 	}
 	return nil
 }
+
+// generatedName gives a document that has only a generateName (KubeRay's Kueue samples) the name
+// the API server would: the prefix and 5 characters (names.SimpleNameGenerator), so that the
+// operator's name checks judge what it will see.
+func generatedName(m *metav1.ObjectMeta) {
+	if m.GenerateName != "" && (m.Name == "" || m.Name == m.GenerateName) {
+		m.Name = m.GenerateName + "x7k2p"
+	}
+}
+
+// gated says whether a refusal depends on a KubeRay feature gate being off ("RayJobDeletionPolicy
+// feature gate must be enabled to use DeletionStrategy"): KubeRay words every such check so.
+// v1.5.0 turns RayJobDeletionPolicy off by default and v1.6.0 on, and an operator's
+// --feature-gates may set either, so only a v1.5.0 operator's own default is judged.
+func gated(err error) bool { return strings.Contains(err.Error(), "feature gate") }
 
 // ownerJob is the RayJob document that carries c's cluster spec.
 func (ix *index) ownerJob(c *clusterView) *rayv1.RayJob {
@@ -115,10 +139,18 @@ func specRefused(ix *index, c *clusterView) []Finding {
 	if r == nil {
 		return nil
 	}
-	msg := fmt.Sprintf("the KubeRay operator refuses %s and creates nothing of it: %q (KubeRay %s's own validation; the Warning Event %s)", refName(r.obj), r.event, specRefusedAs, r.reason)
+	op, known := ix.targetOperator()
+	if gated(r.err) && (!known || op != specRefusedAs) {
+		return nil // another version's defaults, or unknown: the gate may well be on
+	}
+	gates := ""
+	if gated(r.err) {
+		gates = ", with its default feature gates, which the operator's --feature-gates can change"
+	}
+	msg := fmt.Sprintf("the KubeRay operator refuses %s and creates nothing of it: %q (KubeRay %s's own validation%s; the Warning Event %s)", refName(r.obj), r.event, specRefusedAs, gates, r.reason)
 	remedy := "fix the spec as the message says; the operator reconciles it once it changes"
 	ev := map[string]string{"reason": r.reason, "event": r.event, "validatedAs": specRefusedAs}
-	if op, ok := ix.targetOperator(); ok {
+	if known {
 		ev["operator"] = op
 		v := version.MustParseSemantic(op)
 		switch as := version.MustParseSemantic(specRefusedAs); {

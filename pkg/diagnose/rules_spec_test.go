@@ -125,3 +125,32 @@ func TestSpecRefusedWords(t *testing.T) {
 		}
 	}
 }
+
+// A refusal that depends on a feature gate is judged only against a v1.5.0 operator, whose
+// default is off: v1.6.0 turns RayJobDeletionPolicy on, and offline the gate is not known.
+func TestSpecRefusedFeatureGate(t *testing.T) {
+	f := loadFixture(t, "spec-refused-feature-gate")
+	count := func() int {
+		n := 0
+		for _, fd := range Diagnose(&f.snap, Options{SpecOnly: true}).Findings {
+			if fd.Rule == RuleSpecRefused {
+				n++
+				if !strings.Contains(fd.Message, "with its default feature gates") {
+					t.Errorf("a gated refusal does not say so: %s", fd.Message)
+				}
+			}
+		}
+		return n
+	}
+	if n := count(); n != 1 {
+		t.Fatalf("v1.5.0: %d findings, want 1", n)
+	}
+	f.snap.Deployments[0].Spec.Template.Spec.Containers[0].Image = "quay.io/kuberay/operator:v1.6.0"
+	if n := count(); n != 0 {
+		t.Errorf("v1.6.0 (the gate on by default): %d findings, want none", n)
+	}
+	f.snap.Deployments = nil
+	if n := count(); n != 0 {
+		t.Errorf("offline: %d findings, want none", n)
+	}
+}

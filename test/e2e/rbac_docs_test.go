@@ -10,6 +10,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-ray/kubectl-ray/test/play"
 	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
@@ -95,6 +96,47 @@ subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: HEALER}]
 			t.Errorf("doctor %v: blind %v, findings %v; want head-evicted and nothing blind", who, doc.Blind, doc.Findings)
 		}
 	}
+	// doctor -f against the cluster (issue 31): with doctor's role bound cluster-wide it reads the
+	// nodes and predicts that no node holds a head pinned to a pool the sandbox lacks; bound in
+	// this namespace only (a namespaced user), the nodes are a gap the report names, and the rule
+	// that needs them does not run rather than guess. About 1 s.
+	nsReader := "ship-nsreader-" + h.NS
+	nsBinding := strings.ReplaceAll(`apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: doctor-here}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "kubectl-ray:doctor"}
+subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: NSREADER}]
+`, "NSREADER", nsReader)
+	if _, err := applier.Create(h.Ctx, []byte(nsBinding), h.NS); err != nil {
+		t.Fatal(err)
+	}
+	pinned := h.sampleCluster("pinned")
+	pinned.Spec.HeadGroupSpec.Template.Spec.NodeSelector = map[string]string{"pool": "gpu-a100"}
+	file := filepath.Join(t.TempDir(), "pinned.yaml")
+	if b, err := yaml.Marshal(pinned); err != nil || os.WriteFile(file, b, 0o644) != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		who   string
+		blind bool
+	}{{reader, false}, {nsReader, true}} {
+		res := h.Run("--as", c.who, "doctor", "-f", file, "--fail-on", "never", "-o", "json")
+		var doc struct {
+			Findings []struct{ Rule string }
+			Blind    []struct{ Resource, Reason string }
+		}
+		if res.Code != 0 || json.Unmarshal([]byte(res.Stdout), &doc) != nil {
+			t.Fatalf("doctor -f as %s: %s", c.who, res)
+		}
+		var nodesGap bool
+		for _, g := range doc.Blind {
+			nodesGap = nodesGap || g.Resource == "nodes" && strings.Contains(g.Reason, "forbidden")
+		}
+		if fits := hasFinding(doc.Findings, "head-fits-no-node"); nodesGap != c.blind || fits == c.blind {
+			t.Errorf("doctor -f as %s: nodes gap %v, head-fits-no-node %v; want the gap %v and the finding %v\n%s", c.who, nodesGap, fits, c.blind, !c.blind, res)
+		}
+	}
+
 	// Nobody: exit 4 naming the verb and resource.
 	if res := h.Run("--as", "ship-nobody", "doctor"); res.Code != 4 || !strings.Contains(res.Stderr, `RBAC verb "list" on "rayclusters.ray.io"`) {
 		t.Errorf("doctor as a user with no role: want exit 4 naming list rayclusters.ray.io: %s", res)

@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -60,6 +61,60 @@ func headPodOf(rc *rayv1.RayCluster) *corev1.Pod {
 		}
 	}
 	return p
+}
+
+// waitGCSReadyResources are those of the init container KubeRay injects into every worker pod,
+// wait-gcs-ready: 200m CPU and 256Mi, requests and limits (pod.go's DefaultWorkerPodTemplate,
+// the same in v1.1.1, v1.5.0 and v1.6.0, unless the operator runs with
+// ENABLE_INIT_CONTAINER_INJECTION=false).
+var waitGCSReadyResources = corev1.ResourceRequirements{
+	Limits:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("200m"), corev1.ResourceMemory: resource.MustParse("256Mi")},
+	Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("200m"), corev1.ResourceMemory: resource.MustParse("256Mi")},
+}
+
+// workerPodOf is a worker pod KubeRay would create for group g of rc, as admission sees it: the
+// template's containers and init containers, wait-gcs-ready, and the requests defaulted to limits.
+func workerPodOf(rc *rayv1.RayCluster, g *rayv1.WorkerGroupSpec) *corev1.Pod {
+	tmpl := g.Template.DeepCopy()
+	p := &corev1.Pod{ObjectMeta: tmpl.ObjectMeta, Spec: tmpl.Spec}
+	p.Namespace = rc.Namespace
+	p.Spec.InitContainers = append(p.Spec.InitContainers, corev1.Container{Name: "wait-gcs-ready", Resources: *waitGCSReadyResources.DeepCopy()})
+	for _, cs := range [][]corev1.Container{p.Spec.InitContainers, p.Spec.Containers} {
+		for i := range cs {
+			defaultRequestsToLimits(&cs[i].Resources)
+		}
+	}
+	return p
+}
+
+// desiredWorkers is how many pods KubeRay creates for g when the cluster starts
+// (GetWorkerGroupDesiredReplicas in controllers/ray/utils/util.go and reconcilePods): replicas
+// within minReplicas and maxReplicas (maxReplicas when they cross), the CRD's defaults (0, 0 and
+// 2147483647) for what the document leaves out, times numOfHosts; none for a suspended group.
+func desiredWorkers(g *rayv1.WorkerGroupSpec) int32 {
+	if g.Suspend != nil && *g.Suspend {
+		return 0
+	}
+	var replicas, min, max int32 = 0, 0, math.MaxInt32
+	if g.Replicas != nil {
+		replicas = *g.Replicas
+	}
+	if g.MinReplicas != nil {
+		min = *g.MinReplicas
+	}
+	if g.MaxReplicas != nil {
+		max = *g.MaxReplicas
+	}
+	n := replicas
+	switch {
+	case min > max:
+		n = max
+	case replicas < min:
+		n = min
+	case replicas > max:
+		n = max
+	}
+	return n * int32(math.Max(1, float64(g.NumOfHosts)))
 }
 
 // defaultRequestsToLimits is the API server's defaulting: a resource with a limit and no request
@@ -150,17 +205,52 @@ func limitRangeRefusals(p *corev1.Pod, ranges []corev1.LimitRange) []string {
 	return out
 }
 
+// quotaLedger is what the pods admitted so far in one prediction add to each quota's
+// status.used, by quota name: KubeRay creates a cluster's pods one at a time, and each admitted
+// pod counts against the next (the quota admission plugin updates the usage as it admits).
+type quotaLedger map[string]corev1.ResourceList
+
+// quotaJudges says whether the quota admission of p is predicted against q: a quota of p's namespace
+// with no scopes or scope selector (those count only some pods: priority classes, terminating or
+// not, BestEffort or not).
+func quotaJudges(q *corev1.ResourceQuota, p *corev1.Pod) bool {
+	return q.Namespace == p.Namespace && len(q.Spec.Scopes) == 0 && q.Spec.ScopeSelector == nil
+}
+
+// charge adds what p counts against each quota to the ledger: p was admitted.
+func (l quotaLedger) charge(p *corev1.Pod, quotas []corev1.ResourceQuota) {
+	requests := resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{})
+	limits := resourcehelper.PodLimits(p, resourcehelper.PodResourcesOptions{})
+	for i := range quotas {
+		q := &quotas[i]
+		if !quotaJudges(q, p) {
+			continue
+		}
+		for name := range q.Spec.Hard {
+			asked, ok := quotaUsage(name, requests, limits)
+			if !ok {
+				continue
+			}
+			if l[q.Name] == nil {
+				l[q.Name] = corev1.ResourceList{}
+			}
+			sum := l[q.Name][name]
+			sum.Add(asked)
+			l[q.Name][name] = sum
+		}
+	}
+}
+
 // quotaRefusals are the reasons the namespace's ResourceQuotas refuse p, in the quota admission
 // plugin's words: a compute resource the quota tracks that a container does not set ("must
-// specify"), or more than the quota has left (hard minus status.used). Quotas with scopes or a
-// scope selector are not judged (they count only some pods: priority classes, terminating or
-// not, BestEffort or not).
-func quotaRefusals(p *corev1.Pod, quotas []corev1.ResourceQuota) []string {
+// specify"), or more than the quota has left (hard minus status.used, minus what the ledger's
+// pods were charged, nil for none). Quotas with scopes are not judged.
+func quotaRefusals(p *corev1.Pod, quotas []corev1.ResourceQuota, ledger quotaLedger) []string {
 	requests := resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{})
 	limits := resourcehelper.PodLimits(p, resourcehelper.PodResourcesOptions{})
 	var out []string
 	for _, q := range quotas {
-		if q.Namespace != p.Namespace || len(q.Spec.Scopes) > 0 || q.Spec.ScopeSelector != nil {
+		if !quotaJudges(&q, p) {
 			continue
 		}
 		var missing []string
@@ -191,7 +281,8 @@ func quotaRefusals(p *corev1.Pod, quotas []corev1.ResourceQuota) []string {
 				continue
 			}
 			hard := q.Spec.Hard[name]
-			used := q.Status.Used[name]
+			used := q.Status.Used[name].DeepCopy()
+			used.Add(ledger[q.Name][name])
 			left := hard.DeepCopy()
 			left.Sub(used)
 			if asked.Cmp(left) > 0 {

@@ -75,7 +75,7 @@ func TestQuotaAndLimitRangeRefusals(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := headPodOf(admissionCluster(tc.res, false))
 			limitRangeDefaults(p, tc.ranges)
-			got := strings.Join(append(limitRangeRefusals(p, tc.ranges), quotaRefusals(p, tc.quotas)...), "; ")
+			got := strings.Join(append(limitRangeRefusals(p, tc.ranges), quotaRefusals(p, tc.quotas, nil)...), "; ")
 			if tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {
 				t.Fatalf("refusals %q, want %q", got, tc.want)
 			}
@@ -126,5 +126,53 @@ func TestNodeFit(t *testing.T) {
 				t.Fatalf("fit %v %q, want %q", ok, why, tc.want)
 			}
 		})
+	}
+}
+
+// workers-admission-refused follows KubeRay's creates in order, each admitted pod charged to the
+// quota, and words the refusal as the quota admission plugin does at that moment.
+func TestWorkersAdmissionWords(t *testing.T) {
+	f := loadFixture(t, "workers-admission-refused")
+	var got []Finding
+	for _, fd := range Diagnose(&f.snap, DefaultOptions()).Findings {
+		if fd.Rule == RuleWorkersAdmissionRefused {
+			got = append(got, fd)
+		}
+	}
+	if len(got) != 1 {
+		t.Fatalf("%d findings, want 1: %+v", len(got), got)
+	}
+	fd := got[0]
+	want := map[string]string{"group": "small", "admitted": "3", "desired": "4",
+		"refusals": "exceeded quota: ml-pods, requested: pods=1, used: pods=5, limited: pods=5"}
+	for k, v := range want {
+		if fd.Evidence[k] != v {
+			t.Errorf("evidence %s = %q, want %q", k, fd.Evidence[k], v)
+		}
+	}
+	if !strings.Contains(fd.Message, "so group big gets no pod") || fd.Field != "spec.workerGroupSpecs[0].template.spec.containers[0].resources" {
+		t.Errorf("message %q, field %q", fd.Message, fd.Field)
+	}
+}
+
+// desiredWorkers is KubeRay's GetWorkerGroupDesiredReplicas with the CRD's defaults.
+func TestDesiredWorkers(t *testing.T) {
+	i := func(n int32) *int32 { return &n }
+	yes := true
+	for _, tc := range []struct {
+		g    rayv1.WorkerGroupSpec
+		want int32
+	}{
+		{rayv1.WorkerGroupSpec{}, 0},
+		{rayv1.WorkerGroupSpec{Replicas: i(3)}, 3},
+		{rayv1.WorkerGroupSpec{Replicas: i(1), MinReplicas: i(2)}, 2},
+		{rayv1.WorkerGroupSpec{Replicas: i(9), MaxReplicas: i(4)}, 4},
+		{rayv1.WorkerGroupSpec{Replicas: i(1), MinReplicas: i(5), MaxReplicas: i(3)}, 3},
+		{rayv1.WorkerGroupSpec{Replicas: i(2), NumOfHosts: 4}, 8},
+		{rayv1.WorkerGroupSpec{Replicas: i(2), Suspend: &yes}, 0},
+	} {
+		if got := desiredWorkers(&tc.g); got != tc.want {
+			t.Errorf("%+v: %d, want %d", tc.g, got, tc.want)
+		}
 	}
 }

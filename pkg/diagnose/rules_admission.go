@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"fmt"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -15,6 +16,12 @@ const (
 	// the create on every reconcile, each refusal a Warning Event in the API server's words
 	// (PodReconciliationError from v1.1.1, seen on the sandbox).
 	RuleHeadAdmissionRefused = "head-admission-refused"
+	// RuleWorkersAdmissionRefused: the namespace's ResourceQuota or LimitRange would refuse worker
+	// pods KubeRay creates once the head is admitted. KubeRay creates a group's pods one at a
+	// time, in spec order, and returns at the first refused create (reconcilePods, v1.1.1 to
+	// v1.6.0): that group keeps the pods admitted before it, the groups after it get none, and
+	// every reconcile retries the same create (a Warning Event in the API server's words).
+	RuleWorkersAdmissionRefused = "workers-admission-refused"
 	// RuleHeadFitsNoNode: no node could ever hold the head: allocatable too small, a taint not
 	// tolerated, or a node selector or required affinity no node matches. The head stays Pending.
 	RuleHeadFitsNoNode = "head-fits-no-node"
@@ -31,11 +38,16 @@ func admissionRules(ix *index, c *clusterView) []Finding {
 		limitRangeDefaults(head, a.LimitRanges)
 		refusals = limitRangeRefusals(head, a.LimitRanges)
 	}
+	ledger := quotaLedger{}
 	if ix.s.CanSee("resourcequotas") {
-		refusals = append(refusals, quotaRefusals(head, a.Quotas)...)
+		refusals = append(refusals, quotaRefusals(head, a.Quotas, ledger)...)
 	}
 	g := podGroups(&c.rc.Spec)[0]
 	var out []Finding
+	if len(refusals) == 0 {
+		ledger.charge(head, a.Quotas)
+		out = append(out, workersAdmission(ix, c, ledger)...)
+	}
 	if len(refusals) > 0 {
 		f := c.finding(RuleHeadAdmissionRefused, ClusterRef(c.rc),
 			"the API server would refuse the head pod of "+c.what()+" ("+podAsks(head)+"): "+strings.Join(refusals, "; ")+
@@ -72,4 +84,55 @@ func fitField(why string, head *corev1.Pod) string {
 		return "tolerations"
 	}
 	return "containers[0].resources.requests"
+}
+
+// workersAdmission follows KubeRay's creates of the worker pods after an admitted head, each
+// charged to the ledger when admitted, and reports the first group whose pod would be refused:
+// how many of its pods were admitted before, why the next is refused, and which groups after it
+// get no pod.
+func workersAdmission(ix *index, c *clusterView, ledger quotaLedger) []Finding {
+	a := ix.s.Admission
+	specs := c.rc.Spec.WorkerGroupSpecs
+	for i := range specs {
+		w := &specs[i]
+		want := desiredWorkers(w)
+		if want == 0 {
+			continue
+		}
+		pod := workerPodOf(c.rc, w)
+		var refusals []string
+		if ix.s.CanSee("limitranges") {
+			limitRangeDefaults(pod, a.LimitRanges)
+			refusals = limitRangeRefusals(pod, a.LimitRanges)
+		}
+		var admitted int32
+		for ; len(refusals) == 0 && admitted < want; admitted++ {
+			if ix.s.CanSee("resourcequotas") {
+				if refusals = quotaRefusals(pod, a.Quotas, ledger); len(refusals) > 0 {
+					break
+				}
+			}
+			ledger.charge(pod, a.Quotas)
+		}
+		if len(refusals) == 0 {
+			continue
+		}
+		var after []string
+		for _, later := range specs[i+1:] {
+			if desiredWorkers(&later) > 0 {
+				after = append(after, later.GroupName)
+			}
+		}
+		msg := fmt.Sprintf("the API server would admit %d of the %d worker pods of group %s of %s (%s each, with KubeRay's wait-gcs-ready init container) once its head is admitted: %s",
+			admitted, want, w.GroupName, c.what(), podAsks(pod), strings.Join(refusals, "; "))
+		if len(after) > 0 {
+			msg += fmt.Sprintf("; KubeRay stops at the first refused create and retries it on every reconcile, so group %s gets no pod", strings.Join(after, ", "))
+		}
+		f := c.finding(RuleWorkersAdmissionRefused, ClusterRef(c.rc), msg,
+			"lower the group's requests and limits or its replicas to fit, or raise the namespace's quota; the head and the groups before it count against the quota first",
+			map[string]string{"group": w.GroupName, "admitted": fmt.Sprint(admitted), "desired": fmt.Sprint(want), "asks": podAsks(pod), "refusals": strings.Join(refusals, "; ")})
+		f.Field = fmt.Sprintf("spec.workerGroupSpecs[%d].template.spec.containers[0].resources", i)
+		return []Finding{f}
+	}
+	return nil
 }

@@ -17,9 +17,10 @@ import (
 // doctor -f against the sandbox predicts, in the API server's and the scheduler's own words, what
 // applying the file would do (issue 31, kuberay #736): the namespace's ResourceQuota refuses the
 // head of "shop" (head-admission-refused), and no node matches the head selector of "pinned"
-// (head-fits-no-node). Then the file is applied with kubectl, and the real operator's Warning
-// Event (but for what the quota has used by then) and the real scheduler's FailedScheduling Event
-// say what doctor said. Costs about 10 s.
+// (head-fits-no-node), and once pinned's head counts against the quota its worker is refused
+// (workers-admission-refused). Then the file is applied with kubectl, and the real operator's
+// Warning Events (but for what the quota has used by then, for shop) and the real scheduler's
+// FailedScheduling Event say what doctor said. Costs about 10 s.
 func TestDoctorManifestAdmission(t *testing.T) {
 	t.Parallel()
 	h := NewH(t)
@@ -63,14 +64,21 @@ func TestDoctorManifestAdmission(t *testing.T) {
 	}
 	got := map[string]map[string]string{}
 	for _, f := range d.Findings {
-		if strings.HasPrefix(f.Rule, "head-admission") || f.Rule == "head-fits-no-node" {
+		if strings.HasPrefix(f.Rule, "head-admission") || f.Rule == "head-fits-no-node" || f.Rule == "workers-admission-refused" {
 			got[f.Cluster.Name+" "+f.Rule+" "+f.Field] = f.Evidence
 		}
 	}
 	refused := got["shop head-admission-refused spec.headGroupSpec.template.spec.containers[0].resources"]
 	unplaced := got["pinned head-fits-no-node spec.headGroupSpec.template.spec.nodeSelector"]
-	if len(got) != 2 || refused == nil || unplaced == nil {
-		t.Fatalf("doctor -f: want shop's head refused by the quota and pinned's head placed on no node, and nothing else; got %v\n%s", got, res)
+	workers := got["pinned workers-admission-refused spec.workerGroupSpecs[0].template.spec.containers[0].resources"]
+	if len(got) != 3 || refused == nil || unplaced == nil || workers == nil {
+		t.Fatalf("doctor -f: want shop's head refused by the quota, pinned's head placed on no node and its worker refused once the head counts, and nothing else; got %v\n%s", got, res)
+	}
+	// pinned's head (512Mi) is admitted, Pending or not, and counts; its worker (1G, its
+	// wait-gcs-ready 256Mi under that) is then refused, and shop's head never counted.
+	wantWorkers := "exceeded quota: team-memory, requested: requests.memory=1G, used: requests.memory=512Mi, limited: requests.memory=1Gi"
+	if workers["refusals"] != wantWorkers || workers["admitted"] != "0" || workers["desired"] != "1" {
+		t.Errorf("pinned's predicted worker refusal: %v, want %q of 0 admitted, 1 desired", workers, wantWorkers)
 	}
 	wantRefusal := "exceeded quota: team-memory, requested: requests.memory=2G, used: requests.memory=0, limited: requests.memory=1Gi"
 	if refused["refusals"] != wantRefusal {
@@ -92,6 +100,14 @@ func TestDoctorManifestAdmission(t *testing.T) {
 			// What the quota has used depends on whether pinned's head was admitted first.
 			if strings.Contains(ev.Message, "is forbidden: exceeded quota: team-memory, requested: requests.memory=2G, used: requests.memory=") &&
 				strings.HasSuffix(ev.Message, ", limited: requests.memory=1Gi") {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	h.WaitFor("the operator's refused create of pinned's worker, in doctor's words", 90*time.Second, func() (bool, error) {
+		for _, m := range h.warningMessages("pinned", "PodReconciliationError") {
+			if strings.HasPrefix(m, `pods "pinned-worker-small-group-`) && strings.HasSuffix(m, `" is forbidden: `+wantWorkers) {
 				return true, nil
 			}
 		}

@@ -29,7 +29,7 @@ type workerKillReport struct {
 
 // TestChaosWorkerKill kills two of three workers by count, chosen by a seed, under the probe, on
 // the sandbox's real operator (KubeRay v1.1.1): the dry run names the workers the seed picks, the
-// run kills exactly those, KubeRay recreates two and they are Ready, and the report's 2xx count is
+// run kills exactly those, KubeRay recreates them (at least two new workers Ready), and the report's 2xx count is
 // what the stand-ins served. kwok plays the kubelet; the serve scene's stand-ins play Ray Serve (a
 // killed worker's proxy stops answering when its deletion starts). About 20 s.
 func TestChaosWorkerKill(t *testing.T) {
@@ -108,8 +108,12 @@ func TestChaosWorkerKill(t *testing.T) {
 			ready++
 		}
 	}
-	if ready != 2 {
-		t.Errorf("%d new workers Ready in the report, want 2: %+v", ready, r.Kill.Replacements)
+	// At least the two killed are replaced. The real operator may overshoot: once in CI
+	// (2026-12-04) KubeRay v1.1.1 created three new workers for the two killed and then deleted
+	// extras to get back to three (two of the report's three new pods were gone at the end); the
+	// report, which follows every new pod, showed all three Ready, which is what happened.
+	if ready < 2 {
+		t.Errorf("%d new workers Ready in the report, want at least 2: %+v", ready, r.Kill.Replacements)
 	}
 	_, total, _ := sc.tally(before)
 	if r.Totals.Status2xx != total["200"] {

@@ -22,6 +22,36 @@ import (
 type Admission struct {
 	Quotas      []corev1.ResourceQuota
 	LimitRanges []corev1.LimitRange
+	// Existing are the Ray objects the documents' namespaces already hold (RayObjectsGap when
+	// they could not be listed): a document of one of their names changes it, and creates nothing
+	// new but what the operator makes of the change.
+	Existing []Existing
+}
+
+// Existing is a RayCluster, RayService or RayJob that exists where a document would be applied.
+type Existing struct {
+	Kind, Namespace, Name string
+	// ActiveCluster: a RayService's active RayCluster.
+	ActiveCluster string
+}
+
+// RayObjectsGap is Snapshot.Blind's resource when the documents' namespaces' Ray objects could not
+// be listed: the admission rules then judge every document as new.
+const RayObjectsGap = "rayclusters,rayservices,rayjobs"
+
+// existing is the object of a's that c's document would change: the RayCluster of its name, or
+// the RayService or RayJob that owns it; nil when it is new.
+func (a *Admission) existing(c *clusterView) *Existing {
+	kind, name := "RayCluster", c.rc.Name
+	if c.owner != nil {
+		kind, name = c.owner.Kind, c.owner.Name
+	}
+	for i := range a.Existing {
+		if e := &a.Existing[i]; e.Kind == kind && e.Namespace == c.rc.Namespace && e.Name == name {
+			return e
+		}
+	}
+	return nil
 }
 
 // TrimNodeForFit keeps what says whether a pod fits a node: its name and labels (node

@@ -80,6 +80,7 @@ var Catalog = []RuleInfo{
 	{RuleShmSmallerThanObjectStore, SeverityInfo, "spec", "", "a group's sized /dev/shm is smaller than the object store Ray would put there", "shm-smaller-than-object-store-info"},
 	// Against the cluster it would be applied to (doctor -f with a cluster): Snapshot.Admission.
 	{RuleHeadAdmissionRefused, SeverityError, "admission", "resourcequotas", "the namespace's ResourceQuota or LimitRange would refuse the head pod", "head-admission-refused-error"},
+	{RuleExistsInCluster, SeverityInfo, "admission", "", "a document names a Ray object that exists: what an apply changes, and what the admission rules judge of it", "exists-in-cluster-info"},
 	{RuleWorkersAdmissionRefused, SeverityWarning, "admission", "resourcequotas", "the namespace's ResourceQuota or LimitRange would refuse worker pods once the head is admitted", "workers-admission-refused-warning"},
 	{RuleHeadFitsNoNode, SeverityWarning, "admission", "nodes", "no node could hold the head: allocatable, taints, node selector or affinity", "head-fits-no-node-warning"},
 	// Ray's own view (doctor --ray): these run only on clusters whose dashboard was asked.

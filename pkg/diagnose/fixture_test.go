@@ -27,6 +27,7 @@ var fixtureNow = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 //	# checks: spec                the rules of scope "spec" count too (see specChecked)
 //	# checks: admission           checked as doctor -f against a cluster: Snapshot.Admission is
 //	                              set (ResourceQuota and LimitRange objects set it too)
+//	# exists: <Kind> <ns>/<name> [<active cluster>]  doctor -f against a cluster: the object exists
 //	# checks: files               checked as doctor -f checks its documents (Options.SpecOnly):
 //	                              the rules that run only there (spec-refused) run too
 type fixture struct {
@@ -65,7 +66,7 @@ func readObjects(t *testing.T, path string) ([]object, []string) {
 	var objs []object
 	var directives []string
 	for _, line := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(line, "# want:") || strings.HasPrefix(line, "# delete:") || strings.HasPrefix(line, "# blind:") || strings.HasPrefix(line, "# checks:") {
+		if strings.HasPrefix(line, "# want:") || strings.HasPrefix(line, "# delete:") || strings.HasPrefix(line, "# blind:") || strings.HasPrefix(line, "# checks:") || strings.HasPrefix(line, "# exists:") {
 			directives = append(directives, line[2:])
 		}
 	}
@@ -115,6 +116,15 @@ func loadFixture(t *testing.T, name string) fixture {
 			if v == "admission" && f.snap.Admission == nil {
 				f.snap.Admission = &Admission{}
 			}
+		case "exists":
+			if f.snap.Admission == nil {
+				f.snap.Admission = &Admission{}
+			}
+			var e Existing
+			var nsName string
+			fmt.Sscan(v, &e.Kind, &nsName, &e.ActiveCluster)
+			e.Namespace, e.Name, _ = strings.Cut(nsName, "/")
+			f.snap.Admission.Existing = append(f.snap.Admission.Existing, e)
 		case "delete":
 			deleted[v] = true
 		case "blind":

@@ -22,6 +22,16 @@ const (
 	// v1.6.0): that group keeps the pods admitted before it, the groups after it get none, and
 	// every reconcile retries the same create (a Warning Event in the API server's words).
 	RuleWorkersAdmissionRefused = "workers-admission-refused"
+	// RuleExistsInCluster: a document names a RayCluster, RayService or RayJob that exists. An
+	// apply changes it; it does not create it again. KubeRay recreates no pod of a RayCluster
+	// whose template changed (before v1.6.0's upgradeStrategy Recreate) and makes a RayJob's
+	// cluster once; a RayService prepares a new cluster beside the active one when its cluster
+	// spec changes beyond worker replicas and appended worker groups (shouldPrepareNewCluster in
+	// rayservice_controller.go; zero-downtime upgrade), both counted against the quota until the
+	// switch. So the admission rules judge a RayService's cluster as that new one, with the
+	// active one counted, and judge nothing of an existing RayCluster or RayJob: their pods
+	// already count in the quota's usage, and judging them again as new would be a false alarm.
+	RuleExistsInCluster = "exists-in-cluster"
 	// RuleHeadFitsNoNode: no node could ever hold the head: allocatable too small, a taint not
 	// tolerated, or a node selector or required affinity no node matches. The head stays Pending.
 	RuleHeadFitsNoNode = "head-fits-no-node"
@@ -31,6 +41,13 @@ func admissionRules(ix *index, c *clusterView) []Finding {
 	a := ix.s.Admission
 	if a == nil {
 		return nil
+	}
+	var out []Finding
+	if e := a.existing(c); e != nil {
+		out = append(out, existsInCluster(c, e))
+		if e.Kind != "RayService" {
+			return out
+		}
 	}
 	head := headPodOf(c.rc)
 	var refusals []string
@@ -43,7 +60,6 @@ func admissionRules(ix *index, c *clusterView) []Finding {
 		refusals = append(refusals, quotaRefusals(head, a.Quotas, ledger)...)
 	}
 	g := podGroups(&c.rc.Spec)[0]
-	var out []Finding
 	if len(refusals) == 0 {
 		ledger.charge(head, a.Quotas)
 		out = append(out, workersAdmission(ix, c, ledger)...)
@@ -135,4 +151,39 @@ func workersAdmission(ix *index, c *clusterView, ledger quotaLedger) []Finding {
 		return []Finding{f}
 	}
 	return nil
+}
+
+// existsInCluster says what applying c's document changes in e, and what the admission rules
+// judge of it.
+func existsInCluster(c *clusterView, e *Existing) Finding {
+	what := e.Kind + " " + e.Namespace + "/" + e.Name
+	var obj Ref
+	var msg, remedy string
+	ev := map[string]string{"kind": e.Kind}
+	switch e.Kind {
+	case "RayService":
+		obj = Ref{Kind: "RayService", Namespace: e.Namespace, Name: e.Name}
+		if c.service != nil {
+			obj = serviceRef(c.service)
+		}
+		active := e.ActiveCluster
+		if active == "" {
+			active = "(none yet)"
+		}
+		ev["activeCluster"] = e.ActiveCluster
+		msg = what + " exists, its active RayCluster " + active + ": an apply that changes spec.rayClusterConfig beyond worker replicas and worker groups appended at the end makes KubeRay prepare a new RayCluster beside it (zero-downtime upgrade, unless upgradeStrategy.type is None or the operator runs with ENABLE_ZERO_DOWNTIME=false), both counted against the quota until the switch; the admission rules judge that new cluster with the active one counted. Any other change updates the active cluster in place, and creates no pod to judge"
+		remedy = "if the quota or the nodes cannot hold both clusters, set spec.upgradeStrategy.type: None (the cluster is then updated in place, with the downtime of a restart) or make room first"
+	case "RayJob":
+		obj = Ref{Kind: "RayJob", Namespace: e.Namespace, Name: e.Name}
+		if c.owner != nil {
+			obj.UID = c.owner.UID
+		}
+		msg = what + " exists: KubeRay makes a RayJob's cluster once, when the job is new, so an apply that changes it makes no new cluster, and its admission and placement are not judged"
+		remedy = fmt.Sprintf("kubectl ray doctor rayjob/%s -n %s checks it as it runs; to check the document as a new RayJob, give it another name or namespace (-n)", e.Name, e.Namespace)
+	default:
+		obj = ClusterRef(c.rc)
+		msg = what + " exists: an apply changes it in place, and KubeRay recreates none of its pods for a changed template (it creates or deletes workers for replicas; from v1.6.0, spec.upgradeStrategy.type Recreate recreates them all), and its pods already count in the quota's usage: their admission and placement are not judged again"
+		remedy = fmt.Sprintf("kubectl ray doctor %s -n %s checks it as it runs (a head its quota refuses, say); to check the document as a new RayCluster, give it another name or namespace (-n)", e.Name, e.Namespace)
+	}
+	return c.finding(RuleExistsInCluster, obj, msg, remedy, ev)
 }

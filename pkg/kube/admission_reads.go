@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
@@ -36,4 +37,37 @@ func (c *Clients) ListNodesForFit(ctx context.Context) ([]corev1.Node, error) {
 		diagnose.TrimNodeForFit(&nodes[i])
 	}
 	return nodes, err
+}
+
+// ListRayObjectsIn lists the RayClusters, RayServices and RayJobs of namespace, one paged LIST per
+// kind, kept to what doctor -f asks of an object its documents would change: that it exists, and a
+// RayService's active cluster. The first refused read ends it.
+func (c *Clients) ListRayObjectsIn(ctx context.Context, namespace string) ([]diagnose.Existing, error) {
+	host := c.Host()
+	clusters, err := listExplained(ctx, "", Request{Verb: "list", Resource: "rayclusters.ray.io", Namespace: namespace, Host: host},
+		c.Ray.RayV1().RayClusters(namespace).List, func(l *rayv1.RayClusterList) []rayv1.RayCluster { return l.Items })
+	if err != nil {
+		return nil, err
+	}
+	services, err := listExplained(ctx, "", Request{Verb: "list", Resource: "rayservices.ray.io", Namespace: namespace, Host: host},
+		c.Ray.RayV1().RayServices(namespace).List, func(l *rayv1.RayServiceList) []rayv1.RayService { return l.Items })
+	if err != nil {
+		return nil, err
+	}
+	jobs, err := listExplained(ctx, "", Request{Verb: "list", Resource: "rayjobs.ray.io", Namespace: namespace, Host: host},
+		c.Ray.RayV1().RayJobs(namespace).List, func(l *rayv1.RayJobList) []rayv1.RayJob { return l.Items })
+	if err != nil {
+		return nil, err
+	}
+	var out []diagnose.Existing
+	for _, rc := range clusters {
+		out = append(out, diagnose.Existing{Kind: "RayCluster", Namespace: namespace, Name: rc.Name})
+	}
+	for _, rs := range services {
+		out = append(out, diagnose.Existing{Kind: "RayService", Namespace: namespace, Name: rs.Name, ActiveCluster: rs.Status.ActiveServiceStatus.RayClusterName})
+	}
+	for _, rj := range jobs {
+		out = append(out, diagnose.Existing{Kind: "RayJob", Namespace: namespace, Name: rj.Name})
+	}
+	return out, nil
 }

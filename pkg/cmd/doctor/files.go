@@ -138,9 +138,10 @@ func (o *Options) clusterFindings(ctx context.Context, s *diagnose.Snapshot) *di
 	return &r
 }
 
-// readAdmission sets s.Admission and s.Nodes from the cluster: the ResourceQuotas and
-// LimitRanges of each namespace the documents' RayClusters go to, one LIST per kind and
-// namespace, and every node, trimmed to what placement reads. A read refused (a namespaced user
+// readAdmission sets s.Admission and s.Nodes from the cluster: the ResourceQuotas, LimitRanges
+// and Ray objects (the documents may name existing ones) of each namespace the documents'
+// RayClusters go to, one LIST per kind and namespace, and every node, trimmed to what placement
+// reads. A read refused (a namespaced user
 // may not list nodes) is a gap the report names, and the rule that needs it stays silent.
 func readAdmission(ctx context.Context, c *kube.Clients, s *diagnose.Snapshot) {
 	a := &diagnose.Admission{}
@@ -162,13 +163,18 @@ func readAdmission(ctx context.Context, c *kube.Clients, s *diagnose.Snapshot) {
 		} else {
 			a.LimitRanges = append(a.LimitRanges, l...)
 		}
+		if e, err := c.ListRayObjectsIn(ctx, ns); err != nil {
+			gaps[diagnose.RayObjectsGap] = exit.Message(err)
+		} else {
+			a.Existing = append(a.Existing, e...)
+		}
 	}
 	if n, err := c.ListNodesForFit(ctx); err != nil {
 		gaps["nodes"] = exit.Message(err)
 	} else {
 		s.Nodes = n
 	}
-	for _, res := range []string{"resourcequotas", "limitranges", "nodes"} {
+	for _, res := range []string{"resourcequotas", "limitranges", "nodes", diagnose.RayObjectsGap} {
 		if why, ok := gaps[res]; ok {
 			s.Blind = append(s.Blind, diagnose.Gap{Resource: res, Reason: why})
 		}

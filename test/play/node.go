@@ -66,8 +66,11 @@ func setNodeConditionStatus(ctx context.Context, c kubernetes.Interface, node st
 func NodeLost(ctx context.Context, c kubernetes.Interface, name string) (*corev1.Node, error) {
 	n := sandbox.FakeNode(name, false)
 	// Only pods bound to it by name land here: the scheduler must not place other tests' pods on
-	// a node nobody runs.
-	n.Spec.Taints = []corev1.Taint{{Key: "node.kubernetes.io/unreachable", Effect: corev1.TaintEffectNoSchedule}}
+	// a node nobody runs. The node lifecycle controller owns the unreachable taint and swaps it
+	// as it reads the node's conditions; once in CI (2026-12-04) a worker of another test was
+	// scheduled here in that moment. The second taint is nobody's but the tests': it stays.
+	n.Spec.Taints = []corev1.Taint{{Key: "node.kubernetes.io/unreachable", Effect: corev1.TaintEffectNoSchedule},
+		{Key: "e2e.kubectl-ray.io/dedicated", Value: "lost", Effect: corev1.TaintEffectNoSchedule}}
 	if _, err := c.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{}); err != nil {
 		return nil, err
 	}

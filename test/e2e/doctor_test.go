@@ -88,6 +88,7 @@ func TestDoctorHeadEvictedKubeRayV111(t *testing.T) {
 	h := NewH(t)
 	h.CreateRayCluster("evicted", nil)
 	head := h.WaitClusterRunning("evicted", 90*time.Second)
+	h.WaitStateReady("evicted", 60*time.Second) // status-stale needs the state v1.1.1 writes
 	if _, err := play.KubeletEvict(h.Ctx, h.Kube, h.NS, head.Name, "ephemeral-storage"); err != nil {
 		t.Fatal(err)
 	}
@@ -166,12 +167,7 @@ func TestDoctorHeadTerminated(t *testing.T) {
 	h := NewH(t)
 	h.CreateRayCluster("shut", nil)
 	head := h.WaitClusterRunning("shut", 90*time.Second)
-	// status-stale needs the state v1.1.1 writes once every pod runs; under load it came after
-	// the pods ran.
-	h.WaitFor("RayCluster shut state ready", 60*time.Second, func() (bool, error) {
-		c, err := h.Ray.RayV1().RayClusters(h.NS).Get(h.Ctx, "shut", metav1.GetOptions{})
-		return err == nil && c.Status.State == rayv1.Ready, err
-	})
+	h.WaitStateReady("shut", 60*time.Second) // status-stale needs the state v1.1.1 writes
 	h.kubeletNodeShutdown(head.Name)
 	d, res := h.doctorJSON()
 	if res.Code != 1 {
@@ -219,6 +215,8 @@ func TestDoctorHeadCrashLoopAndImagePull(t *testing.T) {
 	h.WaitClusterRunning("wcrash", 90*time.Second)
 	worker := h.waitWorker("wpull", "", 60*time.Second)
 	crasher := h.waitWorker("wcrash", "", 60*time.Second)
+	h.WaitStateReady("oom", 60*time.Second) // status-stale needs the state v1.1.1 writes
+	h.WaitStateReady("pull", 60*time.Second)
 	if _, err := play.KubeletCrashLoop(h.Ctx, h.Kube, h.NS, oom.Name, "OOMKilled", 6); err != nil {
 		t.Fatal(err)
 	}
@@ -276,12 +274,7 @@ func TestDoctorStatusStale(t *testing.T) {
 	h := NewH(t)
 	h.CreateRayCluster("stale", nil)
 	head := h.WaitClusterRunning("stale", 90*time.Second)
-	// The operator writes the state on a reconcile of its own, which may come a moment after the
-	// head runs: wait for it before the head turns NotReady.
-	h.WaitFor("the v1.1.1 operator's state ready", 30*time.Second, func() (bool, error) {
-		rc, err := h.Ray.RayV1().RayClusters(h.NS).Get(h.Ctx, "stale", metav1.GetOptions{})
-		return err == nil && rc.Status.State == rayv1.Ready, err
-	})
+	h.WaitStateReady("stale", 60*time.Second) // before the head turns NotReady
 	if _, err := play.KubeletPodNotReady(h.Ctx, h.Kube, h.NS, head.Name); err != nil {
 		t.Fatal(err)
 	}

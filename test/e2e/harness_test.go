@@ -230,6 +230,17 @@ func (h *H) WaitClusterRunning(cluster string, timeout time.Duration) corev1.Pod
 	return head
 }
 
+// WaitStateReady waits for the operator's .status.state ready. KubeRay writes it on a reconcile
+// of its own, which can come a moment after every pod runs (seen in CI under load); a test that
+// breaks the head before then finds a state that was never ready, and no status-stale finding.
+func (h *H) WaitStateReady(cluster string, timeout time.Duration) {
+	h.T.Helper()
+	h.WaitFor("RayCluster "+cluster+" state ready", timeout, func() (bool, error) {
+		c, err := h.Ray.RayV1().RayClusters(h.NS).Get(h.Ctx, cluster, metav1.GetOptions{})
+		return err == nil && c.Status.State == rayv1.Ready, err
+	})
+}
+
 // PodRunningReady reports phase Running with the Ready condition True and no deletion pending.
 func PodRunningReady(p *corev1.Pod) bool {
 	if p.Status.Phase != corev1.PodRunning || p.DeletionTimestamp != nil {

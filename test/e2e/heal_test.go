@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -105,10 +104,7 @@ func TestHealSeed000(t *testing.T) {
 		t.Errorf("the evicted head %s is still there", old.Name)
 	}
 	h.WaitClusterRunning("seed", 60*time.Second)
-	h.WaitFor("RayCluster seed state ready", 60*time.Second, func() (bool, error) {
-		c, err := h.Ray.RayV1().RayClusters(h.NS).Get(h.Ctx, "seed", metav1.GetOptions{})
-		return err == nil && c.Status.State == rayv1.Ready, err
-	})
+	h.WaitStateReady("seed", 60*time.Second)
 
 	t.Logf("doctor after heal:\n%s", h.Run("doctor", "seed"))
 	code, findings = h.doctorFindings("seed")

@@ -32,6 +32,7 @@ func TestHealBacksOffHeadRecreateLoop(t *testing.T) {
 		}
 		head = h.waitNewHead("rl", old.Name, 90*time.Second)
 	}
+	h.WaitStateReady("rl", 60*time.Second) // status-stale needs the state v1.1.1 writes
 	evicted := h.healEvict("rl")
 	if evicted.Name != head.Name {
 		t.Fatalf("evicted %s, want the current head %s", evicted.Name, head.Name)

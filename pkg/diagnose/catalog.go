@@ -60,6 +60,7 @@ var Catalog = []RuleInfo{
 	// A document's text (doctor -f): the manifest reader fires these, with fixtures in
 	// pkg/manifest/testdata/rules.
 	{RuleManifestUnknownField, SeverityInfo, "manifest", "", "a document sets a field this doctor's KubeRay API does not have: a typo, or a newer operator's field", "manifest-unknown-field-info"},
+	{RuleFieldDropped, SeverityWarning, "manifest", "", "a document sets a field the CRD of the KubeRay release that would run it does not have (or ray.io/v1alpha1 never had): kubectl refuses it, other clients lose it", "field-dropped-warning"},
 	{RuleManifestStartParamNotString, SeverityError, "manifest", "", "a rayStartParams value is not a string, so the API server refuses the object", "manifest-start-param-not-string-error"},
 	{RuleRayServiceNoCluster, SeverityError, "rayservice-object", "", "a RayService has no RayCluster: the API server or the operator refuses it", "rayservice-no-cluster-error"},
 	{RuleRayJobFailed, SeverityError, "rayjob", "rayjobs", "a RayJob failed: its submission, its Ray job, a deadline or its spec", "rayjob-failed-error"},

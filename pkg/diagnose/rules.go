@@ -22,5 +22,6 @@ const (
 // The rules about a document's text, which only doctor -f's reader sees (pkg/manifest).
 const (
 	RuleManifestUnknownField        = "manifest-unknown-field"
+	RuleFieldDropped                = "field-dropped"
 	RuleManifestStartParamNotString = "manifest-start-param-not-string"
 )

@@ -73,7 +73,9 @@ func decode(n node) (*decoded, string, error) {
 		return nil, "", &FileError{File: n.file, Line: n.line, Msg: kind + " " + d.doc.Name + " does not decode: " + strings.TrimPrefix(err.Error(), "json: ")}
 	}
 	for _, e := range strict {
-		d.notes = append(d.notes, unknownField(d.doc, e.Error()))
+		if n, ok := unknownField(d.doc, e.Error()); ok {
+			d.notes = append(d.notes, n)
+		}
 	}
 	setName(obj, d.doc.Name)
 	d.obj = obj
@@ -145,15 +147,19 @@ func yamlType(v any) string {
 }
 
 // unknownField notes a field the Ray kind does not have: kubectl's strict field validation
-// refuses the object, and clients that ask for none get it pruned by the API server.
-func unknownField(doc *Document, msg string) Note {
+// refuses the object, and clients that ask for none get it pruned by the API server. A field
+// some KubeRay release has is no typo: field-dropped judges it against the release that runs it.
+func unknownField(doc *Document, msg string) (Note, bool) {
 	field := msg
 	if _, rest, ok := strings.Cut(msg, `unknown field "`); ok {
 		field, _, _ = strings.Cut(rest, `"`)
 	}
+	if knownToSomeRelease(doc.Kind, field) {
+		return Note{}, false
+	}
 	return Note{Doc: doc, Rule: RuleUnknownField, Field: field,
 		Message: fmt.Sprintf("%s has no field %s in KubeRay %s's API, the newest this doctor reads: if it is a typo, kubectl refuses the object (strict field validation, its default) and other clients' objects lose the field; a newer operator's field is fine", doc.Kind, field, APITypesVersion),
-		Remedy:  "check the spelling and the indentation against the " + doc.Kind + " CRD of the operator version you run (kubectl explain " + strings.ToLower(doc.Kind) + ".spec)"}
+		Remedy:  "check the spelling and the indentation against the " + doc.Kind + " CRD of the operator version you run (kubectl explain " + strings.ToLower(doc.Kind) + ".spec)"}, true
 }
 
 // lookupMap follows a dotted path of mapping keys in obj.

@@ -82,6 +82,7 @@ func (o *Options) runFiles(cmd *cobra.Command) error {
 	opts := o.acc.rules
 	opts.SpecOnly = true
 	r := diagnose.DiagnoseTarget(s, opts, nil)
+	set.JudgeFields(operatorRelease(ops))
 	r.Add(set.NoteFindings()...)
 	if ops != nil {
 		r.Operators = ops.Operators
@@ -180,6 +181,22 @@ func readAdmission(ctx context.Context, c *kube.Clients, s *diagnose.Snapshot) {
 		}
 	}
 	s.Admission = a
+}
+
+// operatorRelease is the KubeRay release that would run the documents: the one version every
+// operator found runs, "" offline, with none found, or with operators of several versions.
+func operatorRelease(ops *diagnose.Report) string {
+	if ops == nil {
+		return ""
+	}
+	release := ""
+	for _, op := range ops.Operators {
+		if op.Version == "" || (release != "" && op.Version != release) {
+			return ""
+		}
+		release = op.Version
+	}
+	return release
 }
 
 // pingTimeout bounds the question "does a cluster answer?" of doctor -f: a CI job with a

@@ -76,6 +76,7 @@ var Catalog = []RuleInfo{
 	{RuleImageRayVersion, SeverityInfo, "spec", "", "a group's Ray image names another Ray version than spec.rayVersion", "image-ray-version-info"},
 	{RuleServeHeadNotExcluded, SeverityInfo, "spec", "", "a RayService does not set excludeHeadPodFromServeSvc, so its head takes Serve traffic", "serve-head-not-excluded-info"},
 	{RuleServeConfigInvalid, SeverityError, "spec", "", "a RayService's serveConfigV2 is not YAML", "serve-config-invalid-error"},
+	{RuleServeReplicaFitsNoGroup, SeverityError, "spec", "", "a Serve deployment asks per replica for more CPU, GPU, memory or a custom resource than any group of its RayCluster advertises to Ray", "serve-replica-fits-no-group-error"},
 	{RuleServeConfigCamelCase, SeverityWarning, "spec", "", "a RayService's serveConfigV2 names Serve fields in camelCase where Serve reads snake_case", "serve-config-camelcase-warning"},
 	{RuleGCSReconnectTimeout, SeverityWarning, "spec", "", "with GCS fault tolerance, workers give up on a lost GCS no later than the head", "gcs-reconnect-timeout-warning"},
 	{RuleShmSmallerThanObjectStore, SeverityInfo, "spec", "", "a group's sized /dev/shm is smaller than the object store Ray would put there", "shm-smaller-than-object-store-info"},

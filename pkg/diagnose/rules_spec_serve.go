@@ -58,6 +58,7 @@ func rayServiceSpecRules(ix *index, c *clusterView) []Finding {
 		out = append(out, f)
 	}
 	out = append(out, serveConfigRules(c, rs)...)
+	out = append(out, serveReplicaFitsNoGroup(ix, c)...)
 	return out
 }
 

@@ -85,6 +85,25 @@ func TestServeConfigCamelCaseNamesKeys(t *testing.T) {
 	})
 }
 
+// serve-replica-fits-no-group names each deployment no group holds, with what a replica asks and
+// what each group advertises (the head's num-cpus "0", the worker's 1500m limit rounded up as
+// KubeRay rounds it, its rayStartParams memory, no GPU), and leaves out the one that fits.
+func TestServeReplicaFitsNoGroupNamesDeployments(t *testing.T) {
+	checkDetails(t, []detailCase{
+		{"serve-replica-fits-no-group", RuleServeReplicaFitsNoGroup, "RayService ml/svc",
+			[]string{"llm/Model (CPU 1, GPU 1, memory 3Gi per replica)", "llm/Tokenizer (tpu_host 1 per replica)",
+				"head: CPU 0, GPU 0, memory unknown, tpu_host 0; worker group cpu: CPU 2, GPU 0, memory 2Gi, tpu_host 0"},
+			map[string]string{"deployments": "2"}},
+	})
+	f := loadFixture(t, "serve-replica-fits-no-group")
+	r := Diagnose(&f.snap, Options{})
+	for _, x := range r.Findings {
+		if x.Rule == RuleServeReplicaFitsNoGroup && strings.Contains(x.Message, "Router") {
+			t.Errorf("Router fits the worker group (0.5 of 2 CPUs), yet: %s", x.Message)
+		}
+	}
+}
+
 // spec-refused quotes the operator's Event as its reconcilers format it (raycluster_controller.go,
 // rayservice_controller.go, rayjob_controller.go of v1.5.0), and says what the operator of the
 // cluster the documents would be applied to does.

@@ -3,8 +3,9 @@ package diagnose
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -273,13 +274,8 @@ func fitsSomeGroup(d serveDemand, groups []servingGroup) bool {
 }
 
 func describeNeed(need map[string]float64) string {
-	names := make([]string, 0, len(need))
-	for k := range need {
-		names = append(names, k)
-	}
-	sort.Strings(names)
 	var parts []string
-	for _, k := range names {
+	for _, k := range slices.Sorted(maps.Keys(need)) {
 		parts = append(parts, k+" "+amount(k, need[k]))
 	}
 	return strings.Join(parts, ", ")
@@ -287,13 +283,8 @@ func describeNeed(need map[string]float64) string {
 
 // describeHave is what g advertises of the resources asked for.
 func describeHave(g servingGroup, asked map[string]bool) string {
-	names := make([]string, 0, len(asked))
-	for k := range asked {
-		names = append(names, k)
-	}
-	sort.Strings(names)
 	var parts []string
-	for _, k := range names {
+	for _, k := range slices.Sorted(maps.Keys(asked)) {
 		switch {
 		case g.unknown[k]:
 			parts = append(parts, k+" unknown")

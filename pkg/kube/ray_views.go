@@ -97,6 +97,18 @@ func readRayViews(ctx context.Context, s *diagnose.Snapshot, q RayQuery, open tu
 	return views
 }
 
+// ReadRayView reads the dashboard of one head pod through a port-forward, within timeout (0:
+// DefaultRayTimeout): what chaos worker-kill --serve-replicas asks of Ray. A dashboard that cannot
+// be read is a View saying why (View.Unreachable), never an error.
+func (c *Clients) ReadRayView(ctx context.Context, head *corev1.Pod, timeout time.Duration) rayapi.View {
+	if timeout <= 0 {
+		timeout = DefaultRayTimeout
+	}
+	v := rayapi.View{Namespace: head.Namespace, Cluster: head.Labels[ray.LabelCluster], Head: head.Name, Port: dashboardPort(head)}
+	readRayView(ctx, &v, timeout, false, c.OpenTunnel)
+	return v
+}
+
 // readRayView reads one dashboard through its own port-forward, closed when done.
 func readRayView(ctx context.Context, v *rayapi.View, timeout time.Duration, keep bool, open tunnelOpener) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)

@@ -53,8 +53,10 @@ func DecodeNodes(b []byte) ([]Node, error) {
 }
 
 // DecodeApps reads Serve's instance details (/api/serve/applications/): {"applications": {name:
-// {"status", "message", "last_deployed_time_s", "deployments": {name: {"status", "message"}}}}}.
-// Applications and deployments come sorted by name.
+// {"status", "message", "last_deployed_time_s", "deployments": {name: {"status", "message",
+// "replicas": [{"replica_id", "state", "node_id", "node_ip"}]}}}}} (python/ray/serve/schema.py:
+// ServeInstanceDetails, ReplicaDetails). Applications and deployments come sorted by name,
+// replicas by ID.
 func DecodeApps(b []byte) ([]App, error) {
 	var d struct {
 		Applications map[string]struct {
@@ -63,9 +65,15 @@ func DecodeApps(b []byte) ([]App, error) {
 			Message      string  `json:"message"`
 			LastDeployed float64 `json:"last_deployed_time_s"`
 			Deployments  map[string]struct {
-				Name    string `json:"name"`
-				Status  string `json:"status"`
-				Message string `json:"message"`
+				Name     string `json:"name"`
+				Status   string `json:"status"`
+				Message  string `json:"message"`
+				Replicas []struct {
+					ID     string `json:"replica_id"`
+					State  string `json:"state"`
+					NodeID string `json:"node_id"`
+					NodeIP string `json:"node_ip"`
+				} `json:"replicas"`
 			} `json:"deployments"`
 		} `json:"applications"`
 	}
@@ -76,7 +84,12 @@ func DecodeApps(b []byte) ([]App, error) {
 	for name, a := range d.Applications {
 		app := App{Name: name, Status: a.Status, Message: a.Message, LastDeployed: seconds(a.LastDeployed)}
 		for dn, dep := range a.Deployments {
-			app.Deployments = append(app.Deployments, Deployment{Name: dn, Status: dep.Status, Message: dep.Message})
+			d := Deployment{Name: dn, Status: dep.Status, Message: dep.Message}
+			for _, r := range dep.Replicas {
+				d.Replicas = append(d.Replicas, Replica{ID: r.ID, State: r.State, NodeID: r.NodeID, NodeIP: r.NodeIP})
+			}
+			sort.Slice(d.Replicas, func(i, j int) bool { return d.Replicas[i].ID < d.Replicas[j].ID })
+			app.Deployments = append(app.Deployments, d)
 		}
 		sort.Slice(app.Deployments, func(i, j int) bool { return app.Deployments[i].Name < app.Deployments[j].Name })
 		out = append(out, app)

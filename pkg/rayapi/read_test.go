@@ -2,6 +2,7 @@ package rayapi
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -16,7 +17,7 @@ func dashboard(t *testing.T, override map[string]func(http.ResponseWriter)) stri
 		"/api/gcs_healthz":         "success",
 		"/api/version":             `{"version":"4","ray_version":"2.9.0","ray_commit":"x"}`,
 		"/api/v0/nodes":            `{"result":true,"msg":"","data":{"result":{"total":2,"num_after_truncation":2,"result":[{"node_id":"aa","node_ip":"10.0.0.1","is_head_node":true,"state":"ALIVE"},{"node_id":"bb","node_ip":"10.0.0.2","is_head_node":false,"state":"DEAD","state_message":"gone"}]}}}`,
-		"/api/serve/applications/": `{"deploy_mode":"MULTI_APP","applications":{"b":{"name":"b","status":"DEPLOY_FAILED","message":"boom","last_deployed_time_s":1748768400.5,"deployments":{"D2":{"name":"D2","status":"UNHEALTHY","message":"m"},"D1":{"name":"D1","status":"HEALTHY","message":""}}},"a":{"name":"a","status":"RUNNING","deployments":{}}}}`,
+		"/api/serve/applications/": `{"deploy_mode":"MULTI_APP","applications":{"b":{"name":"b","status":"DEPLOY_FAILED","message":"boom","last_deployed_time_s":1748768400.5,"deployments":{"D2":{"name":"D2","status":"UNHEALTHY","message":"m"},"D1":{"name":"D1","status":"HEALTHY","message":"","replicas":[{"replica_id":"r2","state":"STARTING","node_id":"bb","node_ip":"10.0.0.2","actor_name":"SERVE_REPLICA::b#D1#r2"},{"replica_id":"r1","state":"RUNNING","node_id":"aa","node_ip":"10.0.0.1"}]}}},"a":{"name":"a","status":"RUNNING","deployments":{}}}}`,
 		"/api/jobs/":               `[{"type":"SUBMISSION","job_id":"02000000","submission_id":"nightly-x","status":"FAILED","message":"Job entrypoint command failed with exit code 1","error_type":"JOB_ENTRYPOINT_COMMAND_ERROR","end_time":1748768400000}]`,
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -54,7 +55,8 @@ func TestReadHealthyDashboard(t *testing.T) {
 		t.Fatalf("nodes %+v", v.Nodes)
 	}
 	if !v.AppsRead || len(v.Apps) != 2 || v.Apps[0].Name != "a" || v.Apps[1].Status != "DEPLOY_FAILED" || v.Apps[1].Deployments[0].Name != "D1" ||
-		v.Apps[1].LastDeployed.Unix() != 1748768400 {
+		v.Apps[1].LastDeployed.Unix() != 1748768400 || len(v.Apps[1].Deployments[1].Replicas) != 0 ||
+		fmt.Sprint(v.Apps[1].Deployments[0].Replicas) != "[{r1 RUNNING aa 10.0.0.1} {r2 STARTING bb 10.0.0.2}]" {
 		t.Fatalf("apps %+v", v.Apps)
 	}
 	if !v.JobsRead || len(v.Jobs) != 1 || v.Jobs[0].SubmissionID != "nightly-x" || v.Jobs[0].Status != "FAILED" || v.Jobs[0].End.IsZero() {

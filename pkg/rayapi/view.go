@@ -101,6 +101,16 @@ type App struct {
 // Deployment is one deployment of a Serve application.
 type Deployment struct {
 	Name, Status, Message string
+	// Replicas are its replicas and where Ray placed them (Ray 2.7 and later list them).
+	Replicas []Replica
+}
+
+// Replica is one replica of a Serve deployment: its actor, its state (STARTING, UPDATING,
+// RECOVERING, RUNNING, STOPPING) and the Ray node it runs on. On KubeRay a Ray node is a pod, and
+// its node IP is the pod's IP: that is how chaos worker-kill --serve-replicas finds the pods.
+type Replica struct {
+	ID, State      string
+	NodeID, NodeIP string
 }
 
 // Job is one Ray job.

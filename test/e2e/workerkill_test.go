@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -40,15 +42,7 @@ func TestChaosWorkerKill(t *testing.T) {
 		pinCluster(rc, node)
 		rc.Spec.WorkerGroupSpecs[0].Replicas = ptr.To[int32](3)
 	})
-	h.WaitFor("three workers Running", 120*time.Second, func() (bool, error) {
-		n := 0
-		for _, p := range h.Pods("wk", "worker") {
-			if PodRunningReady(&p) {
-				n++
-			}
-		}
-		return n == 3, nil
-	})
+	h.waitReadyWorkers("wk", 3, 120*time.Second, nil)
 	sc := newServeScene(h, "wk", 2*time.Second)
 	sc.waitServing(4)
 	args := []string{"chaos", "worker-kill", "wk", "--count", "2", "--seed", "7", "--service", sc.service, "--port", "8000", "--rate", "40/s", "--warmup", "2s"}
@@ -128,15 +122,7 @@ func TestChaosWorkerKill(t *testing.T) {
 	t.Logf("worker-kill: %d requests, %d errors", r.Totals.Requests, r.Totals.Errors)
 
 	// Text, for docs/chaos-worker-kill.md.
-	h.WaitFor("three workers Running again", 60*time.Second, func() (bool, error) {
-		n := 0
-		for _, p := range h.Pods("wk", "worker") {
-			if PodRunningReady(&p) {
-				n++
-			}
-		}
-		return n == 3, nil
-	})
+	h.waitReadyWorkers("wk", 3, 60*time.Second, nil)
 	sc.waitServing(4)
 	res = h.Run("chaos", "worker-kill", "wk", "--count", "1", "--seed", "3", "--service", sc.service, "--port", "8000", "--rate", "40/s",
 		"--warmup", "2s", "--after", "3s", "--yes")
@@ -144,4 +130,22 @@ func TestChaosWorkerKill(t *testing.T) {
 	if res.Code != 0 || !strings.Contains(res.Stdout, "Workers killed (from the kill)") || !strings.Contains(res.Stdout, "(seed 3)") {
 		t.Errorf("text report: %s", res)
 	}
+}
+
+// waitReadyWorkers waits until cluster has n workers Running and Ready, and also until more(),
+// when given; it returns their names, sorted.
+func (h *H) waitReadyWorkers(cluster string, n int, timeout time.Duration, more func() bool) []string {
+	h.T.Helper()
+	var ready []string
+	h.WaitFor(fmt.Sprintf("%d workers of %s Running and Ready", n, cluster), timeout, func() (bool, error) {
+		ready = ready[:0]
+		for _, p := range h.Pods(cluster, "worker") {
+			if PodRunningReady(&p) {
+				ready = append(ready, p.Name)
+			}
+		}
+		return len(ready) == n && (more == nil || more()), nil
+	})
+	sort.Strings(ready)
+	return ready
 }

@@ -74,6 +74,9 @@ type RayOptions struct {
 	// DashboardDelay, when set, is how long the head's dashboard waits before each answer (a slow
 	// dashboard, for benchmarks).
 	DashboardDelay func() time.Duration
+	// ReplicaWorkers, when positive, is how many of a cluster's running workers (the first by
+	// name) Serve's replicas are placed on (PlayServeReplicas); 0 places them on all.
+	ReplicaWorkers int
 	// FailApps, when set, names the applications of a RayCluster that fail to deploy
 	// (PlayAppsDeployFailed), with Ray's message.
 	FailApps func(cluster, app string) (message string, failed bool)
@@ -389,6 +392,12 @@ func (r *Ray) dashboard(n *rayNode, rw http.ResponseWriter, req *http.Request) {
 // (dashboardclient.GetServeDetails: applications by name, their status and deployments).
 func serveDetails(r *Ray, cluster string, now time.Time) map[string]any {
 	apps := map[string]any{}
+	replicas := r.placeReplicas(cluster, r.clusters[cluster].apps, func(app string) string {
+		if r.appStatus(cluster, r.clusters[cluster].apps[app], now) == "RUNNING" {
+			return "RUNNING"
+		}
+		return "STARTING"
+	})
 	for name, a := range r.clusters[cluster].apps {
 		status := r.appStatus(cluster, a, now)
 		dstatus, message, dmessage := "HEALTHY", "", ""
@@ -402,7 +411,10 @@ func serveDetails(r *Ray, cluster string, now time.Time) map[string]any {
 		}
 		deps := map[string]any{}
 		for _, d := range a.Deployments {
-			deps[d] = map[string]any{"name": d, "status": dstatus, "message": dmessage, "route_prefix": nil}
+			deps[d] = map[string]any{"name": d, "status": dstatus, "message": dmessage, "route_prefix": nil, "replicas": []any{}}
+			if rep, ok := replicas[name+"/"+d]; ok { // PlayServeReplicas
+				deps[d].(map[string]any)["replicas"] = []any{rep.details}
+			}
 		}
 		apps[name] = map[string]any{"name": name, "route_prefix": a.RoutePrefix, "status": status, "message": message,
 			"last_deployed_time_s": float64(a.Submitted.UnixNano()) / 1e9, "deployments": deps}

@@ -1,8 +1,6 @@
 package play
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"net/http"
 	"regexp"
 	"sort"
@@ -96,8 +94,7 @@ func (r *Ray) stateAPI(n *rayNode, rw http.ResponseWriter, req *http.Request) bo
 			if !overridden {
 				state = "ALIVE"
 			}
-			id := sha256.Sum256([]byte(pod))
-			node := map[string]any{"node_id": hex.EncodeToString(id[:28]), "node_ip": o.ip, "is_head_node": o.head,
+			node := map[string]any{"node_id": nodeID(pod), "node_ip": o.ip, "is_head_node": o.head,
 				"state": state, "state_message": nil, "node_name": o.ip, "resources_total": map[string]float64{"CPU": 1}, "labels": map[string]string{}}
 			if state == "DEAD" {
 				node["state_message"] = "Health check failed due to missing too many heartbeats"

@@ -18,17 +18,20 @@ const PlanKind = "WorkerKillPlan"
 // Plan is what a worker kill would do, checked by the API server's dry run of each kill; nothing
 // was killed and no request was sent.
 type Plan struct {
-	APIVersion      string         `json:"apiVersion"`
-	Kind            string         `json:"kind"`
-	Settings        ReportSettings `json:"settings"`
-	RayCluster      string         `json:"rayCluster"`
-	Group           string         `json:"group"`
-	Live            int            `json:"liveWorkers"`
-	Kill            []string       `json:"kill"` // NAMESPACE/NAME, by name
-	Endpoints       []string       `json:"endpoints"`
-	PlannedRequests int            `json:"plannedRequests"`
-	SLO             report.PlanSLO `json:"slo"`
-	ServerDryRun    string         `json:"serverDryRun"` // "accepted"
+	APIVersion string         `json:"apiVersion"`
+	Kind       string         `json:"kind"`
+	Settings   ReportSettings `json:"settings"`
+	RayCluster string         `json:"rayCluster"`
+	Group      string         `json:"group"`
+	Live       int            `json:"liveWorkers"`
+	Kill       []string       `json:"kill"` // NAMESPACE/NAME, by name
+	// ServeReplicas are, with --serve-replicas, the replicas Ray's view places on each worker
+	// to kill (by NAMESPACE/NAME).
+	ServeReplicas   map[string][]string `json:"serveReplicas,omitempty"`
+	Endpoints       []string            `json:"endpoints"`
+	PlannedRequests int                 `json:"plannedRequests"`
+	SLO             report.PlanSLO      `json:"slo"`
+	ServerDryRun    string              `json:"serverDryRun"` // "accepted"
 }
 
 // DryRun says exactly which workers a run with this seed would kill; each kill is dry-run on the
@@ -51,7 +54,7 @@ func DryRun(ctx context.Context, c Cluster, s Settings) (*Plan, error) {
 	}
 	p := &Plan{APIVersion: schema.APIVersion, Kind: PlanKind, Settings: s.reportSettings(t), RayCluster: t.cluster, Group: t.group,
 		Live: t.live, Kill: []string{}, Endpoints: []string{}, PlannedRequests: probe.Planned(s.config().Rate, s.Warmup+s.Post()),
-		SLO: s.PlanSLO(), ServerDryRun: "accepted"}
+		SLO: s.PlanSLO(), ServerDryRun: "accepted", ServeReplicas: t.chosenReplicas()}
 	for _, pod := range t.chosen {
 		p.Kill = append(p.Kill, pod.Namespace+"/"+pod.Name)
 	}
@@ -72,10 +75,10 @@ func WritePlanText(w io.Writer, p *Plan) error {
 	var b strings.Builder
 	s := p.Settings
 	fmt.Fprintf(&b, "Dry run of a worker kill of %s in namespace %s: nothing is killed and no request is sent.\n", s.Target, s.Namespace)
-	fmt.Fprintf(&b, "Would %s:  %s of %d live workers of group %s of RayCluster %s, chosen with seed %d (%s %d picks the same ones again):\n",
-		s.Mode, report.Plural(len(p.Kill), "worker", "workers"), p.Live, p.Group, p.RayCluster, s.Seed, "--seed", s.Seed)
+	fmt.Fprintf(&b, "Would %s:  %s of %d live workers of group %s of RayCluster %s, chosen with seed %d (%s %d picks the same ones again)%s:\n",
+		s.Mode, report.Plural(len(p.Kill), "worker", "workers"), p.Live, p.Group, p.RayCluster, s.Seed, "--seed", s.Seed, amongHosts(s.ServeReplicas))
 	for _, k := range p.Kill {
-		fmt.Fprintf(&b, "  %s\n", k)
+		fmt.Fprintf(&b, "  %s%s\n", k, replicaList(p.ServeReplicas[k]))
 	}
 	fmt.Fprintf(&b, "Would probe:  %s %s%s at %v/s, warm-up %dms (the workers are killed only if every warm-up request succeeds), about %s\n",
 		s.Method, s.Probe, s.Path, s.Rate, s.WarmupMs, report.Plural(p.PlannedRequests, "request", "requests"))

@@ -3,6 +3,8 @@ package workerkill
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
@@ -22,6 +24,7 @@ type ReportSettings struct {
 	Count          int     `json:"count,omitempty"`
 	Percent        float64 `json:"percent,omitempty"`
 	Seed           int64   `json:"seed"`
+	ServeReplicas  bool    `json:"serveReplicas,omitempty"`
 	Probe          string  `json:"target"`
 	Method         string  `json:"method"`
 	Path           string  `json:"path"`
@@ -38,6 +41,9 @@ type Section struct {
 	Cluster string `json:"rayCluster"`
 	Group   string `json:"group"`
 	Live    int    `json:"liveWorkers"` // the group's live workers when they were chosen
+	// ServeReplicas are, with --serve-replicas, the replicas Ray's view placed on each killed
+	// worker (by NAMESPACE/NAME) when they were chosen.
+	ServeReplicas map[string][]string `json:"serveReplicas,omitempty"`
 	report.Losses
 }
 
@@ -64,7 +70,7 @@ type Report struct {
 func (s *Settings) reportSettings(t *target) ReportSettings {
 	cfg := s.config()
 	rs := ReportSettings{Target: s.targetName(), Namespace: s.Namespace, Mode: s.Mode, Count: s.Count, Percent: s.Percent, Seed: s.Seed,
-		Probe: s.probeTarget(t), Method: cfg.Method, Path: experiment.ShownPath(cfg.Path), Rate: cfg.Rate,
+		ServeReplicas: s.ServeReplicas, Probe: s.probeTarget(t), Method: cfg.Method, Path: experiment.ShownPath(cfg.Path), Rate: cfg.Rate,
 		WarmupMs: s.Warmup.Milliseconds(), TimeoutMs: s.Timeout.Milliseconds(), RequestTimeout: s.RequestTimeout.Milliseconds()}
 	if s.UntilRecovered {
 		rs.UntilRecovered = true
@@ -86,7 +92,7 @@ func (s *Settings) buildReport(t *target, res *experiment.Result, tr *experiment
 	r := &Report{APIVersion: schema.APIVersion, Kind: ReportKind, Settings: s.reportSettings(t), Probe: base.Probe, Totals: base.Totals,
 		ErrorWindow: base.ErrorWindow, Endpoints: base.Endpoints, Latency: base.Latency, Seconds: base.Seconds, Events: base.Events,
 		Verdict: base.Verdict, base: base,
-		Kill: Section{Cluster: t.cluster, Group: t.group, Live: t.live, Losses: report.BuildLosses(base.Events, pods, ray)}}
+		Kill: Section{Cluster: t.cluster, Group: t.group, Live: t.live, ServeReplicas: t.chosenReplicas(), Losses: report.BuildLosses(base.Events, pods, ray)}}
 	r.Advice = advice(r, t)
 	base.Advice = r.Advice
 	return r
@@ -100,6 +106,7 @@ const (
 	AdviceNotReplaced   = "not-replaced"
 	AdvicePartial       = "partial-run"
 	AdviceWarmupFailed  = "warmup-failed"
+	AdviceAllReplicas   = "all-replicas-killed"
 	adviceSourceObserve = "observed"
 )
 
@@ -142,6 +149,10 @@ func advice(r *Report, t *target) []report.Advice {
 			"A preStop sleep longer than the endpoints' propagation (KubeRay sets none, kuberay #5004) lets a worker leave the Service first.",
 			fromKilled, report.Plural(tot.Errors, "error", "errors"))
 	}
+	if lost := t.wipedOut(); len(lost) > 0 {
+		add(AdviceAllReplicas, "Every replica of %s was on the killed workers: Serve had none to route to until its controller placed new ones. "+
+			"More replicas than workers lost, kept apart (Serve's max_replicas_per_node), keep it answering.", strings.Join(lost, ", "))
+	}
 	if fromOthers > 0 {
 		add(AdviceErrorsOthers, "%d of %s came through pods that were not killed: requests they routed to replicas on the lost workers failed. "+
 			"More replicas than workers lost, spread over the group, keep Serve answering.", fromOthers, report.Plural(tot.Errors, "error", "errors"))
@@ -171,8 +182,11 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 		return err
 	}
 	k := r.Kill
-	fmt.Fprintf(&b, "Worker kill of %s in namespace %s: %s %d of %d workers of group %s (seed %d)\n", s.Target, s.Namespace, s.Mode,
-		len(k.Pods), k.Live, k.Group, s.Seed)
+	fmt.Fprintf(&b, "Worker kill of %s in namespace %s: %s %d of %d workers of group %s (seed %d)%s\n", s.Target, s.Namespace, s.Mode,
+		len(k.Pods), k.Live, k.Group, s.Seed, amongHosts(s.ServeReplicas))
+	for _, pod := range slices.Sorted(maps.Keys(k.ServeReplicas)) {
+		fmt.Fprintf(&b, "  %s%s\n", pod, replicaList(k.ServeReplicas[pod]))
+	}
 	fmt.Fprintf(&b, "Probe: %s %s%s at %v/s, request timeout %dms, warm-up %dms", s.Method, s.Probe, s.Path, s.Rate, s.RequestTimeout, s.WarmupMs)
 	if s.UntilRecovered {
 		fmt.Fprintf(&b, ", until recovered (at most %dms)\n", s.TimeoutMs)

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"sort"
 	"strings"
+	"time"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -15,6 +16,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/rayapi"
 )
 
 // Cluster is every API operation a worker kill makes (pkg/kube's Clients, or a fake).
@@ -28,21 +30,26 @@ type Cluster interface {
 	// KillPod kills pod while it is the version read (uid and resourceVersion preconditions);
 	// *kube.Refused when a PodDisruptionBudget blocks an eviction.
 	KillPod(ctx context.Context, pod *corev1.Pod, mode kube.KillMode, dryRun bool) error
+	// ReadRayView reads the dashboard of head through a port-forward (--serve-replicas).
+	ReadRayView(ctx context.Context, head *corev1.Pod, timeout time.Duration) rayapi.View
 	experiment.Cluster
 }
 
 // target is what the run resolved before anything is changed.
 type target struct {
-	cluster  string
-	group    string
-	live     int          // the group's live workers
-	chosen   []corev1.Pod // those to kill, by name
+	cluster string
+	group   string
+	live    int          // the group's live workers
+	chosen  []corev1.Pod // those to kill, by name
+	// replicas are, with --serve-replicas, where Ray placed Serve's replicas.
+	replicas *placement
 	service  string
 	portName string
 }
 
 // resolve finds the cluster, its group's live workers (one LIST) and picks Count (or Percent) of
-// them with Seed; nothing is changed.
+// them with Seed, among those hosting Serve replicas with ServeReplicas (one more LIST, for the
+// head, and a read of its dashboard); nothing is changed.
 func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
 	t := &target{cluster: s.Cluster}
 	if s.RayService != "" {
@@ -80,18 +87,30 @@ func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
 		}
 	}
 	t.live = len(live)
-	n := s.Count
-	if s.Percent > 0 {
-		n = max(1, int(math.Ceil(float64(len(live))*s.Percent/100)))
-	}
-	switch {
-	case len(live) == 0:
+	if len(live) == 0 {
 		return nil, chaos.Errorf(chaos.NotFound, "worker group %s of RayCluster %s/%s has no live worker to kill; list its pods with: kubectl get pods -n %s -l %s",
 			t.group, s.Namespace, t.cluster, s.Namespace, selector)
-	case n > len(live):
-		return nil, invalid("%s %d is more than the %d live workers of group %s: nothing was killed", SetCount, n, len(live), t.group)
 	}
-	t.chosen = choose(live, n, s.Seed)
+	candidates, among := live, "live workers"
+	if s.ServeReplicas {
+		if t.replicas, err = readReplicas(ctx, c, s.Namespace, t.cluster, live); err != nil {
+			return nil, err
+		}
+		if candidates, among = t.replicas.hosting(live), "live workers hosting Serve replicas"; len(candidates) == 0 {
+			return nil, noReplicaError(s.Namespace, t.cluster, t.group, len(live))
+		}
+	}
+	n := s.Count
+	switch {
+	case s.Percent > 0:
+		n = max(1, int(math.Ceil(float64(len(candidates))*s.Percent/100)))
+	case n == 0: // --serve-replicas alone: every worker that hosts one
+		n = len(candidates)
+	}
+	if n > len(candidates) {
+		return nil, invalid("%s %d is more than the %d %s of group %s: nothing was killed", SetCount, n, len(candidates), among, t.group)
+	}
+	t.chosen = choose(candidates, n, s.Seed)
 	if s.Target != "" {
 		return t, nil
 	}

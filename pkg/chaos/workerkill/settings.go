@@ -17,6 +17,7 @@ const (
 	SetCount          chaos.Setting = "count"
 	SetPercent        chaos.Setting = "percent"
 	SetMode           chaos.Setting = "mode"
+	SetServeReplicas  chaos.Setting = "serve-replicas"
 	SetAfter                        = experiment.SetAfter
 	SetUntilRecovered               = experiment.SetUntilRecovered
 	SetTimeout                      = experiment.SetTimeout
@@ -33,6 +34,9 @@ type Settings struct {
 	// Count workers, or Percent of the group's live workers (rounded up, at least one).
 	Count   int
 	Percent float64
+	// ServeReplicas picks among the workers that Ray's view (the head's dashboard) says host
+	// Serve replicas, instead of among all; with neither Count nor Percent it kills them all.
+	ServeReplicas bool
 	// Seed picks the workers; the report and the plan print it, so a run can be repeated.
 	Seed int64
 	Mode string // delete, force or evict
@@ -52,8 +56,10 @@ func (s *Settings) Validate() error {
 		return invalid("%s must be delete, force or evict, not %q", SetMode, s.Mode)
 	}
 	switch {
-	case (s.Count > 0) == (s.Percent > 0):
-		return invalid("say how many workers to kill: %s N or %s P (one of them)", SetCount, SetPercent)
+	case s.Count > 0 && s.Percent > 0:
+		return invalid("say how many workers to kill with one of %s N and %s P, not both", SetCount, SetPercent)
+	case s.Count == 0 && s.Percent == 0 && !s.ServeReplicas:
+		return invalid("say which workers to kill: %s N, %s P, or %s", SetCount, SetPercent, SetServeReplicas)
 	case s.Count < 0:
 		return invalid("%s must be positive, not %d", SetCount, s.Count)
 	case s.Percent < 0 || s.Percent > 100:

@@ -39,6 +39,7 @@ func TestRealNode(t *testing.T) {
 		t.Run("bystander", func(t *testing.T) { realBystander(t, sb) })
 		t.Run("eviction-ranking", func(t *testing.T) { realEvictionRanking(t, sb) })
 		t.Run("head-kill", func(t *testing.T) { realHeadKill(t, sb) })
+		t.Run("drain", func(t *testing.T) { realDrain(t, sb) })
 	})
 	t.Run("kuberay-v160", func(t *testing.T) {
 		sb := realNodeSandbox(t, sandbox.OperatorV160)

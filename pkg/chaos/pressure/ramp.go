@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
 )
 
@@ -43,7 +42,7 @@ func (t *Timeline) ObserveLog(log string, now time.Time) {
 	if !ok {
 		return
 	}
-	t.ramp = &report.PressureRamp{Bytes: b, ResidentMs: float64(after.Milliseconds()), SeenMs: float64(now.Sub(t.Start).Milliseconds())}
+	t.ramp = &Ramp{Bytes: b, ResidentMs: float64(after.Milliseconds()), SeenMs: float64(now.Sub(t.Start).Milliseconds())}
 	t.note(now, "reached", timeline.Event{Kind: timeline.PressureReached, Object: t.Container, Detail: fmt.Sprintf("%d bytes %s after start", b, after)},
 		"%s: %d bytes resident %s after it started (its log)", t.Container, b, after)
 }

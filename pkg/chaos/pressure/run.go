@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
@@ -71,7 +70,7 @@ func DryRun(ctx context.Context, c Cluster, s Settings) (Planned, error) {
 // pod and its node until the cluster comes back, the pod is evicted, the container ends, or
 // s.Timeout. The outcome fails for a head evicted and not replaced, and for pressure that never
 // ran as asked.
-func Run(ctx context.Context, c Cluster, s Settings) (*report.PressureReport, chaos.Outcome, error) {
+func Run(ctx context.Context, c Cluster, s Settings) (*Report, chaos.Outcome, error) {
 	if s.Now == nil {
 		s.Now = time.Now
 	}
@@ -113,7 +112,7 @@ func Run(ctx context.Context, c Cluster, s Settings) (*report.PressureReport, ch
 	tl := &Timeline{Start: s.Now(), Namespace: injected.Namespace, Pod: injected.Name, UID: injected.UID, Node: injected.Spec.NodeName,
 		Container: spec.Name, Head: ray.IsHead(injected), EndedBefore: neighbours.EndedBefore}
 	tl.Injected()
-	verdict := report.PressureVerdict{Passed: true, Outcome: report.OutcomeNotWatched,
+	verdict := Verdict{Passed: true, Outcome: OutcomeNotWatched,
 		Message: fmt.Sprintf("injected %s into pod %s/%s; the eviction was not watched", ec.Name, pod.Namespace, pod.Name)}
 	if s.Watch {
 		w := &evictionWatch{s: s, tl: tl, ws: ws, out: progress, c: c, memory: spec.Kind == Memory}
@@ -122,7 +121,7 @@ func Run(ctx context.Context, c Cluster, s Settings) (*report.PressureReport, ch
 		}
 		verdict = tl.result(s.Timeout)
 	}
-	r := report.BuildPressure(report.PressureInput{Settings: reportSettings(s, spec, injected), Injected: tl.Start,
+	r := buildReport(reportInput{Settings: reportSettings(s, spec, injected), Injected: tl.Start,
 		Timeline: tl.tl, Verdict: verdict, Ramp: tl.ramp})
 	return r, chaos.Outcome{Passed: verdict.Passed}, nil
 }
@@ -186,8 +185,8 @@ func What(s Spec) string {
 	return "node disk: " + s.Basis
 }
 
-func reportSettings(s Settings, spec Spec, pod *corev1.Pod) report.PressureSettings {
-	rs := report.PressureSettings{Experiment: string(spec.Kind), Namespace: pod.Namespace, Target: s.Cluster, Pod: pod.Name,
+func reportSettings(s Settings, spec Spec, pod *corev1.Pod) ReportSettings {
+	rs := ReportSettings{Experiment: string(spec.Kind), Namespace: pod.Namespace, Target: s.Cluster, Pod: pod.Name,
 		Node: pod.Spec.NodeName, Container: spec.Name, TargetContainer: spec.TargetContainer, Image: spec.Image,
 		Fill: string(spec.Fill), Bytes: spec.Bytes, Percent: spec.Percent, Basis: spec.Basis,
 		DurationMs: spec.Duration.Milliseconds(), WatchEviction: s.Watch}

@@ -17,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
@@ -153,7 +152,7 @@ func TestRunWatchesEvictionAndReplacement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !outcome.Passed || r.Verdict.Outcome != report.OutcomeCameBack || r.Eviction.Replacement != repl.Name {
+	if !outcome.Passed || r.Verdict.Outcome != OutcomeCameBack || r.Eviction.Replacement != repl.Name {
 		t.Errorf("outcome %+v verdict %+v eviction %+v", outcome, r.Verdict, r.Eviction)
 	}
 	if len(f.injected) != 1 || f.injected[0] {
@@ -180,7 +179,7 @@ func TestRunEvictedHeadNotReplacedFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if outcome.Passed || r.Verdict.Outcome != report.OutcomeNotReplaced {
+	if outcome.Passed || r.Verdict.Outcome != OutcomeNotReplaced {
 		t.Errorf("outcome %+v verdict %+v", outcome, r.Verdict)
 	}
 }
@@ -351,7 +350,7 @@ func TestRunSucceededEvictionAndBystander(t *testing.T) {
 	if time.Since(start) > 5*time.Second {
 		t.Errorf("took %s: the eviction was not recognised at once", time.Since(start))
 	}
-	if !outcome.Passed || r.Verdict.Outcome != report.OutcomeEvicted ||
+	if !outcome.Passed || r.Verdict.Outcome != OutcomeEvicted ||
 		r.Verdict.Message != "pod raycluster-demo-head-x7k2p was evicted; bystanders the kubelet evicted on node node-a: default/web-0" {
 		t.Errorf("outcome %+v verdict %+v\n%s", outcome, r.Verdict, progress.String())
 	}

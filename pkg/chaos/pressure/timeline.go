@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
@@ -49,7 +48,7 @@ type Timeline struct {
 	exitReason  string
 	exitSaid    string // the last line of its log, from the terminated message
 	bystanders  []string
-	ramp        *report.PressureRamp // from our memory container's log
+	ramp        *Ramp // from our memory container's log
 }
 
 func (t *Timeline) note(now time.Time, key string, e timeline.Event, format string, a ...any) {

@@ -8,8 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 )
 
 const evictMsg = "The node was low on resource: ephemeral-storage. Threshold quantity: 300Mi, available: 152060Ki."
@@ -56,7 +54,7 @@ func TestTimelineSucceededWithDisruptionTargetIsEvicted(t *testing.T) {
 	p.Status.Conditions = append(p.Status.Conditions, disruptionTarget(evictMsg))
 	tl.ObservePod(p, false, t0.Add(7*time.Second))
 	v := tl.result(time.Minute)
-	if !tl.Done() || v.Outcome != report.OutcomeEvicted || !v.Passed {
+	if !tl.Done() || v.Outcome != OutcomeEvicted || !v.Passed {
 		t.Fatalf("done %v verdict %+v", tl.Done(), v)
 	}
 	if got, want := lastEvent(t, tl), "pod raycluster-demo-head-x7k2p evicted (it ended Succeeded): "+evictMsg; got != want {
@@ -71,7 +69,7 @@ func TestTimelineKubeletEventIsEvicted(t *testing.T) {
 	tl := workerTimeline(t0)
 	tl.ObservePod(target(), false, t0.Add(time.Second))
 	tl.ObserveEvent(kubeletEvicted("ml", tl.Pod, "uid-target", "node-a"), t0.Add(3*time.Second))
-	if !tl.Done() || tl.result(time.Minute).Outcome != report.OutcomeEvicted {
+	if !tl.Done() || tl.result(time.Minute).Outcome != OutcomeEvicted {
 		t.Fatalf("done %v verdict %+v", tl.Done(), tl.result(time.Minute))
 	}
 	if got := lastEvent(t, tl); got != "pod raycluster-demo-head-x7k2p evicted: "+evictMsg {
@@ -89,7 +87,7 @@ func TestTimelineKubeletEventIsEvicted(t *testing.T) {
 	}
 	tl.ObserveEvent(kubeletEvicted("ml", tl.Pod, "uid-target", "node-a"), t0.Add(9*time.Second))
 	tl.Tick(t0.Add(20 * time.Second))
-	if v := tl.result(time.Minute); !tl.Done() || v.Outcome != report.OutcomeEvicted {
+	if v := tl.result(time.Minute); !tl.Done() || v.Outcome != OutcomeEvicted {
 		t.Errorf("done %v verdict %+v", tl.Done(), v)
 	}
 }
@@ -120,7 +118,7 @@ func TestTimelineSucceededWithoutMarkEnds(t *testing.T) {
 	tl.ObservePod(p, false, t0.Add(5*time.Second))
 	tl.Tick(t0.Add(5*time.Second + EvidenceGrace))
 	v := tl.result(time.Minute)
-	if !tl.Done() || v.Outcome != report.OutcomePodEnded || !v.Passed ||
+	if !tl.Done() || v.Outcome != OutcomePodEnded || !v.Passed ||
 		v.Message != "pod raycluster-demo-head-x7k2p ended Succeeded with no mark of an eviction" {
 		t.Fatalf("done %v verdict %+v", tl.Done(), v)
 	}
@@ -168,7 +166,7 @@ func TestTimelineBystanders(t *testing.T) {
 		t.Errorf("got:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
 	}
 	v := tl.result(time.Minute)
-	if want := "; bystanders the kubelet evicted on node node-a: default/web-0, batch/job-x, ml/raycluster-demo-worker-q"; !strings.HasSuffix(v.Message, want) || v.Outcome != report.OutcomeNotReplaced {
+	if want := "; bystanders the kubelet evicted on node node-a: default/web-0, batch/job-x, ml/raycluster-demo-worker-q"; !strings.HasSuffix(v.Message, want) || v.Outcome != OutcomeNotReplaced {
 		t.Errorf("verdict %+v, want it to end %q", v, want)
 	}
 }
@@ -185,7 +183,7 @@ func TestTimelinePressureFailedSaysWhy(t *testing.T) {
 	tl.ObservePod(p, false, t0.Add(9*time.Second))
 	v := tl.result(time.Minute)
 	want := "the pressure did not run as asked: c exited with code 1 (Error) and pod raycluster-demo-head-x7k2p is still Running; it said: allocation failed: memory holder 3 of 8 (tail, pid 41) exited with status 1; its share is not held, so nothing is; its log: kubectl logs -n ml raycluster-demo-head-x7k2p -c c"
-	if !tl.Done() || v.Passed || v.Outcome != report.OutcomePressureFailed || v.Message != want {
+	if !tl.Done() || v.Passed || v.Outcome != OutcomePressureFailed || v.Message != want {
 		t.Errorf("done %v verdict %+v\nwant %s", tl.Done(), v, want)
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 )
 
 // Verdict is the last line, and whether the run ended well: a head that was evicted and not
@@ -15,9 +13,9 @@ func (t *Timeline) Verdict(timeout time.Duration) (string, bool) {
 	return v.Message, v.Passed
 }
 
-func (t *Timeline) result(timeout time.Duration) report.PressureVerdict {
-	v := func(passed bool, outcome, format string, a ...any) report.PressureVerdict {
-		return report.PressureVerdict{Passed: passed, Outcome: outcome, Message: fmt.Sprintf(format, a...) + t.bystanderNote()}
+func (t *Timeline) result(timeout time.Duration) Verdict {
+	v := func(passed bool, outcome, format string, a ...any) Verdict {
+		return Verdict{Passed: passed, Outcome: outcome, Message: fmt.Sprintf(format, a...) + t.bystanderNote()}
 	}
 	down := "evicted"
 	if t.endedHow != "" {
@@ -25,15 +23,15 @@ func (t *Timeline) result(timeout time.Duration) report.PressureVerdict {
 	}
 	switch {
 	case !t.cameBack.IsZero():
-		return v(true, report.OutcomeCameBack, "the cluster came back: head %s Running %s after the eviction", t.replacement, t.cameBack.Sub(t.evictedAt).Round(time.Second))
+		return v(true, OutcomeCameBack, "the cluster came back: head %s Running %s after the eviction", t.replacement, t.cameBack.Sub(t.evictedAt).Round(time.Second))
 	case !t.evictedAt.IsZero() && t.Head && t.endedHow == "":
-		return v(false, report.OutcomeNotReplaced, "the cluster did not come back within %s: evicted head %s was not replaced (KubeRay before v1.2.0 never replaces it; see kubectl ray doctor and kubectl ray heal)", timeout, t.Pod)
+		return v(false, OutcomeNotReplaced, "the cluster did not come back within %s: evicted head %s was not replaced (KubeRay before v1.2.0 never replaces it; see kubectl ray doctor and kubectl ray heal)", timeout, t.Pod)
 	case !t.evictedAt.IsZero() && t.Head:
-		return v(false, report.OutcomeNotReplaced, "the cluster did not come back within %s: head %s %s and was not replaced (see kubectl ray doctor and kubectl ray heal)", timeout, t.Pod, down)
+		return v(false, OutcomeNotReplaced, "the cluster did not come back within %s: head %s %s and was not replaced (see kubectl ray doctor and kubectl ray heal)", timeout, t.Pod, down)
 	case !t.evictedAt.IsZero() && t.endedHow == "":
-		return v(true, report.OutcomeEvicted, "pod %s was evicted", t.Pod)
+		return v(true, OutcomeEvicted, "pod %s was evicted", t.Pod)
 	case !t.evictedAt.IsZero():
-		return v(true, report.OutcomePodEnded, "pod %s %s with no mark of an eviction", t.Pod, down)
+		return v(true, OutcomePodEnded, "pod %s %s with no mark of an eviction", t.Pod, down)
 	case t.ended && t.exitCode != 0:
 		// The script refused (not enough free space, no shared process namespace), failed (dd, a
 		// memory holder gone) or ran out of time: the pressure asked for never happened, which
@@ -43,14 +41,14 @@ func (t *Timeline) result(timeout time.Duration) report.PressureVerdict {
 		if t.exitSaid != "" {
 			why = "it said: " + t.exitSaid + "; its log"
 		}
-		return v(false, report.OutcomePressureFailed, "the pressure did not run as asked: %s exited with code %d%s and pod %s is still Running; %s: kubectl logs%s %s -c %s",
+		return v(false, OutcomePressureFailed, "the pressure did not run as asked: %s exited with code %d%s and pod %s is still Running; %s: kubectl logs%s %s -c %s",
 			t.Container, t.exitCode, suffix(t.exitReason), t.Pod, why, nsFlag(t.Namespace), t.Pod, t.Container)
 	case t.ended:
-		return v(true, report.OutcomeNoEvictionEnded, "no eviction: %s ended and pod %s is still Running", t.Container, t.Pod)
+		return v(true, OutcomeNoEvictionEnded, "no eviction: %s ended and pod %s is still Running", t.Container, t.Pod)
 	case !t.seen["started"]:
-		return v(false, report.OutcomeNeverStarted, "the pressure never started: %s did not run within %s (an image that cannot be pulled? see kubectl describe pod%s %s)", t.Container, timeout, nsFlag(t.Namespace), t.Pod)
+		return v(false, OutcomeNeverStarted, "the pressure never started: %s did not run within %s (an image that cannot be pulled? see kubectl describe pod%s %s)", t.Container, timeout, nsFlag(t.Namespace), t.Pod)
 	}
-	return v(true, report.OutcomeNoEvictionInTime, "no eviction within %s", timeout)
+	return v(true, OutcomeNoEvictionInTime, "no eviction within %s", timeout)
 }
 
 // bystanderNote names the other pods of the node the kubelet evicted, for the verdict line.

@@ -5,8 +5,8 @@ import (
 	"io"
 )
 
-// WriteJSON writes a report (*Report or *PressureReport) as indented JSON (schemas:
-// docs/chaos-head-kill.md, docs/chaos-pressure.md).
+// WriteJSON writes any experiment's report or plan as indented JSON (schemas: each experiment's page,
+// e.g. docs/chaos-head-kill.md, docs/chaos-pressure.md).
 func WriteJSON(w io.Writer, r any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

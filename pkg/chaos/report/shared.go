@@ -1,6 +1,9 @@
 package report
 
-import "io"
+import (
+	"io"
+	"time"
+)
 
 // What an experiment's own report (drain's, next to it in its package) takes from this one: the
 // availability sections every report under the probe shows, in the same order and words.
@@ -34,3 +37,6 @@ func WriteAvailability(w io.Writer, r *Report, color bool, middle func(w io.Writ
 func Secs(ms float64) string { return secs(ms) }
 
 func OptSecs(v *float64) string { return optSecs(v) }
+
+// Millis is a duration as every report's ...Ms field carries it: milliseconds, to the microsecond.
+func Millis(d time.Duration) float64 { return ms(d) }

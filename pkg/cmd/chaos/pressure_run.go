@@ -8,7 +8,6 @@ import (
 
 	corechaos "github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/pressure"
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
@@ -103,5 +102,5 @@ func (o *PressureOptions) Run(cmd *cobra.Command) error {
 		return err
 	}
 	verdict := outcomeExit(errOut, nil, outcome, o.flagOf)
-	return withHTML(o.f, o.reportHTML, verdict, func(w io.Writer) error { return report.WritePressureHTML(w, r) })
+	return withHTML(o.f, o.reportHTML, verdict, func(w io.Writer) error { return pressure.WriteHTML(w, r) })
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/drain"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/pressure"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/workerkill"
 )
@@ -31,7 +32,7 @@ func (w headKillReport) Write(out io.Writer, format string) error {
 // pressureReport is chaos pressure's report: text has printed the timeline as it happened, so it
 // ends with the verdict (watched runs) or nothing; json or junit are the whole report.
 type pressureReport struct {
-	r       *report.PressureReport
+	r       *pressure.Report
 	watched bool
 }
 
@@ -40,7 +41,7 @@ func (w pressureReport) Write(out io.Writer, format string) error {
 	case "json":
 		return report.WriteJSON(out, w.r)
 	case "junit":
-		return report.WritePressureJUnit(out, w.r)
+		return pressure.WriteJUnit(out, w.r)
 	}
 	if w.watched {
 		_, err := fmt.Fprintln(out, w.r.Verdict.Message)

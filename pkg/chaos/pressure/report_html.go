@@ -1,18 +1,20 @@
-package report
+package pressure
 
 import (
 	"html/template"
 	"io"
 	"time"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 )
 
-// WritePressureHTML writes a pressure run as one self-contained page: the settings, the verdict,
+// WriteHTML writes a pressure run as one self-contained page: the settings, the verdict,
 // the pods the kubelet evicted (bystanders named as such) and the timeline.
-func WritePressureHTML(w io.Writer, r *PressureReport) error {
+func WriteHTML(w io.Writer, r *Report) error {
 	return pressurePage.Execute(w, r)
 }
 
-var pressurePage = template.Must(template.New("pressure").Funcs(template.FuncMap{"secs": secs, "opt": optSecs,
+var pressurePage = template.Must(template.New("pressure").Funcs(template.FuncMap{"secs": report.Secs, "opt": report.OptSecs,
 	"dur": func(ms int64) string { return (time.Duration(ms) * time.Millisecond).String() }}).Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <title>{{.Settings.Experiment}}: {{.Settings.Namespace}}/{{.Settings.Pod}}</title>

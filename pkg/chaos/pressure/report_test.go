@@ -1,20 +1,27 @@
-package report
+package pressure
 
 import (
 	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
 	"github.com/kubectl-ray/kubectl-ray/pkg/internal/golden"
 	"github.com/kubectl-ray/kubectl-ray/pkg/schema"
 )
 
+// reportStart is when the reports' runs start; reportAt is ms after it.
+var reportStart = time.Date(2025, 3, 4, 10, 0, 0, 0, time.UTC)
+
+func reportAt(ms int) time.Time { return reportStart.Add(time.Duration(ms) * time.Millisecond) }
+
 // pressureInput is a disk-pressure run on a head that was evicted and replaced.
-func pressureInput() PressureInput {
+func pressureInput() reportInput {
 	ev := func(ms int, k timeline.Kind, obj, detail, msg string) timeline.Event {
-		return timeline.Event{Kind: k, At: at(ms), Object: obj, Detail: detail, Message: msg}
+		return timeline.Event{Kind: k, At: reportAt(ms), Object: obj, Detail: detail, Message: msg}
 	}
 	c := "kubectl-ray-disk-pressure-abcde"
 	tl := timeline.New(
@@ -26,20 +33,20 @@ func pressureInput() PressureInput {
 		ev(6300, timeline.NewHeadCreated, "demo-head-9fz4q", "", "replacement head demo-head-9fz4q created"),
 		ev(7900, timeline.NewHeadRunning, "demo-head-9fz4q", "", "replacement head demo-head-9fz4q Running on node node-b"),
 	)
-	return PressureInput{
-		Settings: PressureSettings{Experiment: "disk-pressure", Namespace: "ml", Target: "demo", Role: "head", Pod: "demo-head-x7k2p",
+	return reportInput{
+		Settings: ReportSettings{Experiment: "disk-pressure", Namespace: "ml", Target: "demo", Role: "head", Pod: "demo-head-x7k2p",
 			Node: "node-a", Container: c, TargetContainer: "ray-head", Image: "busybox:1.36.1", Fill: "node",
 			Percent: 95, Basis: "95% of the free space of the node's container filesystem, measured when the container starts",
 			DurationMs: 120000, WatchEviction: true, TimeoutMs: 600000},
-		Injected: at(0),
+		Injected: reportAt(0),
 		Timeline: tl,
-		Verdict:  PressureVerdict{Passed: true, Outcome: OutcomeCameBack, Message: "the cluster came back: head demo-head-9fz4q Running 2s after the eviction"},
+		Verdict:  Verdict{Passed: true, Outcome: OutcomeCameBack, Message: "the cluster came back: head demo-head-9fz4q Running 2s after the eviction"},
 	}
 }
 
 func TestBuildPressure(t *testing.T) {
-	r := BuildPressure(pressureInput())
-	if r.Kind != PressureKind || r.APIVersion != schema.APIVersion || len(r.Events) != 7 {
+	r := buildReport(pressureInput())
+	if r.Kind != ReportKind || r.APIVersion != schema.APIVersion || len(r.Events) != 7 {
 		t.Fatalf("kind %q apiVersion %q events %d", r.Kind, r.APIVersion, len(r.Events))
 	}
 	e := r.Eviction
@@ -53,9 +60,9 @@ func TestBuildPressure(t *testing.T) {
 	// with no mark of an eviction is not among them.
 	in := pressureInput()
 	in.Timeline = timeline.New(
-		timeline.Event{Kind: timeline.BystanderEvicted, At: at(900), Object: "default/web-0", Detail: "low"},
-		timeline.Event{Kind: timeline.PodEnded, At: at(1000), Object: "demo-head-x7k2p", Detail: "Succeeded"})
-	r = BuildPressure(in)
+		timeline.Event{Kind: timeline.BystanderEvicted, At: reportAt(900), Object: "default/web-0", Detail: "low"},
+		timeline.Event{Kind: timeline.PodEnded, At: reportAt(1000), Object: "demo-head-x7k2p", Detail: "Succeeded"})
+	r = buildReport(in)
 	if e := r.Eviction; len(e.Pods) != 1 || e.Pods[0] != (EvictedPod{Namespace: "default", Pod: "web-0", Bystander: true, AtMs: 900, Message: "low"}) ||
 		e.EvictedMs != nil || e.EndedMs == nil || *e.EndedMs != 1000 || e.Ended != "Succeeded" {
 		t.Errorf("bystander and an unmarked end: %+v", e)
@@ -63,39 +70,39 @@ func TestBuildPressure(t *testing.T) {
 	// A run without the eviction watch has one event and no eviction times.
 	in = pressureInput()
 	in.Timeline = timeline.New(in.Timeline.Events()[0])
-	in.Settings.WatchEviction, in.Verdict = false, PressureVerdict{Passed: true, Outcome: OutcomeNotWatched, Message: "injected"}
-	r = BuildPressure(in)
+	in.Settings.WatchEviction, in.Verdict = false, Verdict{Passed: true, Outcome: OutcomeNotWatched, Message: "injected"}
+	r = buildReport(in)
 	if len(r.Events) != 1 || r.Eviction.EvictedMs != nil || r.Eviction.Replacement != "" {
 		t.Errorf("not watched: %+v", r)
 	}
 }
 
 func TestPressureGolden(t *testing.T) {
-	pass := BuildPressure(pressureInput())
+	pass := buildReport(pressureInput())
 	in := pressureInput()
 	in.Timeline = timeline.New(in.Timeline.Events()[:5]...)
-	in.Verdict = PressureVerdict{Passed: false, Outcome: OutcomeNotReplaced, Message: "the cluster did not come back within 10m0s: evicted head demo-head-x7k2p was not replaced"}
-	fail := BuildPressure(in)
+	in.Verdict = Verdict{Passed: false, Outcome: OutcomeNotReplaced, Message: "the cluster did not come back within 10m0s: evicted head demo-head-x7k2p was not replaced"}
+	fail := buildReport(in)
 	// A worker evicted with a bystander of its node, seen before it.
 	in = pressureInput()
 	in.Settings.Role, in.Settings.Pod = "worker", "demo-worker-4mbx9"
 	evs := in.Timeline.Events()[:4]
 	evs = append(evs,
-		timeline.Event{Kind: timeline.BystanderEvicted, At: at(5800), Object: "default/web-0", Detail: "The node was low on resource: ephemeral-storage.",
+		timeline.Event{Kind: timeline.BystanderEvicted, At: reportAt(5800), Object: "default/web-0", Detail: "The node was low on resource: ephemeral-storage.",
 			Message: "bystander pod default/web-0 on node node-a evicted: The node was low on resource: ephemeral-storage."},
-		timeline.Event{Kind: timeline.PodEvicted, At: at(6100), Object: "demo-worker-4mbx9", Detail: "The node was low on resource: ephemeral-storage.",
+		timeline.Event{Kind: timeline.PodEvicted, At: reportAt(6100), Object: "demo-worker-4mbx9", Detail: "The node was low on resource: ephemeral-storage.",
 			Message: "pod demo-worker-4mbx9 evicted: The node was low on resource: ephemeral-storage."})
 	in.Timeline = timeline.New(evs...)
-	in.Verdict = PressureVerdict{Passed: true, Outcome: OutcomeEvicted, Message: "pod demo-worker-4mbx9 was evicted; bystanders the kubelet evicted on node node-a: default/web-0"}
-	bystander := BuildPressure(in)
-	for name, write := range map[string]func(*bytes.Buffer, *PressureReport) error{
-		"json":      func(b *bytes.Buffer, r *PressureReport) error { return WriteJSON(b, r) },
-		"junit.xml": func(b *bytes.Buffer, r *PressureReport) error { return WritePressureJUnit(b, r) },
-		"html":      func(b *bytes.Buffer, r *PressureReport) error { return WritePressureHTML(b, r) },
+	in.Verdict = Verdict{Passed: true, Outcome: OutcomeEvicted, Message: "pod demo-worker-4mbx9 was evicted; bystanders the kubelet evicted on node node-a: default/web-0"}
+	bystander := buildReport(in)
+	for name, write := range map[string]func(*bytes.Buffer, *Report) error{
+		"json":      func(b *bytes.Buffer, r *Report) error { return report.WriteJSON(b, r) },
+		"junit.xml": func(b *bytes.Buffer, r *Report) error { return WriteJUnit(b, r) },
+		"html":      func(b *bytes.Buffer, r *Report) error { return WriteHTML(b, r) },
 	} {
 		for _, c := range []struct {
 			name string
-			r    *PressureReport
+			r    *Report
 		}{{"pressure-replaced", pass}, {"pressure-not-replaced", fail}, {"pressure-bystander", bystander}} {
 			var b bytes.Buffer
 			if err := write(&b, c.r); err != nil {
@@ -109,7 +116,7 @@ func TestPressureGolden(t *testing.T) {
 // The schema in docs/chaos-pressure.md names these top-level fields; a rename breaks saved reports.
 func TestPressureJSONFields(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteJSON(&b, BuildPressure(pressureInput())); err != nil {
+	if err := report.WriteJSON(&b, buildReport(pressureInput())); err != nil {
 		t.Fatal(err)
 	}
 	var doc map[string]json.RawMessage
@@ -129,9 +136,9 @@ func TestPressureJSONFields(t *testing.T) {
 // memory-pressure's ramp is carried as the runner read it; without one it is null, not absent.
 func TestPressureRamp(t *testing.T) {
 	in := pressureInput()
-	in.Ramp = &PressureRamp{Bytes: 2 << 30, ResidentMs: 1070, SeenMs: 1500}
+	in.Ramp = &Ramp{Bytes: 2 << 30, ResidentMs: 1070, SeenMs: 1500}
 	var b bytes.Buffer
-	if err := WriteJSON(&b, BuildPressure(in)); err != nil {
+	if err := report.WriteJSON(&b, buildReport(in)); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), `"ramp": {
@@ -142,7 +149,7 @@ func TestPressureRamp(t *testing.T) {
 		t.Errorf("no ramp in:\n%s", b.String())
 	}
 	b.Reset()
-	if err := WriteJSON(&b, BuildPressure(pressureInput())); err != nil {
+	if err := report.WriteJSON(&b, buildReport(pressureInput())); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), `"ramp": null,`) {

@@ -1,19 +1,22 @@
-package report
+package pressure
 
 import (
 	"strings"
 	"time"
 
+	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
 	"github.com/kubectl-ray/kubectl-ray/pkg/schema"
 )
 
-// PressureKind identifies a disk-pressure or memory-pressure JSON document;
+// ReportKind identifies a disk-pressure or memory-pressure JSON document;
 // docs/chaos-pressure.md documents the schema.
-const PressureKind = "PressureReport"
+const ReportKind = "PressureReport"
 
-// PressureSettings echo what was injected, so a saved report says what it measured.
-type PressureSettings struct {
+// ReportSettings echo what was injected, so a saved report says what it measured.
+type ReportSettings struct {
 	Experiment      string `json:"experiment"` // disk-pressure | memory-pressure
 	Namespace       string `json:"namespace"`
 	Target          string `json:"target"` // the argument: "demo" (with Role) or "pod/NAME"
@@ -32,22 +35,22 @@ type PressureSettings struct {
 	TimeoutMs       int64  `json:"timeoutMs,omitempty"`
 }
 
-// PressureReport is one pressure run. Times named ...Ms are milliseconds after the injection.
-type PressureReport struct {
-	APIVersion string           `json:"apiVersion"`
-	Kind       string           `json:"kind"`
-	Settings   PressureSettings `json:"settings"`
-	Injected   time.Time        `json:"injected"`
-	Events     []Event          `json:"events"`
-	Eviction   PressureEviction `json:"eviction"`
+// Report is one pressure run. Times named ...Ms are milliseconds after the injection.
+type Report struct {
+	APIVersion string         `json:"apiVersion"`
+	Kind       string         `json:"kind"`
+	Settings   ReportSettings `json:"settings"`
+	Injected   time.Time      `json:"injected"`
+	Events     []report.Event `json:"events"`
+	Eviction   Eviction       `json:"eviction"`
 	// Ramp is when memory-pressure's allocation was resident, from its container's log; null
 	// for disk, without --watch-eviction, or when the log never said so while the run watched.
-	Ramp    *PressureRamp   `json:"ramp"`
-	Verdict PressureVerdict `json:"verdict"`
+	Ramp    *Ramp   `json:"ramp"`
+	Verdict Verdict `json:"verdict"`
 }
 
-// PressureRamp is memory-pressure's ramp as its container's log says it.
-type PressureRamp struct {
+// Ramp is memory-pressure's ramp as its container's log says it.
+type Ramp struct {
 	Bytes int64 `json:"bytes"`
 	// ResidentMs is how long after the script's start every byte was resident (its own clock).
 	ResidentMs float64 `json:"residentMs"`
@@ -55,8 +58,8 @@ type PressureRamp struct {
 	SeenMs float64 `json:"seenMs"`
 }
 
-// PressureEviction is what happened to the pod; null times were not seen.
-type PressureEviction struct {
+// Eviction is what happened to the pod; null times were not seen.
+type Eviction struct {
 	EvictedMs            *float64 `json:"evictedMs"`
 	Replacement          string   `json:"replacement,omitempty"` // a head's replacement
 	ReplacementRunningMs *float64 `json:"replacementRunningMs"`
@@ -79,7 +82,7 @@ type EvictedPod struct {
 	Message   string  `json:"message"` // the kubelet's
 }
 
-// Pressure outcomes: the stable names of PressureVerdict.Outcome.
+// Pressure outcomes: the stable names of Verdict.Outcome.
 const (
 	OutcomeNotWatched       = "not-watched"         // injected without --watch-eviction: nothing judged
 	OutcomeCameBack         = "came-back"           // an evicted head's replacement ran
@@ -92,30 +95,30 @@ const (
 	OutcomeNoEvictionInTime = "no-eviction-in-time" // nothing happened within the timeout
 )
 
-// PressureVerdict is the run's conclusion; Passed is false for a head not replaced and for
+// Verdict is the run's conclusion; Passed is false for a head not replaced and for
 // pressure that never ran as asked.
-type PressureVerdict struct {
+type Verdict struct {
 	Passed  bool   `json:"passed"`
 	Outcome string `json:"outcome"`
 	Message string `json:"message"`
 }
 
-// PressureInput is everything BuildPressure needs.
-type PressureInput struct {
-	Settings PressureSettings
+// reportInput is everything buildReport needs.
+type reportInput struct {
+	Settings ReportSettings
 	Injected time.Time
 	Timeline *timeline.Timeline
-	Verdict  PressureVerdict
-	Ramp     *PressureRamp
+	Verdict  Verdict
+	Ramp     *Ramp
 }
 
-// BuildPressure computes the report; it is pure.
-func BuildPressure(in PressureInput) *PressureReport {
-	r := &PressureReport{APIVersion: schema.APIVersion, Kind: PressureKind, Settings: in.Settings,
-		Injected: in.Injected, Events: []Event{}, Eviction: PressureEviction{Pods: []EvictedPod{}}, Ramp: in.Ramp, Verdict: in.Verdict}
-	rel := func(t time.Time) float64 { return ms(t.Sub(in.Injected)) }
+// buildReport computes the report; it is pure.
+func buildReport(in reportInput) *Report {
+	r := &Report{APIVersion: schema.APIVersion, Kind: ReportKind, Settings: in.Settings,
+		Injected: in.Injected, Events: []report.Event{}, Eviction: Eviction{Pods: []EvictedPod{}}, Ramp: in.Ramp, Verdict: in.Verdict}
+	rel := func(t time.Time) float64 { return report.Millis(t.Sub(in.Injected)) }
 	for _, e := range in.Timeline.Events() {
-		r.Events = append(r.Events, Event{Event: e, AtMs: rel(e.At)})
+		r.Events = append(r.Events, report.Event{Event: e, AtMs: rel(e.At)})
 		switch e.Kind {
 		case timeline.PodEvicted:
 			r.Eviction.Pods = append(r.Eviction.Pods, EvictedPod{Namespace: in.Settings.Namespace, Pod: e.Object, AtMs: rel(e.At), Message: e.Detail})
@@ -125,14 +128,14 @@ func BuildPressure(in PressureInput) *PressureReport {
 		}
 	}
 	if e, ok := in.Timeline.First(timeline.PodEnded, time.Time{}); ok {
-		r.Eviction.EndedMs, r.Eviction.Ended = ptr(rel(e.At)), e.Detail
+		r.Eviction.EndedMs, r.Eviction.Ended = ptr.To(rel(e.At)), e.Detail
 	}
 	if e, ok := in.Timeline.First(timeline.PodEvicted, time.Time{}); ok {
-		r.Eviction.EvictedMs = ptr(rel(e.At))
+		r.Eviction.EvictedMs = ptr.To(rel(e.At))
 	}
 	if e, ok := in.Timeline.First(timeline.NewHeadRunning, time.Time{}); ok {
 		r.Eviction.Replacement = e.Object
-		r.Eviction.ReplacementRunningMs = ptr(rel(e.At))
+		r.Eviction.ReplacementRunningMs = ptr.To(rel(e.At))
 	} else if e, ok := in.Timeline.First(timeline.NewHeadCreated, time.Time{}); ok {
 		r.Eviction.Replacement = e.Object
 	}

@@ -109,14 +109,7 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 	} else {
 		fmt.Fprintf(&b, ", %dms after the cordon\n", s.AfterMs)
 	}
-	ref := "the probe start (the node was not cordoned)"
-	if r.Probe.KillAtMs != nil {
-		ref = fmt.Sprintf("the cordon, %s after the probe started", report.Secs(*r.Probe.KillAtMs))
-	}
-	fmt.Fprintf(&b, "Ran %s from %s; times below are relative to %s.\n", report.Secs(r.Probe.ElapsedMs), r.Probe.Start.UTC().Format("2006-01-02T15:04:05.000Z"), ref)
-	if r.Probe.Interrupted {
-		fmt.Fprintf(&b, "Interrupted: %d of %s were scheduled.\n", r.Probe.Scheduled, report.Plural(r.Probe.Planned, "planned request", "planned requests"))
-	}
+	b.WriteString(report.RanLines(r.Probe.Start, r.Probe.KillAtMs, r.Probe.ProbeRun, "the cordon", "the node was not cordoned"))
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
 	}

@@ -28,7 +28,7 @@ type Cluster interface {
 
 // DryRun says exactly what a run would do, once the API server accepted a dry run of the patch;
 // nothing is changed, no port-forward is opened and no request is sent.
-func DryRun(ctx context.Context, c Cluster, s Settings) (*report.UpgradePlan, error) {
+func DryRun(ctx context.Context, c Cluster, s Settings) (*Plan, error) {
 	s.DryRun = true
 	s.Defaults()
 	if err := s.Validate(); err != nil {
@@ -38,7 +38,7 @@ func DryRun(ctx context.Context, c Cluster, s Settings) (*report.UpgradePlan, er
 	if err != nil {
 		return nil, err
 	}
-	return &report.UpgradePlan{APIVersion: schema.APIVersion, Kind: report.UpgradePlanKind, Settings: s.reportSettings(t),
+	return &Plan{APIVersion: schema.APIVersion, Kind: PlanKind, Settings: s.reportSettings(t),
 		ActiveCluster: t.active, Patch: t.patch, Generation: t.rs.Generation, GenerationAfter: t.after.Generation,
 		PlannedRequests: probe.Planned(s.config().Rate, s.Timeout), SLO: s.PlanSLO(), ServerDryRun: "accepted"}, nil
 }
@@ -48,7 +48,7 @@ func DryRun(ctx context.Context, c Cluster, s Settings) (*report.UpgradePlan, er
 // switched and the old one is deleted, or Timeout. It returns the report whenever the probe ran
 // (with an error too when the run did not conclude: interrupted, a failed warm-up, a refused
 // patch), and the outcome: passed when the switch happened and the SLO held.
-func Run(ctx context.Context, c Cluster, s Settings) (*report.UpgradeReport, chaos.Outcome, error) {
+func Run(ctx context.Context, c Cluster, s Settings) (*Report, chaos.Outcome, error) {
 	s.Defaults()
 	if err := s.Validate(); err != nil {
 		return nil, chaos.Outcome{}, err
@@ -64,7 +64,7 @@ func Run(ctx context.Context, c Cluster, s Settings) (*report.UpgradeReport, cha
 	return s.run(ctx, c, t)
 }
 
-func (s *Settings) run(ctx context.Context, c Cluster, t *target) (*report.UpgradeReport, chaos.Outcome, error) {
+func (s *Settings) run(ctx context.Context, c Cluster, t *target) (*Report, chaos.Outcome, error) {
 	tr := NewTracker(s.RayService, t.active)
 	res, err := s.Execute(ctx, c, experiment.Probed{
 		Watch:  kube.ClusterWatch{Namespace: s.Namespace, PodSelector: ray.LabelCluster, RayService: s.RayService},
@@ -76,7 +76,7 @@ func (s *Settings) run(ctx context.Context, c Cluster, t *target) (*report.Upgra
 	if err != nil {
 		return nil, chaos.Outcome{}, err
 	}
-	r := report.BuildUpgrade(report.UpgradeInput{
+	r := buildReport(reportInput{
 		Input:    report.Input{Probe: res.Probe, Timeline: tr.Timeline(), SLO: s.SLO(), WarmupFailed: res.WarmupFailed},
 		Settings: s.reportSettings(t), OldCluster: t.active, LastSeen: tr.LastSeen()})
 	outcome := chaos.Outcome{Passed: r.Verdict.Passed}

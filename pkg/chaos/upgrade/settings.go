@@ -14,7 +14,6 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 )
 
 // The settings messages name; the command shows each as its flag. The probe's are
@@ -104,8 +103,8 @@ func (s *Settings) probeTarget(t *target) string {
 }
 
 // reportSettings echo what was asked, for the report and the plan.
-func (s *Settings) reportSettings(t *target) report.UpgradeSettings {
-	return report.UpgradeSettings{RayService: s.RayService, Namespace: s.Namespace, Image: s.Image, Patch: string(t.patch),
+func (s *Settings) reportSettings(t *target) ReportSettings {
+	return ReportSettings{RayService: s.RayService, Namespace: s.Namespace, Image: s.Image, Patch: string(t.patch),
 		Target: s.probeTarget(t), Method: s.config().Method, Path: experiment.ShownPath(s.config().Path), Rate: s.config().Rate,
 		WarmupMs: s.Warmup.Milliseconds(), TimeoutMs: s.Timeout.Milliseconds(), RequestTimeout: s.RequestTimeout.Milliseconds()}
 }

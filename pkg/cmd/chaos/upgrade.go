@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/upgrade"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
@@ -106,7 +105,7 @@ func (o *UpgradeOptions) Run(cmd *cobra.Command) error {
 	o.s.Now, o.s.Warn = o.f.Now, errOut
 	if o.s.DryRun {
 		plan, err := upgrade.DryRun(ctx, c, o.s)
-		return writePlan(out, o.output, plan, err, report.WriteUpgradePlanText)
+		return writePlan(out, o.output, plan, err, upgrade.WritePlanText)
 	}
 	prog := hookProbe(o.f, &o.s.ProbeSettings, o.yes, "not confirmed: nothing was changed")
 	r, outcome, runErr := upgrade.Run(ctx, c, o.s)

@@ -7,6 +7,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/drain"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/pressure"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/upgrade"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/workerkill"
 )
 
@@ -52,7 +53,7 @@ func (w pressureReport) Write(out io.Writer, format string) error {
 
 // upgradeReport is chaos upgrade's report: text or json.
 type upgradeReport struct {
-	r     *report.UpgradeReport
+	r     *upgrade.Report
 	color bool
 }
 
@@ -60,7 +61,7 @@ func (w upgradeReport) Write(out io.Writer, format string) error {
 	if format == "json" {
 		return report.WriteJSON(out, w.r)
 	}
-	return report.WriteUpgradeText(out, w.r, w.color)
+	return upgrade.WriteText(out, w.r, w.color)
 }
 
 // dryRunPlan is a probed experiment's --dry-run plan: text or json.

@@ -80,6 +80,7 @@ var Catalog = []RuleInfo{
 	{RuleServeConfigCamelCase, SeverityWarning, "spec", "", "a RayService's serveConfigV2 names Serve fields in camelCase where Serve reads snake_case", "serve-config-camelcase-warning"},
 	{RuleGCSReconnectTimeout, SeverityWarning, "spec", "", "with GCS fault tolerance, workers give up on a lost GCS no later than the head", "gcs-reconnect-timeout-warning"},
 	{RuleShmSmallerThanObjectStore, SeverityInfo, "spec", "", "a group's sized /dev/shm is smaller than the object store Ray would put there", "shm-smaller-than-object-store-info"},
+	{RulePodResourcesInvalid, SeverityError, "spec", "", "a group's container resources are ones the API server refuses in every pod (a GPU request unequal to its limit, say)", "pod-resources-invalid-error"},
 	// Against the cluster it would be applied to (doctor -f with a cluster): Snapshot.Admission.
 	{RuleHeadAdmissionRefused, SeverityError, "admission", "resourcequotas", "the namespace's ResourceQuota or LimitRange would refuse the head pod", "head-admission-refused-error"},
 	{RuleExistsInCluster, SeverityInfo, "admission", "", "a document names a Ray object that exists: what an apply changes, and what the admission rules judge of it", "exists-in-cluster-info"},

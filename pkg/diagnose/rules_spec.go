@@ -22,6 +22,7 @@ func specRules(ix *index, c *clusterView) []Finding {
 	out = append(out, imageRayVersionRules(c)...)
 	out = append(out, gcsReconnectTimeout(c)...)
 	out = append(out, shmSmallerThanObjectStore(c)...)
+	out = append(out, podResourcesInvalid(c)...)
 	return out
 }
 

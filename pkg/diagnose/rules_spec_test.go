@@ -4,6 +4,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // SpecOnly runs the spec rules alone: on fixtures with live findings (an operator that restarts no
@@ -58,6 +61,7 @@ func TestSpecFields(t *testing.T) {
 		{"image-ray-version", RuleImageRayVersion, "spec.workerGroupSpecs[0].template.spec.containers[0].image"},
 		{"serve-head-not-excluded", RuleServeHeadNotExcluded, "spec.excludeHeadPodFromServeSvc"},
 		{"shm-smaller-than-object-store", RuleShmSmallerThanObjectStore, "spec.workerGroupSpecs[0].template.spec.volumes[1].emptyDir.sizeLimit"},
+		{"pod-resources-invalid", RulePodResourcesInvalid, "spec.workerGroupSpecs[0].template.spec.initContainers[0].resources.requests.cpu"},
 		{"gcs-reconnect-timeout", RuleGCSReconnectTimeout, "spec.workerGroupSpecs[0].template.spec.containers[0].env"},
 		{"serve-config-invalid", RuleServeConfigInvalid, "spec.serveConfigV2"},
 		{"serve-config-camelcase", RuleServeConfigCamelCase, "spec.serveConfigV2"},
@@ -171,5 +175,37 @@ func TestSpecRefusedFeatureGate(t *testing.T) {
 	f.snap.Deployments = nil
 	if n := count(); n != 0 {
 		t.Errorf("offline: %d findings, want none", n)
+	}
+}
+
+// Each refusal the API server would make is named, with its field; what it accepts is not.
+func TestContainerResourceProblems(t *testing.T) {
+	q := resource.MustParse
+	for _, c := range []struct {
+		name       string
+		req, lim   corev1.ResourceList
+		want, path string
+	}{
+		{"gpu in limits only", nil, corev1.ResourceList{"nvidia.com/gpu": q("1")}, "", ""},
+		{"gpu equal", corev1.ResourceList{"nvidia.com/gpu": q("2")}, corev1.ResourceList{"nvidia.com/gpu": q("2")}, "", ""},
+		{"cpu below its limit", corev1.ResourceList{"cpu": q("1")}, corev1.ResourceList{"cpu": q("2")}, "", ""},
+		{"cpu without a limit", corev1.ResourceList{"cpu": q("1")}, nil, "", ""},
+		{"kubernetes.io domain overcommits", corev1.ResourceList{"example.kubernetes.io/x": q("1")}, nil, "", ""},
+		{"gpu unequal", corev1.ResourceList{"nvidia.com/gpu": q("1")}, corev1.ResourceList{"nvidia.com/gpu": q("2")},
+			"requests 1 nvidia.com/gpu with a limit of 2", "c.resources.requests.nvidia.com/gpu"},
+		{"gpu without a limit", corev1.ResourceList{"nvidia.com/gpu": q("1")}, nil, "requests 1 nvidia.com/gpu with no limit", "c.resources.limits.nvidia.com/gpu"},
+		{"hugepages unequal", corev1.ResourceList{"hugepages-2Mi": q("2Mi")}, corev1.ResourceList{"hugepages-2Mi": q("4Mi")},
+			"requests 2Mi hugepages-2Mi with a limit of 4Mi", "c.resources.requests.hugepages-2Mi"},
+		{"memory above its limit", corev1.ResourceList{"memory": q("2Gi")}, corev1.ResourceList{"memory": q("1Gi")},
+			"requests 2Gi memory, above its limit of 1Gi", "c.resources.requests.memory"},
+		{"half a gpu", nil, corev1.ResourceList{"nvidia.com/gpu": q("500m")}, "limits 500m of nvidia.com/gpu is not a whole number", "c.resources.limits.nvidia.com/gpu"},
+	} {
+		ps := containerResourceProblems(&corev1.Container{Name: "ray", Resources: corev1.ResourceRequirements{Requests: c.req, Limits: c.lim}}, "c")
+		switch {
+		case c.want == "" && len(ps) != 0:
+			t.Errorf("%s: accepted by the API server, got %+v", c.name, ps)
+		case c.want != "" && (len(ps) != 1 || !strings.Contains(ps[0].text, c.want) || ps[0].field != c.path):
+			t.Errorf("%s: %+v, want one problem %q at %s", c.name, ps, c.want, c.path)
+		}
 	}
 }

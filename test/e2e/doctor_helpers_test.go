@@ -92,6 +92,7 @@ type drFinding struct {
 		Namespace string `json:"namespace"`
 		Name      string `json:"name"`
 	} `json:"object"`
+	Field    string            `json:"field"`
 	Message  string            `json:"message"`
 	Remedy   string            `json:"remedy"`
 	Evidence map[string]string `json:"evidence"`

@@ -22,6 +22,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/manifest"
 )
 
 // releases are KubeRay's releases since ray.io/v1 (v1.0.0), oldest first. A new release is added
@@ -32,12 +34,6 @@ var releases = []string{
 }
 
 var kinds = map[string]string{"RayCluster": "rayclusters", "RayJob": "rayjobs", "RayService": "rayservices"}
-
-// embedded are the fields whose values are Kubernetes' own objects (a pod template, a Service,
-// object metadata): their insides follow the Kubernetes version KubeRay's CRDs were generated
-// with, not KubeRay's features, and are left out.
-var embedded = map[string]bool{"template": true, "metadata": true, "status": true, "volumeClaimTemplates": true,
-	"headService": true, "submitterPodTemplate": true}
 
 const module = "github.com/ray-project/kuberay/ray-operator"
 
@@ -165,7 +161,7 @@ func walk(schema map[string]any, at string, paths map[string]bool) {
 	for name, sub := range props {
 		p := at + "." + name
 		paths[p] = true
-		if embedded[name] {
+		if manifest.EmbeddedFields[name] {
 			continue
 		}
 		if s, ok := sub.(map[string]any); ok {

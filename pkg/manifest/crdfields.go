@@ -156,7 +156,7 @@ func droppedFields(d *Document, rel *version.Version) []Note {
 				notes = append(notes, note)
 				continue // its fields go with it
 			}
-			if !embeddedField[n.Content[i].Value] {
+			if !EmbeddedFields[n.Content[i].Value] {
 				walk(n.Content[i+1], field)
 			}
 		}
@@ -167,9 +167,11 @@ func droppedFields(d *Document, rel *version.Version) []Note {
 	return notes
 }
 
-// embeddedField are the fields whose values are Kubernetes' own objects, which the table leaves
-// out (hack/crdfields).
-var embeddedField = map[string]bool{"template": true, "metadata": true, "volumeClaimTemplates": true,
+// EmbeddedFields are the fields whose values are Kubernetes' own objects (a pod template, a
+// Service, object metadata, status): their insides follow the Kubernetes version KubeRay's CRDs
+// were generated with, not KubeRay's features, so hack/crdfields leaves them out of the table and
+// the judge does not look inside them.
+var EmbeddedFields = map[string]bool{"template": true, "metadata": true, "status": true, "volumeClaimTemplates": true,
 	"headService": true, "submitterPodTemplate": true}
 
 // judgeField is field's note when rel's CRD (or, for v1alpha1, every release's) lacks it.

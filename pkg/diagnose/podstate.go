@@ -18,11 +18,6 @@ func podCondition(p *corev1.Pod, t corev1.PodConditionType) *corev1.PodCondition
 	return nil
 }
 
-func isReady(p *corev1.Pod) bool {
-	c := podCondition(p, corev1.PodReady)
-	return c != nil && c.Status == corev1.ConditionTrue
-}
-
 // failedAt is when a terminal pod stopped: the latest container finish time, else the last
 // condition change, else its creation. Ages of evictions are measured from it.
 func failedAt(p *corev1.Pod) time.Time {

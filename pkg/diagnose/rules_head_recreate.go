@@ -6,6 +6,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/kubectl/pkg/util/podutils"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
@@ -164,7 +165,7 @@ func headState(p *corev1.Pod) string {
 		s += " (" + p.Status.Reason + ")"
 	}
 	if p.Status.Phase == corev1.PodRunning {
-		if isReady(p) {
+		if podutils.IsPodReady(p) {
 			s += ", Ready"
 		} else {
 			s += ", not Ready"

@@ -7,6 +7,7 @@ import (
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/kubectl/pkg/util/podutils"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
@@ -103,7 +104,7 @@ func podState(p *corev1.Pod) string {
 		return "Terminating"
 	case p.Status.Reason != "":
 		return string(p.Status.Phase) + " (" + p.Status.Reason + ")"
-	case p.Status.Phase == corev1.PodRunning && isReady(p):
+	case p.Status.Phase == corev1.PodRunning && podutils.IsPodReady(p):
 		return "Running, Ready"
 	case p.Status.Phase == corev1.PodRunning:
 		return "Running, not Ready"

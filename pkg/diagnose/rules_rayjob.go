@@ -232,7 +232,7 @@ func rayJobInitializing(ix *index, j *jobView) []Finding {
 		running, ready := 0, 0
 		all := append(append([]*corev1.Pod(nil), j.cluster.heads...), j.cluster.workers...)
 		for _, p := range all {
-			if p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodRunning {
+			if ray.Running(p) {
 				running++
 			}
 			if ray.RunningReady(p) {

@@ -146,7 +146,7 @@ func firstSentence(msg string) string {
 // ("?" for a group the spec no longer has).
 func groupCounts(c *clusterView, group string) (running int, desired string) {
 	for _, w := range c.workers {
-		if w.Labels[ray.LabelGroup] == group && w.DeletionTimestamp == nil && w.Status.Phase == corev1.PodRunning {
+		if w.Labels[ray.LabelGroup] == group && ray.Running(w) {
 			running++
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/kubectl/pkg/util/podutils"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
@@ -40,7 +41,7 @@ func workersNotReady(ix *index, c *clusterView) []Finding {
 			continue
 		}
 		live++
-		if isReady(w) {
+		if podutils.IsPodReady(w) {
 			continue
 		}
 		since := w.CreationTimestamp.Time

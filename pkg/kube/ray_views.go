@@ -156,7 +156,7 @@ func dashboardHeads(s *diagnose.Snapshot) map[string]*corev1.Pod {
 	var heads []*corev1.Pod
 	for i := range s.Pods {
 		p := &s.Pods[i]
-		if ray.IsHead(p) && p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil {
+		if ray.IsHead(p) && ray.Running(p) {
 			heads = append(heads, p)
 		}
 	}

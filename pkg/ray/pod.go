@@ -16,6 +16,12 @@ func RunningReady(p *corev1.Pod) bool {
 	return p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodRunning && podutils.IsPodReady(p)
 }
 
+// Running reports whether p is in phase Running and not being deleted, Ready or not: a pod that
+// holds its node and will go on running (a dashboard to read, a head to put pressure on).
+func Running(p *corev1.Pod) bool {
+	return p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodRunning
+}
+
 // Terminal reports whether p is in phase Failed or Succeeded: it never runs again, whatever its
 // restartPolicy, and only deleting it makes room for a new pod (kuberay #2125).
 func Terminal(p *corev1.Pod) bool {
@@ -38,13 +44,25 @@ func KubeletEviction(p *corev1.Pod) (message string, evicted bool) {
 	if !Terminal(p) {
 		return "", false
 	}
+	return KubeletEvictionMark(p)
+}
+
+// KubeletEvictionMark is the kubelet's message when p carries a mark of its eviction, as the pod is
+// now: reason Evicted, or the DisruptionTarget condition with reason TerminationByKubelet (not a
+// node shutdown's). The condition can be seen while the containers still stop, before the phase
+// is terminal: what chaos disk-pressure's timeline reports as the moment of the eviction.
+// Messages come trimmed (the kubelet ends its own with a space).
+func KubeletEvictionMark(p *corev1.Pod) (message string, evicted bool) {
 	if p.Status.Reason == "Evicted" {
-		return p.Status.Message, true
+		return strings.TrimSpace(p.Status.Message), true
 	}
 	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue && c.Reason == "TerminationByKubelet" &&
+		if c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue && c.Reason == corev1.PodReasonTerminationByKubelet &&
 			!strings.Contains(c.Message, "node shutdown") {
-			return c.Message, true
+			if c.Message == "" {
+				return strings.TrimSpace(p.Status.Message), true
+			}
+			return strings.TrimSpace(c.Message), true
 		}
 	}
 	return "", false

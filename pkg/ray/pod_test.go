@@ -1,6 +1,7 @@
 package ray
 
 import (
+	"strings"
 	"testing"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
@@ -85,11 +86,29 @@ func TestKubeletEviction(t *testing.T) {
 			Conditions: []corev1.PodCondition{disruption("EvictionByEvictionAPI", "Eviction API: evicting")}}, false, ""},
 		{"condition on a running pod: the eviction has not finished", corev1.PodStatus{Phase: corev1.PodRunning,
 			Conditions: []corev1.PodCondition{disruption("TerminationByKubelet", low)}}, false, ""},
+		{"the condition's message empty: the pod's", corev1.PodStatus{Phase: corev1.PodFailed, Message: low,
+			Conditions: []corev1.PodCondition{disruption("TerminationByKubelet", "")}}, true, low},
 		{"Succeeded by itself", corev1.PodStatus{Phase: corev1.PodSucceeded}, false, ""},
 	} {
 		msg, got := KubeletEviction(&corev1.Pod{Status: c.st})
-		if got != c.want || msg != c.message {
-			t.Errorf("%s: KubeletEviction = %q, %v; want %q, %v", c.name, msg, got, c.message, c.want)
+		if got != c.want || msg != strings.TrimSpace(c.message) {
+			t.Errorf("%s: KubeletEviction = %q, %v; want %q, %v", c.name, msg, got, strings.TrimSpace(c.message), c.want)
 		}
+	}
+}
+
+// The mark is the pod as it is now: the kubelet's condition on a pod whose containers still stop
+// is already the eviction (chaos disk-pressure's timeline reads it so); a node shutdown is not.
+func TestKubeletEvictionMark(t *testing.T) {
+	cond := func(msg string) corev1.PodCondition {
+		return corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue, Reason: "TerminationByKubelet", Message: msg}
+	}
+	running := corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{cond("The node was low on resource: memory. ")}}
+	if msg, ok := KubeletEvictionMark(&corev1.Pod{Status: running}); !ok || msg != "The node was low on resource: memory." {
+		t.Errorf("a running pod with the kubelet's condition: %q, %v", msg, ok)
+	}
+	shutdown := corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{cond("Pod was terminated in response to imminent node shutdown.")}}
+	if _, ok := KubeletEvictionMark(&corev1.Pod{Status: shutdown}); ok {
+		t.Errorf("a node shutdown is not an eviction")
 	}
 }

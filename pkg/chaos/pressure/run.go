@@ -161,17 +161,13 @@ func targetPod(ctx context.Context, c Cluster, s Settings) (*corev1.Pod, error) 
 	}
 	// Prefer a Running pod that is not going away; the name order makes the choice repeatable.
 	sort.Slice(pods, func(i, j int) bool {
-		ri, rj := usable(&pods[i]), usable(&pods[j])
+		ri, rj := ray.Running(&pods[i]), ray.Running(&pods[j])
 		if ri != rj {
 			return ri
 		}
 		return pods[i].Name < pods[j].Name
 	})
 	return &pods[0], nil
-}
-
-func usable(p *corev1.Pod) bool {
-	return p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil
 }
 
 // What says in words what the container puts under pressure and how much.

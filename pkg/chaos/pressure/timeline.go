@@ -93,7 +93,7 @@ func (t *Timeline) ObservePod(p *corev1.Pod, deleted bool, now time.Time) {
 		return
 	}
 	t.observeOurs(p, now)
-	if msg, ok := evictionMark(p); ok {
+	if msg, ok := ray.KubeletEvictionMark(p); ok {
 		how := ""
 		if p.Status.Phase == corev1.PodSucceeded {
 			how = " (it ended Succeeded)"
@@ -136,7 +136,7 @@ func (t *Timeline) ObserveNodePod(p *corev1.Pod, deleted bool, now time.Time) {
 	if deleted || p.Spec.NodeName != t.Node || t.isTarget(p.Namespace, p.Name, p.UID) || t.EndedBefore[p.UID] || p.Name == t.replacement {
 		return
 	}
-	if msg, ok := evictionMark(p); ok {
+	if msg, ok := ray.KubeletEvictionMark(p); ok {
 		t.bystander(now, p.Namespace+"/"+p.Name, msg)
 	}
 }
@@ -236,24 +236,6 @@ func (t *Timeline) Lines() []string {
 // Line is one event as --watch-eviction prints it: the time since the injection, then the words.
 func Line(start time.Time, e timeline.Event) string {
 	return fmt.Sprintf("%6s  %s", "+"+e.At.Sub(start).Round(time.Second).String(), e.Message)
-}
-
-// evictionMark is the kubelet's message when p carries its marks of an eviction: phase Failed with
-// reason Evicted, or the DisruptionTarget condition with reason TerminationByKubelet (written with
-// the terminal phase, which is Succeeded when the containers exited 0 on SIGTERM).
-func evictionMark(p *corev1.Pod) (string, bool) {
-	if p.Status.Phase == corev1.PodFailed && p.Status.Reason == "Evicted" {
-		return strings.TrimSpace(p.Status.Message), true
-	}
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue && c.Reason == corev1.PodReasonTerminationByKubelet {
-			if c.Message == "" {
-				return strings.TrimSpace(p.Status.Message), true
-			}
-			return strings.TrimSpace(c.Message), true
-		}
-	}
-	return "", false
 }
 
 // kubeletEviction is an Event the kubelet's eviction manager records on the pod it evicts.

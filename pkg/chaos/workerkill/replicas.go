@@ -90,7 +90,7 @@ func servingHead(pods []corev1.Pod) *corev1.Pod {
 	var head *corev1.Pod
 	for i := range pods {
 		p := &pods[i]
-		if p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil && (head == nil || head.CreationTimestamp.Before(&p.CreationTimestamp)) {
+		if ray.Running(p) && (head == nil || head.CreationTimestamp.Before(&p.CreationTimestamp)) {
 			head = p
 		}
 	}

@@ -4,7 +4,6 @@
 package bundle
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"time"
@@ -13,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	corebundle "github.com/kubectl-ray/kubectl-ray/pkg/bundle"
-	"github.com/kubectl-ray/kubectl-ray/pkg/cmd/doctor"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
@@ -194,63 +192,4 @@ func (o *Options) Run(cmd *cobra.Command) error {
 	}
 	fmt.Fprintf(o.f.IOStreams.Out, "wrote %s: %d files, %s; %s\n", o.output, w.Files, size(w.Bytes), gapsLine(len(contents.Gaps)))
 	return nil
-}
-
-func (o *Options) doctorFiles(r *diagnose.Report) []corebundle.File {
-	var files []corebundle.File
-	for _, f := range []struct{ path, format, about string }{
-		{"doctor.txt", "table", "doctor's report on this bundle's snapshot (the table)"},
-		{"doctor.json", "json", "doctor's report as doctor -o json writes it"},
-	} {
-		var b bytes.Buffer
-		if err := doctor.Render(&b, r, f.format, o.namespace, o.selector, o.target); err != nil {
-			fmt.Fprintf(&b, "cannot render doctor's report: %v\n", err)
-		}
-		files = append(files, corebundle.File{Path: f.path, About: f.about, Data: b.Bytes()})
-	}
-	return files
-}
-
-func (o *Options) header(now time.Time) corebundle.Header {
-	h := corebundle.Header{Made: now, Namespace: o.namespace, AllNamespaces: o.allNamespaces, Selector: o.selector, NoLogs: o.noLogs, NoRayLogs: o.noRayLogs, Limits: o.limits}
-	if o.target != nil {
-		h.Target = o.target.String()
-	}
-	return h
-}
-
-func (o *Options) notFound() error {
-	kinds := []string{string(o.target.Kind)}
-	if o.target.Kind == "" {
-		kinds = []string{"RayCluster", "RayService", "RayJob"}
-	}
-	return cmdutil.NotFound(o.target.Name, o.namespace, o.selector, kinds...)
-}
-
-// exitError renders a core error with its settings as flags; the code comes from its kind.
-func exitError(err error) error {
-	if err == nil {
-		return nil
-	}
-	return exit.Errorf(exit.CodeOf(err), "%s", exit.Message(err))
-}
-
-func gapsLine(n int) string {
-	switch n {
-	case 0:
-		return "everything was collected"
-	case 1:
-		return "1 read failed (index.md says which and why)"
-	}
-	return fmt.Sprintf("%d reads failed (index.md says which and why)", n)
-}
-
-func size(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

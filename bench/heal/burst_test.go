@@ -32,6 +32,7 @@ import (
 var (
 	healBin     = flag.String("heal-bin", "", "kubectl-ray binary for TestHealBurst (default: build this tree)")
 	healWorkers = flag.Int("heal-workers", 0, "--workers for the watchdog in TestHealBurst (0: its default)")
+	healArgs    = flag.String("heal-args", "", "more flags for the watchdog in TestHealBurst, space-separated (e.g. --no-evidence)")
 )
 
 const (
@@ -97,6 +98,7 @@ func TestHealBurst(t *testing.T) {
 	if *healWorkers > 0 {
 		args = append(args, "--workers", fmt.Sprint(*healWorkers))
 	}
+	args = append(args, strings.Fields(*healArgs)...)
 	t.Logf("burst: kubectl-ray %s", strings.Join(args, " "))
 	wd := startWatchdog(ctx, t, bin, sb.Kubeconfig(), args...)
 	defer wd.stop()

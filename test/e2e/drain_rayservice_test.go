@@ -132,7 +132,9 @@ func TestChaosDrainRayServiceV160(t *testing.T) {
 // before.
 func checkServed(t *testing.T, ray *play.Ray, before time.Time, res Result) {
 	t.Helper()
-	var r struct{ Totals struct{ ByStatus map[string]int } }
+	var r struct {
+		Totals struct{ ByStatus map[string]int }
+	}
 	if err := json.Unmarshal([]byte(res.Stdout), &r); err != nil {
 		t.Fatal(err)
 	}

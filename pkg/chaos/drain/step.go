@@ -29,13 +29,25 @@ type drainer struct {
 	wg       sync.WaitGroup
 }
 
+// cordonTimeout bounds the cordon's one request.
+const cordonTimeout = 30 * time.Second
+
 // step cordons the node and starts the evictions; an error means nothing was changed.
 func (d *drainer) step(ctx context.Context) error {
-	_, changed, err := d.c.CordonNode(ctx, d.t.node, true, false)
+	// The cordon is sent on a context Ctrl-C does not cancel: a patch the client gave up on may
+	// still land, and a run that did not know it had cordoned would leave the node cordoned (CI,
+	// 2026-12-04: Ctrl-C in the moment of the cordon). Its outcome is always known, so the run
+	// uncordons what it cordoned.
+	cctx, cancelCordon := context.WithTimeout(context.WithoutCancel(ctx), cordonTimeout)
+	_, changed, err := d.c.CordonNode(cctx, d.t.node, true, false)
+	cancelCordon()
 	if err != nil {
 		return err
 	}
 	d.cordoned = changed
+	if err := ctx.Err(); err != nil {
+		return err // interrupted during the cordon: no eviction starts, the run uncordons
+	}
 	ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), d.s.Timeout)
 	d.cancel = cancel
 	for i := range d.t.pods {

@@ -10,7 +10,6 @@ import (
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubectl-ray/kubectl-ray/test/play"
@@ -31,14 +30,7 @@ func TestChaosDrainRayServiceV160(t *testing.T) {
 	ray := startRay(h, play.RayOptions{DeployTime: time.Second})
 	headNode := h.ownNode("dsh-" + h.NS)
 	pool := []string{h.ownNode("dsp1-" + h.NS)}
-	poolLabel := "e2e.kubectl-ray/pool"
-	label := func(node string) {
-		patch := []byte(`{"metadata":{"labels":{"` + poolLabel + `":"` + h.NS + `"}}}`)
-		if _, err := h.Kube.CoreV1().Nodes().Patch(h.Ctx, node, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	label(pool[0])
+	h.labelPool(pool[0])
 	cluster := h.createLiveRayService("rs", sandbox.OperatorV160, func(rs *rayv1.RayService) {
 		spec := &rs.Spec.RayClusterSpec
 		spec.HeadGroupSpec.RayStartParams = map[string]string{"num-cpus": "0"}
@@ -53,7 +45,7 @@ func TestChaosDrainRayServiceV160(t *testing.T) {
 		t.Fatalf("worker %s not on %s", workers[0], pool[0])
 	}
 	pool = append(pool, h.ownNode("dsp2-"+h.NS))
-	label(pool[1])
+	h.labelPool(pool[1])
 	h.waitServeEndpoints("rs-serve-svc", []string{h.headOf(cluster).Name, workers[0]})
 	args := []string{"chaos", "drain", "--node-of", "rayservice/rs", "--role", "worker", "--path", "/fruit",
 		"--delete-emptydir-data", "--rate", "40/s", "--warmup", "2s"}

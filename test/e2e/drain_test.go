@@ -61,14 +61,7 @@ func TestChaosDrain(t *testing.T) {
 	h := NewH(t)
 	headNode := h.ownNode("dh-" + h.NS)
 	pool := []string{h.ownNode("dp1-" + h.NS)}
-	poolLabel := "e2e.kubectl-ray/pool"
-	label := func(node string) {
-		patch := []byte(`{"metadata":{"labels":{"` + poolLabel + `":"` + h.NS + `"}}}`)
-		if _, err := h.Kube.CoreV1().Nodes().Patch(h.Ctx, node, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	label(pool[0])
+	h.labelPool(pool[0])
 	h.CreateRayCluster("dr", func(rc *rayv1.RayCluster) {
 		pinPod(&rc.Spec.HeadGroupSpec.Template.Spec, headNode)
 		w := &rc.Spec.WorkerGroupSpecs[0].Template.Spec
@@ -82,7 +75,7 @@ func TestChaosDrain(t *testing.T) {
 	}
 	// The node the replacement can go to, created once the worker is on the first.
 	pool = append(pool, h.ownNode("dp2-"+h.NS))
-	label(pool[1])
+	h.labelPool(pool[1])
 	sc := newServeScene(h, "dr", 2*time.Second)
 	sc.waitServing(2)
 	args := []string{"chaos", "drain", "--node-of", "raycluster/dr", "--role", "worker", "--service", sc.service, "--port", "8000",
@@ -281,5 +274,17 @@ func notCordoned(h *H, node string) {
 	}
 	if n.Spec.Unschedulable {
 		h.T.Errorf("node %s is cordoned", node)
+	}
+}
+
+// poolLabel marks the nodes of a test's pool (labelPool), which a worker group selects.
+const poolLabel = "e2e.kubectl-ray/pool"
+
+// labelPool puts node in the test's pool: poolLabel set to the test's namespace.
+func (h *H) labelPool(node string) {
+	h.T.Helper()
+	patch := []byte(`{"metadata":{"labels":{"` + poolLabel + `":"` + h.NS + `"}}}`)
+	if _, err := h.Kube.CoreV1().Nodes().Patch(h.Ctx, node, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		h.T.Fatal(err)
 	}
 }

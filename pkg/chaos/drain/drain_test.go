@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/follow"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
@@ -32,7 +32,7 @@ func rayPod(name, role, group, node string) *corev1.Pod {
 // and the run's error names it.
 func TestRefusedPodIsReportedWithItsBudget(t *testing.T) {
 	worker := rayPod("demo-worker-a", "worker", "small", "n2")
-	tr := experiment.NewLosses(timeline.Event{Kind: timeline.NodeCordoned, Object: "n2"}, timeline.EvictionFailed, "node n2",
+	tr := follow.NewLosses(timeline.Event{Kind: timeline.NodeCordoned, Object: "n2"}, timeline.EvictionFailed, "node n2",
 		[]corev1.Pod{*worker}, func(*corev1.Pod) bool { return true })
 	tr.Pod(worker, false, at(0))
 	tr.Disrupted("cordoned, then evict", at(1000))

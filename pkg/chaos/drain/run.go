@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/follow"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
@@ -63,7 +64,7 @@ func isRefused(err error) bool {
 }
 
 func (s *Settings) run(ctx context.Context, c Cluster, t *target) (*Report, chaos.Outcome, error) {
-	tr := experiment.NewLosses(timeline.Event{Kind: timeline.NodeCordoned, Object: t.node}, timeline.EvictionFailed, "node "+t.node,
+	tr := follow.NewLosses(timeline.Event{Kind: timeline.NodeCordoned, Object: t.node}, timeline.EvictionFailed, "node "+t.node,
 		t.pods, func(p *corev1.Pod) bool { return isRay(p) && p.Namespace == s.Namespace })
 	d := &drainer{c: c, s: s, t: t, tr: tr, now: s.Now}
 	podSelector := ray.RayPodSelector
@@ -107,7 +108,7 @@ func (s *Settings) run(ctx context.Context, c Cluster, t *target) (*Report, chao
 
 // uncordon makes the node schedulable again when this run cordoned it, unless KeepCordoned. It
 // runs whatever ended the run (Ctrl-C too), on a context of its own.
-func (s *Settings) uncordon(c Cluster, d *drainer, tr *experiment.Losses) bool {
+func (s *Settings) uncordon(c Cluster, d *drainer, tr *follow.Losses) bool {
 	if !d.cordoned || s.KeepCordoned {
 		return false
 	}
@@ -133,7 +134,7 @@ func cordonWords(d *drainer, uncordoned bool, s *Settings) string {
 	return "was not cordoned by this run"
 }
 
-func (s *Settings) buildReport(t *target, res *experiment.Result, tr *experiment.Losses, uncordoned bool) *Report {
+func (s *Settings) buildReport(t *target, res *experiment.Result, tr *follow.Losses, uncordoned bool) *Report {
 	rayPods := map[string]bool{}
 	var heads []string
 	for i := range t.pods {

@@ -9,7 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/follow"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 )
 
@@ -21,7 +21,7 @@ type drainer struct {
 	c   Cluster
 	s   *Settings
 	t   *target
-	tr  *experiment.Losses
+	tr  *follow.Losses
 	now func() time.Time
 
 	cordoned bool // this run cordoned the node (it was not before)

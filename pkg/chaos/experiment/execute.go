@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/follow"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 )
@@ -12,7 +13,7 @@ import (
 // and a port-forward to each (pkg/kube's Clients, or a fake). An experiment's own Cluster
 // embeds it.
 type Cluster interface {
-	Watcher
+	follow.Watcher
 	EndpointWatcher
 }
 

@@ -1,14 +1,16 @@
-// Package experiment is the engine every probed chaos experiment runs on: a warm-up under the
-// probe, the experiment's disruptive step once the warm-up was healthy, the follow (the watches
-// and the Service's endpoints, heard by the experiment's tracker), recovery, and the result the
-// experiment builds its report from. head-kill's disruption is a pod delete or eviction,
-// upgrade's a RayService patch; a new experiment supplies its own and imports no other.
+// Package experiment is the probe half of the engine every probed chaos experiment runs on: a
+// warm-up under the probe, the experiment's disruptive step once the warm-up was healthy, the
+// Service's endpoints behind the probe, recovery, and the result the experiment builds its report
+// from. The watches are the follow half's (pkg/chaos/follow), heard by the experiment's tracker.
+// head-kill's disruption is a pod delete or eviction, upgrade's a RayService patch; a new
+// experiment supplies its own and imports no other.
 package experiment
 
 import (
 	"context"
 	"time"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/follow"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
 )
 
@@ -39,10 +41,10 @@ type Disruption struct {
 }
 
 // Tracker is the experiment's tracker: it hears the step (Disrupted, Refused), the watches
-// (WatchTracker) and the probed Service's endpoints (EndpointsFollower), and tells Run when the
+// (follow.Tracker) and the probed Service's endpoints (EndpointsFollower), and tells Run when the
 // cluster is back.
 type Tracker interface {
-	WatchTracker
+	follow.Tracker
 	EndpointsFollower
 	// Disrupted records that the step was requested (what says how), Refused that the API
 	// refused it.

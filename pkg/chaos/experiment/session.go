@@ -2,31 +2,16 @@ package experiment
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"time"
 
-	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/follow"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 )
 
 // WatchStartTimeout bounds the start-up: the watches' first LISTs and the first port-forwards.
 const WatchStartTimeout = 60 * time.Second
-
-// WatchTracker hears the watches of a run: the pods, the RayClusters and the RayService.
-type WatchTracker interface {
-	Pod(p *corev1.Pod, deleted bool, at time.Time)
-	RayCluster(rc *rayv1.RayCluster, deleted bool, at time.Time)
-	RayService(rs *rayv1.RayService, at time.Time)
-}
-
-// Watcher starts the watches of a run (pkg/kube's Clients, or a fake).
-type Watcher interface {
-	RunClusterWatch(ctx, startup context.Context, w kube.ClusterWatch) (<-chan error, error)
-}
 
 // session holds the contexts of one run under the probe: ctx is the run's (Interrupts end it on
 // Ctrl-C), watchCtx the watches' and port-forwards', which outlive a Ctrl-C long enough for the
@@ -64,21 +49,12 @@ func (s *session) close() {
 	}
 }
 
-// watch starts the watches of w, each event told to tr at now(); a watch's error mid-run goes to
-// warn as a warning.
-func (s *session) watch(c Watcher, w kube.ClusterWatch, tr WatchTracker, now func() time.Time, warn io.Writer) error {
-	w.OnPod = func(p *corev1.Pod, deleted bool) { tr.Pod(p, deleted, now()) }
-	w.OnRayCluster = func(rc *rayv1.RayCluster, deleted bool) { tr.RayCluster(rc, deleted, now()) }
-	w.OnRayService = func(rs *rayv1.RayService, _ bool) { tr.RayService(rs, now()) }
-	errs, err := c.RunClusterWatch(s.watchCtx, s.startCtx, w)
-	if err != nil {
+// watch starts the watches of w (the follow half), each event told to tr at now(); a watch's
+// error mid-run goes to warn as a warning.
+func (s *session) watch(c follow.Watcher, w kube.ClusterWatch, tr follow.Tracker, now func() time.Time, warn io.Writer) error {
+	if err := follow.Cluster(s.watchCtx, s.startCtx, c, w, tr, now, warn); err != nil {
 		return s.startError(err)
 	}
-	go func() {
-		for err := range errs {
-			fmt.Fprintf(warn, "warning: %v; the timeline may miss events\n", err)
-		}
-	}()
 	return nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/follow"
 	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
@@ -100,7 +101,7 @@ func Run(ctx context.Context, c Cluster, s Settings) (*Report, chaos.Outcome, er
 	}
 	if warning != "" {
 		// For the record of the run, and for --yes, which skipped the question that showed it.
-		warn(s.Warn, "%s", warning)
+		follow.Warn(s.Warn, "%s", warning)
 	}
 	progress := s.Progress
 	if progress == nil {
@@ -115,8 +116,7 @@ func Run(ctx context.Context, c Cluster, s Settings) (*Report, chaos.Outcome, er
 	verdict := Verdict{Passed: true, Outcome: OutcomeNotWatched,
 		Message: fmt.Sprintf("injected %s into pod %s/%s; the eviction was not watched", ec.Name, pod.Namespace, pod.Name)}
 	if s.Watch {
-		w := &evictionWatch{s: s, tl: tl, ws: ws, out: progress, c: c, memory: spec.Kind == Memory}
-		if err := w.run(ctx); err != nil {
+		if err := ws.follow(ctx, c, s, tl, spec.Kind == Memory, progress); err != nil {
 			return nil, chaos.Outcome{}, err
 		}
 		verdict = tl.result(s.Timeout)

@@ -12,7 +12,7 @@ import (
 
 // The section every experiment that takes pods away shares (drain, worker-kill): each pod taken
 // and what its eviction or delete met, and the Ray pods KubeRay created instead, built from the
-// timeline of experiment.Losses.
+// timeline of follow.Losses.
 
 // Losses is the pods a step took and the Ray pods that came instead.
 type Losses struct {

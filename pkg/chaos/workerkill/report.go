@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/follow"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
 	"github.com/kubectl-ray/kubectl-ray/pkg/schema"
@@ -80,7 +81,7 @@ func (s *Settings) reportSettings(t *target) ReportSettings {
 	return rs
 }
 
-func (s *Settings) buildReport(t *target, res *experiment.Result, tr *experiment.Losses) *Report {
+func (s *Settings) buildReport(t *target, res *experiment.Result, tr *follow.Losses) *Report {
 	in := report.Input{Probe: res.Probe, Timeline: tr.Timeline(), SLO: s.SLO(), WarmupFailed: res.WarmupFailed, Reference: timeline.WorkersKilled}
 	base := report.Build(in)
 	var pods []string

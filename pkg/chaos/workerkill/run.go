@@ -12,6 +12,7 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/follow"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
@@ -65,7 +66,7 @@ func killError(err error) error {
 
 func (s *Settings) run(ctx context.Context, c Cluster, t *target) (*Report, chaos.Outcome, error) {
 	label := s.targetName()
-	tr := experiment.NewLosses(timeline.Event{Kind: timeline.WorkersKilled, Object: t.cluster}, timeline.KillRefused, label,
+	tr := follow.NewLosses(timeline.Event{Kind: timeline.WorkersKilled, Object: t.cluster}, timeline.KillRefused, label,
 		t.chosen, func(*corev1.Pod) bool { return true })
 	podSelector := ray.LabelCluster + "=" + t.cluster
 	if s.RayService != "" {
@@ -105,7 +106,7 @@ func (s *Settings) run(ctx context.Context, c Cluster, t *target) (*Report, chao
 
 // kill kills every chosen worker at once, each while it is the pod that was read. It fails (and
 // the run reports that nothing was killed) only when no kill was accepted.
-func kill(ctx context.Context, c Cluster, s *Settings, t *target, tr *experiment.Losses) error {
+func kill(ctx context.Context, c Cluster, s *Settings, t *target, tr *follow.Losses) error {
 	var wg sync.WaitGroup
 	errs := make([]error, len(t.chosen))
 	for i := range t.chosen {

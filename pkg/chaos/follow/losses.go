@@ -1,4 +1,4 @@
-package experiment
+package follow
 
 import (
 	"fmt"
@@ -14,12 +14,13 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
-// Losses is the follow half an experiment that takes pods away shares (drain, worker-kill): it
+// Losses is the timeline an experiment that takes pods away shares (drain, worker-kill): it
 // turns what the step does (each pod's eviction or delete, each refusal) and what the watches see
 // (those pods going, the Ray pods KubeRay makes instead, the Service's endpoints) into the run's
 // timeline, and says when the cluster is back: every pod taken gone, every group with as many
-// Ready Ray pods as when the step began, the endpoints back. It implements Tracker; it is pure and
-// safe for concurrent use: the step's calls and each watch call it from their own goroutines.
+// Ready Ray pods as when the step began, the endpoints back. It implements the engine's Tracker
+// (pkg/chaos/experiment), which embeds this package's; it is pure and safe for concurrent use:
+// the step's calls and each watch call it from their own goroutines.
 type Losses struct {
 	mu sync.Mutex
 	tl *timeline.Timeline
@@ -88,8 +89,8 @@ func (t *Losses) add(e timeline.Event) {
 	t.lastChange = e.At
 }
 
-// Disrupted records that the step began (Tracker); what is its Detail. The Ready count of every
-// group is what recovery waits for again.
+// Disrupted records that the step began (the engine's Tracker); what is its Detail. The Ready
+// count of every group is what recovery waits for again.
 func (t *Losses) Disrupted(what string, at time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -104,7 +105,7 @@ func (t *Losses) Disrupted(what string, at time.Time) {
 	t.add(e)
 }
 
-// Refused records that the step itself failed: nothing was taken (Tracker).
+// Refused records that the step itself failed: nothing was taken (the engine's Tracker).
 func (t *Losses) Refused(detail string, at time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -159,7 +160,7 @@ func (t *Losses) event(p *corev1.Pod, k timeline.Kind, detail string, at time.Ti
 }
 
 // Pod hears the pod watch: a pod taken gone, and the Ray pods created after the step began
-// followed through scheduled and Ready (experiment.WatchTracker).
+// followed through scheduled and Ready (Tracker).
 func (t *Losses) Pod(p *corev1.Pod, deleted bool, at time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()

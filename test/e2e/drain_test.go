@@ -10,6 +10,7 @@ import (
 	"time"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -236,7 +237,32 @@ func TestChaosDrain(t *testing.T) {
 	notCordoned(h, headNode)
 	h.WaitClusterRunning("dr", 60*time.Second)
 
-	// Through kubectl's plugin discovery: a node that runs no Ray pod is refused, nothing changed.
+	// A node that runs no Ray pod, only another pod: refused, naming the flag that drains it
+	// anyway (exit 5), nothing cordoned; with --any-pods the dry run plans that pod's eviction.
+	other := h.ownNode("dx-" + h.NS)
+	notRay := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "not-ray"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}
+	pinPod(&notRay.Spec, other)
+	if _, err := h.Kube.CoreV1().Pods(h.NS).Create(h.Ctx, notRay, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h.WaitFor("pod not-ray Running", 60*time.Second, func() (bool, error) {
+		p, err := h.Kube.CoreV1().Pods(h.NS).Get(h.Ctx, "not-ray", metav1.GetOptions{})
+		return err == nil && p.Status.Phase == corev1.PodRunning, err
+	})
+	res = h.Run("chaos", "drain", other, "--service", sc.service, "--port", "8000", "--yes")
+	wantOneLineError(t, res, 5)
+	if want := "error: node " + other + " runs no Ray pod (1 other pod): nothing was cordoned; pass --any-pods to drain it anyway\n"; res.Stderr != want {
+		t.Errorf("drain of a node without Ray pods: got %q, want %q", res.Stderr, want)
+	}
+	notCordoned(h, other)
+	res = h.Run("chaos", "drain", other, "--any-pods", "--dry-run", "--service", sc.service, "--port", "8000")
+	if res.Code != 0 || !strings.Contains(res.Stdout, h.NS+"/not-ray") {
+		t.Errorf("dry run with --any-pods: want the plan naming %s/not-ray, got %s", h.NS, res)
+	}
+	notCordoned(h, other)
+
+	// Through kubectl's plugin discovery: a node that does not exist is refused, nothing changed.
 	res = h.Kubectl("ray", "chaos", "drain", headNode+"-none", "--service", sc.service, "--port", "8000", "--yes")
 	if res.Code != 5 || !strings.Contains(res.Stderr, "not found") {
 		t.Errorf("kubectl ray chaos drain of a node that does not exist: want exit 5, got %s", res)

@@ -53,6 +53,13 @@ func TestChaosWorkerKill(t *testing.T) {
 		t.Errorf("--count 4 of 3: want exit 2, got %s", res)
 	}
 
+	// --serve-replicas needs Ray's view, and this head's dashboard does not answer (the serve
+	// scene's stand-ins play only Serve's port): exit 3, nothing killed.
+	if res := h.Run("chaos", "worker-kill", "wk", "--serve-replicas", "--service", sc.service, "--port", "8000", "--yes"); res.Code != 3 ||
+		!strings.Contains(res.Stderr, "dashboard of head") || !strings.Contains(res.Stderr, "nothing was killed") {
+		t.Errorf("--serve-replicas without a dashboard: want exit 3, got %s", res)
+	}
+
 	// --dry-run -o json: which two seed 7 picks.
 	before := time.Now()
 	res := h.Run(append(args, "--dry-run", "-o", "json")...)

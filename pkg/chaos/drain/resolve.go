@@ -14,6 +14,7 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
@@ -91,7 +92,7 @@ func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
 	case len(t.pods) == 0:
 		return nil, chaos.Errorf(chaos.NotFound, "node %s has no pod to evict%s: nothing was cordoned", t.node, skippedNote(t.skipped))
 	case t.rayPods == 0 && !s.AnyPods:
-		return nil, chaos.Errorf(chaos.NotFound, "node %s runs no Ray pod (%d other pods): nothing was cordoned; pass %s to drain it anyway", t.node, len(t.pods), SetAnyPods)
+		return nil, chaos.Errorf(chaos.NotFound, "node %s runs no Ray pod (%s): nothing was cordoned; pass %s to drain it anyway", t.node, report.Plural(len(t.pods), "other pod", "other pods"), SetAnyPods)
 	}
 	if t.budgets, err = budgetsOver(ctx, c, t.pods); err != nil {
 		return nil, err

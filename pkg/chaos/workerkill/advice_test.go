@@ -14,7 +14,9 @@ import (
 // deployments left with no replica, workers not replaced.
 func TestAdviceFromWhatWasSeen(t *testing.T) {
 	killAt, ready := 0.0, 900.0
-	pod := func(name string) corev1.Pod { return corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: name}} }
+	pod := func(name string) corev1.Pod {
+		return corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: name}}
+	}
 	// base: w1 and w2 of group small killed out of 3, both replaced and Ready, nothing failed.
 	base := func(edit func(*Report, *target)) (*Report, *target) {
 		r := &Report{Probe: report.ProbeInfo{KillAtMs: &killAt}, Totals: report.Totals{Requests: 100}, Settings: ReportSettings{Rate: 40},

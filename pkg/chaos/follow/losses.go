@@ -2,8 +2,6 @@ package follow
 
 import (
 	"fmt"
-	"slices"
-	"sync"
 	"time"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
@@ -22,8 +20,7 @@ import (
 // (pkg/chaos/experiment), which embeds this package's; it is pure and safe for concurrent use:
 // the step's calls and each watch call it from their own goroutines.
 type Losses struct {
-	mu sync.Mutex
-	tl *timeline.Timeline
+	Record
 
 	// step is the event Disrupted records (its At and Detail filled in): drain's NodeCordoned
 	// of the node, worker-kill's WorkersKilled of the cluster; refusedKind is what Refused records.
@@ -42,10 +39,7 @@ type Losses struct {
 	want  map[string]int
 	fresh map[types.UID]*freshPod
 
-	endpoints  []string
-	tracksEPs  bool
 	epsAtStart int
-	lastChange time.Time
 }
 
 // takenPod is one pod the step takes.
@@ -69,7 +63,7 @@ type freshPod struct {
 // Object), refused what a refused step records, label what the progress line names, and watched
 // says which pods the run's pod watch sees.
 func NewLosses(step timeline.Event, refused timeline.Kind, label string, pods []corev1.Pod, watched func(*corev1.Pod) bool) *Losses {
-	t := &Losses{tl: &timeline.Timeline{}, step: step, refusedKind: refused, label: label, taken: map[types.UID]*takenPod{},
+	t := &Losses{step: step, refusedKind: refused, label: label, taken: map[types.UID]*takenPod{},
 		known: map[types.UID]bool{}, ready: map[types.UID]string{}, fresh: map[types.UID]*freshPod{}}
 	for _, p := range pods {
 		t.taken[p.UID] = &takenPod{name: p.Namespace + "/" + p.Name, watched: watched(&p)}
@@ -77,46 +71,34 @@ func NewLosses(step timeline.Event, refused timeline.Kind, label string, pods []
 	return t
 }
 
-// Timeline returns the events so far.
-func (t *Losses) Timeline() *timeline.Timeline {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return timeline.New(t.tl.Events()...)
-}
-
-func (t *Losses) add(e timeline.Event) {
-	t.tl.Add(e)
-	t.lastChange = e.At
-}
-
 // Disrupted records that the step began (the engine's Tracker); what is its Detail. The Ready
 // count of every group is what recovery waits for again.
 func (t *Losses) Disrupted(what string, at time.Time) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	t.Mu.Lock()
+	defer t.Mu.Unlock()
 	t.started, t.startedAt = true, at
-	t.epsAtStart = len(t.endpoints)
+	t.epsAtStart = len(t.Ready)
 	t.want = map[string]int{}
 	for _, g := range t.ready {
 		t.want[g]++
 	}
 	e := t.step
 	e.At, e.Detail = at, what
-	t.add(e)
+	t.Add(e)
 }
 
 // Refused records that the step itself failed: nothing was taken (the engine's Tracker).
 func (t *Losses) Refused(detail string, at time.Time) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.add(timeline.Event{Kind: t.refusedKind, At: at, Object: t.step.Object, Detail: detail})
+	t.Mu.Lock()
+	defer t.Mu.Unlock()
+	t.Add(timeline.Event{Kind: t.refusedKind, At: at, Object: t.step.Object, Detail: detail})
 }
 
 // Note records an event of the experiment's own (drain's NodeUncordoned).
 func (t *Losses) Note(e timeline.Event) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.add(e)
+	t.Mu.Lock()
+	defer t.Mu.Unlock()
+	t.Add(e)
 }
 
 // Requested, Accepted, RefusedBy and GaveUp record each pod's eviction (or delete) as the step makes it.
@@ -125,11 +107,11 @@ func (t *Losses) Requested(p *corev1.Pod, how string, at time.Time) {
 }
 
 func (t *Losses) Accepted(p *corev1.Pod, at time.Time) {
-	t.mu.Lock()
+	t.Mu.Lock()
 	if d := t.taken[p.UID]; d != nil && !d.watched {
 		d.done = true
 	}
-	t.mu.Unlock()
+	t.Mu.Unlock()
 	t.event(p, timeline.EvictionAccepted, "", at)
 }
 
@@ -145,29 +127,29 @@ func (t *Losses) RefusedBy(p *corev1.Pod, budget, said string, at time.Time) {
 
 // GaveUp records that the pod's eviction was given up (why: an error, the timeout).
 func (t *Losses) GaveUp(p *corev1.Pod, why string, at time.Time) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	t.Mu.Lock()
+	defer t.Mu.Unlock()
 	if d := t.taken[p.UID]; d != nil && !d.done {
 		d.done, d.given = true, true
 	}
-	t.add(timeline.Event{Kind: timeline.EvictionFailed, At: at, Object: p.Namespace + "/" + p.Name, Detail: why})
+	t.Add(timeline.Event{Kind: timeline.EvictionFailed, At: at, Object: p.Namespace + "/" + p.Name, Detail: why})
 }
 
 func (t *Losses) event(p *corev1.Pod, k timeline.Kind, detail string, at time.Time) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.add(timeline.Event{Kind: k, At: at, Object: p.Namespace + "/" + p.Name, Detail: detail})
+	t.Mu.Lock()
+	defer t.Mu.Unlock()
+	t.Add(timeline.Event{Kind: k, At: at, Object: p.Namespace + "/" + p.Name, Detail: detail})
 }
 
 // Pod hears the pod watch: a pod taken gone, and the Ray pods created after the step began
 // followed through scheduled and Ready (Tracker).
 func (t *Losses) Pod(p *corev1.Pod, deleted bool, at time.Time) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	t.Mu.Lock()
+	defer t.Mu.Unlock()
 	if d := t.taken[p.UID]; d != nil {
 		if !d.gone && (deleted || ray.Terminal(p)) {
 			d.gone, d.done = true, true
-			t.add(timeline.Event{Kind: timeline.PodGone, At: at, Object: d.name})
+			t.Add(timeline.Event{Kind: timeline.PodGone, At: at, Object: d.name})
 		}
 	}
 	if !ray.IsRayPod(p) {
@@ -191,15 +173,15 @@ func (t *Losses) Pod(p *corev1.Pod, deleted bool, at time.Time) {
 	if f == nil {
 		f = &freshPod{name: name}
 		t.fresh[p.UID] = f
-		t.add(timeline.Event{Kind: timeline.RayPodCreated, At: at, Object: name, Detail: roleOf(p) + " of group " + group})
+		t.Add(timeline.Event{Kind: timeline.RayPodCreated, At: at, Object: name, Detail: roleOf(p) + " of group " + group})
 	}
 	if !f.scheduled && p.Spec.NodeName != "" {
 		f.scheduled = true
-		t.add(timeline.Event{Kind: timeline.RayPodScheduled, At: at, Object: name, Detail: p.Spec.NodeName})
+		t.Add(timeline.Event{Kind: timeline.RayPodScheduled, At: at, Object: name, Detail: p.Spec.NodeName})
 	}
 	if !f.isReady && ray.RunningReady(p) {
 		f.isReady = true
-		t.add(timeline.Event{Kind: timeline.RayPodReady, At: at, Object: name})
+		t.Add(timeline.Event{Kind: timeline.RayPodReady, At: at, Object: name})
 	}
 }
 
@@ -222,29 +204,11 @@ func roleOf(p *corev1.Pod) string {
 func (t *Losses) RayCluster(*rayv1.RayCluster, bool, time.Time) {}
 func (t *Losses) RayService(*rayv1.RayService, time.Time)       {}
 
-// Endpoints takes the full set of ready endpoint pods and records who came and went.
-func (t *Losses) Endpoints(names []string, at time.Time) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.tracksEPs = true
-	for _, n := range t.endpoints {
-		if !slices.Contains(names, n) {
-			t.add(timeline.Event{Kind: timeline.EndpointRemoved, At: at, Object: n})
-		}
-	}
-	for _, n := range names {
-		if !slices.Contains(t.endpoints, n) {
-			t.add(timeline.Event{Kind: timeline.EndpointAdded, At: at, Object: n})
-		}
-	}
-	t.endpoints = slices.Clone(names)
-}
-
 // Recovered: every pod taken is gone (or given up), every group has as many Ready Ray pods as
 // when the step began, and a probed Service as many ready endpoints.
 func (t *Losses) Recovered() (ok bool, since time.Time) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	t.Mu.Lock()
+	defer t.Mu.Unlock()
 	if !t.started {
 		return false, time.Time{}
 	}
@@ -262,16 +226,16 @@ func (t *Losses) Recovered() (ok bool, since time.Time) {
 			return false, time.Time{}
 		}
 	}
-	if t.tracksEPs && len(t.endpoints) < t.epsAtStart {
+	if !t.EndpointsBack(t.epsAtStart) {
 		return false, time.Time{}
 	}
-	return true, t.lastChange
+	return true, t.LastChange
 }
 
 // State is the cluster's part of the progress line.
 func (t *Losses) State() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	t.Mu.Lock()
+	defer t.Mu.Unlock()
 	if !t.started {
 		return t.label + ": nothing taken yet"
 	}

@@ -2,15 +2,14 @@ package upgrade
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/follow"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
@@ -19,8 +18,7 @@ import (
 // each watch calls it from its own goroutine. It is experiment.Run's Tracker: the disruptive
 // step is the patch, and "recovered" is the switch done and the old cluster deleted.
 type Tracker struct {
-	mu sync.Mutex
-	tl timeline.Timeline
+	follow.Record
 
 	rayService string
 	old        string // the active cluster when the run started
@@ -34,7 +32,6 @@ type Tracker struct {
 	appsEmitted     map[string]bool
 	switched        bool
 	oldDeleted      bool
-	lastChange      time.Time
 }
 
 type readyHead struct {
@@ -48,55 +45,26 @@ func NewTracker(rayService, old string) *Tracker {
 		headEmitted: map[string]bool{}, appsEmitted: map[string]bool{}}
 }
 
-func (t *Tracker) add(e timeline.Event) {
-	t.tl.Add(e)
-	t.lastChange = e.At
-}
-
-// Timeline returns the events so far.
-func (t *Tracker) Timeline() *timeline.Timeline {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return timeline.New(t.tl.Events()...)
-}
-
 // Disrupted records the patch (experiment.Tracker); what says what it changes.
 func (t *Tracker) Disrupted(what string, at time.Time) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	t.Mu.Lock()
+	defer t.Mu.Unlock()
 	t.patched = true
-	t.add(timeline.Event{Kind: timeline.UpgradePatched, At: at, Object: t.rayService, Detail: what})
+	t.Add(timeline.Event{Kind: timeline.UpgradePatched, At: at, Object: t.rayService, Detail: what})
 }
 
 // Refused records that the API refused the patch.
 func (t *Tracker) Refused(detail string, at time.Time) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.add(timeline.Event{Kind: timeline.UpgradeRefused, At: at, Object: t.rayService, Detail: detail})
-}
-
-// Endpoints records which pods are behind the serve Service (experiment.EndpointsFollower).
-func (t *Tracker) Endpoints(names []string, at time.Time) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	was := t.tl.EndpointsAt(at)
-	for _, n := range was {
-		if !slices.Contains(names, n) {
-			t.add(timeline.Event{Kind: timeline.EndpointRemoved, At: at, Object: n})
-		}
-	}
-	for _, n := range names {
-		if !slices.Contains(was, n) {
-			t.add(timeline.Event{Kind: timeline.EndpointAdded, At: at, Object: n})
-		}
-	}
+	t.Mu.Lock()
+	defer t.Mu.Unlock()
+	t.Add(timeline.Event{Kind: timeline.UpgradeRefused, At: at, Object: t.rayService, Detail: detail})
 }
 
 // Pod notes the first Ready head of every cluster but the old one; it becomes an event once the
 // RayService names that cluster pending (the pod may be seen Ready first).
 func (t *Tracker) Pod(p *corev1.Pod, deleted bool, at time.Time) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	t.Mu.Lock()
+	defer t.Mu.Unlock()
 	c := p.Labels[ray.LabelCluster]
 	if deleted || !ray.IsHead(p) || c == t.old || !ray.RunningReady(p) {
 		return
@@ -117,31 +85,31 @@ func (t *Tracker) emitHead() {
 		return
 	}
 	t.headEmitted[c] = true
-	t.add(timeline.Event{Kind: timeline.PendingHeadReady, At: h.at, Object: h.pod, Detail: "cluster " + c})
+	t.Add(timeline.Event{Kind: timeline.PendingHeadReady, At: h.at, Object: h.pod, Detail: "cluster " + c})
 }
 
 // RayCluster records the deletion of the old cluster.
 func (t *Tracker) RayCluster(rc *rayv1.RayCluster, deleted bool, at time.Time) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	t.Mu.Lock()
+	defer t.Mu.Unlock()
 	if deleted && rc.Name == t.old && !t.oldDeleted {
 		t.oldDeleted = true
-		t.add(timeline.Event{Kind: timeline.OldClusterDeleted, At: at, Object: rc.Name})
+		t.Add(timeline.Event{Kind: timeline.OldClusterDeleted, At: at, Object: rc.Name})
 	}
 }
 
 // RayService records the pending and active clusters as they change, and when a new cluster's
 // Serve applications are all RUNNING.
 func (t *Tracker) RayService(rs *rayv1.RayService, at time.Time) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	t.Mu.Lock()
+	defer t.Mu.Unlock()
 	active, pending := rs.Status.ActiveServiceStatus.RayClusterName, rs.Status.PendingServiceStatus.RayClusterName
 	if t.rsSeen {
 		if pending != t.pending {
-			t.add(timeline.Event{Kind: timeline.RayServicePendingCluster, At: at, Object: rs.Name, From: t.pending, To: pending})
+			t.Add(timeline.Event{Kind: timeline.RayServicePendingCluster, At: at, Object: rs.Name, From: t.pending, To: pending})
 		}
 		if active != t.active {
-			t.add(timeline.Event{Kind: timeline.RayServiceActiveCluster, At: at, Object: rs.Name, From: t.active, To: active})
+			t.Add(timeline.Event{Kind: timeline.RayServiceActiveCluster, At: at, Object: rs.Name, From: t.active, To: active})
 		}
 	}
 	t.rsSeen, t.active, t.pending, t.lastStatus = true, active, pending, rs.Status
@@ -163,21 +131,21 @@ func (t *Tracker) RayService(rs *rayv1.RayService, at time.Time) {
 			continue
 		}
 		t.appsEmitted[c] = true
-		t.add(timeline.Event{Kind: timeline.ServeAppsReady, At: at, Object: c, Detail: strings.Join(appNames(st.s), ", ") + st.note})
+		t.Add(timeline.Event{Kind: timeline.ServeAppsReady, At: at, Object: c, Detail: strings.Join(appNames(st.s), ", ") + st.note})
 	}
 }
 
 // Recovered is the upgrade done: the active cluster switched and the old one is deleted.
 func (t *Tracker) Recovered() (bool, time.Time) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.switched && t.oldDeleted, t.lastChange
+	t.Mu.Lock()
+	defer t.Mu.Unlock()
+	return t.switched && t.oldDeleted, t.LastChange
 }
 
 // State is the upgrade's part of the progress line.
 func (t *Tracker) State() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	t.Mu.Lock()
+	defer t.Mu.Unlock()
 	switch {
 	case !t.patched:
 		return "active cluster " + t.old + ", not patched yet"
@@ -191,8 +159,8 @@ func (t *Tracker) State() string {
 
 // LastSeen is the upgrade as last seen, in words, for the report.
 func (t *Tracker) LastSeen() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	t.Mu.Lock()
+	defer t.Mu.Unlock()
 	if t.switched {
 		s := "traffic on the new cluster " + t.active
 		if t.oldDeleted {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -50,7 +51,9 @@ func (c *Clients) PodsToDrain(ctx context.Context, node string, f DrainFilter) (
 	}
 	out := &DrainPods{Evict: list.Pods(), Warnings: list.Warnings()}
 	for _, err := range errs {
-		out.Refusals = append(out.Refusals, err.Error())
+		// The library says "cannot delete" twice of a pod no controller manages (its message
+		// begins with the words it is then prefixed with); kubectl drain prints it so.
+		out.Refusals = append(out.Refusals, strings.Replace(err.Error(), "cannot delete cannot delete ", "cannot delete ", 1))
 	}
 	return out, nil
 }

@@ -237,7 +237,7 @@ func TestChaosDrain(t *testing.T) {
 	notCordoned(h, headNode)
 	h.WaitClusterRunning("dr", 60*time.Second)
 
-	// A node that runs no Ray pod, only another pod: refused, naming the flag that drains it
+	// A node that runs no Ray pod, only a bare pod: refused, naming the flag that drains it
 	// anyway (exit 5), nothing cordoned; with --any-pods the dry run plans that pod's eviction.
 	other := h.ownNode("dx-" + h.NS)
 	notRay := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "not-ray"},
@@ -250,13 +250,19 @@ func TestChaosDrain(t *testing.T) {
 		p, err := h.Kube.CoreV1().Pods(h.NS).Get(h.Ctx, "not-ray", metav1.GetOptions{})
 		return err == nil && p.Status.Phase == corev1.PodRunning, err
 	})
+	// No controller manages it: kubectl's drain library refuses it without --force (exit 2).
 	res = h.Run("chaos", "drain", other, "--service", sc.service, "--port", "8000", "--yes")
+	wantOneLineError(t, res, 2)
+	if want := "error: cannot drain node " + other + ": cannot delete Pods that declare no controller (use --force to override): " + h.NS + "/not-ray\n"; res.Stderr != want {
+		t.Errorf("drain of a pod no controller manages: got %q, want %q", res.Stderr, want)
+	}
+	res = h.Run("chaos", "drain", other, "--force", "--service", sc.service, "--port", "8000", "--yes")
 	wantOneLineError(t, res, 5)
 	if want := "error: node " + other + " runs no Ray pod (1 other pod): nothing was cordoned; pass --any-pods to drain it anyway\n"; res.Stderr != want {
 		t.Errorf("drain of a node without Ray pods: got %q, want %q", res.Stderr, want)
 	}
 	notCordoned(h, other)
-	res = h.Run("chaos", "drain", other, "--any-pods", "--dry-run", "--service", sc.service, "--port", "8000")
+	res = h.Run("chaos", "drain", other, "--force", "--any-pods", "--dry-run", "--service", sc.service, "--port", "8000")
 	if res.Code != 0 || !strings.Contains(res.Stdout, h.NS+"/not-ray") {
 		t.Errorf("dry run with --any-pods: want the plan naming %s/not-ray, got %s", h.NS, res)
 	}

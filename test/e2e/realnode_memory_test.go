@@ -26,13 +26,7 @@ var rampRE = regexp.MustCompile(`allocated 2147483648 bytes, resident (\d+\.\d+)
 // It runs in TestRealNode's v1.1.1 sandbox: the machine has one real node.
 func realMemoryHold(t *testing.T, sb *sandbox.Sandbox) {
 	h := newHOn(t, sb)
-	h.CreateRayCluster("hold", func(rc *rayv1.RayCluster) {
-		onRealNode(rc)
-		c := &rc.Spec.HeadGroupSpec.Template.Spec.Containers[0]
-		c.Resources.Limits = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("4Gi")}
-		c.Resources.Requests = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("4Gi")}
-	})
-	head := h.WaitClusterRunning("hold", 2*time.Minute)
+	head := h.roomyHeadOnRealNode("hold")
 	base := podMemoryUsage(t, &head)
 
 	r := h.Run("chaos", "memory-pressure", "hold", "--bytes", "2Gi", "--duration", "20s", "--image", sandbox.BusyboxImage, "--yes")
@@ -77,6 +71,20 @@ func realMemoryHold(t *testing.T, sb *sandbox.Sandbox) {
 	t.Logf("2Gi resident %ss after the script's start (its log); the cgroup charged it %s after the injection returned, container started at %s",
 		m[1], reached.Sub(injected).Round(time.Millisecond), started.Format(time.RFC3339))
 	h.removeFromRealNode("hold")
+}
+
+// roomyHeadOnRealNode creates a RayCluster whose head runs on the real node with 4Gi of memory
+// (request and limit), so that 2 GiB of pressure fits beside the stand-in, and returns the head
+// once it is Running.
+func (h *H) roomyHeadOnRealNode(cluster string) corev1.Pod {
+	h.T.Helper()
+	h.CreateRayCluster(cluster, func(rc *rayv1.RayCluster) {
+		onRealNode(rc)
+		c := &rc.Spec.HeadGroupSpec.Template.Spec.Containers[0]
+		c.Resources.Limits = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("4Gi")}
+		c.Resources.Requests = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("4Gi")}
+	})
+	return h.WaitClusterRunning(cluster, 2*time.Minute)
 }
 
 func mib(n int64) string { return resource.NewQuantity(n>>20<<20, resource.BinarySI).String() }

@@ -11,10 +11,6 @@ import (
 	"testing"
 	"time"
 
-	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-
 	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
 )
 
@@ -39,13 +35,7 @@ const rampRise = 32 << 20
 func TestRealNodeMemoryRamp(t *testing.T) {
 	sb := realNodeSandbox(t, sandbox.OperatorV111)
 	h := newHOn(t, sb)
-	h.CreateRayCluster("ramp", func(rc *rayv1.RayCluster) {
-		onRealNode(rc)
-		c := &rc.Spec.HeadGroupSpec.Template.Spec.Containers[0]
-		c.Resources.Limits = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("4Gi")}
-		c.Resources.Requests = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("4Gi")}
-	})
-	head := h.WaitClusterRunning("ramp", 2*time.Minute)
+	head := h.roomyHeadOnRealNode("ramp")
 	var ramps, fromInject, floors []time.Duration
 	for i := 0; i < *rampRuns; i++ {
 		floors = append(floors, memoryFloor(2<<30))

@@ -77,7 +77,7 @@ func (t *Losses) Disrupted(what string, at time.Time) {
 	t.Mu.Lock()
 	defer t.Mu.Unlock()
 	t.started, t.startedAt = true, at
-	t.epsAtStart = len(t.Ready)
+	t.epsAtStart = len(t.ReadyEndpoints)
 	t.want = map[string]int{}
 	for _, g := range t.ready {
 		t.want[g]++

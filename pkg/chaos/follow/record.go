@@ -17,9 +17,9 @@ type Record struct {
 	tl timeline.Timeline
 	// LastChange is when the last event was added.
 	LastChange time.Time
-	// Ready is the Service's ready endpoint pods as last heard; TracksEndpoints says they were
-	// heard at all (a Service is probed, not a URL).
-	Ready           []string
+	// ReadyEndpoints is the Service's ready endpoint pods as last heard; TracksEndpoints says
+	// they were heard at all (a Service is probed, not a URL).
+	ReadyEndpoints  []string
 	TracksEndpoints bool
 }
 
@@ -42,21 +42,21 @@ func (r *Record) Endpoints(names []string, at time.Time) {
 	r.Mu.Lock()
 	defer r.Mu.Unlock()
 	r.TracksEndpoints = true
-	for _, n := range r.Ready {
+	for _, n := range r.ReadyEndpoints {
 		if !slices.Contains(names, n) {
 			r.Add(timeline.Event{Kind: timeline.EndpointRemoved, At: at, Object: n})
 		}
 	}
 	for _, n := range names {
-		if !slices.Contains(r.Ready, n) {
+		if !slices.Contains(r.ReadyEndpoints, n) {
 			r.Add(timeline.Event{Kind: timeline.EndpointAdded, At: at, Object: n})
 		}
 	}
-	r.Ready = slices.Clone(names)
+	r.ReadyEndpoints = slices.Clone(names)
 }
 
 // EndpointsBack says the Service has as many ready endpoints as want (those it had when the step
 // began), or that no Service is probed; the caller holds Mu.
 func (r *Record) EndpointsBack(want int) bool {
-	return !r.TracksEndpoints || len(r.Ready) >= want
+	return !r.TracksEndpoints || len(r.ReadyEndpoints) >= want
 }

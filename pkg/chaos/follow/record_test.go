@@ -30,6 +30,6 @@ func TestRecordEndpoints(t *testing.T) {
 		}
 	}
 	if r.LastChange != t0.Add(2*time.Second) || !r.EndpointsBack(2) || r.EndpointsBack(3) {
-		t.Errorf("last change %v, ready %v", r.LastChange, r.Ready)
+		t.Errorf("last change %v, ready %v", r.LastChange, r.ReadyEndpoints)
 	}
 }

@@ -57,7 +57,7 @@ func (t *Tracker) Disrupted(mode string, at time.Time) {
 	t.Mu.Lock()
 	defer t.Mu.Unlock()
 	t.killed, t.killAt = true, at
-	t.epsAtKill = len(t.Ready)
+	t.epsAtKill = len(t.ReadyEndpoints)
 	t.Add(timeline.Event{Kind: timeline.KillRequested, At: at, Object: t.oldHead, Detail: mode})
 }
 

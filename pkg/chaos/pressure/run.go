@@ -116,7 +116,7 @@ func Run(ctx context.Context, c Cluster, s Settings) (*Report, chaos.Outcome, er
 	verdict := Verdict{Passed: true, Outcome: OutcomeNotWatched,
 		Message: fmt.Sprintf("injected %s into pod %s/%s; the eviction was not watched", ec.Name, pod.Namespace, pod.Name)}
 	if s.Watch {
-		if err := ws.follow(ctx, c, s, tl, spec.Kind == Memory, progress); err != nil {
+		if err := ws.run(ctx, c, s, tl, spec.Kind == Memory, progress); err != nil {
 			return nil, chaos.Outcome{}, err
 		}
 		verdict = tl.result(s.Timeout)

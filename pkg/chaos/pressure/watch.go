@@ -87,11 +87,11 @@ func openWatches(ctx context.Context, c Cluster, s Settings, pod *corev1.Pod, n 
 	return ws, nil
 }
 
-// follow is the run's follow: each stream's objects to the timeline on the run's clock, the
-// timeline's own clock every tick, and, for a memory run, its container's log for the ramp
-// (ramp.go). Each line the timeline gains is written to out as it is seen; it ends when the
-// timeline is done or at s.Timeout.
-func (ws *watches) follow(ctx context.Context, c Cluster, s Settings, tl *Timeline, memory bool, out io.Writer) error {
+// run follows the streams in one follow.Set: each stream's objects go to the timeline on the
+// run's clock, the timeline's own clock moves every tick, and a memory run's container log gives
+// the ramp (ramp.go). Each line the timeline gains is written to out as it is seen; it ends when
+// the timeline is done or at s.Timeout.
+func (ws *watches) run(ctx context.Context, c Cluster, s Settings, tl *Timeline, memory bool, out io.Writer) error {
 	ctx, cancel := context.WithTimeout(ctx, s.Timeout)
 	defer cancel()
 	pods := func(observe func(*corev1.Pod, bool, time.Time)) func(runtime.Object, bool) {

@@ -7,13 +7,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
+	"github.com/kubectl-ray/kubectl-ray/pkg/internal/raytest"
 )
 
 // Each piece of advice rests on one fact of the run, and says nothing when the fact is absent.
 func TestAdviceFromWhatWasSeen(t *testing.T) {
 	killAt := 0.0
-	worker := rayPod("demo-worker-a", "worker", "small", "n2")
-	head := rayPod("demo-head", "head", "headgroup", "n2")
+	worker := raytest.ReadyPod("demo-worker-a", "worker", "small", "n2")
+	head := raytest.ReadyPod("demo-head", "head", "headgroup", "n2")
 	type run struct {
 		r         *Report
 		t         *target

@@ -8,11 +8,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/follow"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
+	"github.com/kubectl-ray/kubectl-ray/pkg/internal/raytest"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
@@ -20,18 +20,10 @@ var t0 = time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
 
 func at(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
 
-// rayPod is a Ready Ray pod of cluster demo on node.
-func rayPod(name, role, group, node string) *corev1.Pod {
-	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: name, UID: types.UID("uid-" + name),
-		Labels: map[string]string{ray.LabelIsRayNode: "yes", ray.LabelCluster: "demo", ray.LabelNodeType: role, ray.LabelGroup: group}},
-		Spec:   corev1.PodSpec{NodeName: node},
-		Status: corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}}
-}
-
 // A pod a budget refused twice, then given up: the report's row says refused, with the budget,
 // and the run's error names it.
 func TestRefusedPodIsReportedWithItsBudget(t *testing.T) {
-	worker := rayPod("demo-worker-a", "worker", "small", "n2")
+	worker := raytest.ReadyPod("demo-worker-a", "worker", "small", "n2")
 	tr := follow.NewLosses(timeline.Event{Kind: timeline.NodeCordoned, Object: "n2"}, timeline.EvictionFailed, "node n2",
 		[]corev1.Pod{*worker}, func(*corev1.Pod) bool { return true })
 	tr.Pod(worker, false, at(0))
@@ -55,10 +47,10 @@ func TestRefusedPodIsReportedWithItsBudget(t *testing.T) {
 
 // --node-of picks the node of the head first for any, else of the first live pod of the role.
 func TestPickFrom(t *testing.T) {
-	gone := rayPod("demo-worker-0", "worker", "small", "n0")
+	gone := raytest.ReadyPod("demo-worker-0", "worker", "small", "n0")
 	gone.Status.Phase = corev1.PodFailed
-	pods := []corev1.Pod{*rayPod("demo-worker-b", "worker", "small", "n3"), *gone, *rayPod("demo-worker-a", "worker", "small", "n2"),
-		*rayPod("demo-head", "head", "headgroup", "n1")}
+	pods := []corev1.Pod{*raytest.ReadyPod("demo-worker-b", "worker", "small", "n3"), *gone, *raytest.ReadyPod("demo-worker-a", "worker", "small", "n2"),
+		*raytest.ReadyPod("demo-head", "head", "headgroup", "n1")}
 	for role, want := range map[string]string{RoleAny: "n1", RoleHead: "n1", RoleWorker: "n2"} {
 		if got := pickFrom(pods, role); got != want {
 			t.Errorf("pickFrom(%s) = %q, want %q", role, got, want)
@@ -71,7 +63,7 @@ func TestPickFrom(t *testing.T) {
 
 // A budget is kept when its selector takes a pod the drain evicts, as the Eviction API matches.
 func TestMatchBudgets(t *testing.T) {
-	worker := rayPod("demo-worker-a", "worker", "small", "n2")
+	worker := raytest.ReadyPod("demo-worker-a", "worker", "small", "n2")
 	pdb := func(name string, sel map[string]string, allowed int32) policyv1.PodDisruptionBudget {
 		return policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: name},
 			Spec:   policyv1.PodDisruptionBudgetSpec{Selector: &metav1.LabelSelector{MatchLabels: sel}},

@@ -7,23 +7,15 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
+	"github.com/kubectl-ray/kubectl-ray/pkg/internal/raytest"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 var lossT0 = time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
 
 func lossAt(ms int) time.Time { return lossT0.Add(time.Duration(ms) * time.Millisecond) }
-
-// readyRayPod is a Ready Ray pod of cluster demo on node.
-func readyRayPod(name, role, group, node string) *corev1.Pod {
-	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: name, UID: types.UID("uid-" + name),
-		Labels: map[string]string{ray.LabelIsRayNode: "yes", ray.LabelCluster: "demo", ray.LabelNodeType: role, ray.LabelGroup: group}},
-		Spec:   corev1.PodSpec{NodeName: node},
-		Status: corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}}
-}
 
 func everyPod(*corev1.Pod) bool { return true }
 
@@ -34,7 +26,7 @@ func cordonLosses(pods ...corev1.Pod) *Losses {
 // The worker on the drained node goes, KubeRay's new worker is created, scheduled elsewhere and
 // Ready: recovered only then, with each step in the timeline.
 func TestLossesFollowTheStepToRecovery(t *testing.T) {
-	head, worker := readyRayPod("demo-head", "head", "headgroup", "n1"), readyRayPod("demo-worker-a", "worker", "small", "n2")
+	head, worker := raytest.ReadyPod("demo-head", "head", "headgroup", "n1"), raytest.ReadyPod("demo-worker-a", "worker", "small", "n2")
 	tr := cordonLosses(*worker)
 	tr.Pod(head, false, lossAt(0))
 	tr.Pod(worker, false, lossAt(0))
@@ -48,7 +40,7 @@ func TestLossesFollowTheStepToRecovery(t *testing.T) {
 	if ok, _ := tr.Recovered(); ok {
 		t.Fatal("recovered with the group one Ready worker short")
 	}
-	fresh := readyRayPod("demo-worker-b", "worker", "small", "")
+	fresh := raytest.ReadyPod("demo-worker-b", "worker", "small", "")
 	fresh.Status = corev1.PodStatus{Phase: corev1.PodPending}
 	tr.Pod(fresh, false, lossAt(1200))
 	fresh = fresh.DeepCopy()
@@ -57,7 +49,7 @@ func TestLossesFollowTheStepToRecovery(t *testing.T) {
 	if ok, _ := tr.Recovered(); ok {
 		t.Fatal("recovered before the new worker was Ready")
 	}
-	tr.Pod(readyRayPod("demo-worker-b", "worker", "small", "n3"), false, lossAt(2000))
+	tr.Pod(raytest.ReadyPod("demo-worker-b", "worker", "small", "n3"), false, lossAt(2000))
 	ok, since := tr.Recovered()
 	if !ok || !since.Equal(lossAt(2000)) {
 		t.Fatalf("Recovered() = %v, %v; want true at the new worker's Ready", ok, since)
@@ -77,7 +69,7 @@ func TestLossesFollowTheStepToRecovery(t *testing.T) {
 
 // A refused pod keeps the run from recovering until it is given up.
 func TestRefusedPodHoldsRecovery(t *testing.T) {
-	worker := readyRayPod("demo-worker-a", "worker", "small", "n2")
+	worker := raytest.ReadyPod("demo-worker-a", "worker", "small", "n2")
 	tr := cordonLosses(*worker)
 	tr.Pod(worker, false, lossAt(0))
 	tr.Disrupted("cordoned, then evict", lossAt(1000))

@@ -1,5 +1,6 @@
-// Package raytest plays a head's Ray dashboard for unit tests: a loopback HTTP server that
-// kube.Clients.Tunnels "port-forwards" to, answering as Ray's dashboard does.
+// Package raytest is Ray for unit tests: a head's dashboard played by a loopback HTTP server that
+// kube.Clients.Tunnels "port-forwards" to, answering as Ray's dashboard does, and Ray pods as
+// KubeRay labels them.
 package raytest
 
 import (

@@ -207,7 +207,8 @@ func Checked(s *Snapshot, t *Target) func(rc *rayv1.RayCluster) bool {
 		return func(*rayv1.RayCluster) bool { return true }
 	}
 	in := map[string]bool{}
-	for _, c := range newIndex(s, DefaultOptions()).clusters {
+	views, _ := ownedClusters(s)
+	for _, c := range views {
 		in[key(c.rc.Namespace, c.rc.Name)] = c.matches(*t)
 	}
 	return func(rc *rayv1.RayCluster) bool { return in[key(rc.Namespace, rc.Name)] }

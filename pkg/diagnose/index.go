@@ -58,14 +58,8 @@ func newIndex(s *Snapshot, opts Options) *index {
 	ix.serveEndpoints = indexServeEndpoints(s.ServeEndpoints)
 	ix.cleanupJobs = indexCleanupJobs(s.CleanupJobs)
 
-	byKey := make(map[string]*clusterView, len(s.Clusters))
-	for i := range s.Clusters {
-		rc := &s.Clusters[i]
-		cv := &clusterView{rc: rc}
-		byKey[key(rc.Namespace, rc.Name)] = cv
-		ix.clusters = append(ix.clusters, cv)
-	}
-	ix.attachOwners(byKey)
+	var byKey map[string]*clusterView
+	ix.clusters, byKey = ownedClusters(s)
 	for i := range s.Pods {
 		p := &s.Pods[i]
 		if !isRayPod(p) {
@@ -100,13 +94,29 @@ func sortPods(ps []*corev1.Pod) {
 	sort.Slice(ps, func(i, j int) bool { return ps[i].Name < ps[j].Name })
 }
 
+// ownedClusters is a view of each RayCluster of s, in snapshot order, with the RayService or
+// RayJob that made it and no pods yet, and the views by namespace/name. It reads the Ray objects
+// only, so choosing a target's clusters (Checked) does not arrange the whole snapshot.
+func ownedClusters(s *Snapshot) ([]*clusterView, map[string]*clusterView) {
+	views := make([]*clusterView, 0, len(s.Clusters))
+	byKey := make(map[string]*clusterView, len(s.Clusters))
+	for i := range s.Clusters {
+		rc := &s.Clusters[i]
+		cv := &clusterView{rc: rc}
+		byKey[key(rc.Namespace, rc.Name)] = cv
+		views = append(views, cv)
+	}
+	attachOwners(s, byKey)
+	return views, byKey
+}
+
 // attachOwners links clusters to the RayService or RayJob that made them: by the controller
 // owner reference KubeRay sets, and by the names the owners' status records (an owner reference
 // can be missing on clusters adopted or restored from backups).
-func (ix *index) attachOwners(byKey map[string]*clusterView) {
-	svcByKey := make(map[string]*rayv1.RayService, len(ix.s.Services))
-	for i := range ix.s.Services {
-		rs := &ix.s.Services[i]
+func attachOwners(s *Snapshot, byKey map[string]*clusterView) {
+	svcByKey := make(map[string]*rayv1.RayService, len(s.Services))
+	for i := range s.Services {
+		rs := &s.Services[i]
 		svcByKey[key(rs.Namespace, rs.Name)] = rs
 		for _, name := range []string{rs.Status.ActiveServiceStatus.RayClusterName, rs.Status.PendingServiceStatus.RayClusterName} {
 			if cv := byKey[key(rs.Namespace, name)]; name != "" && cv != nil && cv.owner == nil {
@@ -115,8 +125,8 @@ func (ix *index) attachOwners(byKey map[string]*clusterView) {
 			}
 		}
 	}
-	for i := range ix.s.Jobs {
-		j := &ix.s.Jobs[i]
+	for i := range s.Jobs {
+		j := &s.Jobs[i]
 		if cv := byKey[key(j.Namespace, j.Status.RayClusterName)]; j.Status.RayClusterName != "" && cv != nil && cv.owner == nil {
 			cv.owner = &Ref{Kind: "RayJob", Namespace: j.Namespace, Name: j.Name, UID: string(j.UID)}
 		}

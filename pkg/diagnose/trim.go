@@ -8,6 +8,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // A listed pod is ~8 KiB in memory and a RayCluster with its pod templates another ~8 KiB; at
@@ -46,15 +48,12 @@ func TrimPod(p *corev1.Pod, secrets Secrets) {
 // dashboardPortOf is c's port named "dashboard" (KubeRay's name) when it is not Ray's default.
 func dashboardPortOf(c *corev1.Container) (corev1.ContainerPort, bool) {
 	for _, p := range c.Ports {
-		if p.Name == "dashboard" && p.ContainerPort != DefaultDashboardPort {
+		if p.Name == ray.DashboardPortName && p.ContainerPort != ray.DefaultDashboardPort {
 			return corev1.ContainerPort{Name: p.Name, ContainerPort: p.ContainerPort}, true
 		}
 	}
 	return corev1.ContainerPort{}, false
 }
-
-// DefaultDashboardPort is Ray's dashboard port (ray start --dashboard-port).
-const DefaultDashboardPort = 8265
 
 // trimPodStatus keeps the pod IP (Ray's node table names nodes by it) and drops the other
 // addresses, the QoS class and the container runtime's IDs and resources, which no rule or plan

@@ -16,8 +16,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
-
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 )
 
 func pagePods(n int) *corev1.PodList {
@@ -66,19 +64,33 @@ func podsServer(t *testing.T, list *corev1.PodList, contentType string) *Clients
 	return &Clients{Config: cfg, Kube: kubernetes.NewForConfigOrDie(cfg)}
 }
 
+// trimForTest is a trim as the loader's (diagnose.TrimPod, which this package does not know):
+// it drops the spec's containers and the annotations, and keeps the secret values it drops.
+func trimForTest(secrets map[string]bool) func(*corev1.Pod) {
+	return func(p *corev1.Pod) {
+		for _, c := range p.Spec.Containers {
+			for _, e := range c.Env {
+				secrets[e.Value] = true
+			}
+		}
+		p.Annotations, p.Spec.Containers = nil, nil
+	}
+}
+
 // A page is trimmed pod by pod as it is decoded, and comes out as the typed path gives it.
 func TestPodPageDecodesAndTrims(t *testing.T) {
 	want := pagePods(3)
 	for i := range want.Items {
-		diagnose.TrimPod(&want.Items[i], diagnose.Secrets{})
+		trimForTest(map[string]bool{})(&want.Items[i])
 	}
 	for _, ct := range []string{runtime.ContentTypeProtobuf, runtime.ContentTypeJSON} {
 		t.Run(ct, func(t *testing.T) {
 			c := podsServer(t, pagePods(3), ct)
-			secrets := diagnose.Secrets{}
+			secrets := map[string]bool{}
 			trimmed := 0
+			trim := trimForTest(secrets)
 			page, err := c.podPage(context.Background(), "ml", metav1.ListOptions{LabelSelector: "ray.io/is-ray-node=yes", Limit: 2000},
-				func(p *corev1.Pod) { trimmed++; diagnose.TrimPod(p, secrets) })
+				func(p *corev1.Pod) { trimmed++; trim(p) })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -91,7 +103,7 @@ func TestPodPageDecodesAndTrims(t *testing.T) {
 					t.Errorf("pod %d:\n got %+v\nwant %+v", i, page.Items[i], want.Items[i])
 				}
 			}
-			if _, ok := secrets["pw-secret"]; !ok {
+			if !secrets["pw-secret"] {
 				t.Error("the trimmed Redis password is not known to the redactor")
 			}
 		})

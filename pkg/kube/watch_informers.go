@@ -3,7 +3,6 @@ package kube
 import (
 	"context"
 	"sync"
-	"time"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -13,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
@@ -39,9 +37,7 @@ type ClusterInformers struct {
 	events      cache.SharedIndexInformer
 	eventsBlind string
 
-	// secrets holds the secret values of what trim dropped, for the redactor (see Snapshot).
-	secretsMu sync.Mutex
-	secrets   diagnose.Secrets
+	shape CacheShape
 
 	fatalOnce sync.Once
 	fatal     chan error
@@ -50,10 +46,23 @@ type ClusterInformers struct {
 	Warn func(resource string, err error)
 }
 
-// NewClusterInformers builds the caches for namespace ("" for all); onChange hears the RayCluster
-// each change concerns. withNodes adds a node cache (cluster-wide list and watch of nodes).
-func (c *Clients) NewClusterInformers(namespace string, withNodes bool, onChange func(types.NamespacedName)) (*ClusterInformers, error) {
-	h := &ClusterInformers{c: c, namespace: namespace, fatal: make(chan error, 1), secrets: diagnose.Secrets{}}
+// CacheShape is what the caches keep of what they list and watch: the loader's choice (pkg/load,
+// after the rules), which this package does not make.
+type CacheShape struct {
+	// Trim trims a pod, RayCluster, node or Event as it arrives, before it is cached, from the
+	// informers' own goroutines; nil keeps them whole but for their managed fields.
+	Trim func(obj any)
+	// EventSelector selects by field the Events to cache ("" caches none), and KeepEvent, of
+	// those, the ones a change of which re-examines the RayCluster they are about.
+	EventSelector string
+	KeepEvent     func(*corev1.Event) bool
+}
+
+// NewClusterInformers builds the caches for namespace ("" for all), shaped by shape; onChange
+// hears the RayCluster each change concerns. withNodes adds a node cache (cluster-wide list and
+// watch of nodes).
+func (c *Clients) NewClusterInformers(namespace string, withNodes bool, shape CacheShape, onChange func(types.NamespacedName)) (*ClusterInformers, error) {
+	h := &ClusterInformers{c: c, namespace: namespace, fatal: make(chan error, 1), shape: shape}
 	// Plain informers over list/watch functions rather than client-go's informer factories: the
 	// factories pull every API group's informers and listers into the binary.
 	pods, clusters := c.Kube.CoreV1().Pods(namespace), c.Ray.RayV1().RayClusters(namespace)
@@ -99,7 +108,7 @@ func (c *Clients) NewClusterInformers(namespace string, withNodes bool, onChange
 		{h.pods, "pods", namespace, podKey},
 		{h.clusters, "rayclusters.ray.io", namespace, clusterKey},
 		{h.nodes, "nodes", "", nodeChanged},
-		{h.events, "events", namespace, eventCluster(onChange)},
+		{h.events, "events", namespace, h.eventCluster(onChange)},
 	} {
 		if reg.inf == nil {
 			continue
@@ -156,27 +165,18 @@ func (h *ClusterInformers) Start(ctx context.Context) error {
 	}
 }
 
-// trim keeps in the caches only what rules and plans read, as doctor's loader does (see
-// diagnose.TrimPod): a watchdog holds every Ray pod of the cluster for as long as it runs. The
-// informers call it from their own goroutines, on objects just decoded and not yet shared.
+// trim keeps in the caches what the shape keeps (a watchdog holds every Ray pod of the cluster
+// for as long as it runs). The informers call it from their own goroutines, on objects just
+// decoded and not yet shared.
 func (h *ClusterInformers) trim(obj any) (any, error) {
-	switch o := obj.(type) {
-	case *corev1.Pod:
-		h.secretsMu.Lock()
-		diagnose.TrimPod(o, h.secrets)
-		h.secretsMu.Unlock()
-	case *rayv1.RayCluster:
-		h.secretsMu.Lock()
-		diagnose.TrimCluster(o, h.secrets)
-		h.secretsMu.Unlock()
-	case *corev1.Node:
-		diagnose.TrimNode(o)
-	case *corev1.Event:
-		diagnose.TrimEvent(o)
-	default:
-		return stripManagedFields(obj)
+	switch obj.(type) {
+	case *corev1.Pod, *rayv1.RayCluster, *corev1.Node, *corev1.Event:
+		if h.shape.Trim != nil {
+			h.shape.Trim(obj)
+			return obj, nil
+		}
 	}
-	return obj, nil
+	return stripManagedFields(obj)
 }
 
 // trimmedPages makes an informer's first LIST come in pages (500 objects each, client-go's pager)
@@ -210,47 +210,42 @@ func (h *ClusterInformers) trimmedPages(lw *cache.ListWatch) *cache.ListWatch {
 // Fatal delivers an error the informers cannot retry past (RBAC revoked while running).
 func (h *ClusterInformers) Fatal() <-chan error { return h.fatal }
 
-// Snapshot is the cached state of one RayCluster, its Ray pods and their nodes, in the shape
-// diagnose.Diagnose reads. ok is false when the RayCluster is not (or no longer) there.
-func (h *ClusterInformers) Snapshot(key types.NamespacedName, now time.Time) (*diagnose.Snapshot, bool) {
+// Cluster is the cached RayCluster key names.
+func (h *ClusterInformers) Cluster(key types.NamespacedName) (*rayv1.RayCluster, bool) {
 	obj, exists, err := h.clusters.GetStore().GetByKey(key.Namespace + "/" + key.Name)
 	if err != nil || !exists {
 		return nil, false
 	}
 	rc, ok := obj.(*rayv1.RayCluster)
-	if !ok {
+	return rc, ok
+}
+
+// ClusterPods are the cached Ray pods of the RayCluster key names (by their ray.io/cluster label).
+func (h *ClusterInformers) ClusterPods(key types.NamespacedName) []*corev1.Pod {
+	objs, _ := h.pods.GetIndexer().ByIndex(byCluster, key.Namespace+"/"+key.Name)
+	out := make([]*corev1.Pod, 0, len(objs))
+	for _, o := range objs {
+		if p := asPod(o); p != nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// WatchesNodes says whether nodes are cached (withNodes).
+func (h *ClusterInformers) WatchesNodes() bool { return h.nodes != nil }
+
+// Node is the cached node called name; false without a node cache or without that node.
+func (h *ClusterInformers) Node(name string) (*corev1.Node, bool) {
+	if h.nodes == nil {
 		return nil, false
 	}
-	s := &diagnose.Snapshot{Now: now, Clusters: []rayv1.RayCluster{*rc}, Secrets: diagnose.Secrets{}}
-	h.secretsMu.Lock()
-	s.Secrets.Merge(h.secrets)
-	h.secretsMu.Unlock()
-	pods, _ := h.pods.GetIndexer().ByIndex(byCluster, key.Namespace+"/"+key.Name)
-	nodes := map[string]bool{}
-	for _, o := range pods {
-		p := asPod(o)
-		if p == nil {
-			continue
-		}
-		s.Pods = append(s.Pods, *p)
-		if h.nodes == nil || p.Spec.NodeName == "" || nodes[p.Spec.NodeName] {
-			continue
-		}
-		nodes[p.Spec.NodeName] = true
-		if n, exists, _ := h.nodes.GetStore().GetByKey(p.Spec.NodeName); exists {
-			if node, ok := n.(*corev1.Node); ok {
-				s.Nodes = append(s.Nodes, *node)
-			}
-		}
+	obj, exists, _ := h.nodes.GetStore().GetByKey(name)
+	if !exists {
+		return nil, false
 	}
-	if h.nodes == nil {
-		s.Blind = append(s.Blind, diagnose.Gap{Resource: "nodes", Reason: "the watchdog reads nodes only when it may force-delete stuck heads"})
-	}
-	h.addClusterEvents(s, key)
-	// The watchdog reads only what head repairs need; doctor's other inputs are not cached.
-	s.Blind = append(s.Blind, diagnose.Gap{Resource: "deployments", Reason: "not watched by the watchdog"},
-		diagnose.Gap{Resource: "jobs", Reason: "not watched by the watchdog"})
-	return s, true
+	n, ok := obj.(*corev1.Node)
+	return n, ok
 }
 
 // Keys lists every cached RayCluster, to examine them all once the caches are warm.

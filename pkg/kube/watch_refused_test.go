@@ -49,7 +49,7 @@ func TestInformersNameTheRefusedVerb(t *testing.T) {
 				})
 			}
 			cl := &Clients{Kube: kc, Ray: rayfake.NewSimpleClientset()}
-			h, err := cl.NewClusterInformers("ml", false, func(types.NamespacedName) {})
+			h, err := cl.NewClusterInformers("ml", false, CacheShape{EventSelector: "involvedObject.kind=RayCluster"}, func(types.NamespacedName) {})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -19,6 +19,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+	"github.com/kubectl-ray/kubectl-ray/pkg/load"
 	"github.com/kubectl-ray/kubectl-ray/pkg/metrics"
 	"github.com/kubectl-ray/kubectl-ray/pkg/repair"
 )
@@ -142,7 +143,7 @@ func serve(ctx context.Context, c *kube.Clients, cfg Config, log *repair.Logger,
 	}
 	defer events.Close(eventsGrace)
 	exec := &repair.Executor{Deleter: c, Events: events, DryRun: cfg.DryRun, Now: cfg.Now}
-	var inf *kube.ClusterInformers
+	var inf *load.Informers
 	if cfg.KeepEvidence {
 		exec.Keep, err = keeper(c, cfg, log, func(a repair.Action) *diagnose.Snapshot {
 			s, _ := inf.Snapshot(types.NamespacedName{Namespace: a.Cluster.Namespace, Name: a.Cluster.Name}, cfg.Now())
@@ -166,7 +167,7 @@ func serve(ctx context.Context, c *kube.Clients, cfg Config, log *repair.Logger,
 	})
 	// Nodes are cached only with Force: only force deletes need them, and without it the
 	// watchdog needs no cluster-wide read of nodes.
-	inf, err = c.NewClusterInformers(cfg.Namespace, cfg.Force, wd.Changed)
+	inf, err = load.NewInformers(c, cfg.Namespace, cfg.Force, wd.Changed)
 	if err != nil {
 		return err
 	}

@@ -6,13 +6,13 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
-	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+	"github.com/kubectl-ray/kubectl-ray/pkg/load"
 )
 
 // doctorAdvice is doctor's RayService rules' findings for the target, read before the kill.
 // Without permission to read what doctor reads there is no doctor advice; the run goes on.
 func doctorAdvice(ctx context.Context, c Cluster, s *Settings) []report.Advice {
-	snap, err := c.LoadSnapshot(ctx, kube.SnapshotQuery{Namespace: s.Namespace, Now: s.Now()})
+	snap, err := c.LoadSnapshot(ctx, load.Query{Namespace: s.Namespace, Now: s.Now()})
 	if err != nil {
 		fmt.Fprintf(s.Warn, "warning: no doctor advice: %v\n", err)
 		return nil

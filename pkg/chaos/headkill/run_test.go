@@ -18,6 +18,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+	"github.com/kubectl-ray/kubectl-ray/pkg/load"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
@@ -68,7 +69,7 @@ func (f *fakeCluster) KillHeadPod(_ context.Context, _ *corev1.Pod, mode kube.Ki
 	f.kills = append(f.kills, k)
 	return f.killErr
 }
-func (f *fakeCluster) LoadSnapshot(context.Context, kube.SnapshotQuery) (*diagnose.Snapshot, error) {
+func (f *fakeCluster) LoadSnapshot(context.Context, load.Query) (*diagnose.Snapshot, error) {
 	return nil, errors.New("forbidden: you cannot list pods")
 }
 func (f *fakeCluster) RunClusterWatch(_, _ context.Context, w kube.ClusterWatch) (<-chan error, error) {

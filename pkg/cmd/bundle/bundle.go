@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+	"github.com/kubectl-ray/kubectl-ray/pkg/load"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
@@ -165,11 +166,11 @@ func (o *Options) Run(cmd *cobra.Command) error {
 	defer cancel()
 	p := newProgress(o.f.IOStreams.ErrOut)
 	p.say("reading what doctor reads")
-	q := kube.SnapshotQuery{Namespace: o.namespace, Selector: o.selector, Now: o.f.Now(), Whole: true}
+	q := load.Query{Namespace: o.namespace, Selector: o.selector, Now: o.f.Now(), Whole: true}
 	if o.readRay {
-		q.Ray = &kube.RayQuery{Target: o.target, Keep: true}
+		q.Ray = &load.RayQuery{Target: o.target, Keep: true}
 	}
-	s, err := c.LoadSnapshot(ctx, q)
+	s, err := load.FromAPI(ctx, c, q)
 	if err != nil {
 		p.done()
 		return err

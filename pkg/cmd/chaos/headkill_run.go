@@ -15,6 +15,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
+	"github.com/kubectl-ray/kubectl-ray/pkg/load"
 )
 
 // Validate checks every flag before the API is touched: bad input kills nothing.
@@ -36,11 +37,11 @@ func (o *HeadKillOptions) Run(cmd *cobra.Command) error {
 	errOut := o.f.IOStreams.ErrOut
 	o.s.Now, o.s.Warn = o.f.Now, errOut
 	if o.s.DryRun {
-		plan, err := headkill.DryRun(ctx, c, o.s)
+		plan, err := headkill.DryRun(ctx, load.API{Clients: c}, o.s)
 		return writePlan(o.f.IOStreams.Out, o.output, plan, err, report.WritePlanText)
 	}
 	prog := hookProbe(o.f, &o.s.ProbeSettings, o.yes, "not confirmed: nothing was killed")
-	r, outcome, runErr := headkill.Run(ctx, c, o.s)
+	r, outcome, runErr := headkill.Run(ctx, load.API{Clients: c}, o.s)
 	prog.done()
 	if r == nil {
 		return exitError(runErr, flagOf)

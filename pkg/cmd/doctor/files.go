@@ -10,6 +10,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/load"
 	"github.com/kubectl-ray/kubectl-ray/pkg/manifest"
 )
 
@@ -107,7 +108,7 @@ func (o *Options) runFiles(cmd *cobra.Command) error {
 // answers: --offline, no kubeconfig, or an API server that does not answer within a few seconds,
 // said once on stderr. When one answers, it returns the operator rules' findings (the KubeRay
 // version, and what it lacks: before v1.2.0 it never replaces an evicted head), and sets on s
-// what would admit and place the documents' heads (readAdmission).
+// what would admit and place the documents' heads (load.Admission).
 func (o *Options) clusterFindings(ctx context.Context, s *diagnose.Snapshot) *diagnose.Report {
 	ff := &o.files
 	if ff.offline {
@@ -126,14 +127,10 @@ func (o *Options) clusterFindings(ctx context.Context, s *diagnose.Snapshot) *di
 		return nil
 	}
 	ff.online = true
-	readAdmission(ctx, c, s)
-	ops := &diagnose.Snapshot{Now: s.Now}
-	if d, err := c.ListDeployments(ctx, ""); err != nil {
-		ops.Blind = append(ops.Blind, diagnose.Gap{Resource: "deployments", Reason: exit.Message(err)})
-	} else {
-		// s gets them too: the rules about the documents say what this operator would do.
-		ops.Deployments, s.Deployments = d, d
-	}
+	load.Admission(ctx, c, s)
+	ops := load.Operators(ctx, c, s.Now)
+	// s gets them too: the rules about the documents say what this operator would do.
+	s.Deployments = ops.Deployments
 	r := diagnose.Diagnose(ops, o.acc.rules)
 	return &r
 }
@@ -164,4 +161,20 @@ func (o *Options) filesNamespace() string {
 		return *o.f.ConfigFlags.Namespace
 	}
 	return "default"
+}
+
+// operatorRelease is the KubeRay release that would run the documents: the one version every
+// operator found runs, "" offline, with none found, or with operators of several versions.
+func operatorRelease(ops *diagnose.Report) string {
+	if ops == nil {
+		return ""
+	}
+	release := ""
+	for _, op := range ops.Operators {
+		if op.Version == "" || (release != "" && op.Version != release) {
+			return ""
+		}
+		release = op.Version
+	}
+	return release
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
-	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+	"github.com/kubectl-ray/kubectl-ray/pkg/load"
 )
 
 // rayFlags are doctor's --ray flags: whether to read Ray's own view, and its bounds.
@@ -23,9 +23,9 @@ func (r *rayFlags) addFlags(cmd *cobra.Command) {
 	r.cmd = cmd
 	fl := cmd.Flags()
 	fl.BoolVar(&r.on, "ray", false, "Also read each head's Ray dashboard through a port-forward (GCS, nodes, version, Serve apps); the default reads it only for a named cluster, RayService or RayJob; --ray=false never")
-	fl.DurationVar(&r.timeout, "ray-timeout", kube.DefaultRayTimeout, "With Ray's view: the longest one cluster's port-forward and dashboard reads may take")
-	fl.IntVar(&r.parallel, "ray-parallel", kube.DefaultRayParallel, "With Ray's view: how many dashboards are read at once")
-	fl.DurationVar(&r.deadline, "ray-deadline", kube.DefaultRayDeadline, "With Ray's view: the longest all dashboard reads may take together (clusters not read by then are reported unreachable)")
+	fl.DurationVar(&r.timeout, "ray-timeout", load.DefaultRayTimeout, "With Ray's view: the longest one cluster's port-forward and dashboard reads may take")
+	fl.IntVar(&r.parallel, "ray-parallel", load.DefaultRayParallel, "With Ray's view: how many dashboards are read at once")
+	fl.DurationVar(&r.deadline, "ray-deadline", load.DefaultRayDeadline, "With Ray's view: the longest all dashboard reads may take together (clusters not read by then are reported unreachable)")
 }
 
 // asked reports whether doctor reads Ray's view for target: --ray asks for every cluster
@@ -52,9 +52,9 @@ func (r *rayFlags) validate(watch bool) error {
 }
 
 // query is the snapshot's RayQuery, nil when Ray is not asked.
-func (r *rayFlags) query(target *diagnose.Target) *kube.RayQuery {
+func (r *rayFlags) query(target *diagnose.Target) *load.RayQuery {
 	if !r.asked(target) {
 		return nil
 	}
-	return &kube.RayQuery{Target: target, Timeout: r.timeout, Deadline: r.deadline, Parallel: r.parallel}
+	return &load.RayQuery{Target: target, Timeout: r.timeout, Deadline: r.deadline, Parallel: r.parallel}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+	"github.com/kubectl-ray/kubectl-ray/pkg/load"
 )
 
 // WatchResync is how often doctor --watch examines every RayCluster again with no object
@@ -46,7 +47,7 @@ func (o *Options) runWatch(ctx context.Context, c *kube.Clients) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	queue := workqueue.NewTyped[types.NamespacedName]()
-	inf, err := c.NewClusterInformers(o.namespace, true, queue.Add)
+	inf, err := load.NewInformers(c, o.namespace, true, queue.Add)
 	if err != nil {
 		return err
 	}
@@ -116,7 +117,7 @@ func (o *Options) runWatch(ctx context.Context, c *kube.Clients) error {
 }
 
 // resync queues every RayCluster each WatchResync, until ctx ends.
-func resync(ctx context.Context, inf *kube.ClusterInformers, queue workqueue.TypedInterface[types.NamespacedName]) {
+func resync(ctx context.Context, inf *load.Informers, queue workqueue.TypedInterface[types.NamespacedName]) {
 	t := time.NewTicker(WatchResync)
 	defer t.Stop()
 	for {
@@ -133,7 +134,7 @@ func resync(ctx context.Context, inf *kube.ClusterInformers, queue workqueue.Typ
 
 // examine is the findings of one RayCluster now, as the one-shot doctor shows them: accepted
 // findings and those below --min-severity left out, -l applied to the RayCluster's labels.
-func (o *Options) examine(inf *kube.ClusterInformers, k types.NamespacedName) []diagnose.Finding {
+func (o *Options) examine(inf *load.Informers, k types.NamespacedName) []diagnose.Finding {
 	s, ok := inf.Snapshot(k, o.f.Now())
 	if !ok || len(s.Clusters) != 1 {
 		return nil

@@ -11,6 +11,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/evidence"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+	"github.com/kubectl-ray/kubectl-ray/pkg/load"
 	"github.com/kubectl-ray/kubectl-ray/pkg/repair"
 	"github.com/kubectl-ray/kubectl-ray/pkg/schema"
 )
@@ -115,7 +116,7 @@ func (o *Options) runOnce(ctx context.Context) error {
 
 // plan reads the snapshot (one paged LIST per kind), runs doctor's rules and plans.
 func (o *Options) plan(ctx context.Context, c *kube.Clients) (repair.HealPlan, error) {
-	s, err := c.LoadSnapshot(ctx, kube.SnapshotQuery{Namespace: o.namespace, Now: o.f.Now()})
+	s, err := load.FromAPI(ctx, c, load.Query{Namespace: o.namespace, Now: o.f.Now()})
 	if err != nil {
 		return repair.HealPlan{}, err
 	}

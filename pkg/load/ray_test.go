@@ -1,4 +1,4 @@
-package kube
+package load
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
+	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/rayapi"
 )
 
@@ -36,7 +37,7 @@ func rayScene(clusters ...string) *diagnose.Snapshot {
 func TestReadRayViewsSaysWhyEachWasNotRead(t *testing.T) {
 	s := rayScene("forbidden", "headless", "slow")
 	var ports []int
-	open := func(ctx context.Context, ns, pod string, port int) (Tunnel, error) {
+	open := func(ctx context.Context, ns, pod string, port int) (kube.Tunnel, error) {
 		ports = append(ports, port)
 		switch pod {
 		case "forbidden-head":
@@ -46,7 +47,7 @@ func TestReadRayViewsSaysWhyEachWasNotRead(t *testing.T) {
 			return nil, ctx.Err()
 		}
 	}
-	views := readRayViews(context.Background(), s, RayQuery{Timeout: 50 * time.Millisecond, Parallel: 1}, open)
+	views := rayViews(context.Background(), &kube.Clients{Tunnels: open}, s, RayQuery{Timeout: 50 * time.Millisecond, Parallel: 1})
 	got := map[string]rayapi.Reason{}
 	for _, v := range views {
 		if v.Unreachable == nil {
@@ -70,13 +71,13 @@ func TestReadRayViewsSaysWhyEachWasNotRead(t *testing.T) {
 func TestReadRayViewsDeadline(t *testing.T) {
 	s := rayScene("a", "b", "c", "d")
 	var opened atomic.Int32
-	open := func(ctx context.Context, ns, pod string, port int) (Tunnel, error) {
+	open := func(ctx context.Context, ns, pod string, port int) (kube.Tunnel, error) {
 		opened.Add(1)
 		<-ctx.Done()
 		return nil, errors.New("canceled")
 	}
 	start := time.Now()
-	views := readRayViews(context.Background(), s, RayQuery{Timeout: time.Hour, Deadline: 100 * time.Millisecond, Parallel: 1}, open)
+	views := rayViews(context.Background(), &kube.Clients{Tunnels: open}, s, RayQuery{Timeout: time.Hour, Deadline: 100 * time.Millisecond, Parallel: 1})
 	if d := time.Since(start); d > 5*time.Second {
 		t.Fatalf("took %s with a 100ms deadline", d)
 	}
@@ -97,11 +98,11 @@ func TestReadRayViewsDeadline(t *testing.T) {
 func TestReadRayViewsOnlyTheTarget(t *testing.T) {
 	s := rayScene("a", "b")
 	var pods []string
-	open := func(ctx context.Context, ns, pod string, port int) (Tunnel, error) {
+	open := func(ctx context.Context, ns, pod string, port int) (kube.Tunnel, error) {
 		pods = append(pods, pod)
 		return nil, errors.New("refused")
 	}
-	views := readRayViews(context.Background(), s, RayQuery{Target: &diagnose.Target{Name: "b"}}, open)
+	views := rayViews(context.Background(), &kube.Clients{Tunnels: open}, s, RayQuery{Target: &diagnose.Target{Name: "b"}})
 	if len(views) != 1 || views[0].Cluster != "b" || len(pods) != 1 || pods[0] != "b-head" || views[0].Unreachable.Reason != rayapi.Unconnected {
 		t.Fatalf("views %+v, forwarded to %v", views, pods)
 	}

@@ -1,4 +1,4 @@
-package kube
+package load
 
 import (
 	"context"
@@ -20,15 +20,17 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	kfake "k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
-func snapshotClients() (*Clients, *kfake.Clientset, *rayfake.Clientset) {
+func snapshotClients() (*kube.Clients, *kfake.Clientset, *rayfake.Clientset) {
 	head := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "a-head", Namespace: "ml",
 		Labels: map[string]string{ray.LabelIsRayNode: "yes", ray.LabelCluster: "a", ray.LabelNodeType: "head"}}}
 	other := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ml"}}
@@ -58,7 +60,7 @@ func snapshotClients() (*Clients, *kfake.Clientset, *rayfake.Clientset) {
 		&rayv1.RayService{ObjectMeta: metav1.ObjectMeta{Name: "svc", Namespace: "ml"}},
 		&rayv1.RayJob{ObjectMeta: metav1.ObjectMeta{Name: "job", Namespace: "ml"}},
 	)
-	return &Clients{Kube: kc, Ray: rc}, kc, rc
+	return &kube.Clients{Kube: kc, Ray: rc}, kc, rc
 }
 
 func forbid(resource string) k8stesting.ReactionFunc {
@@ -67,10 +69,10 @@ func forbid(resource string) k8stesting.ReactionFunc {
 	}
 }
 
-func TestLoadSnapshotOneListPerKind(t *testing.T) {
+func TestFromAPIOneListPerKind(t *testing.T) {
 	c, kc, rc := snapshotClients()
 	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
-	s, err := c.LoadSnapshot(context.Background(), SnapshotQuery{Namespace: "ml", Selector: "team=x", Now: now})
+	s, err := FromAPI(context.Background(), c, Query{Namespace: "ml", Selector: "team=x", Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +96,7 @@ func TestLoadSnapshotOneListPerKind(t *testing.T) {
 		lists[a.GetResource().Resource]++
 		// Every LIST is paged; a page size of 0 would ask for everything in one response.
 		if l, ok := a.(k8stesting.ListActionImpl); ok {
-			if got, want := l.ListOptions.Limit, int64(PageSize); got != want {
+			if got, want := l.ListOptions.Limit, int64(kube.PageSize); got != want {
 				t.Errorf("LIST %s asked for %d a page, want %d", a.GetResource().Resource, got, want)
 			}
 		}
@@ -119,7 +121,7 @@ func TestLoadSnapshotOneListPerKind(t *testing.T) {
 	}
 }
 
-func TestLoadSnapshotBlind(t *testing.T) {
+func TestFromAPIBlind(t *testing.T) {
 	c, kc, rc := snapshotClients()
 	kc.PrependReactor("list", "nodes", forbid("nodes"))
 	kc.PrependReactor("list", "services", forbid("services"))
@@ -130,7 +132,7 @@ func TestLoadSnapshotBlind(t *testing.T) {
 	rc.PrependReactor("list", "rayservices", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewNotFound(schema.GroupResource{Group: "ray.io", Resource: "rayservices"}, "")
 	})
-	s, err := c.LoadSnapshot(context.Background(), SnapshotQuery{Namespace: "ml"})
+	s, err := FromAPI(context.Background(), c, Query{Namespace: "ml"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +154,7 @@ func TestLoadSnapshotBlind(t *testing.T) {
 	}
 }
 
-func TestLoadSnapshotFatal(t *testing.T) {
+func TestFromAPIFatal(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		setup    func(*kfake.Clientset, *rayfake.Clientset)
@@ -174,7 +176,7 @@ func TestLoadSnapshotFatal(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c, kc, rc := snapshotClients()
 			tc.setup(kc, rc)
-			_, err := c.LoadSnapshot(context.Background(), SnapshotQuery{Namespace: "ml"})
+			_, err := FromAPI(context.Background(), c, Query{Namespace: "ml"})
 			if exit.CodeOf(err) != tc.code || err == nil || !strings.Contains(err.Error(), tc.contains) {
 				t.Fatalf("err = %v (code %d), want code %d containing %q", err, exit.CodeOf(err), tc.code, tc.contains)
 			}
@@ -183,7 +185,7 @@ func TestLoadSnapshotFatal(t *testing.T) {
 }
 
 // A user who cannot list deployments cluster-wide still finds an operator in the namespace checked.
-func TestLoadSnapshotOperatorInNamespace(t *testing.T) {
+func TestFromAPIOperatorInNamespace(t *testing.T) {
 	c, kc, _ := snapshotClients()
 	op := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "kuberay-operator", Namespace: "ml"},
 		Spec: appsv1.DeploymentSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Image: "kuberay/operator:v1.5.0"}}}}}}
@@ -196,7 +198,7 @@ func TestLoadSnapshotOperatorInNamespace(t *testing.T) {
 		}
 		return false, nil, nil
 	})
-	s, err := c.LoadSnapshot(context.Background(), SnapshotQuery{Namespace: "ml"})
+	s, err := FromAPI(context.Background(), c, Query{Namespace: "ml"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +209,7 @@ func TestLoadSnapshotOperatorInNamespace(t *testing.T) {
 
 // The loader trims pods, RayClusters and nodes as their pages arrive and keeps the secret values
 // of what it drops, so the redactor still knows them.
-func TestLoadSnapshotTrimsAndKeepsSecrets(t *testing.T) {
+func TestFromAPITrimsAndKeepsSecrets(t *testing.T) {
 	env := []corev1.EnvVar{{Name: "REDIS_PASSWORD", Value: "podPassw0rd"}}
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "a-head", Namespace: "ml", UID: "u1", ResourceVersion: "7",
@@ -224,8 +226,8 @@ func TestLoadSnapshotTrimsAndKeepsSecrets(t *testing.T) {
 			RayStartParams: map[string]string{"num-cpus": "0"},
 			Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "ray-head",
 				Env: []corev1.EnvVar{{Name: "API_TOKEN", Value: "clusterT0ken"}}}}}}}}}
-	c := &Clients{Kube: kfake.NewClientset(pod, node), Ray: rayfake.NewSimpleClientset(rc)}
-	s, err := c.LoadSnapshot(context.Background(), SnapshotQuery{Namespace: "ml"})
+	c := &kube.Clients{Kube: kfake.NewClientset(pod, node), Ray: rayfake.NewSimpleClientset(rc)}
+	s, err := FromAPI(context.Background(), c, Query{Namespace: "ml"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +251,7 @@ func TestLoadSnapshotTrimsAndKeepsSecrets(t *testing.T) {
 
 // Events are read with one LIST selected by field (involvedObject.kind=RayCluster); only head
 // lifecycle Events are kept, trimmed; a refusal makes events blind, not an error.
-func TestLoadSnapshotEvents(t *testing.T) {
+func TestFromAPIEvents(t *testing.T) {
 	c, kc, _ := snapshotClients()
 	for i, ev := range []corev1.Event{
 		{Reason: "DeletedHeadPod", Message: "Deleted head Pod ml/a-head-1; Pod status: Failed"},
@@ -269,7 +271,7 @@ func TestLoadSnapshotEvents(t *testing.T) {
 		}
 	}
 	kc.ClearActions()
-	s, err := c.LoadSnapshot(context.Background(), SnapshotQuery{Namespace: "ml"})
+	s, err := FromAPI(context.Background(), c, Query{Namespace: "ml"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +292,7 @@ func TestLoadSnapshotEvents(t *testing.T) {
 	}
 
 	kc.PrependReactor("list", "events", forbid("events"))
-	s, err = c.LoadSnapshot(context.Background(), SnapshotQuery{Namespace: "ml"})
+	s, err = FromAPI(context.Background(), c, Query{Namespace: "ml"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +311,7 @@ func containersTrimmed(p corev1.Pod) bool {
 // A Running K8sJobMode RayJob adds one LIST of pods, by the Job controller's label for its
 // submitter Job; the pods of other Jobs stay on the server, and the submitter's env is trimmed
 // and known to the redactor.
-func TestLoadSnapshotSubmitterPods(t *testing.T) {
+func TestFromAPISubmitterPods(t *testing.T) {
 	sub := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "etl-x7k2p", Namespace: "ml",
 		Labels: map[string]string{"batch.kubernetes.io/job-name": "etl"}},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "ray-job-submitter", Env: []corev1.EnvVar{{Name: "TOKEN", Value: "submitter-secret"}}}}}}
@@ -318,8 +320,8 @@ func TestLoadSnapshotSubmitterPods(t *testing.T) {
 	kc := kfake.NewClientset(sub, backup)
 	rc := rayfake.NewSimpleClientset(&rayv1.RayJob{ObjectMeta: metav1.ObjectMeta{Name: "etl", Namespace: "ml"},
 		Status: rayv1.RayJobStatus{JobDeploymentStatus: rayv1.JobDeploymentStatusRunning}})
-	c := &Clients{Kube: kc, Ray: rc}
-	s, err := c.LoadSnapshot(context.Background(), SnapshotQuery{Namespace: "ml", Now: time.Now()})
+	c := &kube.Clients{Kube: kc, Ray: rc}
+	s, err := FromAPI(context.Background(), c, Query{Namespace: "ml", Now: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,16 +343,60 @@ func TestLoadSnapshotSubmitterPods(t *testing.T) {
 }
 
 // With Whole (the bundle), listed objects keep what doctor trims away: the bundle writes them.
-func TestLoadSnapshotWhole(t *testing.T) {
+func TestFromAPIWhole(t *testing.T) {
 	c, _, _ := snapshotClients()
 	for _, whole := range []bool{false, true} {
-		s, err := c.LoadSnapshot(context.Background(), SnapshotQuery{Namespace: "ml", Whole: whole})
+		s, err := FromAPI(context.Background(), c, Query{Namespace: "ml", Whole: whole})
 		if err != nil {
 			t.Fatal(err)
 		}
 		kept := len(s.CleanupJobs) == 1 && len(s.CleanupJobs[0].Spec.Template.Spec.Containers) == 1
 		if kept != whole {
 			t.Errorf("Whole=%v: the cleanup Job's pod template kept = %v", whole, kept)
+		}
+	}
+}
+
+// heal --watch's caches hold trimmed objects, as doctor's loader does, and its snapshots still
+// carry the secrets of what was trimmed.
+func TestHealInformersTrimAndKeepSecrets(t *testing.T) {
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "a-head", Namespace: "ml", UID: "u1", ResourceVersion: "7",
+			Annotations: map[string]string{"big": "x"},
+			Labels:      map[string]string{ray.LabelIsRayNode: "yes", ray.LabelCluster: "a", ray.LabelNodeType: "head"}},
+		Spec: corev1.PodSpec{NodeName: "node-1", Containers: []corev1.Container{{Name: "ray-head",
+			Env: []corev1.EnvVar{{Name: "REDIS_PASSWORD", Value: "podPassw0rd"}}}}},
+	}
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1"},
+		Status: corev1.NodeStatus{Images: []corev1.ContainerImage{{Names: []string{"rayproject/ray:2.9.0"}}}}}
+	rc := &rayv1.RayCluster{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "ml"},
+		Spec: rayv1.RayClusterSpec{HeadGroupSpec: rayv1.HeadGroupSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+			Containers: []corev1.Container{{Name: "ray-head", Env: []corev1.EnvVar{{Name: "API_TOKEN", Value: "clusterT0ken"}}}}}}}}}
+	c := &kube.Clients{Kube: kfake.NewClientset(pod, node), Ray: rayfake.NewSimpleClientset(rc)}
+	// As heal --watch does: client-go's logs are routed before any informer runs.
+	kube.RouteClientLogs(func(string, string, ...any) {})
+	h, err := NewInformers(c, "ml", true, func(types.NamespacedName) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := h.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s, ok := h.Snapshot(types.NamespacedName{Namespace: "ml", Name: "a"}, time.Now())
+	if !ok || len(s.Pods) != 1 || len(s.Nodes) != 1 {
+		t.Fatalf("snapshot = %+v", s)
+	}
+	if p := s.Pods[0]; !containersTrimmed(p) || len(p.Annotations) != 0 || p.UID != "u1" || p.Spec.NodeName != "node-1" {
+		t.Errorf("cached pod not trimmed: %+v", p)
+	}
+	if cs := s.Clusters[0].Spec.HeadGroupSpec.Template.Spec.Containers; len(s.Nodes[0].Status.Images) != 0 || len(cs) != 1 || len(cs[0].Env) != 0 {
+		t.Errorf("cached node or cluster not trimmed: %+v %+v", s.Nodes[0], s.Clusters[0])
+	}
+	for _, secret := range []string{"podPassw0rd", "clusterT0ken"} {
+		if _, ok := s.Secrets[secret]; !ok {
+			t.Errorf("snapshot secrets = %v, want %q", s.Secrets, secret)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package kube
+package load
 
 import (
 	"context"
@@ -12,15 +12,15 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
+	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
-// SnapshotQuery says what LoadSnapshot reads.
-type SnapshotQuery struct {
+// Query says what FromAPI reads.
+type Query struct {
 	// Namespace to read RayClusters, RayServices, RayJobs, pods and serve Services in; "" for all.
 	Namespace string
 	// Selector is a label selector for RayClusters (-l); pods are always selected by RayPodSelector.
@@ -40,13 +40,13 @@ type SnapshotQuery struct {
 // by it reads the serve Services and not every Service in the namespace.
 const serveServiceSelector = ray.LabelServe
 
-// LoadSnapshot reads everything doctor looks at with one paged LIST per kind, run concurrently:
+// FromAPI reads everything doctor looks at with one paged LIST per kind, run concurrently:
 // RayClusters, RayServices, RayJobs, Ray pods, nodes, serve Services and their EndpointSlices,
 // KubeRay's Redis cleanup Jobs, Deployments (to find the operator), the Events about RayClusters
 // and the operator's Warnings about RayJobs and RayServices, and the submitter pods of running
 // RayJobs. Nothing is read per object. RayClusters and pods are required: a refusal is an error.
 // The rest only sharpen the diagnosis: a refusal is recorded in Snapshot.Blind and doctor goes on.
-func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.Snapshot, error) {
+func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*diagnose.Snapshot, error) {
 	s := &diagnose.Snapshot{Now: q.Now, ClustersSelected: q.Selector != ""}
 	ns := q.Namespace
 	var (
@@ -73,9 +73,10 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 		// keeps the secrets of what it dropped in a set of its own.
 		podSecrets, clusterSecrets = diagnose.Secrets{}, diagnose.Secrets{}
 	)
-	trim := func(f func()) {
+	// trimmed is trim, or nothing with q.Whole.
+	trimmed := func(trim func()) {
 		if !q.Whole {
-			f()
+			trim()
 		}
 	}
 	run := func(f func()) {
@@ -83,52 +84,44 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 		go func() { defer wg.Done(); f() }()
 	}
 	run(func() {
-		clusters, errClusters = ListAll(ctx, q.Selector, pagesOf(c.Ray.RayV1().RayClusters(ns).List, func(l *rayv1.RayClusterList) []rayv1.RayCluster { return l.Items }, func(o *rayv1.RayCluster) { trim(func() { diagnose.TrimCluster(o, clusterSecrets) }) }))
+		clusters, errClusters = c.ListRayClusters(ctx, ns, q.Selector, func(o *rayv1.RayCluster) { trimmed(func() { diagnose.TrimCluster(o, clusterSecrets) }) })
 	})
+	run(func() { services, errSvcs = c.ListRayServices(ctx, ns) })
 	run(func() {
-		services, errSvcs = ListAll(ctx, "", pagesOf(c.Ray.RayV1().RayServices(ns).List, func(l *rayv1.RayServiceList) []rayv1.RayService { return l.Items }, nil))
-	})
-	run(func() {
-		jobs, errJobs = ListAll(ctx, "", pagesOf(c.Ray.RayV1().RayJobs(ns).List, func(l *rayv1.RayJobList) []rayv1.RayJob { return l.Items }, nil))
+		jobs, errJobs = c.ListRayJobs(ctx, ns)
 		// Only with RayJobs that may have one at work, as soon as they are known: their
 		// submitter pods, by the Job controller's label.
 		if sel := diagnose.SubmitterPodSelector(jobs); errJobs == nil && sel != "" {
-			submitters, errSubmitters = ListAll(ctx, sel, func(ctx context.Context, o metav1.ListOptions) (Page[corev1.Pod], error) {
-				return c.podPage(ctx, ns, o, func(p *corev1.Pod) { trim(func() { diagnose.TrimPod(p, submitterSecrets) }) })
-			})
+			submitters, errSubmitters = c.ListPodsEach(ctx, ns, sel, func(p *corev1.Pod) { trimmed(func() { diagnose.TrimPod(p, submitterSecrets) }) })
 		}
 	})
 	run(func() {
-		pods, errPods = ListAll(ctx, ray.RayPodSelector, func(ctx context.Context, o metav1.ListOptions) (Page[corev1.Pod], error) {
-			return c.podPage(ctx, ns, o, func(p *corev1.Pod) { trim(func() { diagnose.TrimPod(p, podSecrets) }) })
-		})
+		pods, errPods = c.ListPodsEach(ctx, ns, ray.RayPodSelector, func(p *corev1.Pod) { trimmed(func() { diagnose.TrimPod(p, podSecrets) }) })
 	})
 	run(func() {
-		nodes, errNodes = ListAll(ctx, "", pagesOf(c.Kube.CoreV1().Nodes().List, func(l *corev1.NodeList) []corev1.Node { return l.Items }, func(n *corev1.Node) { trim(func() { diagnose.TrimNode(n) }) }))
+		nodes, errNodes = c.ListNodes(ctx, func(n *corev1.Node) { trimmed(func() { diagnose.TrimNode(n) }) })
 	})
-	run(func() {
-		serve, errServe = ListAll(ctx, serveServiceSelector, pagesOf(c.Kube.CoreV1().Services(ns).List, func(l *corev1.ServiceList) []corev1.Service { return l.Items }, nil))
-	})
+	run(func() { serve, errServe = c.ListServices(ctx, ns, serveServiceSelector) })
 	run(func() {
 		// The EndpointSlice controller copies a Service's labels onto its slices, so the serve
 		// Services' label selects their slices too: one LIST, not one per RayService.
-		endpoints, errEndpoints = ListAll(ctx, serveServiceSelector, pagesOf(c.Kube.DiscoveryV1().EndpointSlices(ns).List, func(l *discoveryv1.EndpointSliceList) []discoveryv1.EndpointSlice { return l.Items }, nil))
+		endpoints, errEndpoints = c.ListEndpointSlices(ctx, ns, serveServiceSelector)
 	})
 	run(func() {
 		// KubeRay's Redis cleanup Jobs only (gcs-ft-finalizer-stuck): one LIST by their label.
-		cleanupJobs, errCleanupJobs = ListAll(ctx, diagnose.RedisCleanupJobSelector, pagesOf(c.Kube.BatchV1().Jobs(ns).List, func(l *batchv1.JobList) []batchv1.Job { return l.Items }, func(o *batchv1.Job) { trim(func() { diagnose.TrimJob(o, jobSecrets) }) }))
+		cleanupJobs, errCleanupJobs = c.ListJobs(ctx, ns, diagnose.RedisCleanupJobSelector, func(o *batchv1.Job) { trimmed(func() { diagnose.TrimJob(o, jobSecrets) }) })
 	})
 	run(func() { deploys, errDeploys = c.ListDeployments(ctx, "") })
-	run(func() { events, errEvents = c.listHeadEvents(ctx, ns) })
-	run(func() { warnings, errWarnings = c.listWarnings(ctx, ns) })
+	run(func() { events, errEvents = headEvents(ctx, c, ns) })
+	run(func() { warnings, errWarnings = operatorWarnings(ctx, c, ns) })
 	wg.Wait()
 
 	// Required kinds first, in the order a person fixes them: CRDs, then pods.
 	if errClusters != nil {
-		return nil, Explain(errClusters, Request{Verb: "list", Resource: "rayclusters.ray.io", Namespace: ns, Host: c.Host()})
+		return nil, kube.Explain(errClusters, kube.Request{Verb: "list", Resource: "rayclusters.ray.io", Namespace: ns, Host: c.Host()})
 	}
 	if errPods != nil {
-		return nil, Explain(errPods, Request{Verb: "list", Resource: "pods", Namespace: ns, Host: c.Host()})
+		return nil, kube.Explain(errPods, kube.Request{Verb: "list", Resource: "pods", Namespace: ns, Host: c.Host()})
 	}
 	s.Clusters, s.Pods = clusters, pods
 	s.Secrets = podSecrets
@@ -137,19 +130,19 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 	s.Secrets.Merge(submitterSecrets)
 	optional := []struct {
 		err  error
-		req  Request
+		req  kube.Request
 		keep func()
 		as   string // the Gap's resource, when not the request's
 	}{
-		{errSvcs, Request{Verb: "list", Resource: "rayservices.ray.io", Namespace: ns}, func() { s.Services = services }, ""},
-		{errJobs, Request{Verb: "list", Resource: "rayjobs.ray.io", Namespace: ns}, func() { s.Jobs = jobs }, ""},
-		{errNodes, Request{Verb: "list", Resource: "nodes"}, func() { s.Nodes = nodes }, ""},
-		{errServe, Request{Verb: "list", Resource: "services", Namespace: ns}, func() { s.Serve = serve }, ""},
-		{errEvents, Request{Verb: "list", Resource: "events", Namespace: ns}, func() { s.Events = append(s.Events, events...) }, ""},
-		{errWarnings, Request{Verb: "list", Resource: "events", Namespace: ns}, func() { s.Events = append(s.Events, warnings...) }, "operator warnings"},
-		{errEndpoints, Request{Verb: "list", Resource: "endpointslices.discovery.k8s.io", Namespace: ns}, func() { s.ServeEndpoints = endpoints }, ""},
-		{errCleanupJobs, Request{Verb: "list", Resource: "jobs.batch", Namespace: ns}, func() { s.CleanupJobs = cleanupJobs }, ""},
-		{errSubmitters, Request{Verb: "list", Resource: "pods", Namespace: ns}, func() { s.SubmitterPods = submitters }, "submitter pods"},
+		{errSvcs, kube.Request{Verb: "list", Resource: "rayservices.ray.io", Namespace: ns}, func() { s.Services = services }, ""},
+		{errJobs, kube.Request{Verb: "list", Resource: "rayjobs.ray.io", Namespace: ns}, func() { s.Jobs = jobs }, ""},
+		{errNodes, kube.Request{Verb: "list", Resource: "nodes"}, func() { s.Nodes = nodes }, ""},
+		{errServe, kube.Request{Verb: "list", Resource: "services", Namespace: ns}, func() { s.Serve = serve }, ""},
+		{errEvents, kube.Request{Verb: "list", Resource: "events", Namespace: ns}, func() { s.Events = append(s.Events, events...) }, ""},
+		{errWarnings, kube.Request{Verb: "list", Resource: "events", Namespace: ns}, func() { s.Events = append(s.Events, warnings...) }, "operator warnings"},
+		{errEndpoints, kube.Request{Verb: "list", Resource: "endpointslices.discovery.k8s.io", Namespace: ns}, func() { s.ServeEndpoints = endpoints }, ""},
+		{errCleanupJobs, kube.Request{Verb: "list", Resource: "jobs.batch", Namespace: ns}, func() { s.CleanupJobs = cleanupJobs }, ""},
+		{errSubmitters, kube.Request{Verb: "list", Resource: "pods", Namespace: ns}, func() { s.SubmitterPods = submitters }, "submitter pods"},
 	}
 	for _, o := range optional {
 		if o.err == nil {
@@ -182,7 +175,7 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 		return nil, errDeploys
 	}
 	if q.Ray != nil {
-		s.Ray, s.RayAsked = readRayViews(ctx, s, *q.Ray, c.OpenTunnel), true
+		s.Ray, s.RayAsked = rayViews(ctx, c, s, *q.Ray), true
 		for _, v := range s.Ray {
 			if len(v.Failed) > 0 {
 				s.Blind = append(s.Blind, diagnose.Gap{Resource: "Ray's view of " + v.Namespace + "/" + v.Cluster, Reason: strings.Join(v.Failed, "; ")})
@@ -195,29 +188,46 @@ func (c *Clients) LoadSnapshot(ctx context.Context, q SnapshotQuery) (*diagnose.
 // blindOr turns a refusal to list an optional kind into a Gap, and anything else into an error.
 // A 404 on RayServices or RayJobs means an old CRD set without them: nothing to see there.
 // The Gap names the resource without its group ("rayservices", "endpointslices").
-func blindOr(err error, req Request) (diagnose.Gap, error) {
+func blindOr(err error, req kube.Request) (diagnose.Gap, error) {
 	resource, group, _ := strings.Cut(req.Resource, ".")
 	if group == "ray.io" && apierrors.IsNotFound(err) {
 		return diagnose.Gap{Resource: resource, Reason: "the API has no " + req.Resource + " (CRD not installed)"}, nil
 	}
 	if apierrors.IsForbidden(err) {
-		return diagnose.Gap{Resource: resource, Reason: Explain(err, req).Error()}, nil
+		return diagnose.Gap{Resource: resource, Reason: kube.Explain(err, req).Error()}, nil
 	}
-	return diagnose.Gap{}, Explain(err, req)
+	return diagnose.Gap{}, kube.Explain(err, req)
 }
 
-// RayNames lists the names of RayClusters and RayServices in namespace ("" for all), for shell
-// completion of doctor's NAME argument. One LIST each; an error yields what was read.
-func (c *Clients) RayNames(ctx context.Context, namespace string) (clusters, services []string) {
-	if l, err := c.Ray.RayV1().RayClusters(namespace).List(ctx, metav1.ListOptions{Limit: PageSize}); err == nil {
-		for _, rc := range l.Items {
-			clusters = append(clusters, rc.Name)
+// headEvents reads the Events about RayClusters in namespace ("" for all) with one paged LIST
+// selected by field (involvedObject.kind=RayCluster), never one request per cluster, keeping the
+// head lifecycle Events rules read, trimmed as each page arrives.
+func headEvents(ctx context.Context, c *kube.Clients, namespace string) ([]corev1.Event, error) {
+	return c.ListEventsSelected(ctx, namespace, diagnose.EventFieldSelector, keptTrimmed(diagnose.KeepEvent))
+}
+
+// operatorWarnings reads the operator's Warning Events about RayJobs and RayServices the same way
+// (diagnose.WarningFieldSelector, diagnose.KeepWarning).
+func operatorWarnings(ctx context.Context, c *kube.Clients, namespace string) ([]corev1.Event, error) {
+	return c.ListEventsSelected(ctx, namespace, diagnose.WarningFieldSelector, keptTrimmed(diagnose.KeepWarning))
+}
+
+// keptTrimmed keeps what keep keeps, trimmed (diagnose.TrimEvent).
+func keptTrimmed(keep func(*corev1.Event) bool) func(*corev1.Event) bool {
+	return func(ev *corev1.Event) bool {
+		if !keep(ev) {
+			return false
 		}
+		diagnose.TrimEvent(ev)
+		return true
 	}
-	if l, err := c.Ray.RayV1().RayServices(namespace).List(ctx, metav1.ListOptions{Limit: PageSize}); err == nil {
-		for _, rs := range l.Items {
-			services = append(services, rs.Name)
-		}
-	}
-	return clusters, services
+}
+
+// API is a live cluster as a source of snapshots, for code that reads one through an interface
+// of its own (chaos head-kill's doctor advice): a fake stands in for it in that code's tests.
+type API struct{ *kube.Clients }
+
+// LoadSnapshot is FromAPI.
+func (a API) LoadSnapshot(ctx context.Context, q Query) (*diagnose.Snapshot, error) {
+	return FromAPI(ctx, a.Clients, q)
 }

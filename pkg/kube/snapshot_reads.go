@@ -1,0 +1,79 @@
+package kube
+
+import (
+	"context"
+
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// The LISTs doctor's snapshot is made of (pkg/load builds it). Each is one paged LIST; each, when
+// not nil, is applied to every object as its page arrives, so that the loader trims a page at a
+// time and never holds the whole fleet's full objects. Errors come back as the API server sent
+// them: the loader decides which refusals end the run and which are gaps it reports.
+
+// ListRayClusters lists the RayClusters of namespace ("" for all) matching selector.
+func (c *Clients) ListRayClusters(ctx context.Context, namespace, selector string, each func(*rayv1.RayCluster)) ([]rayv1.RayCluster, error) {
+	return ListAll(ctx, selector, pagesOf(c.Ray.RayV1().RayClusters(namespace).List, func(l *rayv1.RayClusterList) []rayv1.RayCluster { return l.Items }, each))
+}
+
+// ListRayServices lists the RayServices of namespace.
+func (c *Clients) ListRayServices(ctx context.Context, namespace string) ([]rayv1.RayService, error) {
+	return ListAll(ctx, "", pagesOf(c.Ray.RayV1().RayServices(namespace).List, func(l *rayv1.RayServiceList) []rayv1.RayService { return l.Items }, nil))
+}
+
+// ListRayJobs lists the RayJobs of namespace.
+func (c *Clients) ListRayJobs(ctx context.Context, namespace string) ([]rayv1.RayJob, error) {
+	return ListAll(ctx, "", pagesOf(c.Ray.RayV1().RayJobs(namespace).List, func(l *rayv1.RayJobList) []rayv1.RayJob { return l.Items }, nil))
+}
+
+// ListPodsEach lists the pods of namespace matching selector, each decoded pod by pod (podPage).
+func (c *Clients) ListPodsEach(ctx context.Context, namespace, selector string, each func(*corev1.Pod)) ([]corev1.Pod, error) {
+	return ListAll(ctx, selector, func(ctx context.Context, o metav1.ListOptions) (Page[corev1.Pod], error) {
+		return c.podPage(ctx, namespace, o, each)
+	})
+}
+
+// ListNodes lists every node.
+func (c *Clients) ListNodes(ctx context.Context, each func(*corev1.Node)) ([]corev1.Node, error) {
+	return ListAll(ctx, "", pagesOf(c.Kube.CoreV1().Nodes().List, func(l *corev1.NodeList) []corev1.Node { return l.Items }, each))
+}
+
+// ListServices lists the Services of namespace matching selector.
+func (c *Clients) ListServices(ctx context.Context, namespace, selector string) ([]corev1.Service, error) {
+	return ListAll(ctx, selector, pagesOf(c.Kube.CoreV1().Services(namespace).List, func(l *corev1.ServiceList) []corev1.Service { return l.Items }, nil))
+}
+
+// ListEndpointSlices lists the EndpointSlices of namespace matching selector.
+func (c *Clients) ListEndpointSlices(ctx context.Context, namespace, selector string) ([]discoveryv1.EndpointSlice, error) {
+	return ListAll(ctx, selector, pagesOf(c.Kube.DiscoveryV1().EndpointSlices(namespace).List, func(l *discoveryv1.EndpointSliceList) []discoveryv1.EndpointSlice { return l.Items }, nil))
+}
+
+// ListJobs lists the Jobs of namespace matching selector.
+func (c *Clients) ListJobs(ctx context.Context, namespace, selector string, each func(*batchv1.Job)) ([]batchv1.Job, error) {
+	return ListAll(ctx, selector, pagesOf(c.Kube.BatchV1().Jobs(namespace).List, func(l *batchv1.JobList) []batchv1.Job { return l.Items }, each))
+}
+
+// ListEventsSelected lists the Events of namespace selected by field (fieldSelector), keeping of
+// each page what keep keeps (keep may trim what it keeps): a busy namespace holds thousands of
+// Events about worker pods that no rule reads, and they are dropped page by page.
+func (c *Clients) ListEventsSelected(ctx context.Context, namespace, fieldSelector string, keep func(*corev1.Event) bool) ([]corev1.Event, error) {
+	opts := metav1.ListOptions{FieldSelector: fieldSelector}
+	return ListAllWith(ctx, opts, func(ctx context.Context, o metav1.ListOptions) (Page[corev1.Event], error) {
+		l, err := c.Kube.CoreV1().Events(namespace).List(ctx, o)
+		if err != nil {
+			return Page[corev1.Event]{}, err
+		}
+		kept := l.Items[:0]
+		for i := range l.Items {
+			if keep(&l.Items[i]) {
+				kept = append(kept, l.Items[i])
+			}
+		}
+		// A fresh slice, so the page's dropped Events are not kept alive behind the kept ones.
+		return Page[corev1.Event]{Items: append([]corev1.Event(nil), kept...), Continue: l.Continue}, nil
+	})
+}

@@ -1,0 +1,100 @@
+package load
+
+import (
+	"context"
+	"time"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+)
+
+// Admission sets s.Admission and s.Nodes from the cluster the documents of s would be applied
+// to (doctor -f, issue 31): the ResourceQuotas, LimitRanges and Ray objects (the documents may
+// name existing ones) of each namespace the documents' RayClusters go to, one LIST per kind and
+// namespace, and every node, trimmed to what placement reads (diagnose.TrimNodeForFit). A read
+// refused (a namespaced user may not list nodes) is a gap the report names, and the rule that
+// needs it stays silent.
+func Admission(ctx context.Context, c *kube.Clients, s *diagnose.Snapshot) {
+	a := &diagnose.Admission{}
+	gaps := map[string]string{}
+	seen := map[string]bool{}
+	for _, rc := range s.Clusters {
+		ns := rc.Namespace
+		if seen[ns] {
+			continue
+		}
+		seen[ns] = true
+		if q, err := c.ListResourceQuotas(ctx, ns); err != nil {
+			gaps["resourcequotas"] = exit.Message(err)
+		} else {
+			a.Quotas = append(a.Quotas, q...)
+		}
+		if l, err := c.ListLimitRanges(ctx, ns); err != nil {
+			gaps["limitranges"] = exit.Message(err)
+		} else {
+			a.LimitRanges = append(a.LimitRanges, l...)
+		}
+		if e, err := rayObjectsIn(ctx, c, ns); err != nil {
+			gaps[diagnose.RayObjectsGap] = exit.Message(err)
+		} else {
+			a.Existing = append(a.Existing, e...)
+		}
+	}
+	if n, err := c.ListNodes(ctx, diagnose.TrimNodeForFit); err != nil {
+		gaps["nodes"] = exit.Message(kube.Explain(err, kube.Request{Verb: "list", Resource: "nodes", Host: c.Host()}))
+	} else {
+		s.Nodes = n
+	}
+	for _, res := range []string{"resourcequotas", "limitranges", "nodes", diagnose.RayObjectsGap} {
+		if why, ok := gaps[res]; ok {
+			s.Blind = append(s.Blind, diagnose.Gap{Resource: res, Reason: why})
+		}
+	}
+	s.Admission = a
+}
+
+// Operators reads the Deployments the operator is found among (diagnose.FindOperators), into a
+// snapshot of their own, for the operator rules' findings about documents: which KubeRay would
+// run them. A refusal is a gap of that snapshot.
+func Operators(ctx context.Context, c *kube.Clients, now time.Time) *diagnose.Snapshot {
+	ops := &diagnose.Snapshot{Now: now}
+	if d, err := c.ListDeployments(ctx, ""); err != nil {
+		ops.Blind = append(ops.Blind, diagnose.Gap{Resource: "deployments", Reason: exit.Message(err)})
+	} else {
+		ops.Deployments = d
+	}
+	return ops
+}
+
+// rayObjectsIn lists the RayClusters, RayServices and RayJobs of namespace, one paged LIST per
+// kind, kept to what doctor -f asks of an object its documents would change: that it exists, and
+// a RayService's active cluster. The first refused read ends it.
+func rayObjectsIn(ctx context.Context, c *kube.Clients, namespace string) ([]diagnose.Existing, error) {
+	explained := func(err error, resource string) error {
+		return kube.Explain(err, kube.Request{Verb: "list", Resource: resource, Namespace: namespace, Host: c.Host()})
+	}
+	clusters, err := c.ListRayClusters(ctx, namespace, "", nil)
+	if err != nil {
+		return nil, explained(err, "rayclusters.ray.io")
+	}
+	services, err := c.ListRayServices(ctx, namespace)
+	if err != nil {
+		return nil, explained(err, "rayservices.ray.io")
+	}
+	jobs, err := c.ListRayJobs(ctx, namespace)
+	if err != nil {
+		return nil, explained(err, "rayjobs.ray.io")
+	}
+	var out []diagnose.Existing
+	for _, rc := range clusters {
+		out = append(out, diagnose.Existing{Kind: "RayCluster", Namespace: namespace, Name: rc.Name})
+	}
+	for _, rs := range services {
+		out = append(out, diagnose.Existing{Kind: "RayService", Namespace: namespace, Name: rs.Name, ActiveCluster: rs.Status.ActiveServiceStatus.RayClusterName})
+	}
+	for _, rj := range jobs {
+		out = append(out, diagnose.Existing{Kind: "RayJob", Namespace: namespace, Name: rj.Name})
+	}
+	return out, nil
+}

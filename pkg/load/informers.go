@@ -1,0 +1,98 @@
+package load
+
+import (
+	"sync"
+	"time"
+
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+)
+
+// Informers are the caches of the long-running modes (the watchdog, and doctor's watch), shaped
+// for the rules: every object trimmed as it arrives, as FromAPI trims its pages, and the Events
+// cached those about a head's lifecycle. Snapshot gives one RayCluster's state as the rules read it.
+type Informers struct {
+	*kube.ClusterInformers
+
+	// secrets holds the secret values of what the trimming dropped, for the redactor.
+	secretsMu sync.Mutex
+	secrets   diagnose.Secrets
+}
+
+// NewInformers builds the caches for namespace ("" for all); onChange hears the RayCluster each
+// change concerns. withNodes adds a node cache (cluster-wide list and watch of nodes).
+func NewInformers(c *kube.Clients, namespace string, withNodes bool, onChange func(types.NamespacedName)) (*Informers, error) {
+	h := &Informers{secrets: diagnose.Secrets{}}
+	inf, err := c.NewClusterInformers(namespace, withNodes, kube.CacheShape{
+		Trim:          h.trim,
+		EventSelector: diagnose.EventFieldSelector,
+		KeepEvent:     diagnose.KeepEvent,
+	}, onChange)
+	if err != nil {
+		return nil, err
+	}
+	h.ClusterInformers = inf
+	return h, nil
+}
+
+// trim keeps of an object what the rules and plans read (diagnose.TrimPod and the others), and
+// the secret values of what it drops.
+func (h *Informers) trim(obj any) {
+	switch o := obj.(type) {
+	case *corev1.Pod:
+		h.secretsMu.Lock()
+		diagnose.TrimPod(o, h.secrets)
+		h.secretsMu.Unlock()
+	case *rayv1.RayCluster:
+		h.secretsMu.Lock()
+		diagnose.TrimCluster(o, h.secrets)
+		h.secretsMu.Unlock()
+	case *corev1.Node:
+		diagnose.TrimNode(o)
+	case *corev1.Event:
+		diagnose.TrimEvent(o)
+	}
+}
+
+// Snapshot is the cached state of one RayCluster, its Ray pods, their nodes and the Events about
+// it, in the shape diagnose.Diagnose reads. ok is false when the RayCluster is not (or no longer)
+// there.
+func (h *Informers) Snapshot(key types.NamespacedName, now time.Time) (*diagnose.Snapshot, bool) {
+	rc, ok := h.Cluster(key)
+	if !ok {
+		return nil, false
+	}
+	s := &diagnose.Snapshot{Now: now, Clusters: []rayv1.RayCluster{*rc}, Secrets: diagnose.Secrets{}}
+	h.secretsMu.Lock()
+	s.Secrets.Merge(h.secrets)
+	h.secretsMu.Unlock()
+	nodes := map[string]bool{}
+	for _, p := range h.ClusterPods(key) {
+		s.Pods = append(s.Pods, *p)
+		if p.Spec.NodeName == "" || nodes[p.Spec.NodeName] {
+			continue
+		}
+		nodes[p.Spec.NodeName] = true
+		if n, ok := h.Node(p.Spec.NodeName); ok {
+			s.Nodes = append(s.Nodes, *n)
+		}
+	}
+	if !h.WatchesNodes() {
+		s.Blind = append(s.Blind, diagnose.Gap{Resource: "nodes", Reason: "the watchdog reads nodes only when it may force-delete stuck heads"})
+	}
+	events, blind := h.ClusterEvents(key)
+	if blind != "" {
+		s.Blind = append(s.Blind, diagnose.Gap{Resource: "events", Reason: blind})
+	}
+	for _, ev := range events {
+		s.Events = append(s.Events, *ev)
+	}
+	// The watchdog reads only what head repairs need; doctor's other inputs are not cached.
+	s.Blind = append(s.Blind, diagnose.Gap{Resource: "deployments", Reason: "not watched by the watchdog"},
+		diagnose.Gap{Resource: "jobs", Reason: "not watched by the watchdog"})
+	return s, true
+}

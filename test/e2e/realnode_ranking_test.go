@@ -25,19 +25,29 @@ import (
 // as the first head is evicted, since the kubelet goes on evicting while the pressure lasts
 // (after the unguarded head, the guarded one would be next: it is then the only pod left).
 //
+// It runs both ways: the guarded head created first and first by name, then the unguarded one
+// (ranking.swapped): a kubelet that broke a tie by age or by name, not by the request, would
+// pass one way and fail the other.
+//
 // Only the disk half of the rule is proven: node memory pressure cannot be made reliably on
-// this machine (docs/sandbox.md). About 70 s.
-func realEvictionRanking(t *testing.T, sb *sandbox.Sandbox) {
+// this machine (docs/sandbox.md). About 70 s each way.
+func realEvictionRanking(t *testing.T, sb *sandbox.Sandbox, r ranking) {
 	h := newHOn(t, sb)
 	h.realNodeCalm()
-	h.CreateRayCluster("guarded", func(rc *rayv1.RayCluster) {
+	guard := func(rc *rayv1.RayCluster) {
 		onRealNode(rc)
 		c := &rc.Spec.HeadGroupSpec.Template.Spec.Containers[0]
 		c.Resources.Requests[corev1.ResourceEphemeralStorage] = resource.MustParse("100Mi")
-	})
-	h.CreateRayCluster("unguarded", onRealNode)
-	guarded := h.WaitClusterRunning("guarded", 2*time.Minute)
-	unguarded := h.WaitClusterRunning("unguarded", 2*time.Minute)
+	}
+	if r.swapped {
+		h.CreateRayCluster(r.unguarded, onRealNode)
+		h.CreateRayCluster(r.guarded, guard)
+	} else {
+		h.CreateRayCluster(r.guarded, guard)
+		h.CreateRayCluster(r.unguarded, onRealNode)
+	}
+	guarded := h.WaitClusterRunning(r.guarded, 2*time.Minute)
+	unguarded := h.WaitClusterRunning(r.unguarded, 2*time.Minute)
 	for _, p := range []corev1.Pod{guarded, unguarded} {
 		if p.Spec.NodeName != sandbox.RealNodeName {
 			t.Fatalf("head %s is on %s, want the real node", p.Name, p.Spec.NodeName)
@@ -48,12 +58,12 @@ func realEvictionRanking(t *testing.T, sb *sandbox.Sandbox) {
 	if res.Code != 0 {
 		t.Fatalf("doctor --risks: %s", res)
 	}
-	f := d.finding(t, "unguarded", "head-evictable-first")
+	f := d.finding(t, r.unguarded, "head-evictable-first")
 	if !strings.Contains(f.Message, "under disk pressure: it requests no ephemeral-storage") {
 		t.Errorf("head-evictable-first on the unguarded head: %+v", f)
 	}
 	for _, f := range d.Findings {
-		if f.Rule == "head-evictable-first" && f.Cluster != nil && f.Cluster.Name == "guarded" {
+		if f.Rule == "head-evictable-first" && f.Cluster != nil && f.Cluster.Name == r.guarded {
 			t.Fatalf("head-evictable-first names the guarded head: %+v", f)
 		}
 	}
@@ -108,9 +118,21 @@ func realEvictionRanking(t *testing.T, sb *sandbox.Sandbox) {
 	if evs := h.podEvents(guarded.Name, "Evicted"); len(evs) > 0 {
 		t.Errorf("the guarded head was evicted too: %q", evs)
 	}
-	h.removeFromRealNode("guarded")
-	h.removeFromRealNode("unguarded")
+	h.removeFromRealNode(r.guarded)
+	h.removeFromRealNode(r.unguarded)
 }
+
+// ranking names the two heads of an eviction-ranking run, and says which is created first: the
+// unguarded one when swapped. Each pair sorts by name in the order it is created.
+type ranking struct {
+	guarded, unguarded string
+	swapped            bool
+}
+
+var (
+	guardedFirst   = ranking{guarded: "guarded", unguarded: "unguarded"}
+	unguardedFirst = ranking{guarded: "b-guarded", unguarded: "a-unguarded", swapped: true}
+)
 
 // fillNode allocates size bytes of the real node's filesystem in one file, at once (fallocate):
 // a disk filled by something other than a pod, as a node's logs or images fill it.

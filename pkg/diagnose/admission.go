@@ -33,6 +33,9 @@ type Existing struct {
 	Kind, Namespace, Name string
 	// ActiveCluster: a RayService's active RayCluster.
 	ActiveCluster string
+	// Compared: for a RayService, the cluster KubeRay compares its spec with (the pending one
+	// while an upgrade is under way, else the active one), when it exists.
+	Compared *ComparedCluster
 }
 
 // RayObjectsGap is Snapshot.Blind's resource when the documents' namespaces' Ray objects could not

@@ -44,8 +44,9 @@ func admissionRules(ix *index, c *clusterView) []Finding {
 	}
 	var out []Finding
 	if e := a.existing(c); e != nil {
-		out = append(out, existsInCluster(c, e))
-		if e.Kind != "RayService" {
+		f, newCluster := existsInCluster(ix, c, e)
+		out = append(out, f)
+		if !newCluster {
 			return out
 		}
 	}
@@ -153,9 +154,10 @@ func workersAdmission(ix *index, c *clusterView, ledger quotaLedger) []Finding {
 	return nil
 }
 
-// existsInCluster says what applying c's document changes in e, and what the admission rules
-// judge of it.
-func existsInCluster(c *clusterView, e *Existing) Finding {
+// existsInCluster says what applying c's document changes in e, and whether it makes a new
+// RayCluster whose pods the admission rules then judge (a RayService's, unless KubeRay's hash
+// says the apply leaves its cluster as it is or updates it in place).
+func existsInCluster(ix *index, c *clusterView, e *Existing) (Finding, bool) {
 	what := e.Kind + " " + e.Namespace + "/" + e.Name
 	var obj Ref
 	var msg, remedy string
@@ -163,16 +165,13 @@ func existsInCluster(c *clusterView, e *Existing) Finding {
 	switch e.Kind {
 	case "RayService":
 		obj = Ref{Kind: "RayService", Namespace: e.Namespace, Name: e.Name}
+		spec := &c.rc.Spec
 		if c.service != nil {
-			obj = serviceRef(c.service)
-		}
-		active := e.ActiveCluster
-		if active == "" {
-			active = "(none yet)"
+			obj, spec = serviceRef(c.service), &c.service.Spec.RayClusterSpec
 		}
 		ev["activeCluster"] = e.ActiveCluster
-		msg = what + " exists, its active RayCluster " + active + ": an apply that changes spec.rayClusterConfig beyond worker replicas and worker groups appended at the end makes KubeRay prepare a new RayCluster beside it (zero-downtime upgrade, unless upgradeStrategy.type is None or the operator runs with ENABLE_ZERO_DOWNTIME=false), both counted against the quota until the switch; the admission rules judge that new cluster with the active one counted. Any other change updates the active cluster in place, and creates no pod to judge"
-		remedy = "if the quota or the nodes cannot hold both clusters, set spec.upgradeStrategy.type: None (the cluster is then updated in place, with the downtime of a restart) or make room first"
+		f, newCluster := rayServiceApply(ix, c, e, what, spec, obj, ev)
+		return f, newCluster
 	case "RayJob":
 		obj = Ref{Kind: "RayJob", Namespace: e.Namespace, Name: e.Name}
 		if c.owner != nil {
@@ -185,5 +184,5 @@ func existsInCluster(c *clusterView, e *Existing) Finding {
 		msg = what + " exists: an apply changes it in place, and KubeRay recreates none of its pods for a changed template (it creates or deletes workers for replicas; from v1.6.0, spec.upgradeStrategy.type Recreate recreates them all), and its pods already count in the quota's usage: their admission and placement are not judged again"
 		remedy = fmt.Sprintf("kubectl ray doctor %s -n %s checks it as it runs (a head its quota refuses, say); to check the document as a new RayCluster, give it another name or namespace (-n)", e.Name, e.Namespace)
 	}
-	return c.finding(RuleExistsInCluster, obj, msg, remedy, ev)
+	return c.finding(RuleExistsInCluster, obj, msg, remedy, ev), false
 }

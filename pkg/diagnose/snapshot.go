@@ -56,6 +56,11 @@ type Snapshot struct {
 	Ray      []rayapi.View
 	RayAsked bool
 
+	// Undecoded, set by doctor -f only, are by object ("RayService ml/svc") the fields of its
+	// document that these API types do not hold: a judgement of the typed object that needs
+	// them all (KubeRay's hash of a RayService's cluster spec) is not made.
+	Undecoded map[string][]string
+
 	// Admission, set by doctor -f against a cluster only, is what would admit and place the
 	// documents' pods (quotas and limit ranges; Nodes are then every node): the admission rules
 	// read it, and are silent without it.
@@ -81,3 +86,6 @@ func (s *Snapshot) CanSee(resource string) bool {
 	}
 	return true
 }
+
+// UndecodedKey is Snapshot.Undecoded's key of an object: "RayService ml/svc".
+func UndecodedKey(kind, namespace, name string) string { return kind + " " + namespace + "/" + name }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
@@ -87,11 +89,21 @@ func rayObjectsIn(ctx context.Context, c *kube.Clients, namespace string) ([]dia
 		return nil, explained(err, "rayjobs.ray.io")
 	}
 	var out []diagnose.Existing
-	for _, rc := range clusters {
+	byName := make(map[string]*rayv1.RayCluster, len(clusters))
+	for i, rc := range clusters {
+		byName[rc.Name] = &clusters[i]
 		out = append(out, diagnose.Existing{Kind: "RayCluster", Namespace: namespace, Name: rc.Name})
 	}
 	for _, rs := range services {
-		out = append(out, diagnose.Existing{Kind: "RayService", Namespace: namespace, Name: rs.Name, ActiveCluster: rs.Status.ActiveServiceStatus.RayClusterName})
+		e := diagnose.Existing{Kind: "RayService", Namespace: namespace, Name: rs.Name, ActiveCluster: rs.Status.ActiveServiceStatus.RayClusterName}
+		// KubeRay compares the spec with the pending cluster while an upgrade is under way, else
+		// with the active one: read from the same LIST, no request more.
+		if rc := byName[rs.Status.PendingServiceStatus.RayClusterName]; rc != nil {
+			e.Compared = diagnose.ComparedClusterOf(rc, true)
+		} else if rc := byName[rs.Status.ActiveServiceStatus.RayClusterName]; rc != nil {
+			e.Compared = diagnose.ComparedClusterOf(rc, false)
+		}
+		out = append(out, e)
 	}
 	for _, rj := range jobs {
 		out = append(out, diagnose.Existing{Kind: "RayJob", Namespace: namespace, Name: rj.Name})

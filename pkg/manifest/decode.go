@@ -12,10 +12,9 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 )
 
-// APITypesVersion is the KubeRay release whose API types the reader decodes into (go.mod's
-// ray-operator module): a field a newer release added is unknown to it, so an unknown field is
-// information, not a warning.
-const APITypesVersion = "v1.5.0"
+// APITypesVersion is the KubeRay release whose API types the reader decodes into: a field a
+// newer release added is unknown to it, so an unknown field is information, not a warning.
+const APITypesVersion = diagnose.APITypesRelease
 
 // Ray's API group: documents of other groups and kinds are skipped, and counted.
 const rayGroup = "ray.io"
@@ -73,6 +72,7 @@ func decode(n node) (*decoded, string, error) {
 		return nil, "", &FileError{File: n.file, Line: n.line, Msg: kind + " " + d.doc.Name + " does not decode: " + strings.TrimPrefix(err.Error(), "json: ")}
 	}
 	for _, e := range strict {
+		d.doc.Undecoded = append(d.doc.Undecoded, strictField(e.Error()))
 		if n, ok := unknownField(d.doc, e.Error()); ok {
 			d.notes = append(d.notes, n)
 		}
@@ -150,16 +150,22 @@ func yamlType(v any) string {
 // refuses the object, and clients that ask for none get it pruned by the API server. A field
 // some KubeRay release has is no typo: field-dropped judges it against the release that runs it.
 func unknownField(doc *Document, msg string) (Note, bool) {
-	field := msg
-	if _, rest, ok := strings.Cut(msg, `unknown field "`); ok {
-		field, _, _ = strings.Cut(rest, `"`)
-	}
+	field := strictField(msg)
 	if knownToSomeRelease(doc.Kind, field) {
 		return Note{}, false
 	}
 	return Note{Doc: doc, Rule: RuleUnknownField, Field: field,
 		Message: fmt.Sprintf("%s has no field %s in KubeRay %s's API, the newest this doctor reads: if it is a typo, kubectl refuses the object (strict field validation, its default) and other clients' objects lose the field; a newer operator's field is fine", doc.Kind, field, APITypesVersion),
 		Remedy:  "check the spelling and the indentation against the " + doc.Kind + " CRD of the operator version you run (kubectl explain " + strings.ToLower(doc.Kind) + ".spec)"}, true
+}
+
+// strictField is the field path of a strict decode's complaint (`unknown field "spec.x"`).
+func strictField(msg string) string {
+	field := msg
+	if _, rest, ok := strings.Cut(msg, `unknown field "`); ok {
+		field, _, _ = strings.Cut(rest, `"`)
+	}
+	return field
 }
 
 // lookupMap follows a dotted path of mapping keys in obj.

@@ -3,10 +3,12 @@ package manifest
 import (
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 )
 
@@ -156,5 +158,27 @@ func TestAPITypesVersionIsGoMods(t *testing.T) {
 	}
 	if !strings.Contains(string(data), "github.com/ray-project/kuberay/ray-operator "+APITypesVersion+"\n") {
 		t.Errorf("go.mod does not require ray-operator %s: update APITypesVersion", APITypesVersion)
+	}
+}
+
+// A field of a RayService's cluster spec that these API types lack (spec.rayClusterConfig.
+// upgradeStrategy came with KubeRay v1.6.0) is in the snapshot's Undecoded: the typed object
+// lost it, and KubeRay's hash of the spec cannot be computed from it.
+func TestSnapshotSaysWhatTheTypesDropped(t *testing.T) {
+	doc := `apiVersion: ray.io/v1
+kind: RayService
+metadata: {name: svc, namespace: ml}
+spec:
+  rayClusterConfig:
+    upgradeStrategy: {type: Recreate}
+    headGroupSpec:
+      rayStartParams: {}
+      template: {spec: {containers: [{name: ray-head, image: rayproject/ray:2.52.0}]}}
+`
+	s := read(t, Input{Paths: []string{"-"}, Stdin: strings.NewReader(doc)})
+	snap := s.Snapshot("default", time.Unix(0, 0))
+	got := snap.Undecoded[diagnose.UndecodedKey("RayService", "ml", "svc")]
+	if !slices.Equal(got, []string{"spec.rayClusterConfig.upgradeStrategy"}) {
+		t.Fatalf("Undecoded = %v, want spec.rayClusterConfig.upgradeStrategy", snap.Undecoded)
 	}
 }

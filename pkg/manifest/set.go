@@ -23,7 +23,10 @@ type Document struct {
 	// APIVersion, Kind, Namespace and Name as written; Namespace is "" when the document
 	// names none (it goes to the namespace doctor runs in, as kubectl apply puts it).
 	APIVersion, Kind, Namespace, Name string
-	root                              *yaml.Node
+	// Undecoded are the fields of the document the typed object does not hold (those KubeRay
+	// APITypesVersion's types lack), as paths: what is judged of the typed object misses them.
+	Undecoded []string
+	root      *yaml.Node
 }
 
 // Note is what the reader saw in a document's text that the typed object cannot show: a field

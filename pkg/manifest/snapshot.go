@@ -51,6 +51,12 @@ func (s *Set) Snapshot(namespace string, now time.Time) *diagnose.Snapshot {
 		v := *rs.DeepCopy()
 		v.Namespace = ns(s.docOf[rs])
 		snap.Services = append(snap.Services, v)
+		if u := s.docOf[rs].Undecoded; len(u) > 0 {
+			if snap.Undecoded == nil {
+				snap.Undecoded = map[string][]string{}
+			}
+			snap.Undecoded[diagnose.UndecodedKey("RayService", v.Namespace, v.Name)] = u
+		}
 		owned(s.docOf[rs], &v.Spec.RayClusterSpec)
 	}
 	for _, rj := range s.jobs {

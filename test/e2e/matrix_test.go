@@ -78,6 +78,7 @@ func TestKubeRayMatrix(t *testing.T) {
 				"rayjob-submitter":      matrixRayJobSubmitter,
 				"rayjob-no-cluster":     matrixRayJobNoCluster,
 				"rayservice-no-cluster": matrixRayServiceNoCluster,
+				"rayservice-apply":      matrixRayServiceApply,
 				"spec-invalid":          matrixSpecInvalid,
 				"field-dropped":         matrixFieldDropped,
 				"resources-invalid":     matrixResourcesInvalid,

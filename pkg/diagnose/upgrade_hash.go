@@ -1,0 +1,260 @@
+package diagnose
+
+import (
+	"crypto/sha1" //nolint:gosec // KubeRay's hash, compared, not a safeguard
+	"encoding/base32"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/version"
+)
+
+// What an apply of a RayService that exists does, as KubeRay decides it: it hashes the
+// RayService's spec.rayClusterConfig with the fields it does not count muted, and compares that
+// with the hash it wrote on the cluster it compares with (the pending cluster while an upgrade is
+// under way, else the active one) when it made it. Equal: nothing new. Equal once the worker
+// groups appended at the end are left out: the cluster is updated in place. Otherwise a new
+// RayCluster is prepared beside it (zero-downtime upgrade), unless upgrades are off.
+// (rayservice_controller.go: shouldPrepareNewRayCluster in v1.1.1; shouldPrepareNewCluster and
+// isClusterSpecHashEqual in v1.5.0 and v1.6.0; GenerateHashWithoutReplicasAndWorkersToDelete.)
+
+// APITypesRelease is the KubeRay release whose API types this program decodes into (go.mod's
+// ray-operator module): what it hashes of a spec is what those types hold.
+const APITypesRelease = "v1.5.0"
+
+// The annotations KubeRay writes on a RayService's cluster (utils/constant.go, all three).
+const (
+	AnnotationClusterHash     = "ray.io/hash-without-replicas-and-workers-to-delete"
+	AnnotationNumWorkerGroups = "ray.io/num-worker-groups"
+	AnnotationKubeRayVersion  = "ray.io/kuberay-version"
+)
+
+// ComparedCluster is the RayCluster KubeRay compares a RayService's spec with, as its
+// annotations say.
+type ComparedCluster struct {
+	Name string
+	// Pending: an upgrade is under way and this is its new cluster.
+	Pending bool
+	// The annotations KubeRay wrote on it (AnnotationClusterHash and the others), "" when absent.
+	Hash, NumWorkerGroups, KubeRayVersion string
+	// Spec is its spec as stored: KubeRay v1.1 compares a pending cluster's spec, not its
+	// annotation (getClusterAction).
+	Spec *rayv1.RayClusterSpec
+}
+
+// ComparedClusterOf is what rc says for a ComparedCluster.
+func ComparedClusterOf(rc *rayv1.RayCluster, pending bool) *ComparedCluster {
+	return &ComparedCluster{Name: rc.Name, Pending: pending, Hash: rc.Annotations[AnnotationClusterHash],
+		NumWorkerGroups: rc.Annotations[AnnotationNumWorkerGroups], KubeRayVersion: rc.Annotations[AnnotationKubeRayVersion],
+		Spec: rc.Spec.DeepCopy()}
+}
+
+// applyVerdict is what KubeRay does with a RayService document applied over one that exists.
+type applyVerdict int
+
+const (
+	// verdictUnknown: not judged (why says so); the admission rules judge a new cluster.
+	verdictUnknown applyVerdict = iota
+	// verdictUnchanged: the hashes are equal; no new cluster, replicas go to the cluster in place.
+	verdictUnchanged
+	// verdictAppended: equal once the appended worker groups are left out; updated in place.
+	verdictAppended
+	// verdictNewCluster: a new RayCluster beside the one compared, unless upgrades are off.
+	verdictNewCluster
+)
+
+// judgeApply is what KubeRay release would do with spec applied over the RayService whose cluster
+// compared with is cc. Only releases whose source was read are judged (v1.1, v1.5, v1.6); a
+// cluster another release made is not (from v1.5.0 KubeRay first updates such an active cluster
+// in place, to write its own hash).
+func judgeApply(spec *rayv1.RayClusterSpec, cc *ComparedCluster, release string) (applyVerdict, string) {
+	v, err := version.ParseSemantic(release)
+	if err != nil {
+		return verdictUnknown, "the operator's release is not known"
+	}
+	mute, ok := hashMutes[fmt.Sprintf("v%d.%d", v.Major(), v.Minor())]
+	if !ok {
+		return verdictUnknown, "how KubeRay " + release + " hashes a cluster spec is not known here (v1.1, v1.5 and v1.6 are)"
+	}
+	want, groups := cc.Hash, cc.NumWorkerGroups
+	if v.Minor() == 1 && cc.Pending && cc.Spec != nil {
+		// v1.1 compares with a pending cluster's spec itself (getClusterAction).
+		h, err := clusterHash(cc.Spec, mute)
+		if err != nil {
+			return verdictUnknown, err.Error()
+		}
+		want, groups = h, strconv.Itoa(len(cc.Spec.WorkerGroupSpecs))
+	}
+	if want == "" {
+		return verdictUnknown, "cluster " + cc.Name + " has no " + AnnotationClusterHash + " annotation"
+	}
+	if v.AtLeast(version.MustParseSemantic("v1.5.0")) && cc.KubeRayVersion != "v"+v.String() && cc.KubeRayVersion != release {
+		return verdictUnknown, fmt.Sprintf("cluster %s was made by KubeRay %q, not %s, which first updates it in place with its own hash", cc.Name, cc.KubeRayVersion, release)
+	}
+	stored := spec.DeepCopy()
+	crdDefaults(stored, v)
+	if h, err := clusterHash(stored, mute); err != nil {
+		return verdictUnknown, err.Error()
+	} else if h == want {
+		return verdictUnchanged, ""
+	}
+	if n, err := strconv.Atoi(groups); err == nil && n < len(stored.WorkerGroupSpecs) {
+		first := stored.DeepCopy()
+		first.WorkerGroupSpecs = first.WorkerGroupSpecs[:n]
+		if h, err := clusterHash(first, mute); err == nil && h == want {
+			return verdictAppended, ""
+		}
+	}
+	return verdictNewCluster, ""
+}
+
+// hashMutes are, by release, the fields KubeRay clears before it hashes a cluster spec.
+var hashMutes = map[string]func(*rayv1.RayClusterSpec){
+	"v1.1": func(s *rayv1.RayClusterSpec) {
+		for i := range s.WorkerGroupSpecs {
+			w := &s.WorkerGroupSpecs[i]
+			w.Replicas, w.ScaleStrategy.WorkersToDelete = nil, nil
+		}
+	},
+	"v1.5": muteScale,
+	"v1.6": func(s *rayv1.RayClusterSpec) {
+		muteScale(s)
+		// Fields external controllers (Kueue) inject after creation.
+		s.HeadGroupSpec.Template.Spec.Tolerations, s.HeadGroupSpec.Template.Spec.SchedulingGates = nil, nil
+		for i := range s.WorkerGroupSpecs {
+			t := &s.WorkerGroupSpecs[i].Template.Spec
+			t.Tolerations, t.SchedulingGates = nil, nil
+		}
+		// v1.6.0 also clears spec.upgradeStrategy, a field these types (v1.5.0's) do not hold:
+		// a document that sets it is not judged (Snapshot.Undecoded).
+	},
+}
+
+// muteScale clears what the autoscaler changes: replicas, their bounds and the workers to delete.
+func muteScale(s *rayv1.RayClusterSpec) {
+	for i := range s.WorkerGroupSpecs {
+		w := &s.WorkerGroupSpecs[i]
+		w.Replicas, w.MinReplicas, w.MaxReplicas, w.ScaleStrategy.WorkersToDelete = nil, nil, nil, nil
+	}
+}
+
+// clusterHash is KubeRay's GenerateJsonHash of spec with mute applied: SHA-1 of its JSON, in
+// base32 (extended hex alphabet).
+func clusterHash(spec *rayv1.RayClusterSpec, mute func(*rayv1.RayClusterSpec)) (string, error) {
+	s := spec.DeepCopy()
+	mute(s)
+	b, err := json.Marshal(s)
+	if err != nil {
+		return "", fmt.Errorf("the cluster spec does not serialize: %w", err)
+	}
+	sum := sha1.Sum(b) //nolint:gosec // KubeRay's hash
+	return base32.HexEncoding.EncodeToString(sum[:]), nil
+}
+
+// crdDefaults sets in spec what the API server sets when it stores a RayService: the defaults of
+// the release's CRD under spec.rayClusterConfig (config/crd/bases/ray.io_rayservices.yaml), which
+// KubeRay hashes as stored. Every default of those CRDs is here, but for names of references
+// ("" on an omitempty string, which serializes as absent).
+func crdDefaults(spec *rayv1.RayClusterSpec, v *version.Version) {
+	since15 := v.AtLeast(version.MustParseSemantic("v1.5.0"))
+	pod := func(p *corev1.PodSpec) {
+		for _, cs := range [][]corev1.Container{p.InitContainers, p.Containers} {
+			for i := range cs {
+				containerDefaults(&cs[i], since15)
+			}
+		}
+		for i := range p.EphemeralContainers {
+			c := corev1.Container(p.EphemeralContainers[i].EphemeralContainerCommon)
+			containerDefaults(&c, since15)
+			p.EphemeralContainers[i].EphemeralContainerCommon = corev1.EphemeralContainerCommon(c)
+		}
+		if since15 {
+			for i := range p.Volumes {
+				volumeDefaults(&p.Volumes[i].VolumeSource)
+			}
+		}
+	}
+	pod(&spec.HeadGroupSpec.Template.Spec)
+	if hs := spec.HeadGroupSpec.HeadService; hs != nil {
+		for i := range hs.Spec.Ports {
+			if hs.Spec.Ports[i].Protocol == "" {
+				hs.Spec.Ports[i].Protocol = corev1.ProtocolTCP
+			}
+		}
+	}
+	for i := range spec.WorkerGroupSpecs {
+		w := &spec.WorkerGroupSpecs[i]
+		pod(&w.Template.Spec)
+		if w.Replicas == nil {
+			w.Replicas = ptrTo[int32](0)
+		}
+		if w.MinReplicas == nil {
+			w.MinReplicas = ptrTo[int32](0)
+		}
+		if w.MaxReplicas == nil {
+			w.MaxReplicas = ptrTo[int32](2147483647)
+		}
+		if w.NumOfHosts == 0 {
+			w.NumOfHosts = 1
+		}
+	}
+}
+
+func containerDefaults(c *corev1.Container, since15 bool) {
+	for i := range c.Ports {
+		if c.Ports[i].Protocol == "" {
+			c.Ports[i].Protocol = corev1.ProtocolTCP
+		}
+	}
+	if !since15 {
+		return
+	}
+	for _, p := range []*corev1.Probe{c.LivenessProbe, c.ReadinessProbe, c.StartupProbe} {
+		if p != nil && p.GRPC != nil && p.GRPC.Service == nil {
+			p.GRPC.Service = ptrTo("")
+		}
+	}
+	for i := range c.Env {
+		if vf := c.Env[i].ValueFrom; vf != nil && vf.FileKeyRef != nil && vf.FileKeyRef.Optional == nil {
+			vf.FileKeyRef.Optional = ptrTo(false)
+		}
+	}
+}
+
+func volumeDefaults(v *corev1.VolumeSource) {
+	if d := v.AzureDisk; d != nil {
+		if d.FSType == nil {
+			d.FSType = ptrTo("ext4")
+		}
+		if d.ReadOnly == nil {
+			d.ReadOnly = ptrTo(false)
+		}
+	}
+	if d := v.ISCSI; d != nil && d.ISCSIInterface == "" {
+		d.ISCSIInterface = "default"
+	}
+	if d := v.RBD; d != nil {
+		if d.Keyring == "" {
+			d.Keyring = "/etc/ceph/keyring"
+		}
+		if d.RBDPool == "" {
+			d.RBDPool = "rbd"
+		}
+		if d.RadosUser == "" {
+			d.RadosUser = "admin"
+		}
+	}
+	if d := v.ScaleIO; d != nil {
+		if d.FSType == "" {
+			d.FSType = "xfs"
+		}
+		if d.StorageMode == "" {
+			d.StorageMode = "ThinProvisioned"
+		}
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }

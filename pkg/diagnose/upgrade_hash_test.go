@@ -1,0 +1,120 @@
+package diagnose
+
+import (
+	"testing"
+
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/version"
+)
+
+// serveSpec is a RayService's cluster spec as written in a document: ports with no protocol,
+// worker bounds and numOfHosts left to the CRD's defaults.
+func serveSpec() *rayv1.RayClusterSpec {
+	one := int32(1)
+	return &rayv1.RayClusterSpec{
+		RayVersion: "2.52.0",
+		HeadGroupSpec: rayv1.HeadGroupSpec{RayStartParams: map[string]string{}, Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+			Containers: []corev1.Container{{Name: "ray-head", Image: "rayproject/ray:2.52.0",
+				Ports: []corev1.ContainerPort{{Name: "dashboard", ContainerPort: 8265}}}}}}},
+		WorkerGroupSpecs: []rayv1.WorkerGroupSpec{{GroupName: "small-group", Replicas: &one, RayStartParams: map[string]string{},
+			Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "ray-worker", Image: "rayproject/ray:2.52.0"}}}}}},
+	}
+}
+
+// storedCluster is the cluster KubeRay release made of spec: the spec as the API server stored
+// it (the CRD's defaults), and the annotations KubeRay wrote.
+func storedCluster(t *testing.T, spec *rayv1.RayClusterSpec, release string) *ComparedCluster {
+	t.Helper()
+	v := version.MustParseSemantic(release)
+	stored := spec.DeepCopy()
+	crdDefaults(stored, v)
+	h, err := clusterHash(stored, hashMutes[release[:4]])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &ComparedCluster{Name: "svc-raycluster-abcde", Hash: h, NumWorkerGroups: "1", KubeRayVersion: release, Spec: stored}
+}
+
+func TestJudgeApply(t *testing.T) {
+	for _, release := range []string{"v1.1.1", "v1.5.0", "v1.6.0"} {
+		t.Run(release, func(t *testing.T) {
+			cc := storedCluster(t, serveSpec(), release)
+			if release == "v1.1.1" {
+				cc.KubeRayVersion = "" // v1.1.1 writes none
+			}
+			for _, tc := range []struct {
+				name string
+				edit func(*rayv1.RayClusterSpec)
+				want applyVerdict
+			}{
+				// Unchanged only if the document is defaulted as the API server stores it: the
+				// port's protocol TCP, the workers' bounds and numOfHosts.
+				{"the same document", func(*rayv1.RayClusterSpec) {}, verdictUnchanged},
+				{"more replicas", func(s *rayv1.RayClusterSpec) { n := int32(3); s.WorkerGroupSpecs[0].Replicas = &n }, verdictUnchanged},
+				{"a new head image", func(s *rayv1.RayClusterSpec) {
+					s.HeadGroupSpec.Template.Spec.Containers[0].Image = "rayproject/ray:2.53.0"
+				}, verdictNewCluster},
+				{"a worker group appended", func(s *rayv1.RayClusterSpec) {
+					g := *s.WorkerGroupSpecs[0].DeepCopy()
+					g.GroupName = "extra"
+					s.WorkerGroupSpecs = append(s.WorkerGroupSpecs, g)
+				}, verdictAppended},
+				{"a worker group put first", func(s *rayv1.RayClusterSpec) {
+					g := *s.WorkerGroupSpecs[0].DeepCopy()
+					g.GroupName = "extra"
+					s.WorkerGroupSpecs = append([]rayv1.WorkerGroupSpec{g}, s.WorkerGroupSpecs...)
+				}, verdictNewCluster},
+			} {
+				doc := serveSpec()
+				tc.edit(doc)
+				if got, why := judgeApply(doc, cc, release); got != tc.want {
+					t.Errorf("%s: verdict %d (%s), want %d", tc.name, got, why, tc.want)
+				}
+			}
+		})
+	}
+	t.Run("maxReplicas counts in v1.1 only", func(t *testing.T) {
+		doc := serveSpec()
+		n := int32(5)
+		doc.WorkerGroupSpecs[0].MaxReplicas = &n
+		if got, _ := judgeApply(doc, storedCluster(t, serveSpec(), "v1.1.1"), "v1.1.1"); got != verdictNewCluster {
+			t.Errorf("v1.1.1: verdict %d, want a new cluster", got)
+		}
+		if got, _ := judgeApply(doc, storedCluster(t, serveSpec(), "v1.5.0"), "v1.5.0"); got != verdictUnchanged {
+			t.Errorf("v1.5.0: verdict %d, want unchanged", got)
+		}
+	})
+	t.Run("tolerations count before v1.6", func(t *testing.T) {
+		doc := serveSpec()
+		doc.HeadGroupSpec.Template.Spec.Tolerations = []corev1.Toleration{{Key: "kueue", Operator: corev1.TolerationOpExists}}
+		if got, _ := judgeApply(doc, storedCluster(t, serveSpec(), "v1.6.0"), "v1.6.0"); got != verdictUnchanged {
+			t.Errorf("v1.6.0: verdict %d, want unchanged", got)
+		}
+		if got, _ := judgeApply(doc, storedCluster(t, serveSpec(), "v1.5.0"), "v1.5.0"); got != verdictNewCluster {
+			t.Errorf("v1.5.0: verdict %d, want a new cluster", got)
+		}
+	})
+	t.Run("v1.1 compares a pending cluster's spec", func(t *testing.T) {
+		cc := storedCluster(t, serveSpec(), "v1.1.1")
+		cc.Pending, cc.Hash, cc.NumWorkerGroups = true, "", ""
+		if got, why := judgeApply(serveSpec(), cc, "v1.1.1"); got != verdictUnchanged {
+			t.Errorf("verdict %d (%s), want unchanged", got, why)
+		}
+	})
+	for _, tc := range []struct {
+		name, release string
+		edit          func(*ComparedCluster)
+	}{
+		{"a release whose hash is not known here", "v1.3.0", func(*ComparedCluster) {}},
+		{"no release", "", func(*ComparedCluster) {}},
+		{"a cluster without the annotation", "v1.5.0", func(c *ComparedCluster) { c.Hash = "" }},
+		{"a cluster another release made", "v1.6.0", func(c *ComparedCluster) { c.KubeRayVersion = "v1.5.0" }},
+	} {
+		cc := storedCluster(t, serveSpec(), "v1.5.0")
+		tc.edit(cc)
+		if got, why := judgeApply(serveSpec(), cc, tc.release); got != verdictUnknown || why == "" {
+			t.Errorf("%s: verdict %d (%q), want unknown with a reason", tc.name, got, why)
+		}
+	}
+}

@@ -233,27 +233,24 @@ func volumeDefaults(v *corev1.VolumeSource) {
 			d.ReadOnly = ptrTo(false)
 		}
 	}
-	if d := v.ISCSI; d != nil && d.ISCSIInterface == "" {
-		d.ISCSIInterface = "default"
+	if d := v.ISCSI; d != nil {
+		orDefault(&d.ISCSIInterface, "default")
 	}
 	if d := v.RBD; d != nil {
-		if d.Keyring == "" {
-			d.Keyring = "/etc/ceph/keyring"
-		}
-		if d.RBDPool == "" {
-			d.RBDPool = "rbd"
-		}
-		if d.RadosUser == "" {
-			d.RadosUser = "admin"
-		}
+		orDefault(&d.Keyring, "/etc/ceph/keyring")
+		orDefault(&d.RBDPool, "rbd")
+		orDefault(&d.RadosUser, "admin")
 	}
 	if d := v.ScaleIO; d != nil {
-		if d.FSType == "" {
-			d.FSType = "xfs"
-		}
-		if d.StorageMode == "" {
-			d.StorageMode = "ThinProvisioned"
-		}
+		orDefault(&d.FSType, "xfs")
+		orDefault(&d.StorageMode, "ThinProvisioned")
+	}
+}
+
+// orDefault sets *field to def when it is empty, as a CRD default does.
+func orDefault(field *string, def string) {
+	if *field == "" {
+		*field = def
 	}
 }
 

@@ -118,3 +118,24 @@ func TestJudgeApply(t *testing.T) {
 		}
 	}
 }
+
+// From v1.5.0 the CRDs default a few volume plugins' fields; v1.1.1's default none of them.
+func TestCRDDefaultsOfVolumes(t *testing.T) {
+	spec := func() *rayv1.RayClusterSpec {
+		s := serveSpec()
+		s.HeadGroupSpec.Template.Spec.Volumes = []corev1.Volume{{Name: "ceph", VolumeSource: corev1.VolumeSource{RBD: &corev1.RBDVolumeSource{RBDImage: "img"}}}}
+		return s
+	}
+	v15, v11 := spec(), spec()
+	crdDefaults(v15, version.MustParseSemantic("v1.5.0"))
+	crdDefaults(v11, version.MustParseSemantic("v1.1.1"))
+	if r := v15.HeadGroupSpec.Template.Spec.Volumes[0].RBD; r.RBDPool != "rbd" || r.RadosUser != "admin" || r.Keyring != "/etc/ceph/keyring" {
+		t.Errorf("v1.5.0: rbd defaults %+v", r)
+	}
+	if r := v11.HeadGroupSpec.Template.Spec.Volumes[0].RBD; r.RBDPool != "" {
+		t.Errorf("v1.1.1 defaults rbd's pool: %+v", r)
+	}
+	if p := v11.HeadGroupSpec.Template.Spec.Containers[0].Ports[0].Protocol; p != corev1.ProtocolTCP {
+		t.Errorf("v1.1.1: port protocol %q, want TCP", p)
+	}
+}

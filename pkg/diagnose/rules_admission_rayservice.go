@@ -16,7 +16,7 @@ func rayServiceApply(ix *index, c *clusterView, e *Existing, what string, spec *
 		active = "(none yet)"
 	}
 	head := what + " exists, its active RayCluster " + active
-	verdict, why := verdictUnknown, "the cluster KubeRay compares it with could not be read"
+	verdict, why := verdictUnknown, "neither its pending nor its active RayCluster is among the namespace's RayClusters"
 	release, known := ix.targetOperator()
 	undecoded := undecodedUnder(ix.s.Undecoded[UndecodedKey("RayService", e.Namespace, e.Name)], "spec.rayClusterConfig")
 	switch {

@@ -67,9 +67,9 @@ const (
 )
 
 // judgeApply is what KubeRay release would do with spec applied over the RayService whose cluster
-// compared with is cc. Only releases whose source was read are judged (v1.1, v1.5, v1.6); a
-// cluster another release made is not (from v1.5.0 KubeRay first updates such an active cluster
-// in place, to write its own hash).
+// compared with is cc. Only releases whose source was read are judged (v1.1, v1.5, v1.6); an
+// active cluster another release made is not (from v1.5.0 KubeRay first updates such a cluster in
+// place, to write its own hash: shouldUpdateCluster; a pending one is compared as it is).
 func judgeApply(spec *rayv1.RayClusterSpec, cc *ComparedCluster, release string) (applyVerdict, string) {
 	v, err := version.ParseSemantic(release)
 	if err != nil {
@@ -91,7 +91,7 @@ func judgeApply(spec *rayv1.RayClusterSpec, cc *ComparedCluster, release string)
 	if want == "" {
 		return verdictUnknown, "cluster " + cc.Name + " has no " + AnnotationClusterHash + " annotation"
 	}
-	if v.AtLeast(version.MustParseSemantic("v1.5.0")) && cc.KubeRayVersion != "v"+v.String() && cc.KubeRayVersion != release {
+	if !cc.Pending && v.AtLeast(version.MustParseSemantic("v1.5.0")) && cc.KubeRayVersion != "v"+v.String() && cc.KubeRayVersion != release {
 		return verdictUnknown, fmt.Sprintf("cluster %s was made by KubeRay %q, not %s, which first updates it in place with its own hash", cc.Name, cc.KubeRayVersion, release)
 	}
 	stored := spec.DeepCopy()

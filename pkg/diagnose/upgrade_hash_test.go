@@ -95,6 +95,13 @@ func TestJudgeApply(t *testing.T) {
 			t.Errorf("v1.5.0: verdict %d, want a new cluster", got)
 		}
 	})
+	t.Run("a pending cluster another release made is compared as it is", func(t *testing.T) {
+		cc := storedCluster(t, serveSpec(), "v1.6.0")
+		cc.Pending, cc.KubeRayVersion = true, "v1.5.0"
+		if got, why := judgeApply(serveSpec(), cc, "v1.6.0"); got != verdictUnchanged {
+			t.Errorf("verdict %d (%s), want unchanged", got, why)
+		}
+	})
 	t.Run("v1.1 compares a pending cluster's spec", func(t *testing.T) {
 		cc := storedCluster(t, serveSpec(), "v1.1.1")
 		cc.Pending, cc.Hash, cc.NumWorkerGroups = true, "", ""
@@ -109,7 +116,7 @@ func TestJudgeApply(t *testing.T) {
 		{"a release whose hash is not known here", "v1.3.0", func(*ComparedCluster) {}},
 		{"no release", "", func(*ComparedCluster) {}},
 		{"a cluster without the annotation", "v1.5.0", func(c *ComparedCluster) { c.Hash = "" }},
-		{"a cluster another release made", "v1.6.0", func(c *ComparedCluster) { c.KubeRayVersion = "v1.5.0" }},
+		{"an active cluster another release made", "v1.6.0", func(c *ComparedCluster) { c.KubeRayVersion = "v1.5.0" }},
 	} {
 		cc := storedCluster(t, serveSpec(), "v1.5.0")
 		tc.edit(cc)

@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"bytes"
 	"crypto/sha1" //nolint:gosec // KubeRay's hash, compared, not a safeguard
 	"encoding/base32"
 	"encoding/json"
@@ -9,6 +10,7 @@ import (
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/version"
 )
 
@@ -75,7 +77,7 @@ func judgeApply(spec *rayv1.RayClusterSpec, cc *ComparedCluster, release string)
 	if err != nil {
 		return verdictUnknown, "the operator's release is not known"
 	}
-	mute, ok := hashMutes[fmt.Sprintf("v%d.%d", v.Major(), v.Minor())]
+	mute, ok := hashings[fmt.Sprintf("v%d.%d", v.Major(), v.Minor())]
 	if !ok {
 		return verdictUnknown, "how KubeRay " + release + " hashes a cluster spec is not known here (v1.1, v1.5 and v1.6 are)"
 	}
@@ -111,16 +113,39 @@ func judgeApply(spec *rayv1.RayClusterSpec, cc *ComparedCluster, release string)
 	return verdictNewCluster, ""
 }
 
-// hashMutes are, by release, the fields KubeRay clears before it hashes a cluster spec.
-var hashMutes = map[string]func(*rayv1.RayClusterSpec){
-	"v1.1": func(s *rayv1.RayClusterSpec) {
+// hashing is how one KubeRay release hashes a cluster spec: the fields it clears first, and how
+// its API machinery serializes what is left.
+type hashing struct {
+	mute func(*rayv1.RayClusterSpec)
+	// legacy is how v1.1.1's types write a spec where these (v1.5.0's) write it otherwise: the
+	// fields of its own Ray types in their order (the rest it does not hold, and its CRD prunes),
+	// and "creationTimestamp":null in each pod template's metadata, which its older API machinery
+	// writes and this program's (omitzero) does not. Checked against the JSON v1.1.1's types
+	// write (TestV11WritesV111sJSON).
+	legacy *fieldOrder
+}
+
+// fieldOrder is, for the Ray types of a cluster spec, their JSON fields in one release's order.
+type fieldOrder struct{ spec, head, worker, autoscaler []string }
+
+// v111Order is KubeRay v1.1.1's (apis/ray/v1/raycluster_types.go).
+var v111Order = &fieldOrder{
+	spec:       []string{"headGroupSpec", "workerGroupSpecs", "rayVersion", "enableInTreeAutoscaling", "autoscalerOptions", "headServiceAnnotations", "suspend"},
+	head:       []string{"serviceType", "headService", "enableIngress", "rayStartParams", "template"},
+	worker:     []string{"groupName", "replicas", "minReplicas", "maxReplicas", "numOfHosts", "rayStartParams", "template", "scaleStrategy"},
+	autoscaler: []string{"resources", "image", "imagePullPolicy", "env", "envFrom", "volumeMounts", "securityContext", "idleTimeoutSeconds", "upscalingMode"},
+}
+
+// hashings are, by release, how KubeRay hashes a cluster spec.
+var hashings = map[string]hashing{
+	"v1.1": {legacy: v111Order, mute: func(s *rayv1.RayClusterSpec) {
 		for i := range s.WorkerGroupSpecs {
 			w := &s.WorkerGroupSpecs[i]
 			w.Replicas, w.ScaleStrategy.WorkersToDelete = nil, nil
 		}
-	},
-	"v1.5": muteScale,
-	"v1.6": func(s *rayv1.RayClusterSpec) {
+	}},
+	"v1.5": {mute: muteScale},
+	"v1.6": {mute: func(s *rayv1.RayClusterSpec) {
 		muteScale(s)
 		// Fields external controllers (Kueue) inject after creation.
 		s.HeadGroupSpec.Template.Spec.Tolerations, s.HeadGroupSpec.Template.Spec.SchedulingGates = nil, nil
@@ -130,7 +155,7 @@ var hashMutes = map[string]func(*rayv1.RayClusterSpec){
 		}
 		// v1.6.0 also clears spec.upgradeStrategy, a field these types (v1.5.0's) do not hold:
 		// a document that sets it is not judged (Snapshot.Undecoded).
-	},
+	}},
 }
 
 // muteScale clears what the autoscaler changes: replicas, their bounds and the workers to delete.
@@ -141,17 +166,136 @@ func muteScale(s *rayv1.RayClusterSpec) {
 	}
 }
 
-// clusterHash is KubeRay's GenerateJsonHash of spec with mute applied: SHA-1 of its JSON, in
-// base32 (extended hex alphabet).
-func clusterHash(spec *rayv1.RayClusterSpec, mute func(*rayv1.RayClusterSpec)) (string, error) {
+// clusterHash is KubeRay's GenerateJsonHash of spec as h hashes it: SHA-1 of its JSON, in base32
+// (extended hex alphabet).
+func clusterHash(spec *rayv1.RayClusterSpec, h hashing) (string, error) {
 	s := spec.DeepCopy()
-	mute(s)
+	h.mute(s)
 	b, err := json.Marshal(s)
 	if err != nil {
 		return "", fmt.Errorf("the cluster spec does not serialize: %w", err)
 	}
+	if h.legacy != nil {
+		if b, err = withNullCreationTimestamps(b, s); err != nil {
+			return "", err
+		}
+		if b, err = h.legacy.reorder(b); err != nil {
+			return "", err
+		}
+	}
 	sum := sha1.Sum(b) //nolint:gosec // KubeRay's hash
 	return base32.HexEncoding.EncodeToString(sum[:]), nil
+}
+
+// withNullCreationTimestamps is b, the JSON of s, as older API machinery writes it: each pod
+// template's metadata with "creationTimestamp":null where its fields put it (after name,
+// generateName, namespace, selfLink, uid, resourceVersion and generation, before the rest). The
+// templates come in b in the order of s's fields: the head's, then each worker group's.
+func withNullCreationTimestamps(b []byte, s *rayv1.RayClusterSpec) ([]byte, error) {
+	metas := []*metav1.ObjectMeta{&s.HeadGroupSpec.Template.ObjectMeta}
+	for i := range s.WorkerGroupSpecs {
+		metas = append(metas, &s.WorkerGroupSpecs[i].Template.ObjectMeta)
+	}
+	out, rest := []byte{}, b
+	for _, m := range metas {
+		if !m.CreationTimestamp.IsZero() {
+			continue
+		}
+		now, err := json.Marshal(m)
+		if err != nil {
+			return nil, err
+		}
+		before := metav1.ObjectMeta{Name: m.Name, GenerateName: m.GenerateName, Namespace: m.Namespace, SelfLink: m.SelfLink, //nolint:staticcheck // SelfLink is serialized too
+			UID: m.UID, ResourceVersion: m.ResourceVersion, Generation: m.Generation}
+		pre, err := json.Marshal(before)
+		if err != nil {
+			return nil, err
+		}
+		// now is pre's fields then the others': the null goes between them.
+		inner, preInner := now[1:len(now)-1], pre[1:len(pre)-1]
+		legacy := append([]byte("{"), preInner...)
+		if len(preInner) > 0 {
+			legacy = append(legacy, ',')
+		}
+		legacy = append(legacy, `"creationTimestamp":null`...)
+		if post := inner[len(preInner):]; len(post) > 0 {
+			if len(preInner) == 0 {
+				legacy = append(legacy, ',')
+			}
+			legacy = append(legacy, post...)
+		}
+		legacy = append(legacy, '}')
+		at := bytes.Index(rest, append([]byte(`"template":{"metadata":`), now...))
+		if at < 0 {
+			return nil, fmt.Errorf("a pod template's metadata was not found in the cluster spec's JSON")
+		}
+		at += len(`"template":{"metadata":`)
+		out = append(out, rest[:at]...)
+		out = append(out, legacy...)
+		rest = rest[at+len(now):]
+	}
+	return append(out, rest...), nil
+}
+
+// reorder writes b, a cluster spec's JSON, with the Ray types' fields in o's order, dropping the
+// fields o does not list; what is inside them (Kubernetes' types) is kept as it is.
+func (o *fieldOrder) reorder(b []byte) ([]byte, error) {
+	spec, err := ordered(b, o.spec, map[string]func([]byte) ([]byte, error){
+		"headGroupSpec": func(h []byte) ([]byte, error) { return ordered(h, o.head, nil) },
+		"autoscalerOptions": func(a []byte) ([]byte, error) {
+			if string(a) == "null" {
+				return a, nil
+			}
+			return ordered(a, o.autoscaler, nil)
+		},
+		"workerGroupSpecs": func(ws []byte) ([]byte, error) {
+			var groups []json.RawMessage
+			if err := json.Unmarshal(ws, &groups); err != nil || groups == nil {
+				return ws, err
+			}
+			out := []byte("[")
+			for i, g := range groups {
+				w, err := ordered(g, o.worker, nil)
+				if err != nil {
+					return nil, err
+				}
+				if i > 0 {
+					out = append(out, ',')
+				}
+				out = append(out, w...)
+			}
+			return append(out, ']'), nil
+		},
+	})
+	return spec, err
+}
+
+// ordered writes the JSON object b with the fields of order, in that order (those b has), each
+// through inner[field] when there is one.
+func ordered(b []byte, order []string, inner map[string]func([]byte) ([]byte, error)) ([]byte, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(b, &fields); err != nil {
+		return nil, err
+	}
+	out := []byte("{")
+	for _, k := range order {
+		v, ok := fields[k]
+		if !ok {
+			continue
+		}
+		if f := inner[k]; f != nil {
+			var err error
+			if v, err = f(v); err != nil {
+				return nil, err
+			}
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		key, _ := json.Marshal(k)
+		out = append(append(append(out, key...), ':'), v...)
+	}
+	return append(out, '}'), nil
 }
 
 // crdDefaults sets in spec what the API server sets when it stores a RayService: the defaults of

@@ -1,11 +1,16 @@
 package diagnose
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/version"
+	"sigs.k8s.io/yaml"
 )
 
 // serveSpec is a RayService's cluster spec as written in a document: ports with no protocol,
@@ -29,7 +34,7 @@ func storedCluster(t *testing.T, spec *rayv1.RayClusterSpec, release string) *Co
 	v := version.MustParseSemantic(release)
 	stored := spec.DeepCopy()
 	crdDefaults(stored, v)
-	h, err := clusterHash(stored, hashMutes[release[:4]])
+	h, err := clusterHash(stored, hashings[release[:4]])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,5 +149,40 @@ func TestCRDDefaultsOfVolumes(t *testing.T) {
 	}
 	if p := v11.HeadGroupSpec.Template.Spec.Containers[0].Ports[0].Protocol; p != corev1.ProtocolTCP {
 		t.Errorf("v1.1.1: port protocol %q, want TCP", p)
+	}
+}
+
+// KubeRay v1.1.1 hashes the JSON its own types write (older API machinery: "creationTimestamp":
+// null in each pod template's metadata). testdata/hash/*.v1.1.1.json were written by v1.1.1's
+// types (json.Marshal of the spec of the YAML beside them, in a module requiring ray-operator
+// v1.1.1): the hashing of v1.1 must write the same bytes from these types.
+func TestV11WritesV111sJSON(t *testing.T) {
+	for _, name := range []string{"sample-v1.1.1", "rich"} {
+		doc, err := os.ReadFile(filepath.Join("testdata", "hash", name+".yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := os.ReadFile(filepath.Join("testdata", "hash", name+".v1.1.1.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs := &rayv1.RayService{}
+		if err := yaml.Unmarshal(doc, rs); err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(rs.Spec.RayClusterSpec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := withNullCreationTimestamps(b, &rs.Spec.RayClusterSpec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err = v111Order.reorder(got); err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != strings.TrimSpace(string(want)) {
+			t.Errorf("%s:\n got %s\nwant %s", name, got, want)
+		}
 	}
 }

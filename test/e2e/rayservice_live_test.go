@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -78,6 +79,14 @@ func testRayServiceLive(t *testing.T, sb *sandbox.Sandbox, version string) {
 	// Doctor on the live RayService: the serve Service sends traffic to the head.
 	d, _ := h.doctorJSON()
 	wantServeRules(t, d, cluster, rule("serve-head-in-service", "service", "rs-serve-svc"))
+
+	// doctor -f of the document rs was created from, now that it is Ready: KubeRay compares a
+	// new document with its active cluster's hash (matrixRayServiceApply covers the pending one).
+	// About 1 s.
+	h.wantApplyVerdict(version, "rs", cluster, nil, "unchanged")
+	h.wantApplyVerdict(version, "rs", cluster, func(rs *rayv1.RayService) {
+		rs.Spec.RayClusterSpec.HeadGroupSpec.Template.Spec.Containers[0].Image += "-changed"
+	}, "new-cluster")
 
 	// head-kill through the Service the operator maintains: every answer the report counts is
 	// one a stand-in gave. After the kill the worker's proxy answers 502 until the operator has
@@ -188,6 +197,48 @@ func (h *H) createLiveRayService(name, version string, mutate func(*rayv1.RaySer
 		h.T.Fatal(err)
 	}
 	return got.Status.ActiveServiceStatus.RayClusterName
+}
+
+// wantApplyVerdict checks doctor -f's exists-in-cluster verdict on the document RayService name
+// was created from (createLiveRayService's, with num-cpus 0), changed by mutate, against its
+// active cluster.
+func (h *H) wantApplyVerdict(version, name, active string, mutate func(*rayv1.RayService), want string) {
+	h.T.Helper()
+	path, err := h.SB.Config().OperatorSample(h.Ctx, version, "ray-service.sample.yaml")
+	if err != nil {
+		h.T.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		h.T.Fatal(err)
+	}
+	rs := &rayv1.RayService{}
+	if err := yaml.Unmarshal(data, rs); err != nil {
+		h.T.Fatal(err)
+	}
+	rs.Name, rs.Namespace = name, h.NS
+	rs.Spec.RayClusterSpec.HeadGroupSpec.RayStartParams = map[string]string{"num-cpus": "0"}
+	if mutate != nil {
+		mutate(rs)
+	}
+	doc, err := yaml.Marshal(rs)
+	if err != nil {
+		h.T.Fatal(err)
+	}
+	file := filepath.Join(h.T.TempDir(), want+".yaml")
+	if err := os.WriteFile(file, doc, 0o644); err != nil {
+		h.T.Fatal(err)
+	}
+	d, res := h.doctorJSON("-f", file, "--fail-on", "never")
+	for _, f := range d.Findings {
+		if f.Rule == "exists-in-cluster" && f.Object.Kind == "RayService" {
+			if f.Evidence["verdict"] != want || !strings.Contains(f.Message, "its active cluster "+active+" (") {
+				h.T.Errorf("KubeRay %s, doctor -f of %s: verdict %q, want %q against active cluster %s: %s", version, want, f.Evidence["verdict"], want, active, f.Message)
+			}
+			return
+		}
+	}
+	h.T.Errorf("KubeRay %s, doctor -f of %s: no exists-in-cluster for the RayService\n%s", version, want, res)
 }
 
 // rayServiceReady is the operator's own verdict: condition Ready True (v1.5.0, v1.6.0), or

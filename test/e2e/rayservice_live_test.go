@@ -172,22 +172,7 @@ func startRay(h *H, opts play.RayOptions) *play.Ray {
 // mutate, waits until the operator reports it Ready, and returns its active RayCluster.
 func (h *H) createLiveRayService(name, version string, mutate func(*rayv1.RayService)) string {
 	h.T.Helper()
-	path, err := h.SB.Config().OperatorSample(h.Ctx, version, "ray-service.sample.yaml")
-	if err != nil {
-		h.T.Fatal(err)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		h.T.Fatal(err)
-	}
-	rs := &rayv1.RayService{}
-	if err := yaml.Unmarshal(data, rs); err != nil {
-		h.T.Fatal(err)
-	}
-	rs.Name, rs.Namespace = name, h.NS
-	if mutate != nil {
-		mutate(rs)
-	}
+	rs := h.sampleRayService(name, version, mutate)
 	if _, err := h.Ray.RayV1().RayServices(h.NS).Create(h.Ctx, rs, metav1.CreateOptions{}); err != nil {
 		h.T.Fatal(err)
 	}
@@ -204,23 +189,12 @@ func (h *H) createLiveRayService(name, version string, mutate func(*rayv1.RaySer
 // active cluster.
 func (h *H) wantApplyVerdict(version, name, active string, mutate func(*rayv1.RayService), want string) {
 	h.T.Helper()
-	path, err := h.SB.Config().OperatorSample(h.Ctx, version, "ray-service.sample.yaml")
-	if err != nil {
-		h.T.Fatal(err)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		h.T.Fatal(err)
-	}
-	rs := &rayv1.RayService{}
-	if err := yaml.Unmarshal(data, rs); err != nil {
-		h.T.Fatal(err)
-	}
-	rs.Name, rs.Namespace = name, h.NS
-	rs.Spec.RayClusterSpec.HeadGroupSpec.RayStartParams = map[string]string{"num-cpus": "0"}
-	if mutate != nil {
-		mutate(rs)
-	}
+	rs := h.sampleRayService(name, version, func(rs *rayv1.RayService) {
+		rs.Spec.RayClusterSpec.HeadGroupSpec.RayStartParams = map[string]string{"num-cpus": "0"}
+		if mutate != nil {
+			mutate(rs)
+		}
+	})
 	doc, err := yaml.Marshal(rs)
 	if err != nil {
 		h.T.Fatal(err)
@@ -239,6 +213,29 @@ func (h *H) wantApplyVerdict(version, name, active string, mutate func(*rayv1.Ra
 		}
 	}
 	h.T.Errorf("KubeRay %s, doctor -f of %s: no exists-in-cluster for the RayService\n%s", version, want, res)
+}
+
+// sampleRayService is the version's own ray-service.sample.yaml named name in the test's
+// namespace, changed by mutate.
+func (h *H) sampleRayService(name, version string, mutate func(*rayv1.RayService)) *rayv1.RayService {
+	h.T.Helper()
+	path, err := h.SB.Config().OperatorSample(h.Ctx, version, "ray-service.sample.yaml")
+	if err != nil {
+		h.T.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		h.T.Fatal(err)
+	}
+	rs := &rayv1.RayService{}
+	if err := yaml.Unmarshal(data, rs); err != nil {
+		h.T.Fatal(err)
+	}
+	rs.Name, rs.Namespace = name, h.NS
+	if mutate != nil {
+		mutate(rs)
+	}
+	return rs
 }
 
 // rayServiceReady is the operator's own verdict: condition Ready True (v1.5.0, v1.6.0), or

@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/version"
+	"k8s.io/utils/ptr"
 )
 
 // What an apply of a RayService that exists does, as KubeRay decides it: it hashes the
@@ -333,13 +334,13 @@ func crdDefaults(spec *rayv1.RayClusterSpec, v *version.Version) {
 		w := &spec.WorkerGroupSpecs[i]
 		pod(&w.Template.Spec)
 		if w.Replicas == nil {
-			w.Replicas = ptrTo[int32](0)
+			w.Replicas = ptr.To[int32](0)
 		}
 		if w.MinReplicas == nil {
-			w.MinReplicas = ptrTo[int32](0)
+			w.MinReplicas = ptr.To[int32](0)
 		}
 		if w.MaxReplicas == nil {
-			w.MaxReplicas = ptrTo[int32](2147483647)
+			w.MaxReplicas = ptr.To[int32](2147483647)
 		}
 		if w.NumOfHosts == 0 {
 			w.NumOfHosts = 1
@@ -358,12 +359,12 @@ func containerDefaults(c *corev1.Container, since15 bool) {
 	}
 	for _, p := range []*corev1.Probe{c.LivenessProbe, c.ReadinessProbe, c.StartupProbe} {
 		if p != nil && p.GRPC != nil && p.GRPC.Service == nil {
-			p.GRPC.Service = ptrTo("")
+			p.GRPC.Service = ptr.To("")
 		}
 	}
 	for i := range c.Env {
 		if vf := c.Env[i].ValueFrom; vf != nil && vf.FileKeyRef != nil && vf.FileKeyRef.Optional == nil {
-			vf.FileKeyRef.Optional = ptrTo(false)
+			vf.FileKeyRef.Optional = ptr.To(false)
 		}
 	}
 }
@@ -371,10 +372,10 @@ func containerDefaults(c *corev1.Container, since15 bool) {
 func volumeDefaults(v *corev1.VolumeSource) {
 	if d := v.AzureDisk; d != nil {
 		if d.FSType == nil {
-			d.FSType = ptrTo("ext4")
+			d.FSType = ptr.To("ext4")
 		}
 		if d.ReadOnly == nil {
-			d.ReadOnly = ptrTo(false)
+			d.ReadOnly = ptr.To(false)
 		}
 	}
 	if d := v.ISCSI; d != nil {
@@ -397,5 +398,3 @@ func orDefault(field *string, def string) {
 		*field = def
 	}
 }
-
-func ptrTo[T any](v T) *T { return &v }

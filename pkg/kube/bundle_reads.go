@@ -18,24 +18,21 @@ import (
 
 // ListServicesMatching lists the Services in namespace ("" for all) that match selector.
 func (c *Clients) ListServicesMatching(ctx context.Context, namespace, selector string) ([]corev1.Service, error) {
-	return listExplained(ctx, selector, Request{Verb: "list", Resource: "services", Namespace: namespace, Host: c.Host()},
-		c.Kube.CoreV1().Services(namespace).List,
-		func(l *corev1.ServiceList) []corev1.Service { return l.Items })
+	out, err := c.ListServices(ctx, namespace, selector)
+	return explained(out, err, Request{Verb: "list", Resource: "services", Namespace: namespace, Host: c.Host()})
 }
 
 // ListEndpointSlicesMatching lists the EndpointSlices in namespace that match selector (the
 // EndpointSlice controller copies a Service's labels onto its slices).
 func (c *Clients) ListEndpointSlicesMatching(ctx context.Context, namespace, selector string) ([]discoveryv1.EndpointSlice, error) {
-	return listExplained(ctx, selector, Request{Verb: "list", Resource: "endpointslices.discovery.k8s.io", Namespace: namespace, Host: c.Host()},
-		c.Kube.DiscoveryV1().EndpointSlices(namespace).List,
-		func(l *discoveryv1.EndpointSliceList) []discoveryv1.EndpointSlice { return l.Items })
+	out, err := c.ListEndpointSlices(ctx, namespace, selector)
+	return explained(out, err, Request{Verb: "list", Resource: "endpointslices.discovery.k8s.io", Namespace: namespace, Host: c.Host()})
 }
 
 // ListJobsMatching lists the Jobs in namespace that match selector.
 func (c *Clients) ListJobsMatching(ctx context.Context, namespace, selector string) ([]batchv1.Job, error) {
-	return listExplained(ctx, selector, Request{Verb: "list", Resource: "jobs.batch", Namespace: namespace, Host: c.Host()},
-		c.Kube.BatchV1().Jobs(namespace).List,
-		func(l *batchv1.JobList) []batchv1.Job { return l.Items })
+	out, err := c.ListJobs(ctx, namespace, selector, nil)
+	return explained(out, err, Request{Verb: "list", Resource: "jobs.batch", Namespace: namespace, Host: c.Host()})
 }
 
 // ListPodDisruptionBudgets lists the PodDisruptionBudgets in namespace. They carry no label of

@@ -19,6 +19,14 @@ func listExplained[T any, PT interface {
 	return out, nil
 }
 
+// explained is out, or err explained with req.
+func explained[T any](out []T, err error, req Request) ([]T, error) {
+	if err != nil {
+		return nil, Explain(err, req)
+	}
+	return out, nil
+}
+
 // getExplained reads the object called name through get; an error comes back explained as a get
 // of resource.
 func getExplained[T any](ctx context.Context, c *Clients, resource, namespace, name string, get func(context.Context, string, metav1.GetOptions) (*T, error)) (*T, error) {

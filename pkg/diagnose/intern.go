@@ -1,11 +1,17 @@
 package diagnose
 
 import (
+	"encoding/json"
+	"fmt"
+	"hash/maphash"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // A decoded pod holds its own copy of everything: the labels KubeRay puts on each pod (the same
@@ -47,10 +53,67 @@ func (t *table[T]) len() int {
 	return len(t.m)
 }
 
+// hashed is a bounded table of shared composite values (label sets, resource lists, owner lists)
+// by a hash of their joined form: the joined form itself, as a table's key, was 4 MB of doctor's
+// heap at 4,000 RayClusters. A value is shared only when it equals the one held (its joined form
+// is the same), so a collision costs sharing, never correctness.
+type hashed[T any] struct {
+	sync.Mutex
+	m      map[uint64]T
+	joined func(T) string
+	// kept, when not nil, is what the table holds of a value it has not seen (its strings
+	// shared, say).
+	kept func(T) T
+}
+
+var seed = maphash.MakeSeed()
+
+func (t *hashed[T]) shared(v T) T {
+	key := t.joined(v)
+	h := maphash.String(seed, key)
+	t.Lock()
+	defer t.Unlock()
+	if c, ok := t.m[h]; ok {
+		if t.joined(c) == key {
+			return c
+		}
+		return v
+	}
+	if t.m == nil || len(t.m) >= maxInterned {
+		t.m = make(map[uint64]T)
+	}
+	if t.kept != nil {
+		v = t.kept(v)
+	}
+	t.m[h] = v
+	return v
+}
+
+func (t *hashed[T]) len() int {
+	t.Lock()
+	defer t.Unlock()
+	return len(t.m)
+}
+
 var (
 	strs       table[string]
-	labelSets  table[map[string]string]
 	containers table[[]corev1.Container]
+	labelSets  = hashed[map[string]string]{joined: func(m map[string]string) string { return mapKey(m, func(v string) string { return v }) },
+		kept: internedMap}
+	resources = hashed[corev1.ResourceList]{joined: func(l corev1.ResourceList) string {
+		return mapKey(l, func(q resource.Quantity) string { return q.String() })
+	}}
+	owners = hashed[[]metav1.OwnerReference]{joined: ownersKey}
+	// keptContainers are a group template's containers as trimmed (specTemplate): the same in
+	// every RayCluster made from one chart or sample. Joined as JSON, so that a field trimming
+	// comes to keep is compared too.
+	keptContainers = hashed[[]corev1.Container]{joined: func(cs []corev1.Container) string {
+		b, err := json.Marshal(cs)
+		if err != nil {
+			return fmt.Sprintf("%p", cs) // never shared with another
+		}
+		return string(b)
+	}}
 )
 
 // intern returns the shared copy of s.
@@ -61,25 +124,76 @@ func intern(s string) string {
 	return strs.shared(s, s)
 }
 
-// internLabels returns the shared map equal to in.
+// internLabels returns the shared map equal to in: a label set, or any string map (a group's
+// rayStartParams).
 func internLabels(in map[string]string) map[string]string {
 	if len(in) == 0 {
 		return in
 	}
-	keys := make([]string, 0, len(in))
-	for k := range in {
+	return labelSets.shared(in)
+}
+
+// internResources returns the shared list equal to in: the requests and limits of a group's
+// containers, the same in every RayCluster made from one chart or sample (four maps a cluster,
+// 13 MB of doctor's heap at 4,000 RayClusters).
+func internResources(in corev1.ResourceList) corev1.ResourceList {
+	if len(in) == 0 {
+		return in
+	}
+	return resources.shared(in)
+}
+
+// internOwners returns the shared owner list equal to in: a cluster's pods name the same owner.
+func internOwners(in []metav1.OwnerReference) []metav1.OwnerReference {
+	if len(in) == 0 {
+		return in
+	}
+	return owners.shared(in)
+}
+
+// ownersKey is an owner list joined, its pointers by their values.
+func ownersKey(in []metav1.OwnerReference) string {
+	var b strings.Builder
+	for _, o := range in {
+		b.WriteString(o.APIVersion + "\x00" + o.Kind + "\x00" + o.Name + "\x00" + string(o.UID) + "\x00")
+		for _, p := range []*bool{o.Controller, o.BlockOwnerDeletion} {
+			if p == nil {
+				b.WriteString("-")
+			} else {
+				b.WriteString(strconv.FormatBool(*p))
+			}
+		}
+		b.WriteByte(0)
+	}
+	return b.String()
+}
+
+// internedMap is a copy of m with its keys and values shared: each RayCluster's pods carry a
+// label set of their own (ray.io/cluster), whose keys and most values are the same everywhere.
+func internedMap(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[intern(k)] = intern(v)
+	}
+	return out
+}
+
+// mapKey is m's entries joined in key order. A NUL cannot occur in a label key or value, a
+// resource name or a quantity, so the joined form is unambiguous.
+func mapKey[K ~string, V any](m map[K]V, value func(V) string) string {
+	keys := make([]K, 0, len(m))
+	for k := range m {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
 	var b strings.Builder
 	for _, k := range keys {
-		// A NUL cannot occur in a label key or value, so the joined form is unambiguous.
-		b.WriteString(k)
+		b.WriteString(string(k))
 		b.WriteByte(0)
-		b.WriteString(in[k])
+		b.WriteString(value(m[k]))
 		b.WriteByte(0)
 	}
-	return labelSets.shared(b.String(), in)
+	return b.String()
 }
 
 // rayContainer returns the shared one-element container list that a trimmed pod keeps: the

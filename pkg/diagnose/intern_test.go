@@ -6,6 +6,12 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 )
 
 func TestInternSharesOneCopy(t *testing.T) {
@@ -48,5 +54,33 @@ func TestInternIsBounded(t *testing.T) {
 	}
 	if n := strs.len(); n > maxInterned {
 		t.Fatalf("%d strings interned, more than the bound %d", n, maxInterned)
+	}
+}
+
+// RayClusters made from one sample carry equal requests and limits, and a cluster's pods name
+// one owner: each is kept once. Different values stay apart.
+func TestInternSharesResourcesAndOwners(t *testing.T) {
+	list := func(cpu, mem string) corev1.ResourceList {
+		return corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(mem)}
+	}
+	a, b, c := internResources(list("1", "2Gi")), internResources(list("1", "2Gi")), internResources(list("1", "3Gi"))
+	if reflect.ValueOf(a).UnsafePointer() != reflect.ValueOf(b).UnsafePointer() {
+		t.Fatal("equal resource lists not shared")
+	}
+	if q := c[corev1.ResourceMemory]; q.String() != "3Gi" {
+		t.Fatalf("a different resource list was shared: %v", c)
+	}
+	owner := func(uid string, controller *bool) []metav1.OwnerReference {
+		return []metav1.OwnerReference{{APIVersion: "ray.io/v1", Kind: "RayCluster", Name: "rc", UID: types.UID(uid), Controller: controller}}
+	}
+	o1, o2 := internOwners(owner("u1", ptr.To(true))), internOwners(owner("u1", ptr.To(true)))
+	if &o1[0] != &o2[0] {
+		t.Fatal("equal owner lists not shared")
+	}
+	if o := internOwners(owner("u2", ptr.To(true))); o[0].UID != "u2" {
+		t.Fatalf("another owner's list was shared: %v", o)
+	}
+	if o := internOwners(owner("u1", nil)); o[0].Controller != nil {
+		t.Fatalf("an owner list with controller unset shared one with it set: %v", o)
 	}
 }

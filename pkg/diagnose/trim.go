@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"strings"
+	"time"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -66,7 +67,7 @@ func trimPodStatus(s *corev1.PodStatus) corev1.PodStatus {
 		Message:               s.Message,
 		StartTime:             s.StartTime,
 		NominatedNodeName:     s.NominatedNodeName,
-		Conditions:            s.Conditions,
+		Conditions:            readConditions(s.Conditions),
 		InitContainerStatuses: trimContainerStatuses(s.InitContainerStatuses),
 		ContainerStatuses:     trimContainerStatuses(s.ContainerStatuses),
 	}
@@ -74,6 +75,32 @@ func trimPodStatus(s *corev1.PodStatus) corev1.PodStatus {
 		c := &out.Conditions[i]
 		c.Type, c.Reason = corev1.PodConditionType(intern(string(c.Type))), intern(c.Reason)
 		c.Status, c.LastProbeTime = corev1.ConditionStatus(intern(string(c.Status))), metav1.Time{}
+	}
+	return out
+}
+
+// readConditions keeps the pod conditions rules read (Ready, PodScheduled, DisruptionTarget)
+// and, when another changed later than all of them, that one too: failedAt dates a terminal pod
+// by its latest condition change. A kubelet sets five conditions on every pod, kwok three; most
+// are never read, and at 20,000 pods they were 7 MB of doctor's heap (issue 35).
+func readConditions(in []corev1.PodCondition) []corev1.PodCondition {
+	var out []corev1.PodCondition
+	var latest, latestKept time.Time
+	last := -1
+	for i, c := range in {
+		if !c.LastTransitionTime.Time.Before(latest) {
+			latest, last = c.LastTransitionTime.Time, i
+		}
+		switch c.Type {
+		case corev1.PodReady, corev1.PodScheduled, corev1.DisruptionTarget:
+			out = append(out, c)
+			if c.LastTransitionTime.After(latestKept) {
+				latestKept = c.LastTransitionTime.Time
+			}
+		}
+	}
+	if last >= 0 && latest.After(latestKept) {
+		out = append(out, in[last])
 	}
 	return out
 }
@@ -117,6 +144,7 @@ func internMeta(m *metav1.ObjectMeta) {
 		o := &m.OwnerReferences[i]
 		o.APIVersion, o.Kind, o.Name, o.UID = intern(o.APIVersion), intern(o.Kind), intern(o.Name), types.UID(intern(string(o.UID)))
 	}
+	m.OwnerReferences = internOwners(m.OwnerReferences)
 }
 
 // TrimCluster drops of a RayCluster's pod templates all but what the rules read (specTemplate)
@@ -132,11 +160,21 @@ func TrimCluster(rc *rayv1.RayCluster, secrets Secrets) {
 			meta.Annotations[k] = v
 		}
 	}
+	internMeta(&meta)
 	rc.ObjectMeta = meta
 	rc.Spec.HeadGroupSpec.Template = specTemplate(&rc.Spec.HeadGroupSpec.Template)
+	rc.Spec.HeadGroupSpec.RayStartParams = internLabels(rc.Spec.HeadGroupSpec.RayStartParams)
 	for i := range rc.Spec.WorkerGroupSpecs {
-		rc.Spec.WorkerGroupSpecs[i].Template = specTemplate(&rc.Spec.WorkerGroupSpecs[i].Template)
+		g := &rc.Spec.WorkerGroupSpecs[i]
+		g.Template = specTemplate(&g.Template)
+		g.RayStartParams = internLabels(g.RayStartParams)
 	}
+}
+
+// internRequirements shares a container's or pod's requests and limits (internResources).
+func internRequirements(r corev1.ResourceRequirements) corev1.ResourceRequirements {
+	r.Requests, r.Limits = internResources(r.Requests), internResources(r.Limits)
+	return r
 }
 
 // specTemplate keeps of a group's pod template what the rules read: each container's and init
@@ -152,7 +190,7 @@ func specTemplate(t *corev1.PodTemplateSpec) corev1.PodTemplateSpec {
 		}
 		out := make([]corev1.Container, len(cs))
 		for i, c := range cs {
-			out[i] = corev1.Container{Name: intern(c.Name), Image: intern(c.Image), Resources: c.Resources, RestartPolicy: c.RestartPolicy}
+			out[i] = corev1.Container{Name: intern(c.Name), Image: intern(c.Image), Resources: internRequirements(c.Resources), RestartPolicy: c.RestartPolicy}
 			for _, e := range c.Env {
 				if e.Name == EnvGCSReconnectTimeout && e.ValueFrom == nil {
 					out[i].Env = []corev1.EnvVar{{Name: e.Name, Value: e.Value}} // a number of seconds, never a secret
@@ -164,7 +202,7 @@ func specTemplate(t *corev1.PodTemplateSpec) corev1.PodTemplateSpec {
 				}
 			}
 		}
-		return out
+		return keptContainers.shared(out)
 	}
 	// Volumes keep their names and places (findings name volumes[i]); of their sources only
 	// the sized emptyDirs a container may mount at /dev/shm.

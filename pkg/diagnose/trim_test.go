@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 func reportJSON(t *testing.T, s *Snapshot) string {
@@ -84,5 +87,51 @@ func TestTrimKeepsSecretsForTheRedactor(t *testing.T) {
 		if strings.Contains(out, secret) {
 			t.Errorf("report of the trimmed snapshot contains %q:\n%s", secret, out)
 		}
+	}
+}
+
+// A terminal pod with no container finish time is dated by its latest condition change
+// (failedAt): trimming drops the conditions no rule reads, but never that change.
+func TestReadConditionsKeepLatestChange(t *testing.T) {
+	at := func(s int) metav1.Time { return metav1.NewTime(time.Date(2026, 12, 6, 0, 0, s, 0, time.UTC)) }
+	pod := func(cs ...corev1.PodCondition) *corev1.Pod {
+		return &corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodFailed, Conditions: cs}}
+	}
+	cases := map[string]struct {
+		in   *corev1.Pod
+		kept []corev1.PodConditionType
+	}{
+		"a kubelet's five, Ready last": {pod(
+			corev1.PodCondition{Type: "PodReadyToStartContainers", LastTransitionTime: at(1)},
+			corev1.PodCondition{Type: corev1.PodInitialized, LastTransitionTime: at(1)},
+			corev1.PodCondition{Type: corev1.PodReady, LastTransitionTime: at(5)},
+			corev1.PodCondition{Type: corev1.ContainersReady, LastTransitionTime: at(5)},
+			corev1.PodCondition{Type: corev1.PodScheduled, LastTransitionTime: at(0)},
+		), []corev1.PodConditionType{corev1.PodReady, corev1.PodScheduled}},
+		"an unread one changed last": {pod(
+			corev1.PodCondition{Type: corev1.PodReady, LastTransitionTime: at(5)},
+			corev1.PodCondition{Type: corev1.ContainersReady, LastTransitionTime: at(9)},
+		), []corev1.PodConditionType{corev1.PodReady, corev1.ContainersReady}},
+		"only unread ones": {pod(
+			corev1.PodCondition{Type: corev1.PodInitialized, LastTransitionTime: at(3)},
+			corev1.PodCondition{Type: corev1.ContainersReady, LastTransitionTime: at(2)},
+		), []corev1.PodConditionType{corev1.PodInitialized}},
+		"none": {pod(), nil},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			trimmed := c.in.DeepCopy()
+			TrimPod(trimmed, Secrets{})
+			var got []corev1.PodConditionType
+			for _, pc := range trimmed.Status.Conditions {
+				got = append(got, pc.Type)
+			}
+			if !slices.Equal(got, c.kept) {
+				t.Errorf("kept %v, want %v", got, c.kept)
+			}
+			if a, b := failedAt(c.in), failedAt(trimmed); !a.Equal(b) {
+				t.Errorf("failedAt %s trimmed, %s whole", b, a)
+			}
+		})
 	}
 }

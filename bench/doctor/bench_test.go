@@ -254,14 +254,20 @@ func bareList(ctx context.Context, t *testing.T, kube kubernetes.Interface, ray 
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		p := pager.New(func(ctx context.Context, o metav1.ListOptions) (kruntime.Object, error) {
-			return kube.CoreV1().Pods("").List(ctx, o)
-		})
-		p.PageSize = kubeclients.PageSize
-		errPods = p.EachListItem(ctx, metav1.ListOptions{LabelSelector: "ray.io/is-ray-node=yes"}, func(o kruntime.Object) error {
-			podList = append(podList, *o.(*corev1.Pod))
-			return nil
-		})
+		// Pages of pods grow as doctor's do (kube.PodPageLimit), so both make the same requests.
+		o := metav1.ListOptions{LabelSelector: "ray.io/is-ray-node=yes", Limit: kubeclients.PageSize}
+		for {
+			l, err := kube.CoreV1().Pods("").List(ctx, o)
+			if err != nil {
+				errPods = err
+				return
+			}
+			podList = append(podList, l.Items...)
+			if l.Continue == "" {
+				return
+			}
+			o.Continue, o.Limit = l.Continue, kubeclients.PodPageLimit(o.Limit)
+		}
 	}()
 	go func() {
 		defer wg.Done()

@@ -1,6 +1,8 @@
 package kube
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -8,6 +10,7 @@ import (
 	"reflect"
 	"testing"
 
+	"google.golang.org/protobuf/encoding/protowire"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -110,13 +113,52 @@ func TestPodPageDecodesAndTrims(t *testing.T) {
 	}
 }
 
+// A stream cut anywhere inside the object, or with no object, is an error, never a short page.
 func TestPodPageRefusesGarbage(t *testing.T) {
-	if _, err := decodePodList([]byte{0x12, 0x05, 0x01}, func(*corev1.Pod) {}); err == nil {
+	read := func(b []byte) error {
+		_, err := readPodList(&wire{r: bufio.NewReader(bytes.NewReader(b))}, 0, func(*corev1.Pod) {})
+		return err
+	}
+	if err := read([]byte{0x12, 0x05, 0x01}); err == nil {
 		t.Fatal("a truncated PodList decoded")
 	}
-	if _, err := protoField([]byte{}, 2); err == nil {
-		t.Fatal("a missing field was found")
+	if err := read(nil); err == nil {
+		t.Fatal("an empty response decoded")
 	}
+	whole, err := runtime.Encode(protobuf.NewSerializer(scheme.Scheme, scheme.Scheme), pagePods(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole = whole[len(protobufMagic):]
+	if err := read(whole); err != nil {
+		t.Fatalf("the whole page: %v", err)
+	}
+	// The Unknown envelope ends with the object's content fields (empty strings): cutting
+	// there still leaves the whole object. Every cut inside the object must fail.
+	obj, end := objectSpan(t, whole)
+	for cut := obj; cut < end; cut++ {
+		if err := read(whole[:cut]); err == nil {
+			t.Fatalf("a page cut at byte %d of %d decoded", cut, len(whole))
+		}
+	}
+}
+
+// objectSpan is where runtime.Unknown's field 2 (the object) starts and ends in b.
+func objectSpan(t *testing.T, b []byte) (start, end int) {
+	t.Helper()
+	for i := 0; i < len(b); {
+		num, typ, n := protowire.ConsumeTag(b[i:])
+		if n < 0 {
+			t.Fatal(protowire.ParseError(n))
+		}
+		m := protowire.ConsumeFieldValue(num, typ, b[i+n:])
+		if num == 2 {
+			return i, i + n + m
+		}
+		i += n + m
+	}
+	t.Fatal("no object")
+	return 0, 0
 }
 
 // A refusal comes back as the API's error, so Explain can name the verb and resource.

@@ -30,11 +30,12 @@ func (c *Clients) ListRayJobs(ctx context.Context, namespace string) ([]rayv1.Ra
 	return ListAll(ctx, "", pagesOf(c.Ray.RayV1().RayJobs(namespace).List, func(l *rayv1.RayJobList) []rayv1.RayJob { return l.Items }, nil))
 }
 
-// ListPodsEach lists the pods of namespace matching selector, each decoded pod by pod (podPage).
+// ListPodsEach lists the pods of namespace matching selector, each decoded pod by pod (podPage),
+// in pages that grow (PodPageLimit).
 func (c *Clients) ListPodsEach(ctx context.Context, namespace, selector string, each func(*corev1.Pod)) ([]corev1.Pod, error) {
-	return ListAll(ctx, selector, func(ctx context.Context, o metav1.ListOptions) (Page[corev1.Pod], error) {
+	return listGrowing(ctx, metav1.ListOptions{LabelSelector: selector, Limit: PageSize}, func(ctx context.Context, o metav1.ListOptions) (Page[corev1.Pod], error) {
 		return c.podPage(ctx, namespace, o, each)
-	})
+	}, PodPageLimit)
 }
 
 // ListNodes lists every node.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
+	"github.com/kubectl-ray/kubectl-ray/pkg/gc"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/load"
 	"github.com/kubectl-ray/kubectl-ray/pkg/metrics"
@@ -67,7 +68,7 @@ type Config struct {
 // Run is the watchdog: informers feed the same Diagnose and Plan as a one-shot heal, one
 // RayCluster at a time. SIGTERM or SIGINT stops it cleanly (and releases the Lease).
 func Run(ctx context.Context, c *kube.Clients, cfg Config) error {
-	tuneGC()
+	gc.Tune(gc.Watchdog)
 	if cfg.Election == (kube.Election{}) {
 		cfg.Election = kube.DefaultElection
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/gc"
 	"github.com/kubectl-ray/kubectl-ray/pkg/load"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
@@ -149,6 +150,7 @@ func (o *Options) Run(cmd *cobra.Command) error {
 	if o.watch {
 		return o.runWatch(cmdutil.Context(cmd), c)
 	}
+	gc.Tune(gc.OneShot) // the fleet is read once: keep the heap near what it holds (issue 35)
 	s, err := load.FromAPI(cmd.Context(), c, load.Query{Namespace: o.namespace, Selector: o.selector, Now: o.f.Now(),
 		Ray: o.ray.query(o.target)})
 	if err != nil {

@@ -42,8 +42,13 @@ type drDoc struct {
 			Kind string `json:"kind"`
 			Name string `json:"name"`
 		} `json:"owner"`
-		Heads []string `json:"heads"`
-		Ray   *struct {
+		Heads  []string `json:"heads"`
+		Groups []struct {
+			Name    string `json:"name"`
+			Desired int    `json:"desired"`
+			Pods    int    `json:"pods"`
+		} `json:"groups"`
+		Ray *struct {
 			Read        bool           `json:"read"`
 			Unreachable string         `json:"unreachable"`
 			GCSAlive    bool           `json:"gcsAlive"`

@@ -39,7 +39,7 @@ func TestDoctorReadsPagesOfPods(t *testing.T) {
 			for i := range next {
 				p := &corev1.Pod{
 					ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("paged-extra-%03d", i), Namespace: h.NS, Labels: worker.Labels},
-					Spec: corev1.PodSpec{SchedulerName: "nobody", Containers: []corev1.Container{{Name: "ray-worker", Image: worker.Spec.Containers[0].Image}}},
+					Spec:       corev1.PodSpec{SchedulerName: "nobody", Containers: []corev1.Container{{Name: "ray-worker", Image: worker.Spec.Containers[0].Image}}},
 				}
 				if _, err := h.Kube.CoreV1().Pods(h.NS).Create(h.Ctx, p, metav1.CreateOptions{}); err != nil {
 					errs <- err

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/maphash"
+	"maps"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -61,6 +63,9 @@ type hashed[T any] struct {
 	sync.Mutex
 	m      map[uint64]T
 	joined func(T) string
+	// equal says whether a value equals the one held under its hash: the joined forms' equality,
+	// told without joining the held one again.
+	equal func(a, b T) bool
 	// kept, when not nil, is what the table holds of a value it has not seen (its strings
 	// shared, say).
 	kept func(T) T
@@ -74,7 +79,7 @@ func (t *hashed[T]) shared(v T) T {
 	t.Lock()
 	defer t.Unlock()
 	if c, ok := t.m[h]; ok {
-		if t.joined(c) == key {
+		if t.equal(c, v) {
 			return c
 		}
 		return v
@@ -99,11 +104,16 @@ var (
 	strs       table[string]
 	containers table[[]corev1.Container]
 	labelSets  = hashed[map[string]string]{joined: func(m map[string]string) string { return mapKey(m, func(v string) string { return v }) },
-		kept: internedMap}
+		equal: maps.Equal[map[string]string, map[string]string], kept: internedMap}
 	resources = hashed[corev1.ResourceList]{joined: func(l corev1.ResourceList) string {
 		return mapKey(l, func(q resource.Quantity) string { return q.String() })
+	}, equal: func(a, b corev1.ResourceList) bool {
+		// Equal as printed (a Quantity prints its canonical form: 1000m prints as 1).
+		return maps.EqualFunc(a, b, func(x, y resource.Quantity) bool { return x.String() == y.String() })
 	}}
-	owners = hashed[[]metav1.OwnerReference]{joined: ownersKey}
+	owners = hashed[[]metav1.OwnerReference]{joined: ownersKey, equal: func(a, b []metav1.OwnerReference) bool {
+		return reflect.DeepEqual(a, b)
+	}}
 	// keptContainers are a group template's containers as trimmed (specTemplate): the same in
 	// every RayCluster made from one chart or sample. Joined as JSON, so that a field trimming
 	// comes to keep is compared too.
@@ -113,7 +123,7 @@ var (
 			return fmt.Sprintf("%p", cs) // never shared with another
 		}
 		return string(b)
-	}}
+	}, equal: func(a, b []corev1.Container) bool { return reflect.DeepEqual(a, b) }}
 )
 
 // intern returns the shared copy of s.

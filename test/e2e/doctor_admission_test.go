@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/yaml"
 )
 
 // doctor -f against the sandbox predicts, in the API server's and the scheduler's own words, what
@@ -35,18 +32,7 @@ func TestDoctorManifestAdmission(t *testing.T) {
 	for _, l := range []corev1.ResourceList{head.Containers[0].Resources.Requests, head.Containers[0].Resources.Limits} {
 		l[corev1.ResourceMemory] = resource.MustParse("512Mi")
 	}
-	var docs []string
-	for _, rc := range []any{shop, pinned} {
-		b, err := yaml.Marshal(rc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		docs = append(docs, string(b)) // the sample carries its apiVersion and kind
-	}
-	file := filepath.Join(t.TempDir(), "clusters.yaml")
-	if err := os.WriteFile(file, []byte(strings.Join(docs, "---\n")), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	file := manifestFile(t, "clusters", shop, pinned) // the sample carries its apiVersion and kind
 
 	res := h.Run("doctor", "-f", file, "-o", "json")
 	if res.Code != 1 {

@@ -1,16 +1,19 @@
 package e2e
 
 import (
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
-
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 )
 
 // drDoc is the -o json DoctorReport as a script reads it. It is declared here, not imported from
@@ -105,6 +108,25 @@ type drFinding struct {
 
 // doctorJSON runs `kubectl-ray doctor -o json args...` and parses the report; it fails the test
 // when stdout is not a DoctorReport.
+// manifestFile writes docs as YAML documents (as a person's manifest for doctor -f) to a file
+// named name.yaml in a directory of the test's own, and returns its path.
+func manifestFile(t *testing.T, name string, docs ...any) string {
+	t.Helper()
+	parts := make([]string, len(docs))
+	for i, d := range docs {
+		b, err := yaml.Marshal(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts[i] = string(b)
+	}
+	file := filepath.Join(t.TempDir(), name+".yaml")
+	if err := os.WriteFile(file, []byte(strings.Join(parts, "---\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
 func (h *H) doctorJSON(args ...string) (drDoc, Result) {
 	h.T.Helper()
 	res := h.Run(append([]string{"doctor", "-o", "json"}, args...)...)

@@ -3,7 +3,6 @@ package e2e
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -63,11 +62,7 @@ func matrixRayServiceApply(t *testing.T, h *H, v kubeRayVersion) {
 		doc = copied
 		spec = doc["spec"].(map[string]any)["rayClusterConfig"].(map[string]any)
 		edit()
-		out, _ := yaml.Marshal(doc)
-		file := filepath.Join(t.TempDir(), label+".yaml")
-		if err := os.WriteFile(file, out, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		file := manifestFile(t, label, doc)
 		d, res := h.doctorJSON("-f", file, "-n", h.NS, "--fail-on", "never")
 		if res.Code != 0 {
 			t.Fatalf("doctor -f (%s): %s", label, res)

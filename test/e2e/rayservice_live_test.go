@@ -3,7 +3,6 @@ package e2e
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -195,14 +194,7 @@ func (h *H) wantApplyVerdict(version, name, active string, mutate func(*rayv1.Ra
 			mutate(rs)
 		}
 	})
-	doc, err := yaml.Marshal(rs)
-	if err != nil {
-		h.T.Fatal(err)
-	}
-	file := filepath.Join(h.T.TempDir(), want+".yaml")
-	if err := os.WriteFile(file, doc, 0o644); err != nil {
-		h.T.Fatal(err)
-	}
+	file := manifestFile(h.T, want, rs)
 	d, res := h.doctorJSON("-f", file, "--fail-on", "never")
 	for _, f := range d.Findings {
 		if f.Rule == "exists-in-cluster" && f.Object.Kind == "RayService" {

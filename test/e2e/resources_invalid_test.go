@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -10,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/yaml"
 )
 
 // resources-invalid: KubeRay's sample cluster with its workers asking for 1 nvidia.com/gpu under
@@ -31,14 +28,7 @@ func matrixResourcesInvalid(t *testing.T, h *H, v kubeRayVersion) {
 		r.Limits = corev1.ResourceList{}
 	}
 	r.Requests["nvidia.com/gpu"], r.Limits["nvidia.com/gpu"] = resource.MustParse("1"), resource.MustParse("2")
-	doc, err := yaml.Marshal(rc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(t.TempDir(), "gpu.yaml")
-	if err := os.WriteFile(file, doc, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	file := manifestFile(t, "gpu", rc)
 	d, res := h.doctorJSON("-f", file, "-n", h.NS)
 	f := d.finding(t, "gpu", "pod-resources-invalid")
 	if res.Code != 1 || f.Field != "spec.workerGroupSpecs[0].template.spec.containers[0].resources.requests.nvidia.com/gpu" {

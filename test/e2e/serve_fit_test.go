@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -50,14 +49,7 @@ func TestDoctorServeReplicaFitsNoGroup(t *testing.T) {
 		if c.mutate != nil {
 			c.mutate(rs)
 		}
-		b, err := yaml.Marshal(rs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		file := filepath.Join(t.TempDir(), c.name+".yaml")
-		if err := os.WriteFile(file, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		file := manifestFile(t, c.name, rs)
 		d, res := h.doctorJSON("-f", file, "-n", h.NS)
 		got := rayServiceFindings(d, c.name, "serve-replica-fits-no-group")
 		switch {

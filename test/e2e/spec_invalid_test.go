@@ -1,15 +1,12 @@
 package e2e
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/yaml"
 )
 
 // spec-invalid: a head with rayStartParams labels, which KubeRay v1.5.0 and v1.6.0 refuse
@@ -65,14 +62,7 @@ func matrixSpecInvalid(t *testing.T, h *H, v kubeRayVersion) {
 // returns the Event message doctor predicts.
 func (h *H) specRefused(doc any, cluster string, v kubeRayVersion) string {
 	h.T.Helper()
-	b, err := yaml.Marshal(doc)
-	if err != nil {
-		h.T.Fatal(err)
-	}
-	file := filepath.Join(h.T.TempDir(), cluster+".yaml")
-	if err := os.WriteFile(file, b, 0o644); err != nil {
-		h.T.Fatal(err)
-	}
+	file := manifestFile(h.T, cluster, doc)
 	d, res := h.doctorJSON("-f", file)
 	f := d.finding(h.T, cluster, "spec-refused")
 	if res.Code != 1 || f.Evidence["validatedAs"] != "v1.5.0" || f.Evidence["operator"] != v.version {

@@ -94,12 +94,6 @@ func (t *hashed[T]) shared(v T) T {
 	return v
 }
 
-func (t *hashed[T]) len() int {
-	t.Lock()
-	defer t.Unlock()
-	return len(t.m)
-}
-
 var (
 	strs       table[string]
 	containers table[[]corev1.Container]

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
+	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
 )
 
 // SetOutput and SetForce are the settings the archive's errors name.
@@ -58,11 +59,12 @@ type Written struct {
 	Bytes int64
 }
 
-// Write writes the archive: the index first, then every file, each one through redact (the text
-// pass). It writes a temporary file beside path and renames it to path only once the whole
+// Write writes the archive: the index first, then every file, each one through the redactor (the
+// text pass). What any file shows by its shape (a token a log prints after "Bearer") is learned
+// first, so that it is redacted in every file where it stands bare too. It writes a temporary file beside path and renames it to path only once the whole
 // archive is on disk, so a failure (a full disk) leaves nothing under path, and an existing path
 // is replaced only with force.
-func Write(path string, now time.Time, index []byte, files []File, redact func(string) string, force bool) (Written, error) {
+func Write(path string, now time.Time, index []byte, files []File, r *redact.Redactor, force bool) (Written, error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -83,7 +85,10 @@ func Write(path string, now time.Time, index []byte, files []File, redact func(s
 	tw := tar.NewWriter(gz)
 	all := append([]File{{Path: IndexName, Data: index}}, ordered(files)...)
 	for _, f := range all {
-		data := []byte(redact(string(f.Data)))
+		r.Learn(string(f.Data))
+	}
+	for _, f := range all {
+		data := r.Bytes(f.Data)
 		hdr := &tar.Header{Name: root + "/" + f.Path, Mode: 0o644, Size: int64(len(data)), ModTime: now, Typeflag: tar.TypeReg, Format: tar.FormatPAX}
 		if err := tw.WriteHeader(hdr); err != nil {
 			return Written{}, writeError(path, err)

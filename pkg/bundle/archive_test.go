@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
+	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
 )
 
 // fullDisk accepts n bytes, then fails as a full disk does.
@@ -31,7 +32,7 @@ func TestWriteFullDiskLeavesNothing(t *testing.T) {
 	disk = func(*os.File) io.Writer { return &fullDisk{n: 64} }
 	defer func() { disk = old }()
 	big := []File{{Path: "logs/x.log", Data: []byte(strings.Repeat("random-ish line 0123456789\n", 1<<14))}}
-	_, err := Write(path, time.Now(), []byte("# index\n"), big, func(s string) string { return s }, false)
+	_, err := Write(path, time.Now(), []byte("# index\n"), big, redact.New(), false)
 	if err == nil || fault.KindOf(err) != fault.API || strings.Contains(err.Error(), "\n") ||
 		!strings.Contains(err.Error(), "no space left on device; nothing was left under that name") {
 		t.Fatalf("err = %v, want one line saying the disk is full", err)
@@ -47,7 +48,7 @@ func TestWriteOverwritesOnlyWithForce(t *testing.T) {
 	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	id := func(s string) string { return s }
+	id := redact.New()
 	if err := CheckOutput(path, false); fault.KindOf(err) != fault.Invalid {
 		t.Errorf("CheckOutput of an existing file: %v", err)
 	}

@@ -10,8 +10,8 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/rayapi"
+	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
 )
 
 // Ray's view, kept (issue 33): the answers of each head's dashboard to the reads doctor --ray
@@ -45,7 +45,7 @@ type answerDoc struct {
 
 // dashboardFiles are the files of one cluster's dashboard view: its answers' bodies (JSON
 // redacted by its structure first, then indented for a reader) and dashboard.yaml.
-func dashboardFiles(v *rayapi.View, found diagnose.Secrets) []File {
+func dashboardFiles(v *rayapi.View, found redact.Set) []File {
 	dir := DashboardDir(v.Namespace, v.Cluster)
 	doc := dashboardDoc{Namespace: v.Namespace, Cluster: v.Cluster, Head: v.Head, Port: v.Port, Unreachable: v.Unreachable}
 	var files []File
@@ -81,13 +81,13 @@ func answerName(p string) string {
 
 // answerBody redacts a JSON body by its structure (as an object's YAML is) and indents it; any
 // other body is kept as it came, for the text pass.
-func answerBody(body []byte, found diagnose.Secrets) ([]byte, string) {
+func answerBody(body []byte, found redact.Set) ([]byte, string) {
 	t := bytes.TrimSpace(body)
 	if len(t) == 0 || (t[0] != '{' && t[0] != '[') || !json.Valid(t) {
 		found.AddText(string(body))
 		return body, ".txt"
 	}
-	red := redactJSON(string(t), found)
+	red := redact.JSON(string(t), found)
 	var out bytes.Buffer
 	if err := json.Indent(&out, []byte(red), "", "  "); err != nil {
 		return []byte(red), ".json"

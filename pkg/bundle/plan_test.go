@@ -17,6 +17,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/internal/golden"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
 )
 
 var now = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
@@ -130,8 +131,8 @@ func TestObjectYAML(t *testing.T) {
 	if err := yaml.Unmarshal(data, rc); err != nil {
 		t.Fatal(err)
 	}
-	found := diagnose.Secrets{}
-	got := ObjectYAML("ray.io/v1", "RayCluster", rc, found)
+	found := redact.Set{}
+	got, _ := ObjectYAML("ray.io/v1", "RayCluster", rc, found)
 	golden.Assert(t, filepath.Join("testdata", "cluster.golden"), got)
 	for _, s := range []string{"envPw1", "refName2", "refKey3", "startPw4", "ftPw5", "volSecret6", "pullSecret7", "fromSecret8"} {
 		if strings.Contains(string(got), s) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
 	"github.com/kubectl-ray/kubectl-ray/pkg/version"
 )
 
@@ -29,13 +30,13 @@ type Contents struct {
 	Files []File
 	Gaps  []Gap
 	// Found are the secrets the structural pass redacted, for the text pass (RedactorWith).
-	Found diagnose.Secrets
+	Found redact.Set
 }
 
 // Render turns the plan and what Collect read into the bundle's files, every object redacted
 // by its structure (redactObject). The text pass comes when the archive is written.
 func Render(s *diagnose.Snapshot, p Plan, c Collected) Contents {
-	r := renderer{found: diagnose.Secrets{}}
+	r := renderer{found: redact.Set{}}
 	for _, o := range p.Clusters {
 		r.object(nsPath(o.Namespace, "rayclusters", o.Name), "RayCluster with its status", "ray.io/v1", "RayCluster", o)
 	}
@@ -100,7 +101,7 @@ func Render(s *diagnose.Snapshot, p Plan, c Collected) Contents {
 		}
 	}
 	r.add(versionsFile(s, p, c))
-	gaps := append([]Gap(nil), c.Gaps...)
+	gaps := append(append([]Gap(nil), c.Gaps...), r.gaps...)
 	for _, g := range s.Blind {
 		gaps = append(gaps, Gap{What: "doctor's snapshot: " + g.Resource, Reason: g.Reason})
 	}
@@ -123,7 +124,8 @@ func nsPath(ns, kind, name string) string {
 
 type renderer struct {
 	files []File
-	found diagnose.Secrets
+	gaps  []Gap
+	found redact.Set
 }
 
 func (r *renderer) add(f File) { r.files = append(r.files, f) }
@@ -131,31 +133,42 @@ func (r *renderer) add(f File) { r.files = append(r.files, f) }
 // object writes obj as YAML, with its kind, without the field managers' bookkeeping, redacted by
 // its structure.
 func (r *renderer) object(path, about, apiVersion, kind string, obj any) {
-	r.add(File{Path: path, About: about, Data: ObjectYAML(apiVersion, kind, obj, r.found)})
+	data, problems := ObjectYAML(apiVersion, kind, obj, r.found)
+	r.add(File{Path: path, About: about, Data: data})
+	r.redactedWhole(path, problems)
+}
+
+// redactedWhole lists in the index each field of a file the redactor could not read by its
+// structure and so wrote as [redacted].
+func (r *renderer) redactedWhole(path string, problems []redact.Problem) {
+	for _, p := range problems {
+		r.gaps = append(r.gaps, Gap{What: path + ": field " + p.Field + " redacted whole", Reason: p.Reason})
+	}
 }
 
 // ObjectYAML renders obj as YAML with apiVersion and kind (listed objects carry neither),
 // without managedFields, its secret-looking values and Secret references redacted (added to
-// found).
-func ObjectYAML(apiVersion, kind string, obj any, found diagnose.Secrets) []byte {
+// found). A field it could not read by its structure is redacted whole and returned as a
+// problem, for the index to say so.
+func ObjectYAML(apiVersion, kind string, obj any, found redact.Set) ([]byte, []redact.Problem) {
 	raw, err := json.Marshal(obj)
 	if err != nil {
-		return []byte(fmt.Sprintf("# cannot render this %s: %v\n", kind, err))
+		return []byte(fmt.Sprintf("# cannot render this %s: %v\n", kind, err)), nil
 	}
 	var m map[string]any
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return []byte(fmt.Sprintf("# cannot render this %s: %v\n", kind, err))
+		return []byte(fmt.Sprintf("# cannot render this %s: %v\n", kind, err)), nil
 	}
 	m["apiVersion"], m["kind"] = apiVersion, kind
 	if md, ok := m["metadata"].(map[string]any); ok {
 		delete(md, "managedFields")
 	}
-	redactObject(m, found)
+	problems := redact.Object(m, found)
 	out, err := yaml.Marshal(m)
 	if err != nil {
-		return []byte(fmt.Sprintf("# cannot render this %s: %v\n", kind, err))
+		return []byte(fmt.Sprintf("# cannot render this %s: %v\n", kind, err)), problems
 	}
-	return out
+	return out, problems
 }
 
 // nodeView is what a bundle keeps of a node: what says whether it can run Ray pods (conditions,
@@ -189,8 +202,9 @@ func (r *renderer) events(all []corev1.Event) {
 			items[i] = es[i]
 		}
 		list := map[string]any{"items": items}
-		r.add(File{Path: "namespaces/" + ns + "/events.yaml", About: fmt.Sprintf("%d Events about the objects above", len(es)),
-			Data: ObjectYAML("v1", "List", list, r.found)})
+		data, problems := ObjectYAML("v1", "List", list, r.found)
+		r.add(File{Path: "namespaces/" + ns + "/events.yaml", About: fmt.Sprintf("%d Events about the objects above", len(es)), Data: data})
+		r.redactedWhole("namespaces/"+ns+"/events.yaml", problems)
 		r.add(File{Path: "namespaces/" + ns + "/events.txt", About: "the same Events as a table, oldest first", Data: EventTable(es)})
 	}
 }

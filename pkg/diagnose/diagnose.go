@@ -171,7 +171,8 @@ func DiagnoseTarget(s *Snapshot, opts Options, t *Target) Report {
 		r.Findings = []Finding{}
 	}
 	sortFindings(r.Findings)
-	newRedactor(s).report(&r)
+	// Every string of the report, whatever field it is in, goes through the redactor.
+	Redactor(s).Strings(&r)
 	return r
 }
 

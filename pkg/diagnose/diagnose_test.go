@@ -11,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
 )
 
 // secretFixture is healthy.yaml with testdata/secrets.yaml laid over it.
@@ -63,44 +65,12 @@ func TestNoSecretInReport(t *testing.T) {
 			t.Errorf("report contains %q:\n%s", secret, out)
 		}
 	}
-	if !strings.Contains(out, "low on resource: memory") || !strings.Contains(out, Redacted) {
+	if !strings.Contains(out, "low on resource: memory") || !strings.Contains(out, redact.Redacted) {
 		t.Errorf("the kubelet message should be quoted with the password redacted:\n%s", out)
 	}
 	// The redactor must not have written into the snapshot.
 	if !strings.Contains(s.Pods[0].Status.Message+s.Pods[1].Status.Message+s.Pods[2].Status.Message+s.Pods[3].Status.Message, "Sup3rS3cretRedis") {
 		t.Error("snapshot was modified")
-	}
-}
-
-// The secrets free text holds are collected, a URL's secret query parameter among them.
-func TestSecretsFromText(t *testing.T) {
-	set := Secrets{}
-	set.AddText(`pip: ["--index-url https://u:pipPw99@pypi.example/simple"] working_dir: "https://x.example/a.zip?token=qTok77&ref=main"`)
-	for _, want := range []string{"pipPw99", "qTok77"} {
-		if _, ok := set[want]; !ok {
-			t.Errorf("%q not collected: %v", want, set)
-		}
-	}
-	if _, ok := set["main"]; ok {
-		t.Errorf("a query parameter of no secret name was collected: %v", set)
-	}
-}
-
-func TestRedactorText(t *testing.T) {
-	r := &redactor{secrets: []string{"hunter22"}}
-	for in, want := range map[string]string{
-		"pw hunter22 here":                      "pw [redacted] here",
-		"rediss://user:p%40ss@host:6379/0":      "rediss://user:[redacted]@host:6379/0",
-		"ray start --redis-password='a b' -x":   "ray start --redis-password=[redacted] -x",
-		"ray start --redis-password 5ecret":     "ray start --redis-password [redacted]",
-		"http://host:8265/api (no credentials)": "http://host:8265/api (no credentials)",
-		// A URL's query parameter named as a secret; the others are kept.
-		"https://x.example/a.zip?access_token=t0k3n&ref=main": "https://x.example/a.zip?access_token=[redacted]&ref=main",
-		"GET /api/jobs?limit=10&page=2":                       "GET /api/jobs?limit=10&page=2",
-	} {
-		if got := r.text(in); got != want {
-			t.Errorf("text(%q) = %q, want %q", in, got, want)
-		}
 	}
 }
 

@@ -75,7 +75,7 @@ func TestRecreateLoopPrintsNoSecret(t *testing.T) {
 			t.Errorf("%s prints the password: %s", fd.Rule, text)
 		}
 	}
-	redact := Redactor(&f.snap)
+	redact := Redactor(&f.snap).String
 	for _, ev := range f.snap.Events {
 		if m := redact(ev.Message); strings.Contains(m, "s3cr3t-pw") {
 			t.Errorf("redactor leaves the password in %q", m)

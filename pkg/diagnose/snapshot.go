@@ -12,6 +12,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/rayapi"
+	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
 )
 
 // Snapshot is everything doctor looked at, read once (one paged LIST per kind).
@@ -40,7 +41,7 @@ type Snapshot struct {
 
 	// Secrets holds the secret values of specs the loader trimmed away (TrimPod, TrimCluster),
 	// so that the redactor still knows them.
-	Secrets Secrets
+	Secrets redact.Set
 
 	// Events are the Events about RayClusters that tell a head's lifecycle (the operator's head
 	// deletes and creates, heal's deletes), trimmed by TrimEvents as they arrive.

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
 )
 
 // A listed pod is ~8 KiB in memory and a RayCluster with its pod templates another ~8 KiB; at
@@ -25,7 +26,7 @@ import (
 // default) and the status rules read (phase, reason,
 // message, start time, conditions, container states); the secret values of its spec go into
 // secrets. Strings that repeat across pods are shared (see intern).
-func TrimPod(p *corev1.Pod, secrets Secrets) {
+func TrimPod(p *corev1.Pod, secrets redact.Set) {
 	secrets.AddPodSpec(&p.Spec)
 	p.ObjectMeta = trimMeta(&p.ObjectMeta)
 	internMeta(&p.ObjectMeta)
@@ -149,7 +150,7 @@ func internMeta(m *metav1.ObjectMeta) {
 
 // TrimCluster drops of a RayCluster's pod templates all but what the rules read (specTemplate)
 // and its annotations but the ones rules read; the secret values of what goes go into secrets.
-func TrimCluster(rc *rayv1.RayCluster, secrets Secrets) {
+func TrimCluster(rc *rayv1.RayCluster, secrets redact.Set) {
 	secrets.AddClusterSpec(&rc.Spec)
 	meta := trimMeta(&rc.ObjectMeta)
 	for _, k := range []string{AnnotationFTEnabled, AnnotationDisableProvisionedHeadRestart, AnnotationExternalStorageNS} {
@@ -239,7 +240,7 @@ func trimMeta(m *metav1.ObjectMeta) metav1.ObjectMeta {
 // TrimJob keeps of a Redis cleanup Job its identity, labels, owners, the storage-namespace
 // annotation, suspend, deadline and whole status; its pod template (the head's, with the Redis
 // address and password) goes, its secret values into secrets.
-func TrimJob(j *batchv1.Job, secrets Secrets) {
+func TrimJob(j *batchv1.Job, secrets redact.Set) {
 	secrets.AddPodSpec(&j.Spec.Template.Spec)
 	meta := trimMeta(&j.ObjectMeta)
 	if v, ok := j.Annotations[AnnotationExternalStorageNS]; ok {
@@ -261,7 +262,7 @@ func TrimNode(n *corev1.Node) {
 // prove that no rule or plan reads what trimming drops.
 func Trimmed(s *Snapshot) *Snapshot {
 	t := *s
-	t.Secrets = Secrets{}
+	t.Secrets = redact.Set{}
 	t.Secrets.Merge(s.Secrets)
 	t.Pods = trimmedCopy(s.Pods, func(p *corev1.Pod) { TrimPod(p, t.Secrets) })
 	t.Clusters = trimmedCopy(s.Clusters, func(c *rayv1.RayCluster) { TrimCluster(c, t.Secrets) })

@@ -11,6 +11,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
 )
 
 func reportJSON(t *testing.T, s *Snapshot) string {
@@ -121,7 +123,7 @@ func TestReadConditionsKeepLatestChange(t *testing.T) {
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			trimmed := c.in.DeepCopy()
-			TrimPod(trimmed, Secrets{})
+			TrimPod(trimmed, redact.Set{})
 			var got []corev1.PodConditionType
 			for _, pc := range trimmed.Status.Conditions {
 				got = append(got, pc.Type)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/bundle"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
 )
 
 // Source is the reads evidence makes: the Events about the pod (one LIST selected by its UID)
@@ -86,9 +87,13 @@ func (t Taker) Take(ctx context.Context, sub Subject, s *diagnose.Snapshot) Evid
 		now = t.Now
 	}
 	ev := Evidence{Pod: diagnose.PodRef(pod), Cluster: sub.Cluster, Rule: sub.Rule, Why: sub.Why, Taken: now()}
-	found := diagnose.Secrets{}
+	found := redact.Set{}
 	found.AddPodSpec(&pod.Spec)
-	ev.PodYAML = bundle.ObjectYAML("v1", "Pod", pod, found)
+	var problems []redact.Problem
+	ev.PodYAML, problems = bundle.ObjectYAML("v1", "Pod", pod, found)
+	for _, p := range problems {
+		ev.Gaps = append(ev.Gaps, bundle.Gap{What: "pod YAML: field " + p.Field + " redacted whole", Reason: p.Reason})
+	}
 
 	events, err := t.Src.ListEventsAbout(ctx, pod.Namespace, pod.UID)
 	if err != nil {
@@ -113,11 +118,11 @@ func (t Taker) Take(ctx context.Context, sub Subject, s *diagnose.Snapshot) Evid
 
 // redact runs every text through doctor's redactor, which knows the pod's and the snapshot's
 // secret values, as a bundle does: a log that echoes a password is redacted too.
-func (ev *Evidence) redact(s *diagnose.Snapshot, found diagnose.Secrets) {
+func (ev *Evidence) redact(s *diagnose.Snapshot, found redact.Set) {
 	if s == nil {
 		s = &diagnose.Snapshot{}
 	}
-	text := diagnose.RedactorWith(s, found)
+	text := diagnose.Redactor(s, found).String
 	ev.PodYAML = []byte(text(string(ev.PodYAML)))
 	ev.Why = text(ev.Why)
 	for i := range ev.Events {

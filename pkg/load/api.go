@@ -17,6 +17,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
 )
 
 // Query says what FromAPI reads.
@@ -68,10 +69,10 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*diagnose.Snapshot,
 		submitters                             []corev1.Pod
 		errSubmitters, errWarnings             error
 		warnings                               []corev1.Event
-		jobSecrets, submitterSecrets           = diagnose.Secrets{}, diagnose.Secrets{}
+		jobSecrets, submitterSecrets           = redact.Set{}, redact.Set{}
 		// Pods and RayClusters are trimmed page by page (see diagnose.TrimPod); each goroutine
 		// keeps the secrets of what it dropped in a set of its own.
-		podSecrets, clusterSecrets = diagnose.Secrets{}, diagnose.Secrets{}
+		podSecrets, clusterSecrets = redact.Set{}, redact.Set{}
 	)
 	// trimmed is trim, or nothing with q.Whole.
 	trimmed := func(trim func()) {

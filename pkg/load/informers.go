@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
 )
 
 // Informers are the caches of the long-running modes (the watchdog, and doctor's watch), shaped
@@ -20,13 +21,13 @@ type Informers struct {
 
 	// secrets holds the secret values of what the trimming dropped, for the redactor.
 	secretsMu sync.Mutex
-	secrets   diagnose.Secrets
+	secrets   redact.Set
 }
 
 // NewInformers builds the caches for namespace ("" for all); onChange hears the RayCluster each
 // change concerns. withNodes adds a node cache (cluster-wide list and watch of nodes).
 func NewInformers(c *kube.Clients, namespace string, withNodes bool, onChange func(types.NamespacedName)) (*Informers, error) {
-	h := &Informers{secrets: diagnose.Secrets{}}
+	h := &Informers{secrets: redact.Set{}}
 	inf, err := c.NewClusterInformers(namespace, withNodes, kube.CacheShape{
 		Trim:          h.trim,
 		EventSelector: diagnose.EventFieldSelector,
@@ -66,7 +67,7 @@ func (h *Informers) Snapshot(key types.NamespacedName, now time.Time) (*diagnose
 	if !ok {
 		return nil, false
 	}
-	s := &diagnose.Snapshot{Now: now, Clusters: []rayv1.RayCluster{*rc}, Secrets: diagnose.Secrets{}}
+	s := &diagnose.Snapshot{Now: now, Clusters: []rayv1.RayCluster{*rc}, Secrets: redact.Set{}}
 	h.secretsMu.Lock()
 	s.Secrets.Merge(h.secrets)
 	h.secretsMu.Unlock()

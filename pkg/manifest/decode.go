@@ -10,6 +10,7 @@ import (
 	sigsjson "sigs.k8s.io/json"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
 )
 
 // APITypesVersion is the KubeRay release whose API types the reader decodes into: a field a
@@ -110,7 +111,7 @@ func stringifyStartParams(doc *Document, obj map[string]any) []Note {
 			s := fmt.Sprint(v)
 			params[k] = s
 			shown := s
-			if diagnose.IsSecretName(k) {
+			if redact.IsSecretName(k) {
 				shown = "<redacted>"
 			}
 			notes = append(notes, Note{Doc: doc, Rule: RuleStartParamNotString, Field: at + "." + k,

@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
 )
 
 // Snapshot is the set as doctor's rules read it, with the documents that name no namespace in
@@ -15,7 +16,7 @@ import (
 // is the owner's (the operator adds a suffix of its own), or the owner's with "-raycluster" when
 // a RayCluster document has that name.
 func (s *Set) Snapshot(namespace string, now time.Time) *diagnose.Snapshot {
-	snap := &diagnose.Snapshot{Now: now, Secrets: diagnose.Secrets{}}
+	snap := &diagnose.Snapshot{Now: now, Secrets: redact.Set{}}
 	ns := func(d *Document) string {
 		if d.Namespace != "" {
 			return d.Namespace

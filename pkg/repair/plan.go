@@ -125,7 +125,7 @@ func Plan(s *diagnose.Snapshot, findings []diagnose.Finding, opts Options) HealP
 	p.Actions = backOffLoops(p.Actions, findings, skip)
 	// Reasons quote pod status messages, which can echo a command line or a Redis URI; they are
 	// printed, logged and written into Events, so they go through doctor's redactor.
-	redact := diagnose.Redactor(s)
+	redact := diagnose.Redactor(s).String
 	for i := range p.Actions {
 		p.Actions[i].Why = redact(p.Actions[i].Why)
 		p.Actions[i].Summary = redact(p.Actions[i].Summary)

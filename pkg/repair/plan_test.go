@@ -12,6 +12,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
 )
 
 func TestPlanEvictedHead(t *testing.T) {
@@ -252,7 +253,7 @@ func TestPlanRedactsSecretsInReasons(t *testing.T) {
 			t.Fatalf("plan = %+v", plan)
 		}
 		for _, why := range []string{plan.Actions[0].Why, plan.Actions[0].Summary} {
-			if strings.Contains(why, "hunter2secret") || strings.Contains(why, "0therPass") || !strings.Contains(why, diagnose.Redacted) {
+			if strings.Contains(why, "hunter2secret") || strings.Contains(why, "0therPass") || !strings.Contains(why, redact.Redacted) {
 				t.Errorf("why = %q, want both passwords redacted", why)
 			}
 		}

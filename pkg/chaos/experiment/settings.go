@@ -14,7 +14,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
 )
 
 // The settings of the probe that messages name; the command shows each as its flag.
@@ -198,8 +198,8 @@ func ShownPath(p string) string {
 		if err != nil {
 			name = k
 		}
-		if hasValue && (diagnose.IsSecretName(name) || secretParams[strings.ToLower(name)]) {
-			params[i] = k + "=" + diagnose.Redacted
+		if hasValue && (redact.IsSecretName(name) || secretParams[strings.ToLower(name)]) {
+			params[i] = k + "=" + redact.Redacted
 		}
 	}
 	return path + "?" + strings.Join(params, "&")

@@ -187,7 +187,7 @@ func (o *Options) Run(cmd *cobra.Command) error {
 	report := diagnose.DiagnoseTarget(s, diagnose.DefaultOptions(), o.target)
 	contents.Files = append(o.doctorFiles(&report), contents.Files...)
 	index := corebundle.Index(o.header(s.Now), contents)
-	w, err := corebundle.Write(o.output, s.Now, index, contents.Files, diagnose.RedactorWith(s, contents.Found), o.force)
+	w, err := corebundle.Write(o.output, s.Now, index, contents.Files, diagnose.Redactor(s, contents.Found), o.force)
 	if err != nil {
 		return exitError(err)
 	}

@@ -1,0 +1,36 @@
+package redact
+
+import "strings"
+
+// Set is a set of secret values found by structure or by shape: the value layer replaces each
+// wherever it appears. The loader collects them while it trims listed objects, so that the
+// specs can be dropped and the values still redacted.
+type Set map[string]struct{}
+
+// Add adds v, trimmed of spaces and quotes, when it is distinctive enough to be replaced
+// wherever it appears.
+func (set Set) Add(v string) {
+	v = strings.Trim(strings.TrimSpace(v), `"'`)
+	if worthReplacing(v) {
+		set[v] = struct{}{}
+	}
+}
+
+// AddText adds the secrets free text holds by their shape: URI passwords, secret flags and
+// name=value pairs, Authorization headers, PEM keys, and the provider formats gitleaks knows.
+func (set Set) AddText(v string) {
+	if len(v) < minSecret {
+		return
+	}
+	for _, sp := range shapeSpans(v) {
+		set.Add(v[sp.start:sp.end])
+	}
+	detected(v, set.Add)
+}
+
+// Merge adds every value of other.
+func (set Set) Merge(other Set) {
+	for v := range other {
+		set[v] = struct{}{}
+	}
+}

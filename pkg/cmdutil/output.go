@@ -1,6 +1,7 @@
 package cmdutil
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
 )
 
 // OutputFlag is -o/--output restricted to a fixed set of formats.
@@ -66,5 +68,14 @@ type Writer interface {
 	Write(out io.Writer, format string) error
 }
 
-// Print writes doc in the format -o asked for.
-func (o *OutputFlag) Print(out io.Writer, doc Writer) error { return doc.Write(out, o.Value) }
+// Print writes doc in the format -o asked for, every byte through the redactor's shapes (a
+// report quotes Events, probe errors and pod messages, which can echo a credential): a document
+// kind whose writer forgets a field still writes no secret.
+func (o *OutputFlag) Print(out io.Writer, doc Writer) error {
+	var b bytes.Buffer
+	err := doc.Write(&b, o.Value)
+	if _, werr := out.Write(redact.New().Bytes(b.Bytes())); err == nil {
+		err = werr
+	}
+	return err
+}

@@ -77,6 +77,13 @@ type kubelet struct {
 	mu     sync.Mutex
 	reads  []string
 	refuse map[string]bool // pod/container
+	// scene is the testdata file the clients hold (secrets.yaml when empty); logs, rayLogs and
+	// dash replace what the containers print (by container name), Ray's log files and the
+	// dashboard's answers, when given.
+	scene   string
+	logs    map[string]string
+	rayLogs map[string]string
+	dash    map[string]string
 }
 
 func (k *kubelet) PodLog(_ context.Context, ns, pod string, o *corev1.PodLogOptions) ([]byte, error) {
@@ -86,6 +93,9 @@ func (k *kubelet) PodLog(_ context.Context, ns, pod string, o *corev1.PodLogOpti
 	if k.refuse[pod+"/"+o.Container] {
 		return nil, kube.Explain(apierrors.NewForbidden(schema.GroupResource{Resource: "pods/log"}, pod, nil),
 			kube.Request{Verb: "get", Resource: "pods/log", Namespace: ns, Name: pod})
+	}
+	if k.logs != nil {
+		return []byte(k.logs[o.Container]), nil
 	}
 	if ns == "ray-system" {
 		return []byte("reconciling RayCluster sec\nreconciling RayCluster other\nredis password plant-gcsft-pw-5 for sec\n"), nil
@@ -128,10 +138,14 @@ func (k *kubelet) TarDir(_ context.Context, ns, pod, container, dir string, _ in
 	}
 	var b bytes.Buffer
 	tw := tar.NewWriter(&b)
-	for name, body := range map[string]string{
+	files := map[string]string{
 		"gcs_server.out":             "GCS started with --redis_password=plant-redis-param-4\n",
 		"job-driver-raysubmit_1.log": "pip install --index-url https://u:plant-url-pw-8@pypi.internal/simple\nAPI_TOKEN=plant-env-value-1\n",
-	} {
+	}
+	if k.rayLogs != nil {
+		files = k.rayLogs
+	}
+	for name, body := range files {
 		tw.WriteHeader(&tar.Header{Name: "./" + name, Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(len(body))})
 		tw.Write([]byte(body))
 	}
@@ -153,13 +167,21 @@ func run(t *testing.T, k *kubelet, setup func(*kfake.Clientset), args ...string)
 func runCmd(t *testing.T, k *kubelet, setup func(*kfake.Clientset), args ...string) result {
 	t.Helper()
 	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
-	core, ray := loadObjects(t, filepath.Join("testdata", "secrets.yaml"))
+	scene := k.scene
+	if scene == "" {
+		scene = "secrets.yaml"
+	}
+	core, ray := loadObjects(t, filepath.Join("testdata", scene))
 	kc, rc := kfake.NewClientset(core...), rayfake.NewSimpleClientset(ray...)
 	if setup != nil {
 		setup(kc)
 	}
 	c := &kube.Clients{Kube: kc, Ray: rc}
-	c.Tunnels, _ = raytest.Dashboard(t, dashboard())
+	dash := k.dash
+	if dash == nil {
+		dash = dashboard()
+	}
+	c.Tunnels, _ = raytest.Dashboard(t, dash)
 	k.Clients = c
 	old := sourceOf
 	sourceOf = func(*kube.Clients) corebundle.Source { return k }

@@ -59,11 +59,15 @@ func Index(h Header, c Contents) []byte {
 	return []byte(b.String())
 }
 
-const redactionNote = `Every file was redacted before it was written: the values of env variables and start
-parameters whose names sound secret, the Redis password of GCS fault tolerance, the names of the
-Secrets that objects refer to, credentials in URLs and on command lines, and URL parameters named
-as secrets, each replaced by [redacted]; and every such value is replaced wherever else it
-appears (annotations, logs, Events, doctor's report). Secrets themselves are never read.
+const redactionNote = `Every file was redacted before it was written, by structure, by shape and by value: the
+values of env variables, start parameters and fields whose names sound secret, the Redis password
+of GCS fault tolerance, the names of the Secrets that objects refer to, secret flags of command
+lines (a flag and its value in two list elements too), the secrets of runtime_env and serveConfigV2
+(parsed), credentials in URLs, Authorization headers, connection strings, private keys and the
+provider key formats gitleaks knows, each replaced by [redacted]; and every such value is replaced
+wherever else it appears (annotations, logs, Events, doctor's report). A field that could not be
+parsed is redacted whole (listed above). Secrets themselves are never read. A secret in no known
+shape, under no secret name, that no spec reveals cannot be recognised.
 `
 
 // readsFailed says how many reads failed, in words.

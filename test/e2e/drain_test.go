@@ -168,6 +168,20 @@ func TestChaosDrain(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// The cordon's reply is lost (the proxy cuts the connection after the API server applied
+	// it): the run cannot know from the reply that it cordoned, reads the node back, and
+	// uncordons it as it ends. Nothing is evicted. About 5 s.
+	proxy := newAPIProxy(t, h.SB)
+	proxy.loseCordons = true
+	res = h.exec(env.bin, append([]string{"--kubeconfig", proxy.kubeconfig, "-n", h.NS}, append(args, "--timeout", "20s", "--yes")...), nil)
+	if res.Code == 0 || proxy.lostCordons == 0 {
+		t.Errorf("a drain whose cordon reply was lost: want a failed run after a lost cordon, got %d lost, %s", proxy.lostCordons, res)
+	}
+	notCordoned(h, pool[0])
+	if p, err := h.Kube.CoreV1().Pods(h.NS).Get(h.Ctx, worker.Name, metav1.GetOptions{}); err != nil || p.UID != worker.UID || p.DeletionTimestamp != nil {
+		t.Fatalf("a run that failed at its cordon evicted the worker: %v %+v", err, p)
+	}
+
 	// The drain: the worker evicted and gone, KubeRay's new worker on the other pool node and
 	// Ready, the node uncordoned; the report's request count is what the stand-ins served.
 	before = time.Now()

@@ -37,6 +37,10 @@ type apiProxy struct {
 	deletes []proxiedDelete
 	hold    int // how many of the next pod DELETEs to hold
 	held    chan heldDelete
+	// loseCordons: every cordon (a node PATCH setting unschedulable, not a dry run) reaches the
+	// API server, and the client's connection is cut before the reply; lostCordons counts them.
+	loseCordons bool
+	lostCordons int
 }
 
 // proxiedDelete is one pod DELETE that went through the proxy.
@@ -73,6 +77,9 @@ func newAPIProxy(t *testing.T, sb *sandbox.Sandbox) *apiProxy {
 	p := &apiProxy{t: t, held: make(chan heldDelete, 16)}
 	// TLS, as client-go sends no bearer token over plain http.
 	p.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p.loseCordon(w, r, rp) {
+			return
+		}
 		if r.Method != http.MethodDelete || !strings.Contains(r.URL.Path, "/pods/") {
 			rp.ServeHTTP(w, r)
 			return
@@ -121,6 +128,33 @@ func newAPIProxy(t *testing.T, sb *sandbox.Sandbox) *apiProxy {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// loseCordon plays a reply lost on the way back (a timeout, a dropped connection) for a cordon:
+// the PATCH is sent on and lands, the connection is closed before the client reads a byte.
+func (p *apiProxy) loseCordon(w http.ResponseWriter, r *http.Request, rp *httputil.ReverseProxy) bool {
+	p.mu.Lock()
+	lose := p.loseCordons
+	p.mu.Unlock()
+	if !lose || r.Method != http.MethodPatch || !strings.Contains(r.URL.Path, "/nodes/") || r.URL.Query().Get("dryRun") != "" {
+		return false
+	}
+	body, _ := io.ReadAll(r.Body)
+	if !bytes.Contains(body, []byte(`"unschedulable":true`)) {
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		return false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	rp.ServeHTTP(httptest.NewRecorder(), r)
+	p.mu.Lock()
+	p.lostCordons++
+	p.mu.Unlock()
+	if hj, ok := w.(http.Hijacker); ok {
+		if conn, _, err := hj.Hijack(); err == nil {
+			_ = conn.Close()
+		}
+	}
+	return true
 }
 
 // Hold makes the proxy hold the next n pod DELETEs until released.

@@ -42,6 +42,10 @@ func (d *drainer) step(ctx context.Context) error {
 	_, changed, err := d.c.CordonNode(cctx, d.t.node, true, false)
 	cancelCordon()
 	if err != nil {
+		// The reply was lost (a timeout, a dropped connection), not necessarily the patch: the
+		// node is read back, and a cordon this run may have made is taken as its own, so that
+		// the run's end uncordons it.
+		d.cordoned = d.mayHaveCordoned(ctx)
 		return err
 	}
 	d.cordoned = changed
@@ -59,6 +63,25 @@ func (d *drainer) step(ctx context.Context) error {
 		}()
 	}
 	return nil
+}
+
+// mayHaveCordoned reads the node back after a cordon whose reply was lost: true when it is now
+// unschedulable and was not before the run, or when it cannot be read (the uncordon that follows
+// then leaves schedulable a node this run found schedulable).
+func (d *drainer) mayHaveCordoned(ctx context.Context) bool {
+	if d.t.alreadyCordoned {
+		return false
+	}
+	for try := 0; try < 3; try++ {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		n, err := d.c.GetNode(rctx, d.t.node)
+		cancel()
+		if err == nil {
+			return n.Spec.Unschedulable
+		}
+		time.Sleep(time.Duration(try+1) * 500 * time.Millisecond)
+	}
+	return true
 }
 
 // stop ends the evictions still asking (each is told it was given up) and waits for them.

@@ -53,9 +53,11 @@ func (o *HeadKillOptions) Run(cmd *cobra.Command) error {
 	return withHTML(o.f, o.reportHTML, verdict, func(w io.Writer) error { return report.WriteHTML(w, r) })
 }
 
-// signalContext ends on Ctrl-C or SIGTERM; tests replace it.
+// signalContext ends on Ctrl-C, SIGTERM or SIGHUP (the terminal of a 3 a.m. ssh session
+// closed): each ends the run the same way, with its clean-up (a drain's uncordon); tests
+// replace it.
 var signalContext = func(ctx context.Context) (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 }
 
 // progress prints one live line on a terminal, a plain line every `every` otherwise.

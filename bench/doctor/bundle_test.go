@@ -54,6 +54,8 @@ func TestBundleAtScale(t *testing.T) {
 	var bunReqs int64
 	var bunRSS int64
 	var bunPaths []string
+	var cmp []time.Duration
+	var cmpRSS int64
 	for i := 0; i < runs; i++ {
 		runtime.GC()
 		proxy.reset()
@@ -70,6 +72,17 @@ func TestBundleAtScale(t *testing.T) {
 		bun = append(bun, time.Duration(res.WallNanos))
 		bunRSS = max(bunRSS, res.MaxRSSBytes)
 		bunReqs, bunPaths = proxy.reset()
+		if *compareBin != "" {
+			// The other build in turn, on the same fleet: the redactor's cost is this tree's
+			// bundle against one built before it.
+			res, _, err := measured(ctx, launcher, work, *compareBin, "bundle", "-A", "--no-logs", "-o", archive, "--force", "--kubeconfig", kubeconfig)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmp = append(cmp, time.Duration(res.WallNanos))
+			cmpRSS = max(cmpRSS, res.MaxRSSBytes)
+			proxy.reset()
+		}
 	}
 	st, err := os.Stat(archive)
 	if err != nil {
@@ -81,6 +94,16 @@ func TestBundleAtScale(t *testing.T) {
 	t.Logf("(b) kubectl-ray bundle -A --no-logs:        median %s of %v, %d requests, peak RSS %.1f MiB, archive %.1f MiB",
 		b.Round(time.Millisecond), rounded(bun), bunReqs, float64(bunRSS)/(1<<20), float64(st.Size())/(1<<20))
 	t.Logf("b/a = %.2f; bundle's requests:\n  %s", float64(b)/float64(a), strings.Join(bunPaths, "\n  "))
+	if *compareBin != "" {
+		c := median(cmp)
+		t.Logf("(c) -compare-bin %s bundle -A --no-logs: median %s of %v, peak RSS %.1f MiB; this tree against it: %.2f",
+			*compareBin, c.Round(time.Millisecond), rounded(cmp), float64(cmpRSS)/(1<<20), float64(b)/float64(c))
+		// The redactor's bound: this tree's bundle within 1.25x of a build before it, that is the
+		// redactor at most 20% of the bundle's time.
+		if float64(b) > 1.25*float64(c) {
+			t.Errorf("this tree's bundle takes %.2fx the compared build's, over 1.25x", float64(b)/float64(c))
+		}
+	}
 	for _, p := range bunPaths {
 		if strings.Contains(p, "/log?") {
 			t.Errorf("--no-logs read a log: %s", p)

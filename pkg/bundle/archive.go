@@ -7,8 +7,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
@@ -84,11 +87,19 @@ func Write(path string, now time.Time, index []byte, files []File, r *redact.Red
 	gz := gzip.NewWriter(disk(tmp))
 	tw := tar.NewWriter(gz)
 	all := append([]File{{Path: IndexName, Data: index}}, ordered(files)...)
+	// Learning reads every byte, gitleaks' rules the most of it: the files are read on every
+	// core, and the archive is written in order after.
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
 	for _, f := range all {
-		r.Learn(string(f.Data))
+		g.Go(func() error {
+			r.Learn(string(f.Data))
+			return nil
+		})
 	}
+	_ = g.Wait()
 	for _, f := range all {
-		data := r.Bytes(f.Data)
+		data := []byte(r.Known(string(f.Data)))
 		hdr := &tar.Header{Name: root + "/" + f.Path, Mode: 0o644, Size: int64(len(data)), ModTime: now, Typeflag: tar.TypeReg, Format: tar.FormatPAX}
 		if err := tw.WriteHeader(hdr); err != nil {
 			return Written{}, writeError(path, err)

@@ -2,6 +2,7 @@ package redact
 
 import (
 	"bytes"
+	"strings"
 	"sync"
 
 	ahocorasick "github.com/BobuSumisu/aho-corasick"
@@ -21,8 +22,8 @@ import (
 // which matches file paths) has keywords, and gitleaks itself skips a rule whose keywords a
 // text lacks. Its decoding passes (base64 and hex segments) are off, as in its library default.
 
+// gitleaks' Detector is safe for concurrent use (its own scans run fragments in parallel on one).
 type detector struct {
-	mu       sync.Mutex
 	gitleaks *detect.Detector
 	keywords *ahocorasick.Trie
 }
@@ -55,7 +56,7 @@ func loadDetector() *detector {
 	return theDetector
 }
 
-// detected calls found with every secret gitleaks finds in s, line by line.
+// detected calls found with every secret gitleaks finds in s's lines that hold a keyword.
 func detected(s string, found func(string)) {
 	d := loadDetector()
 	if d == nil || s == "" {
@@ -82,13 +83,16 @@ func detected(s string, found func(string)) {
 	if len(lines) == 0 {
 		return
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	// One call for all the lines a keyword marks: gitleaks' own cost is per call, and its
+	// rules read a line at a time.
+	var b strings.Builder
 	for _, l := range lines {
-		for _, f := range d.gitleaks.DetectString(s[l[0]:l[1]]) {
-			if secretValue(f.Secret) {
-				found(f.Secret)
-			}
+		b.WriteString(s[l[0]:l[1]])
+		b.WriteByte('\n')
+	}
+	for _, f := range d.gitleaks.DetectString(b.String()) {
+		if secretValue(f.Secret) {
+			found(f.Secret)
 		}
 	}
 }

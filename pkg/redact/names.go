@@ -37,8 +37,8 @@ func IsSecretName(name string) bool {
 		return false
 	}
 	lower := strings.ToLower(name)
-	if plainNames[lower] {
-		return false
+	if plainNames[lower] || !hasSecretWord(lower) {
+		return false // every fragment and word below holds one of the hints
 	}
 	ws := words(name)
 	if len(ws) > 1 && plainSuffixes[ws[len(ws)-1]] {

@@ -143,9 +143,8 @@ func (w *walker) field(m map[string]any, k, x, path string) {
 	case IsSecretName(k) && !plainValues[strings.ToLower(x)]:
 		w.found.Add(x)
 		m[k] = Redacted
-	default:
-		w.found.AddText(x)
 	}
+	// Any other string's shapes are the writer's pass over the whole text (Redactor.Learn).
 }
 
 // argv reads a container's command and args as one command line and redacts both.

@@ -33,7 +33,7 @@ func (r *Redactor) Learn(s string) {
 		return
 	}
 	found := Set{}
-	found.AddText(s)
+	found.AddFreeText(s)
 	r.Know(found)
 }
 
@@ -94,10 +94,7 @@ func (r *Redactor) String(s string) string {
 	if len(s) < minSecret {
 		return s
 	}
-	if r != nil {
-		s = r.replacer().Replace(s)
-	}
-	s = replaceSpans(s, shapeSpans(s))
+	s = r.Known(s)
 	var found []string
 	detected(s, func(v string) { found = append(found, v) })
 	if len(found) > 0 {
@@ -107,6 +104,18 @@ func (r *Redactor) String(s string) string {
 		}
 	}
 	return s
+}
+
+// Known is s with the known values and every shape redacted, without gitleaks' pass: for a text
+// the redactor has Learned already, whose gitleaks findings are known values now.
+func (r *Redactor) Known(s string) string {
+	if len(s) < minSecret {
+		return s
+	}
+	if r != nil {
+		s = r.replacer().Replace(s)
+	}
+	return replaceSpans(s, shapeSpans(s))
 }
 
 // Bytes is String for bytes.

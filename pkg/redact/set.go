@@ -16,8 +16,10 @@ func (set Set) Add(v string) {
 	}
 }
 
-// AddText adds the secrets free text holds by their shape: URI passwords, secret flags and
-// name=value pairs, Authorization headers, PEM keys, and the provider formats gitleaks knows.
+// AddText adds the secrets a spec's string holds by their shape: URI passwords, secret flags and
+// name=value pairs, Authorization headers, PEM keys. gitleaks' provider formats are left to the
+// writers' pass over the whole text (Redactor.Learn and String): run on every string of every
+// pod's spec, a fleet's thousands, it would cost doctor more than its reads.
 func (set Set) AddText(v string) {
 	if len(v) < minSecret {
 		return
@@ -25,6 +27,11 @@ func (set Set) AddText(v string) {
 	for _, sp := range shapeSpans(v) {
 		set.Add(v[sp.start:sp.end])
 	}
+}
+
+// AddFreeText is AddText with gitleaks' provider formats too: for free text (logs, messages).
+func (set Set) AddFreeText(v string) {
+	set.AddText(v)
 	detected(v, set.Add)
 }
 

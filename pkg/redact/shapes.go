@@ -1,9 +1,12 @@
 package redact
 
 import (
+	"bytes"
 	"regexp"
 	"sort"
 	"strings"
+
+	ahocorasick "github.com/BobuSumisu/aho-corasick"
 )
 
 // A shape is a secret recognised in free text by how it is written: the regular expression finds
@@ -15,7 +18,7 @@ type shape struct {
 	re         *regexp.Regexp
 	nameGroup  int
 	valueGroup int
-	need       func(lower string) bool
+	need       func(lower string) bool // nil: the text must hold a secret word (hasSecretWord)
 }
 
 // quoted or bare: a value in double quotes, single quotes, or up to a delimiter.
@@ -26,24 +29,23 @@ var shapes = []shape{
 	{re: regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^:/@\s"']*:([^@\s"']+)@`), valueGroup: 1,
 		need: func(l string) bool { return strings.Contains(l, "://") && strings.Contains(l, "@") }},
 	// A flag and its value: --redis_password=V, --api-key V, -password 'V'.
-	{re: regexp.MustCompile(`(?:^|[\s"'(,\[=])(--?[A-Za-z][A-Za-z0-9_.-]*)(?:=|[ \t]+)` + valueRE), nameGroup: 1, valueGroup: 2,
-		need: hasSecretWord},
+	{re: regexp.MustCompile(`(?:^|[\s"'(,\[=])(--?[A-Za-z][A-Za-z0-9_.-]*)(?:=|[ \t]+)` + valueRE), nameGroup: 1, valueGroup: 2},
 	// A name=value pair: API_TOKEN=V, Password=V; (ODBC), AccountKey=V; (Azure), ?access_token=V&.
-	{re: regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_.-]*)=` + valueRE), nameGroup: 1, valueGroup: 2, need: hasSecretWord},
+	{re: regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_.-]*)=` + valueRE), nameGroup: 1, valueGroup: 2},
 	// A JSON pair: "password": "V".
-	{re: regexp.MustCompile(`"([A-Za-z_][A-Za-z0-9_.-]{0,80})"\s*:\s*("(?:[^"\\\n]|\\.)*")`), nameGroup: 1, valueGroup: 2, need: hasSecretWord},
+	{re: regexp.MustCompile(`"([A-Za-z_][A-Za-z0-9_.-]{0,80})"\s*:\s*("(?:[^"\\\n]|\\.)*")`), nameGroup: 1, valueGroup: 2},
 	// A YAML pair at a line's start or in a flow mapping: "  API_TOKEN: V", "{HF_TOKEN: V}".
-	{re: regexp.MustCompile(`(?m)(?:^|[{,])[ \t]*([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*:[ \t]+` + valueRE), nameGroup: 1, valueGroup: 2, need: hasSecretWord},
+	{re: regexp.MustCompile(`(?m)(?:^|[{,])[ \t]*([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*:[ \t]+` + valueRE), nameGroup: 1, valueGroup: 2},
 	// An Authorization header, Ray's x-ray-authorization included: the credential after the scheme.
 	{re: regexp.MustCompile(`(?i)authorization["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token|digest|negotiate)\s+)?([^\s"',]+)`), valueGroup: 1,
 		need: func(l string) bool { return strings.Contains(l, "authorization") }},
 	// A bearer token anywhere: "Bearer V".
 	{re: regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{8,})`), valueGroup: 1,
 		need: func(l string) bool { return strings.Contains(l, "bearer") }},
-	// A PEM private key, whole.
-	{re: regexp.MustCompile(`-----BEGIN[A-Z ]*PRIVATE KEY( BLOCK)?-----([\s\S]*?)-----END`), valueGroup: 2,
-		need: func(l string) bool { return strings.Contains(l, "private key") }},
 }
+
+// pemKey is a PEM private key's body, across its lines.
+var pemKey = shape{re: regexp.MustCompile(`-----BEGIN[A-Z ]*PRIVATE KEY( BLOCK)?-----([\s\S]*?)-----END`), valueGroup: 2}
 
 // secretHints are what every name-gated shape's text must contain (lower-cased).
 var secretHints = []string{"pass", "secret", "token", "key", "credential", "private", "pwd", "auth", "dsn", "sig", "bearer", "cookie", "sas"}
@@ -60,38 +62,76 @@ func hasSecretWord(lower string) bool {
 // span is a value's place in a text.
 type span struct{ start, end int }
 
+// lineHints are what a line must hold (lower-cased) for any shape but the PEM key's to match in
+// it: the secret words, a URI's "://", and the header words. One Aho-Corasick pass over a text
+// finds the lines that hold one; the expressions run on those lines alone. A rendered object or
+// a log is mostly lines with none, and an expression run over all of it (a YAML pair matches
+// every line of a YAML document) would cost more than everything else a bundle does.
+var lineHints = ahocorasick.NewTrieBuilder().AddStrings(append(append([]string(nil), secretHints...), "://")).Build()
+
 // shapeSpans finds the values of every shape in s, sorted and merged.
 func shapeSpans(s string) []span {
 	if len(s) < minSecret {
 		return nil
 	}
-	lower := strings.ToLower(s)
+	lower := asciiLower([]byte(s))
 	var out []span
-	for _, sh := range shapes {
-		if !sh.need(lower) {
-			continue
+	lineEnd := -1
+	lineHints.Walk(lower, func(end, _, _ int64) bool {
+		if int(end) < lineEnd {
+			return true
 		}
-		for _, m := range sh.re.FindAllStringSubmatchIndex(s, -1) {
-			if sh.nameGroup > 0 && !IsSecretName(s[m[2*sh.nameGroup]:m[2*sh.nameGroup+1]]) {
-				continue
-			}
-			start, end := m[2*sh.valueGroup], m[2*sh.valueGroup+1]
-			if start < 0 {
-				continue
-			}
-			v := s[start:end]
-			// Quotes stay; what they hold goes.
-			if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
-				start, end = start+1, end-1
-				v = v[1 : len(v)-1]
-			}
-			if !secretValue(v) {
-				continue
-			}
-			out = append(out, span{start, end})
+		start := bytes.LastIndexByte(lower[:end], '\n') + 1
+		stop := bytes.IndexByte(lower[end:], '\n')
+		if stop < 0 {
+			stop = len(lower)
+		} else {
+			stop += int(end)
 		}
+		out = lineSpans(s[start:stop], string(lower[start:stop]), start, out)
+		lineEnd = stop
+		return true
+	})
+	if bytes.Contains(lower, []byte("private key")) {
+		out = matchSpans(pemKey, s, 0, out)
 	}
 	return merge(out)
+}
+
+// lineSpans adds the values the line-wise shapes find in line, which starts at offset in its text.
+func lineSpans(line, lower string, offset int, out []span) []span {
+	hint := hasSecretWord(lower)
+	for _, sh := range shapes {
+		if (sh.need == nil && !hint) || (sh.need != nil && !sh.need(lower)) {
+			continue
+		}
+		out = matchSpans(sh, line, offset, out)
+	}
+	return out
+}
+
+// matchSpans adds the values sh finds in s (at offset in its text).
+func matchSpans(sh shape, s string, offset int, out []span) []span {
+	for _, m := range sh.re.FindAllStringSubmatchIndex(s, -1) {
+		if sh.nameGroup > 0 && !IsSecretName(s[m[2*sh.nameGroup]:m[2*sh.nameGroup+1]]) {
+			continue
+		}
+		start, end := m[2*sh.valueGroup], m[2*sh.valueGroup+1]
+		if start < 0 {
+			continue
+		}
+		v := s[start:end]
+		// Quotes stay; what they hold goes.
+		if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+			start, end = start+1, end-1
+			v = v[1 : len(v)-1]
+		}
+		if !secretValue(v) {
+			continue
+		}
+		out = append(out, span{offset + start, offset + end})
+	}
+	return out
 }
 
 // secretValue: what a shape found is a secret unless it is empty, already redacted, a flag, or

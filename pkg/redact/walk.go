@@ -2,9 +2,12 @@ package redact
 
 import "reflect"
 
-// Strings runs every string v holds (through pointers, structs, slices, arrays and map values;
-// exported fields or not, as long as they can be set) through r, in place. A report redacted this
-// way cannot grow a field that its writer forgets to redact. v must be a pointer.
+// Strings runs every string v holds (through pointers, structs, slices, arrays and map values,
+// exported fields) through r's known values and shapes (Known), in place. A report redacted this
+// way cannot grow a field that its writer forgets to redact. gitleaks' provider formats are left
+// to the writer's pass over the bytes it prints (cmdutil's Print, the bundle's archive): doctor
+// redacts its report while its snapshot of the fleet is still in memory, and gitleaks' rules
+// (some 19 MiB) are better loaded once that is gone. v must be a pointer.
 func (r *Redactor) Strings(v any) {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
@@ -21,7 +24,7 @@ func (r *Redactor) walk(v reflect.Value, depth int) {
 	case reflect.String:
 		if v.CanSet() {
 			if s := v.String(); s != "" {
-				if red := r.String(s); red != s {
+				if red := r.Known(s); red != s {
 					v.SetString(red)
 				}
 			}
@@ -31,7 +34,7 @@ func (r *Redactor) walk(v reflect.Value, depth int) {
 			e := v.Elem()
 			if v.Kind() == reflect.Interface && e.Kind() == reflect.String {
 				if s := e.String(); v.CanSet() {
-					if red := r.String(s); red != s {
+					if red := r.Known(s); red != s {
 						v.Set(reflect.ValueOf(red).Convert(e.Type()))
 					}
 				}
@@ -48,7 +51,7 @@ func (r *Redactor) walk(v reflect.Value, depth int) {
 	case reflect.Slice, reflect.Array:
 		if v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.Uint8 {
 			if v.CanSet() && v.Len() > 0 {
-				if red := r.String(string(v.Bytes())); red != string(v.Bytes()) {
+				if red := r.Known(string(v.Bytes())); red != string(v.Bytes()) {
 					v.SetBytes([]byte(red))
 				}
 			}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
 	"github.com/kubectl-ray/kubectl-ray/pkg/schema"
 )
 
@@ -46,7 +47,8 @@ func (p *changePrinter) print(cs []diagnose.Change) error {
 		b.WriteString(watchRow(string(c.Type), string(f.Severity), f.Cluster.Namespace+"/"+f.Cluster.Name, f.Rule,
 			strings.ToLower(f.Object.Kind)+"/"+f.Object.Name, f.Message, p.wide, f.Remedy))
 	}
-	_, err := io.WriteString(p.w, b.String())
+	// Through the redactor's whole pass, gitleaks' provider formats included, as -o's writer does.
+	_, err := io.WriteString(p.w, redact.New().String(b.String()))
 	return err
 }
 

@@ -82,6 +82,7 @@ func TestKubeRayMatrix(t *testing.T) {
 				"spec-invalid":          matrixSpecInvalid,
 				"field-dropped":         matrixFieldDropped,
 				"resources-invalid":     matrixResourcesInvalid,
+				"group-removed":         matrixGroupRemoved,
 			}
 			if v.version != "v1.1.1" { // v1.5.0 and v1.6.0 read submitterConfig.backoffLimit; v1.1.1 hard-codes 2
 				cases["rayjob-submission"] = matrixRayJobSubmission

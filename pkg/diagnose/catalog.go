@@ -57,6 +57,7 @@ var Catalog = []RuleInfo{
 	{RuleWorkerFailed, SeverityWarning, "cluster", "", "worker pods failed and the operator will not replace them, or is late", "worker-failed-warning"},
 	{RuleWorkersMissing, SeverityWarning, "cluster", "", "a worker group is short of pods because the API server refuses the operator's", "workers-missing-warning"},
 	{RuleSpecInvalid, SeverityError, "cluster", "events", "the operator refuses a RayCluster's spec and reconciles nothing of it", "spec-invalid-error"},
+	{RuleContainerNeverRestarted, SeverityError, "cluster", "", "a container of a live Ray pod failed and its pod will never run it again", "container-never-restarted-error"},
 	{RuleWorkersOutsideSpec, SeverityWarning, "cluster", "", "worker pods of a group the spec no longer names, which the operator never manages again", "workers-outside-spec-warning"},
 	// A document's text (doctor -f): the manifest reader fires these, with fixtures in
 	// pkg/manifest/testdata/rules.

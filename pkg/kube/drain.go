@@ -10,6 +10,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/kubectl/pkg/drain"
 )
 
@@ -106,7 +107,7 @@ func (c *Clients) DrainPod(ctx context.Context, pod *corev1.Pod, evict bool, gra
 		return Explain(err, Request{Verb: "delete", Resource: "pods", Namespace: pod.Namespace, Name: pod.Name, Host: c.Host()})
 	}
 	ev := &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace}, DeleteOptions: &opts}
-	err := c.Kube.PolicyV1().Evictions(pod.Namespace).Evict(ctx, ev)
+	err := c.evict(ctx, ev)
 	switch {
 	case err == nil || apierrors.IsNotFound(err) || apierrors.IsConflict(err):
 		return err
@@ -118,4 +119,17 @@ func (c *Clients) DrainPod(ctx context.Context, pod *corev1.Pod, evict bool, gra
 		return refusedEviction(pod.Name, err, code, msg)
 	}
 	return Explain(err, Request{Verb: "create", Resource: "pods/eviction", Namespace: pod.Namespace, Name: pod.Name, Host: c.Host()})
+}
+
+// evict posts an eviction once. client-go retries a 429 that carries Retry-After by itself, up to
+// ten times: the Eviction API sends one (10 s) for a budget it says is "still being processed",
+// which a budget the disruption controller cannot compute stays for good, so one eviction, a dry
+// run's included, would wait over a minute and a half. The drain asks again on its own schedule,
+// within its --timeout, and a dry run answers at once.
+func (c *Clients) evict(ctx context.Context, ev *policyv1.Eviction) error {
+	if rc, ok := c.Kube.PolicyV1().RESTClient().(*rest.RESTClient); ok && rc != nil {
+		return rc.Post().AbsPath("/api/v1").Namespace(ev.Namespace).Resource("pods").Name(ev.Name).SubResource("eviction").
+			Body(ev).MaxRetries(0).Do(ctx).Error()
+	}
+	return c.Kube.PolicyV1().Evictions(ev.Namespace).Evict(ctx, ev) // client-go's fakes
 }

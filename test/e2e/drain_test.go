@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -165,6 +166,38 @@ func TestChaosDrain(t *testing.T) {
 		t.Fatalf("the budget's pod was touched: %v %+v", err, p)
 	}
 	if err := h.Kube.PolicyV1().PodDisruptionBudgets(h.NS).Delete(h.Ctx, "dr-workers", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	// A budget the disruption controller cannot compute: maxUnavailable over Ray pods, whose owner
+	// (a RayCluster) has no scale subresource. The real controller says SyncFailed and allows
+	// nothing, and the Eviction API answers every eviction "still being processed" with a
+	// Retry-After. The drain is refused in its plan, naming the budget and why, nothing cordoned,
+	// and its dry run does not wait on the budget (client-go's own retries of that 429 are off).
+	// About 5 s.
+	pdb = &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "dr-uncomputable", Namespace: h.NS},
+		Spec: policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &one,
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"ray.io/cluster": "dr", "ray.io/node-type": "worker"}}}}
+	if _, err := h.Kube.PolicyV1().PodDisruptionBudgets(h.NS).Create(h.Ctx, pdb, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h.WaitFor("the disruption controller to give up on the PDB (SyncFailed)", 30*time.Second, func() (bool, error) {
+		p, err := h.Kube.PolicyV1().PodDisruptionBudgets(h.NS).Get(h.Ctx, "dr-uncomputable", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		c := meta.FindStatusCondition(p.Status.Conditions, policyv1.DisruptionAllowedCondition)
+		return c != nil && c.Reason == policyv1.SyncFailedReason, nil
+	})
+	for _, extra := range [][]string{{"--dry-run"}, {"--yes", "--timeout", "20s"}} {
+		res = h.Run(append(args, extra...)...)
+		if res.Code != 2 || !strings.Contains(res.Stderr, "PodDisruptionBudget "+h.NS+"/dr-uncomputable") ||
+			!strings.Contains(res.Stderr, "can never allow an eviction") || !strings.Contains(res.Stderr, "nothing was cordoned") {
+			t.Errorf("%v with a budget that cannot be computed: want exit 2 naming it, got %s", extra, res)
+		}
+		notCordoned(h, pool[0])
+	}
+	if err := h.Kube.PolicyV1().PodDisruptionBudgets(h.NS).Delete(h.Ctx, "dr-uncomputable", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 

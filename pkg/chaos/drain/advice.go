@@ -60,7 +60,7 @@ func advice(r *Report, t *target, heads []string, endpointsAtCordon []string, re
 			"a drain that must finish waits for it (kubectl drain --timeout).", report.Plural(refused, "eviction", "evictions"))
 	case t.rayPods > 0 && !budgetOverRay(t) && tot.Errors > 0:
 		add(AdviceNoBudget, "No PodDisruptionBudget covers the Ray pods of node %s, so the Eviction API let them all go at once: "+
-			"KubeRay creates none (kuberay #5004). A budget with maxUnavailable: 1 over each worker group keeps Serve's capacity through a drain.", t.node)
+			"KubeRay creates none (kuberay #5004). A budget with an integer minAvailable over each worker group (its replicas less one) keeps Serve's capacity through a drain; maxUnavailable and percentages cannot be computed over Ray pods, whose owner has no scale subresource.", t.node)
 	}
 	if until && !recovered {
 		add(AdviceNotRecovered, "Not every group had its Ready pods back, or every drained pod gone, before --timeout: see the drain section for which.")

@@ -55,6 +55,8 @@ type budget struct {
 	Namespace, Name string
 	Allowed         int32
 	Pods            []string
+	// Never says why the budget can never allow an eviction ("" when it can).
+	Never string
 }
 
 // resolve finds the node, the pods a drain takes from it and the budgets over them, and the
@@ -96,6 +98,14 @@ func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
 	}
 	if t.budgets, err = budgetsOver(ctx, c, t.pods); err != nil {
 		return nil, err
+	}
+	for _, b := range t.budgets {
+		if b.Never != "" {
+			// Every eviction would be refused until --timeout: the drain cannot happen, so it is
+			// refused here, as kubectl drain's own refusals are, before anything is cordoned.
+			return nil, invalid("cannot drain node %s: PodDisruptionBudget %s/%s over %s can never allow an eviction: %s; nothing was cordoned",
+				t.node, b.Namespace, b.Name, strings.Join(b.Pods, ", "), b.Never)
+		}
 	}
 	if s.Target != "" {
 		return t, nil
@@ -208,7 +218,7 @@ func matchBudgets(pdbs []policyv1.PodDisruptionBudget, pods []corev1.Pod) []budg
 		if err != nil {
 			continue
 		}
-		b := budget{Namespace: pdb.Namespace, Name: pdb.Name, Allowed: pdb.Status.DisruptionsAllowed}
+		b := budget{Namespace: pdb.Namespace, Name: pdb.Name, Allowed: pdb.Status.DisruptionsAllowed, Never: neverAllows(&pdb)}
 		for _, p := range pods {
 			if sel.Matches(labels.Set(p.Labels)) {
 				b.Pods = append(b.Pods, p.Name)
@@ -228,4 +238,24 @@ func (b budget) words() string {
 		return fmt.Sprintf("PodDisruptionBudget %s/%s allows no disruption now: it will refuse %s until more of its pods are healthy", b.Namespace, b.Name, strings.Join(b.Pods, ", "))
 	}
 	return fmt.Sprintf("PodDisruptionBudget %s/%s allows %d disruption(s) now, over %s", b.Namespace, b.Name, b.Allowed, strings.Join(b.Pods, ", "))
+}
+
+// neverAllows says why a budget can never allow an eviction, or "". Two shapes:
+//   - maxUnavailable 0 (or 0%): no disruption, ever;
+//   - a budget the disruption controller cannot compute: maxUnavailable, or a percentage, over
+//     pods whose owner has no scale subresource (a RayCluster's pods: the controller cannot count
+//     the pods expected). The controller says so in its DisruptionAllowed condition (reason
+//     SyncFailed) and allows nothing, and the Eviction API answers every eviction with a 429
+//     "still being processed", for good.
+func neverAllows(pdb *policyv1.PodDisruptionBudget) string {
+	if mu := pdb.Spec.MaxUnavailable; mu != nil && (mu.String() == "0" || mu.String() == "0%") {
+		return "its maxUnavailable is " + mu.String() + "; use an integer minAvailable instead (maxUnavailable cannot be computed over Ray pods), or remove the budget for the drain"
+	}
+	for _, c := range pdb.Status.Conditions {
+		if c.Type == policyv1.DisruptionAllowedCondition && c.Status == metav1.ConditionFalse && c.Reason == policyv1.SyncFailedReason {
+			return "the disruption controller cannot compute it (" + c.Reason + ": " + c.Message + "); " +
+				"Ray pods' owner, a RayCluster, has no scale subresource, so only an integer minAvailable works over them"
+		}
+	}
+	return ""
 }

@@ -63,23 +63,8 @@ func detected(s string, found func(string)) {
 		return
 	}
 	lower := asciiLower([]byte(s))
-	lineEnd := -1
 	var lines [][2]int
-	d.keywords.Walk(lower, func(end, _, _ int64) bool {
-		if int(end) < lineEnd {
-			return true
-		}
-		start := bytes.LastIndexByte(lower[:end], '\n') + 1
-		stop := bytes.IndexByte(lower[end:], '\n')
-		if stop < 0 {
-			stop = len(lower)
-		} else {
-			stop += int(end)
-		}
-		lines = append(lines, [2]int{start, stop})
-		lineEnd = stop
-		return true
-	})
+	markedLines(d.keywords, lower, func(start, stop int) { lines = append(lines, [2]int{start, stop}) })
 	if len(lines) == 0 {
 		return
 	}
@@ -95,6 +80,27 @@ func detected(s string, found func(string)) {
 			found(f.Secret)
 		}
 	}
+}
+
+// markedLines calls line with the bounds of each line of lower that holds one of trie's words, once
+// a line, in order.
+func markedLines(trie *ahocorasick.Trie, lower []byte, line func(start, stop int)) {
+	lineEnd := -1
+	trie.Walk(lower, func(end, _, _ int64) bool {
+		if int(end) < lineEnd {
+			return true
+		}
+		start := bytes.LastIndexByte(lower[:end], '\n') + 1
+		stop := bytes.IndexByte(lower[end:], '\n')
+		if stop < 0 {
+			stop = len(lower)
+		} else {
+			stop += int(end)
+		}
+		line(start, stop)
+		lineEnd = stop
+		return true
+	})
 }
 
 // asciiLower lower-cases ASCII letters in place, keeping every byte where it was (a rune-aware

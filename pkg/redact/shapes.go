@@ -76,21 +76,8 @@ func shapeSpans(s string) []span {
 	}
 	lower := asciiLower([]byte(s))
 	var out []span
-	lineEnd := -1
-	lineHints.Walk(lower, func(end, _, _ int64) bool {
-		if int(end) < lineEnd {
-			return true
-		}
-		start := bytes.LastIndexByte(lower[:end], '\n') + 1
-		stop := bytes.IndexByte(lower[end:], '\n')
-		if stop < 0 {
-			stop = len(lower)
-		} else {
-			stop += int(end)
-		}
+	markedLines(lineHints, lower, func(start, stop int) {
 		out = lineSpans(s[start:stop], string(lower[start:stop]), start, out)
-		lineEnd = stop
-		return true
 	})
 	if bytes.Contains(lower, []byte("private key")) {
 		out = matchSpans(pemKey, s, 0, out)

@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
 )
 
 // withHTML writes the --report-html page, if asked, and returns the run's verdict. Validate
@@ -29,12 +31,18 @@ func withHTML(f *cmdutil.Factory, path string, verdict error, write func(io.Writ
 	return verdict
 }
 
+// writeFile writes a report file, every byte through the redactor, as -o's writer does: the report
+// quotes probe errors and Events, which can echo a credential.
 func writeFile(path string, write func(io.Writer) error) error {
+	var b bytes.Buffer
+	if err := write(&b); err != nil {
+		return err
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	if err := write(f); err != nil {
+	if _, err := f.Write(redact.New().Bytes(b.Bytes())); err != nil {
 		f.Close()
 		return err
 	}

@@ -2,6 +2,10 @@ package chaos
 
 import (
 	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -21,5 +25,18 @@ func TestHangupEndsTheRun(t *testing.T) {
 			t.Errorf("%v did not end the run's context", sig)
 		}
 		stop()
+	}
+}
+
+// The HTML report file goes through the redactor as -o's output does.
+func TestReportFileRedacted(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.html")
+	err := writeFile(path, func(w io.Writer) error {
+		_, err := io.WriteString(w, "<td>probe error: Authorization: Bearer h7mlT0kenSecret99 refused</td>\n")
+		return err
+	})
+	b, rerr := os.ReadFile(path)
+	if err != nil || rerr != nil || strings.Contains(string(b), "h7mlT0kenSecret99") || !strings.Contains(string(b), "probe error") {
+		t.Errorf("report file: %q (%v, %v)", b, err, rerr)
 	}
 }

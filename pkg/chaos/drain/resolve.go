@@ -254,7 +254,7 @@ func neverAllows(pdb *policyv1.PodDisruptionBudget) string {
 	for _, c := range pdb.Status.Conditions {
 		if c.Type == policyv1.DisruptionAllowedCondition && c.Status == metav1.ConditionFalse && c.Reason == policyv1.SyncFailedReason {
 			return "the disruption controller cannot compute it (" + c.Reason + ": " + c.Message + "); " +
-				"Ray pods' owner, a RayCluster, has no scale subresource, so only an integer minAvailable works over them"
+				"over Ray pods, whose owner (a RayCluster) has no scale subresource, only an integer minAvailable works"
 		}
 	}
 	return ""

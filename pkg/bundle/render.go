@@ -29,12 +29,12 @@ type File struct {
 type Contents struct {
 	Files []File
 	Gaps  []Gap
-	// Found are the secrets the structural pass redacted, for the text pass (RedactorWith).
+	// Found are the secrets the structural pass redacted, for the text pass (diagnose.Redactor(s, Found)).
 	Found redact.Set
 }
 
 // Render turns the plan and what Collect read into the bundle's files, every object redacted
-// by its structure (redactObject). The text pass comes when the archive is written.
+// by its structure (redact.Object). The text pass comes when the archive is written.
 func Render(s *diagnose.Snapshot, p Plan, c Collected) Contents {
 	r := renderer{found: redact.Set{}}
 	for _, o := range p.Clusters {

@@ -26,7 +26,6 @@ type Source interface {
 	ListServicesMatching(ctx context.Context, namespace, selector string) ([]corev1.Service, error)
 	ListEndpointSlicesMatching(ctx context.Context, namespace, selector string) ([]discoveryv1.EndpointSlice, error)
 	ListJobsMatching(ctx context.Context, namespace, selector string) ([]batchv1.Job, error)
-	ListPodDisruptionBudgets(ctx context.Context, namespace string) ([]policyv1.PodDisruptionBudget, error)
 	ListEventsKept(ctx context.Context, namespace string, keep func(*corev1.Event) bool) ([]corev1.Event, error)
 	ListPodsMatching(ctx context.Context, namespace, selector string) ([]corev1.Pod, error)
 	PodLog(ctx context.Context, namespace, pod string, opts *corev1.PodLogOptions) ([]byte, error)
@@ -101,7 +100,8 @@ const (
 )
 
 // Collect makes the reads p needs beyond the snapshot: per namespace (or cluster-wide with -A)
-// one LIST each of Services, EndpointSlices, Jobs, PodDisruptionBudgets and Events, one LIST of
+// one LIST each of Services, EndpointSlices, Jobs and Events (the PodDisruptionBudgets are the
+// snapshot's, which reads them all), one LIST of
 // each operator's pods, discovery's versions, and one GET per container log p asks for
 // (plus the operator's containers). At most o.Parallel run at once; a read that fails is a Gap
 // and never stops the others. ctx bounds the whole (--timeout): what is cut short is a Gap too.
@@ -115,7 +115,6 @@ func Collect(ctx context.Context, src Source, p Plan, o CollectOptions) Collecte
 	var services []corev1.Service
 	var slices []discoveryv1.EndpointSlice
 	var jobs []batchv1.Job
-	var pdbs []policyv1.PodDisruptionBudget
 	for _, ns := range namespaces {
 		w.run(fmt.Sprintf("list services%s", in(ns)), func(ctx context.Context) error {
 			l, err := src.ListServicesMatching(ctx, ns, clusterLabelSelector)
@@ -130,11 +129,6 @@ func Collect(ctx context.Context, src Source, p Plan, o CollectOptions) Collecte
 		w.run(fmt.Sprintf("list jobs%s", in(ns)), func(ctx context.Context) error {
 			l, err := src.ListJobsMatching(ctx, ns, kuberayJobSelector)
 			w.locked(func() { jobs = append(jobs, l...) })
-			return err
-		})
-		w.run(fmt.Sprintf("list poddisruptionbudgets%s", in(ns)), func(ctx context.Context) error {
-			l, err := src.ListPodDisruptionBudgets(ctx, ns)
-			w.locked(func() { pdbs = append(pdbs, l...) })
 			return err
 		})
 	}
@@ -161,7 +155,7 @@ func Collect(ctx context.Context, src Source, p Plan, o CollectOptions) Collecte
 	out.Services = keepServices(p, append(services, p.known.services...))
 	out.EndpointSlices = keepSlices(out.Services, append(slices, p.known.slices...))
 	out.Jobs = keepJobs(p, append(jobs, p.known.jobs...))
-	out.PDBs = keepPDBs(p, pdbs)
+	out.PDBs = keepPDBs(p, p.known.pdbs)
 	out.OperatorPods = opPods
 	about := eventSubjects(p, out)
 	var events []corev1.Event

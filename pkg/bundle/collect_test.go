@@ -10,7 +10,6 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
-	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
@@ -64,9 +63,6 @@ func (s *source) ListEndpointSlicesMatching(ctx context.Context, _, _ string) ([
 func (s *source) ListJobsMatching(ctx context.Context, _, _ string) ([]batchv1.Job, error) {
 	return nil, s.list(ctx)
 }
-func (s *source) ListPodDisruptionBudgets(ctx context.Context, _ string) ([]policyv1.PodDisruptionBudget, error) {
-	return nil, s.list(ctx)
-}
 func (s *source) ListEventsKept(ctx context.Context, _ string, _ func(*corev1.Event) bool) ([]corev1.Event, error) {
 	return nil, s.list(ctx)
 }
@@ -95,10 +91,10 @@ func TestCollectParallelLimit(t *testing.T) {
 	if src.most > 2 || src.most < 2 {
 		t.Errorf("%d reads ran at once, want 2", src.most)
 	}
-	// One namespace: services, endpointslices, jobs, poddisruptionbudgets, events; the operator's
-	// pods (its Deployment has no selector here: a gap, no LIST).
-	if src.lists != 5 || src.logs != len(p.Logs) || len(got.Gaps) != 1 {
-		t.Errorf("%d LISTs (want 5), %d log reads (want %d), gaps %v", src.lists, src.logs, len(p.Logs), got.Gaps)
+	// One namespace: services, endpointslices, jobs, events (the budgets are the snapshot's); the
+	// operator's pods (its Deployment has no selector here: a gap, no LIST).
+	if src.lists != 4 || src.logs != len(p.Logs) || len(got.Gaps) != 1 {
+		t.Errorf("%d LISTs (want 4), %d log reads (want %d), gaps %v", src.lists, src.logs, len(p.Logs), got.Gaps)
 	}
 	var names []string
 	for _, sv := range got.Services {
@@ -127,8 +123,8 @@ func TestCollectTimeout(t *testing.T) {
 			n++
 		}
 	}
-	if n != 5+len(p.Logs) {
-		t.Errorf("%d reads cut short by the timeout, want %d: %v", n, 5+len(p.Logs), got.Gaps)
+	if n != 4+len(p.Logs) {
+		t.Errorf("%d reads cut short by the timeout, want %d: %v", n, 4+len(p.Logs), got.Gaps)
 	}
 }
 

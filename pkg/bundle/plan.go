@@ -11,6 +11,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	policyv1 "k8s.io/api/policy/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
@@ -46,6 +47,7 @@ type known struct {
 	services []corev1.Service
 	slices   []discoveryv1.EndpointSlice
 	jobs     []batchv1.Job
+	pdbs     []policyv1.PodDisruptionBudget
 }
 
 // LogRequest is one container log to read.
@@ -192,7 +194,7 @@ func MakePlan(s *diagnose.Snapshot, t *diagnose.Target, o PlanOptions) Plan {
 		}
 	}
 	p.Namespaces = namespacesOf(p)
-	p.known = known{services: s.Serve, slices: s.ServeEndpoints, jobs: s.CleanupJobs}
+	p.known = known{services: s.Serve, slices: s.ServeEndpoints, jobs: s.CleanupJobs, pdbs: s.PDBs}
 	return p
 }
 

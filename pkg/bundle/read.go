@@ -204,6 +204,8 @@ func addFile(s *diagnose.Snapshot, rel string, data []byte) error {
 		if _, ok := e.Labels[ray.LabelServe]; ok {
 			s.ServeEndpoints = append(s.ServeEndpoints, e)
 		}
+	case "poddisruptionbudgets":
+		return decodeInto(data, &s.PDBs)
 	case "jobs":
 		var j batchv1.Job
 		if err := yaml.Unmarshal(data, &j); err != nil {

@@ -59,6 +59,7 @@ var Catalog = []RuleInfo{
 	{RuleSpecInvalid, SeverityError, "cluster", "events", "the operator refuses a RayCluster's spec and reconciles nothing of it", "spec-invalid-error"},
 	{RuleContainerNeverRestarted, SeverityError, "cluster", "", "a container of a live Ray pod failed and its pod will never run it again", "container-never-restarted-error"},
 	{RuleWorkersOutsideSpec, SeverityWarning, "cluster", "", "worker pods of a group the spec no longer names, which the operator never manages again", "workers-outside-spec-warning"},
+	{RuleBudgetNeverAllows, SeverityWarning, "cluster", "poddisruptionbudgets", "a PodDisruptionBudget over Ray pods can never allow an eviction (maxUnavailable 0, or one the disruption controller cannot compute), so node drains hang", "budget-never-allows-warning"},
 	// A document's text (doctor -f): the manifest reader fires these, with fixtures in
 	// pkg/manifest/testdata/rules.
 	{RuleManifestUnknownField, SeverityInfo, "manifest", "", "a document sets a field this doctor's KubeRay API does not have: a typo, or a newer operator's field", "manifest-unknown-field-info"},

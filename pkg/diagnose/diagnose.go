@@ -95,7 +95,7 @@ type clusterRule func(*index, *clusterView) []Finding
 // clusterRules run on every RayCluster, in this order.
 var clusterRules = []clusterRule{specRules, headPodRules, headCountRules, statusStale, nodePressure, workersNotReady, serveRules,
 	headRestartDisabled, workerInitFailing, headRecreateLoop, workersStale,
-	upgradeStuck, serveNoEndpoints, gcsFTFinalizerStuck, workerFailed, workerImagePull, workerPending, workerCrashLoop, workersMissing, workersOutsideSpec, containerNeverRestarted, specInvalid, rayViewRules,
+	upgradeStuck, serveNoEndpoints, gcsFTFinalizerStuck, workerFailed, workerImagePull, workerPending, workerCrashLoop, workersMissing, workersOutsideSpec, containerNeverRestarted, budgetNeverAllows, specInvalid, rayViewRules,
 	admissionRules}
 
 // Diagnose runs every rule over s. It only reads s; the same snapshot always gives the same report.
@@ -113,7 +113,7 @@ func DiagnoseTarget(s *Snapshot, opts Options, t *Target) Report {
 	if opts.SpecOnly {
 		// What a spec alone tells: no operator, no pods, no RayJob or RayService status; and,
 		// against a cluster, whether its head would be admitted and placed.
-		rules = []clusterRule{specRules, admissionRules}
+		rules = []clusterRule{specRules, budgetNeverAllows, admissionRules}
 	} else {
 		r.Findings = operatorRules(ix)
 	}

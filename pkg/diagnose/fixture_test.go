@@ -172,6 +172,8 @@ func loadFixture(t *testing.T, name string) fixture {
 			err = decodeAppend(o.raw, &s.ServeEndpoints, !blind["endpointslices"])
 		case "Job":
 			err = decodeAppend(o.raw, &s.CleanupJobs, !blind["jobs"])
+		case "PodDisruptionBudget":
+			err = decodeAppend(o.raw, &s.PDBs, !blind["poddisruptionbudgets"])
 		case "RayDashboard":
 			err = appendRayView(o.raw, s)
 		case "ResourceQuota", "LimitRange":

@@ -10,6 +10,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	policyv1 "k8s.io/api/policy/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/rayapi"
 	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
@@ -38,6 +39,9 @@ type Snapshot struct {
 	// puts no label of its own on them), trimmed by TrimPod. Listed only when such a RayJob
 	// exists.
 	SubmitterPods []corev1.Pod
+	// PDBs are the PodDisruptionBudgets of the namespaces read (they carry no label to select
+	// them by), when they could be listed; doctor -f reads those of its documents.
+	PDBs []policyv1.PodDisruptionBudget
 
 	// Secrets holds the secret values of specs the loader trimmed away (TrimPod, TrimCluster),
 	// so that the redactor still knows them.

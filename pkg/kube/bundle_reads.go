@@ -39,9 +39,8 @@ func (c *Clients) ListJobsMatching(ctx context.Context, namespace, selector stri
 // KubeRay's (KubeRay creates none, kuberay #5004): which ones cover Ray pods is read from their
 // selectors, so the LIST has none.
 func (c *Clients) ListPodDisruptionBudgets(ctx context.Context, namespace string) ([]policyv1.PodDisruptionBudget, error) {
-	return listExplained(ctx, "", Request{Verb: "list", Resource: "poddisruptionbudgets.policy", Namespace: namespace, Host: c.Host()},
-		c.Kube.PolicyV1().PodDisruptionBudgets(namespace).List,
-		func(l *policyv1.PodDisruptionBudgetList) []policyv1.PodDisruptionBudget { return l.Items })
+	out, err := c.ListBudgets(ctx, namespace)
+	return explained(out, err, Request{Verb: "list", Resource: "poddisruptionbudgets.policy", Namespace: namespace, Host: c.Host()})
 }
 
 // ListEventsKept is one paged LIST of the Events in namespace, each page filtered by keep as it

@@ -7,6 +7,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -56,6 +57,13 @@ func (c *Clients) ListEndpointSlices(ctx context.Context, namespace, selector st
 // ListJobs lists the Jobs of namespace matching selector.
 func (c *Clients) ListJobs(ctx context.Context, namespace, selector string, each func(*batchv1.Job)) ([]batchv1.Job, error) {
 	return ListAll(ctx, selector, pagesOf(c.Kube.BatchV1().Jobs(namespace).List, func(l *batchv1.JobList) []batchv1.Job { return l.Items }, each))
+}
+
+// ListBudgets lists the PodDisruptionBudgets of namespace, all of them: they carry no label to
+// select them by (KubeRay creates none, kuberay #5004); which ones cover Ray pods is read from
+// their selectors.
+func (c *Clients) ListBudgets(ctx context.Context, namespace string) ([]policyv1.PodDisruptionBudget, error) {
+	return ListAll(ctx, "", pagesOf(c.Kube.PolicyV1().PodDisruptionBudgets(namespace).List, func(l *policyv1.PodDisruptionBudgetList) []policyv1.PodDisruptionBudget { return l.Items }, nil))
 }
 
 // ListEventsSelected lists the Events of namespace selected by field (fieldSelector), keeping of

@@ -107,7 +107,7 @@ func TestFromAPIOneListPerKind(t *testing.T) {
 	if _, ok := s.Secrets["job-secret-pw"]; !ok {
 		t.Errorf("the cleanup Job's Redis password is not known to the redactor")
 	}
-	for _, r := range []string{"rayclusters", "rayservices", "rayjobs", "pods", "nodes", "services", "endpointslices", "jobs", "deployments"} {
+	for _, r := range []string{"rayclusters", "rayservices", "rayjobs", "pods", "nodes", "services", "endpointslices", "jobs", "deployments", "poddisruptionbudgets"} {
 		if lists[r] != 1 {
 			t.Errorf("%d LISTs of %s, want 1", lists[r], r)
 		}
@@ -116,7 +116,7 @@ func TestFromAPIOneListPerKind(t *testing.T) {
 	if lists["events"] != 2 {
 		t.Errorf("%d LISTs of events, want 2", lists["events"])
 	}
-	if len(lists) != 10 {
+	if len(lists) != 11 {
 		t.Errorf("lists = %v", lists)
 	}
 }
@@ -128,6 +128,7 @@ func TestFromAPIBlind(t *testing.T) {
 	kc.PrependReactor("list", "deployments", forbid("deployments"))
 	kc.PrependReactor("list", "endpointslices", forbid("endpointslices"))
 	kc.PrependReactor("list", "jobs", forbid("jobs"))
+	kc.PrependReactor("list", "poddisruptionbudgets", forbid("poddisruptionbudgets"))
 	rc.PrependReactor("list", "rayjobs", forbid("rayjobs"))
 	rc.PrependReactor("list", "rayservices", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewNotFound(schema.GroupResource{Group: "ray.io", Resource: "rayservices"}, "")
@@ -143,7 +144,7 @@ func TestFromAPIBlind(t *testing.T) {
 			t.Errorf("gap %s has no reason", g.Resource)
 		}
 	}
-	if strings.Join(got, ",") != "rayservices,rayjobs,nodes,services,endpointslices,jobs,deployments" {
+	if strings.Join(got, ",") != "rayservices,rayjobs,nodes,services,endpointslices,jobs,poddisruptionbudgets,deployments" {
 		t.Errorf("blind = %v", got)
 	}
 	if len(s.Clusters) != 2 || len(s.Pods) != 1 {

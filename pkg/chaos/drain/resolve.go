@@ -103,7 +103,7 @@ func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
 		if b.Never != "" {
 			// Every eviction would be refused until --timeout: the drain cannot happen, so it is
 			// refused here, as kubectl drain's own refusals are, before anything is cordoned.
-			return nil, invalid("cannot drain node %s: PodDisruptionBudget %s/%s over %s can never allow an eviction: %s; nothing was cordoned",
+			return nil, invalid("cannot drain node %s: PodDisruptionBudget %s/%s over %s can never allow an eviction: %s; use an integer minAvailable instead, or remove the budget for the drain; nothing was cordoned",
 				t.node, b.Namespace, b.Name, strings.Join(b.Pods, ", "), b.Never)
 		}
 	}
@@ -218,7 +218,7 @@ func matchBudgets(pdbs []policyv1.PodDisruptionBudget, pods []corev1.Pod) []budg
 		if err != nil {
 			continue
 		}
-		b := budget{Namespace: pdb.Namespace, Name: pdb.Name, Allowed: pdb.Status.DisruptionsAllowed, Never: neverAllows(&pdb)}
+		b := budget{Namespace: pdb.Namespace, Name: pdb.Name, Allowed: pdb.Status.DisruptionsAllowed, Never: diagnose.BudgetNeverAllows(&pdb)}
 		for _, p := range pods {
 			if sel.Matches(labels.Set(p.Labels)) {
 				b.Pods = append(b.Pods, p.Name)
@@ -238,24 +238,4 @@ func (b budget) words() string {
 		return fmt.Sprintf("PodDisruptionBudget %s/%s allows no disruption now: it will refuse %s until more of its pods are healthy", b.Namespace, b.Name, strings.Join(b.Pods, ", "))
 	}
 	return fmt.Sprintf("PodDisruptionBudget %s/%s allows %d disruption(s) now, over %s", b.Namespace, b.Name, b.Allowed, strings.Join(b.Pods, ", "))
-}
-
-// neverAllows says why a budget can never allow an eviction, or "". Two shapes:
-//   - maxUnavailable 0 (or 0%): no disruption, ever;
-//   - a budget the disruption controller cannot compute: maxUnavailable, or a percentage, over
-//     pods whose owner has no scale subresource (a RayCluster's pods: the controller cannot count
-//     the pods expected). The controller says so in its DisruptionAllowed condition (reason
-//     SyncFailed) and allows nothing, and the Eviction API answers every eviction with a 429
-//     "still being processed", for good.
-func neverAllows(pdb *policyv1.PodDisruptionBudget) string {
-	if mu := pdb.Spec.MaxUnavailable; mu != nil && (mu.String() == "0" || mu.String() == "0%") {
-		return "its maxUnavailable is " + mu.String() + "; use an integer minAvailable instead (maxUnavailable cannot be computed over Ray pods), or remove the budget for the drain"
-	}
-	for _, c := range pdb.Status.Conditions {
-		if c.Type == policyv1.DisruptionAllowedCondition && c.Status == metav1.ConditionFalse && c.Reason == policyv1.SyncFailedReason {
-			return "the disruption controller cannot compute it (" + c.Reason + ": " + c.Message + "); " +
-				"over Ray pods, whose owner (a RayCluster) has no scale subresource, only an integer minAvailable works"
-		}
-	}
-	return ""
 }

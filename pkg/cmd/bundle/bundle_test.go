@@ -380,7 +380,7 @@ func TestBundleListsWhatItCouldNotRead(t *testing.T) {
 	for _, want := range []string{
 		`read the log of ml/sec-head-abcde container ray-head: forbidden: you cannot get pods/log in namespace "ml"; ask for RBAC verb "get" on "pods/log"`,
 		`read the log of ml/sec-head-abcde container ray-head (previous): forbidden`,
-		`list poddisruptionbudgets in ml: forbidden: you cannot list poddisruptionbudgets.policy in namespace "ml"; ask for RBAC verb "list"`,
+		`doctor's snapshot: poddisruptionbudgets: forbidden: you cannot list poddisruptionbudgets.policy in namespace "ml"; ask for RBAC verb "list"`,
 		`read Ray's log files of ml/sec-head-abcde (tar of /tmp/ray/session_latest/logs in container ray-head): forbidden: you cannot create pods/exec in namespace "ml"; ask for RBAC verb "create" on "pods/exec"`,
 	} {
 		if !strings.Contains(index, want) {

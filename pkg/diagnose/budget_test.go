@@ -1,4 +1,4 @@
-package drain
+package diagnose
 
 import (
 	"strings"
@@ -9,10 +9,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
-// A budget that can never allow an eviction is known before anything is cordoned: maxUnavailable
+// A budget that can never allow an eviction is known from what the disruption controller wrote: maxUnavailable
 // 0, or one the disruption controller cannot compute (its SyncFailed condition); a budget that
 // allows nothing now but will (minAvailable: 1 over one pod) is left to the run's retries.
-func TestNeverAllows(t *testing.T) {
+func TestBudgetNeverAllows(t *testing.T) {
 	zero, zeroPct, one := intstr.FromInt32(0), intstr.FromString("0%"), intstr.FromInt32(1)
 	syncFailed := policyv1.PodDisruptionBudgetStatus{Conditions: []metav1.Condition{{Type: policyv1.DisruptionAllowedCondition,
 		Status: metav1.ConditionFalse, Reason: policyv1.SyncFailedReason, Message: "found no controllers for pod w"}}}
@@ -27,7 +27,7 @@ func TestNeverAllows(t *testing.T) {
 		{"minAvailable 1, nothing allowed now", policyv1.PodDisruptionBudget{Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: &one}}, ""},
 		{"maxUnavailable 1, computed", policyv1.PodDisruptionBudget{Spec: policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &one}, Status: policyv1.PodDisruptionBudgetStatus{DisruptionsAllowed: 1}}, ""},
 	} {
-		got := neverAllows(&tc.pdb)
+		got := BudgetNeverAllows(&tc.pdb)
 		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}

@@ -46,6 +46,9 @@ type refusal struct {
 	event  string // the Events' reason, "" when only the status says it
 	count  int    // how many times the Events were recorded
 	last   time.Time
+	// since is when the refusals began, as far as the report shows: the status condition's
+	// transition, else the first Event's time; zero when neither tells.
+	since time.Time
 }
 
 // refusedPod matches an API server refusal of a pod: `pods "x" is forbidden: …` (quota,
@@ -68,7 +71,8 @@ func (ix *index) refusals(c *clusterView) []refusal {
 	st := c.rc.Status
 	if cond := meta.FindStatusCondition(st.Conditions, string(rayv1.RayClusterReplicaFailure)); cond != nil && cond.Status == "True" &&
 		(cond.Reason == condFailedCreateHeadPod || cond.Reason == condFailedCreateWorkerPod) {
-		r := refusal{role: "worker", text: strings.TrimSpace(strings.TrimPrefix(cond.Message, cond.Reason)), status: "condition ReplicaFailure " + cond.Reason}
+		r := refusal{role: "worker", text: strings.TrimSpace(strings.TrimPrefix(cond.Message, cond.Reason)), status: "condition ReplicaFailure " + cond.Reason,
+			since: cond.LastTransitionTime.Time}
 		if cond.Reason == condFailedCreateHeadPod {
 			r.role = "head"
 		}
@@ -97,7 +101,7 @@ func (ix *index) refusals(c *clusterView) []refusal {
 		if r.text == "" {
 			continue
 		}
-		if _, r.last = eventTimes(ev); ix.s.Now.Sub(r.last) > refusalFresh {
+		if r.since, r.last = eventTimes(ev); ix.s.Now.Sub(r.last) > refusalFresh {
 			continue
 		}
 		r.count, r.event = eventCount(ev), ev.Reason
@@ -162,12 +166,18 @@ func (ix *index) refusalFor(c *clusterView, role, group string) *refusal {
 				events.text, events.event = r.text, r.event
 			}
 			events.last = later(events.last, r.last)
+			if !r.since.IsZero() && (events.since.IsZero() || r.since.Before(events.since)) {
+				events.since = r.since
+			}
 			events.count += r.count
 		}
 	}
 	switch {
 	case status != nil && events != nil:
 		status.count, status.last, status.event = events.count, events.last, events.event
+		if status.since.IsZero() {
+			status.since = events.since
+		}
 		return status
 	case status != nil:
 		return status

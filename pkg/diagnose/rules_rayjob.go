@@ -34,7 +34,7 @@ type jobView struct {
 type jobRule func(*index, *jobView) []Finding
 
 // jobRules run on every RayJob, in this order.
-var jobRules = []jobRule{rayJobFailed, rayJobInitializing, rayJobSubmitterFailing, rayJobFinishedHolds}
+var jobRules = []jobRule{rayJobFailed, rayJobClusterFailed, rayJobInitializing, rayJobSubmitterFailing, rayJobFinishedHolds}
 
 // JobReport is one RayJob checked.
 type JobReport struct {
@@ -187,6 +187,9 @@ func rayJobInitializing(ix *index, j *jobView) []Finding {
 	waited := ix.s.Now.Sub(st.StartTime.Time)
 	if waited <= ix.opts.RayJobInitializingTooLong {
 		return nil
+	}
+	if _, _, failed := ix.jobClusterFailure(j); failed {
+		return nil // rayjob-cluster-failed says it, as an error
 	}
 	ev := jobEvidence(j.job)
 	ev["age"] = age(waited)

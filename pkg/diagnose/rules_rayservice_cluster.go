@@ -28,7 +28,7 @@ type serviceView struct {
 type serviceRule func(*index, *serviceView) []Finding
 
 // serviceRules run on every RayService, in this order.
-var serviceRules = []serviceRule{rayServiceNoCluster}
+var serviceRules = []serviceRule{rayServiceNoCluster, suspendNotReached}
 
 // ServiceReport is one RayService checked by the rules about the RayService itself (scope
 // "rayservice-object"); the rules about its clusters are in their ClusterReports.

@@ -13,16 +13,21 @@ import (
 // RuleSuspendNotReached is an invariant between what a RayService asks of its cluster and the
 // cluster: spec.rayClusterConfig.suspend and the suspend of the RayCluster it compares with (the
 // pending one during an upgrade, else the active one) agree, OperatorGrace after the RayService
-// last changed. KubeRay before v1.7.0 carries a change of rayClusterConfig to an existing cluster
-// only when the hash it keeps of the spec allows an in-place update (shouldUpdateCluster), and a
-// change of suspend never does: a RayService made suspended and then resumed keeps a suspended
-// cluster with no head for good, and its reconcile fails on that headless cluster every time
-// (kuberay #4686, fixed in v1.7.0).
+// last changed. KubeRay v1.5.0 and v1.6.0 carry a change of rayClusterConfig to an existing
+// cluster only when the hash they keep of the spec allows an in-place update
+// (shouldUpdateCluster), and a change of suspend never does: a RayService made suspended and then
+// resumed keeps a suspended cluster with no head for good, and its reconcile fails on that
+// headless cluster every time (kuberay #4686, fixed in v1.7.0). v1.1.1 carries it (the sandbox
+// shows it), and v1.7.0 does.
 const RuleSuspendNotReached = "suspend-not-reached"
 
-// fixedSuspendVersion is the first release that updates a RayService's cluster when only its
-// suspend changed (kuberay #4686).
-var fixedSuspendVersion = version.MustParseSemantic("v1.7.0")
+// The releases that never update a RayService's cluster when only its suspend changed, read in
+// their source and seen in the sandbox: v1.5.0 up to v1.7.0 (kuberay #4686). Releases between
+// v1.1.1 and v1.5.0 were not read: the message then names no release.
+var (
+	suspendBugFrom  = version.MustParseSemantic("v1.5.0")
+	suspendBugFixed = version.MustParseSemantic("v1.7.0")
+)
 
 // suspendNotReached reports a RayService whose compared cluster's suspend is not what the
 // RayService asks, OperatorGrace after the RayService's spec last changed (its managed fields
@@ -55,7 +60,7 @@ func suspendNotReached(ix *index, v *serviceView) []Finding {
 	}
 	why := "the operator has not carried the change to it"
 	if op, ok := ix.targetOperator(); ok {
-		if ov, err := version.ParseSemantic(op); err == nil && ov.LessThan(fixedSuspendVersion) {
+		if ov, err := version.ParseSemantic(op); err == nil && ov.AtLeast(suspendBugFrom) && ov.LessThan(suspendBugFixed) {
 			why = "KubeRay " + op + " never updates a RayService's cluster when only suspend changed (kuberay #4686, fixed in v1.7.0)"
 			remedy = "upgrade the KubeRay operator to v1.7.0 or later; until then, " + remedy
 		}

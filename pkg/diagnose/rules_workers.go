@@ -25,6 +25,9 @@ func workersNotReady(ix *index, c *clusterView) []Finding {
 	if head == nil {
 		return nil // head findings say what is wrong; every worker is expected to wait
 	}
+	if servesByDesign(c) {
+		return nil
+	}
 	var stuck []string
 	var longest time.Duration
 	live := 0
@@ -77,6 +80,16 @@ func workersNotReady(ix *index, c *clusterView) []Finding {
 		remedy += "; enable GCS fault tolerance (spec.gcsFaultToleranceOptions with an external Redis) so they rejoin a restarted head"
 	}
 	return []Finding{c.finding(RuleWorkersNotReady, ClusterRef(c.rc), msg, remedy, ev)}
+}
+
+// servesByDesign: c is the active cluster of a RayService that says it serves. KubeRay gives a
+// RayService's workers a readiness probe on the Serve proxy (-/healthz, every release), and Ray
+// Serve's proxy on a node with no Serve replica answers it with a failure so that no traffic goes
+// there: such workers are not Ready by design (kuberay #3467, #3133; KubeRay's docs,
+// "rayservice-no-ray-serve-replica"), and are not reported.
+func servesByDesign(c *clusterView) bool {
+	rs := c.service
+	return rs != nil && rs.Status.ActiveServiceStatus.RayClusterName == c.rc.Name && len(servingClaims(rs)) > 0
 }
 
 func oldestCreation(ps []*corev1.Pod) time.Time {

@@ -1,12 +1,16 @@
 package e2e
 
 import (
+	"strings"
 	"testing"
 	"time"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 )
@@ -115,4 +119,170 @@ func matrixContainerFailed(t *testing.T, h *H, v kubeRayVersion) {
 	if hd, res := h.healJSON("--dry-run"); len(hd.Plan.Actions) != 0 {
 		t.Errorf("heal must leave container-never-restarted to the user: %s", res)
 	}
+}
+
+// budget-uncomputable: two PodDisruptionBudgets over a running RayCluster, made by nobody but the
+// user (no KubeRay version makes one): an integer minAvailable 1 over the head, which the real
+// disruption controller computes (silent: a head kept through drains is what was asked), and a
+// maxUnavailable 1 over the workers, which it cannot compute (a RayCluster has no scale
+// subresource): it marks it SyncFailed with a Warning Event of its own, and doctor reports
+// budget-never-allows naming the budget, its pods and the controller's words. No kubelet or Ray
+// is played. About 15 s.
+func matrixBudgetUncomputable(t *testing.T, h *H, v kubeRayVersion) {
+	h.CreateRayCluster("bu", nil)
+	h.WaitClusterRunning("bu", 90*time.Second)
+	h.WaitFor("a Running worker", 60*time.Second, func() (bool, error) {
+		for _, p := range h.Pods("bu", "worker") {
+			if PodRunningReady(&p) {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	one := intstr.FromInt32(1)
+	for _, b := range []struct {
+		name, nodeType string
+		spec           policyv1.PodDisruptionBudgetSpec
+	}{{"bu-head", "head", policyv1.PodDisruptionBudgetSpec{MinAvailable: &one}}, {"bu-workers", "worker", policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &one}}} {
+		b.spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"ray.io/cluster": "bu", "ray.io/node-type": b.nodeType}}
+		pdb := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: b.name, Namespace: h.NS}, Spec: b.spec}
+		if _, err := h.Kube.PolicyV1().PodDisruptionBudgets(h.NS).Create(h.Ctx, pdb, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.WaitFor("the disruption controller's verdicts on both budgets", 30*time.Second, func() (bool, error) {
+		head, err := h.Kube.PolicyV1().PodDisruptionBudgets(h.NS).Get(h.Ctx, "bu-head", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		workers, err := h.Kube.PolicyV1().PodDisruptionBudgets(h.NS).Get(h.Ctx, "bu-workers", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		c := meta.FindStatusCondition(workers.Status.Conditions, policyv1.DisruptionAllowedCondition)
+		return head.Status.ObservedGeneration == head.Generation && head.Status.ExpectedPods == 1 && c != nil && c.Reason == policyv1.SyncFailedReason, nil
+	})
+	d, res := h.doctorJSON()
+	wantRules(t, d, "bu", "budget-never-allows poddisruptionbudget/bu-workers")
+	f := d.finding(t, "bu", "budget-never-allows")
+	wantContains(t, "the finding", f.Message, "PodDisruptionBudget "+h.NS+"/bu-workers", "bu-worker", "SyncFailed")
+	if res.Code != 0 {
+		t.Errorf("a warning, under the default --fail-on error: want exit 0, got %s", res)
+	}
+	evs, err := h.Kube.CoreV1().Events(h.NS).List(h.Ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=bu-workers"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reasons []string
+	for _, e := range evs.Items {
+		reasons = append(reasons, e.Reason)
+	}
+	if !strings.Contains(strings.Join(reasons, ","), "CalculateExpectedPodCountFailed") {
+		t.Errorf("the disruption controller's Warning (docs/rules.md names it): Events %v", reasons)
+	}
+	if hd, res := h.healJSON("--dry-run"); len(hd.Plan.Actions) != 0 {
+		t.Errorf("heal must leave budget-never-allows to the user: %s", res)
+	}
+}
+
+// rayservice-unsuspend (kuberay #4686): a RayService made with rayClusterConfig.suspend true, whose
+// suspend then goes back to false. Every version makes its cluster suspended. v1.1.1 carries the
+// change to a running cluster, and doctor stays silent; v1.5.0 and v1.6.0 never do (their
+// shouldUpdateCluster): doctor reports suspend-not-reached naming the pending cluster, and its
+// remedy, deleting that cluster, is followed: the operator makes a running one from the
+// RayService's spec, and doctor is silent again. No kubelet or Ray is played (nothing runs in the
+// suspended cluster). About 25 s.
+func matrixRayServiceUnsuspend(t *testing.T, h *H, v kubeRayVersion) {
+	spec := h.sampleCluster("us").Spec
+	spec.Suspend = ptr.To(true)
+	rs := &rayv1.RayService{ObjectMeta: metav1.ObjectMeta{Name: "us", Namespace: h.NS}, Spec: rayv1.RayServiceSpec{RayClusterSpec: spec}}
+	if _, err := h.Ray.RayV1().RayServices(h.NS).Create(h.Ctx, rs, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var first rayv1.RayCluster
+	h.WaitFor("the operator to make the RayService's cluster, suspended", 60*time.Second, func() (bool, error) {
+		l, err := h.Ray.RayV1().RayClusters(h.NS).List(h.Ctx, metav1.ListOptions{})
+		if err != nil || len(l.Items) == 0 {
+			return false, err
+		}
+		first = l.Items[0]
+		return ptr.Deref(first.Spec.Suspend, false), nil
+	})
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		rs, err := h.Ray.RayV1().RayServices(h.NS).Get(h.Ctx, "us", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		rs.Spec.RayClusterSpec.Suspend = ptr.To(false)
+		_, err = h.Ray.RayV1().RayServices(h.NS).Update(h.Ctx, rs, metav1.UpdateOptions{})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	running := func(what string, timeout time.Duration) {
+		h.WaitFor(what, timeout, func() (bool, error) {
+			l, err := h.Ray.RayV1().RayClusters(h.NS).List(h.Ctx, metav1.ListOptions{})
+			if err != nil {
+				return false, err
+			}
+			for _, rc := range l.Items {
+				if rc.DeletionTimestamp == nil && !ptr.Deref(rc.Spec.Suspend, false) {
+					return true, nil
+				}
+			}
+			return false, nil
+		})
+	}
+	if v.version == "v1.1.1" {
+		running("v1.1.1 to carry the change to a running cluster", 30*time.Second)
+		for _, f := range doctorRules(h) {
+			if f == "suspend-not-reached" {
+				t.Errorf("suspend-not-reached on v1.1.1, which carried the change")
+			}
+		}
+		return
+	}
+	time.Sleep(8 * time.Second) // the operator's reconciles of the change (it requeues every 2 s)
+	rc, err := h.Ray.RayV1().RayClusters(h.NS).Get(h.Ctx, first.Name, metav1.GetOptions{})
+	if err != nil || !ptr.Deref(rc.Spec.Suspend, false) {
+		t.Fatalf("%s should leave its cluster %s suspended (kuberay #4686): %v", v.version, first.Name, err)
+	}
+	d, res := h.doctorJSON("--operator-grace", "5s")
+	var f *drFinding
+	for i := range d.Findings {
+		if d.Findings[i].Rule == "suspend-not-reached" {
+			f = &d.Findings[i]
+		}
+	}
+	if f == nil {
+		t.Fatalf("no suspend-not-reached: %v", doctorRules(h))
+	}
+	wantContains(t, "the finding", f.Message, "RayService "+h.NS+"/us asks for a running cluster", "pending RayCluster "+first.Name+" is suspended",
+		"KubeRay "+v.version+" never updates", "kuberay #4686")
+	wantContains(t, "the remedy", f.Remedy, "upgrade the KubeRay operator to v1.7.0", "kubectl delete raycluster "+first.Name+" -n "+h.NS)
+	if res.Code != 1 {
+		t.Errorf("an error finding: want exit 1, got %s", res)
+	}
+	// The remedy, followed.
+	if err := h.Ray.RayV1().RayClusters(h.NS).Delete(h.Ctx, first.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	running("the operator to make a running cluster from the RayService's spec", 60*time.Second)
+	for _, r := range doctorRules(h) {
+		if r == "suspend-not-reached" {
+			t.Errorf("suspend-not-reached after the remedy was followed")
+		}
+	}
+}
+
+// doctorRules lists the rule of every finding of doctor run with --operator-grace 1s.
+func doctorRules(h *H) []string {
+	h.T.Helper()
+	time.Sleep(time.Second) // past --operator-grace (1s)
+	d, _ := h.doctorJSON("--operator-grace", "1s")
+	var out []string
+	for _, f := range d.Findings {
+		out = append(out, f.Rule)
+	}
+	return out
 }

@@ -84,6 +84,9 @@ func TestKubeRayMatrix(t *testing.T) {
 				"resources-invalid":     matrixResourcesInvalid,
 				"group-removed":         matrixGroupRemoved,
 				"container-failed":      matrixContainerFailed,
+				"budget-uncomputable":   matrixBudgetUncomputable,
+				"rayservice-unsuspend":  matrixRayServiceUnsuspend,
+				"rayjob-worker-refused": matrixRayJobWorkerRefused,
 			}
 			if v.version != "v1.1.1" { // v1.5.0 and v1.6.0 read submitterConfig.backoffLimit; v1.1.1 hard-codes 2
 				cases["rayjob-submission"] = matrixRayJobSubmission

@@ -94,7 +94,8 @@ func (h *H) jobPodsExit1() {
 // rayjob-deadline: a quota of no pods refuses the head of the RayJob's cluster, so the RayJob
 // waits in Initializing until its activeDeadlineSeconds (20 s) fail it. Nothing is played: the
 // real quota admission refuses, the real operator of each version reports. doctor says first
-// what holds the RayJob (its cluster's head-missing, with the quota), then that it failed.
+// that the RayJob waits on a failed cluster (rayjob-cluster-failed, with the quota), then that
+// it failed.
 func matrixRayJobDeadline(t *testing.T, h *H, v kubeRayVersion) {
 	h.podQuota("no-pods", 0)
 	deadline := int32(20)
@@ -116,12 +117,16 @@ func matrixRayJobDeadline(t *testing.T, h *H, v kubeRayVersion) {
 	})
 	time.Sleep(2 * time.Second) // past --operator-grace and --rayjob-initializing-too-long (1s)
 	d, res := h.doctorJSON("--operator-grace", "1s", "--rayjob-initializing-too-long", "1s")
-	f := d.finding(t, cluster, "rayjob-initializing")
-	wantContains(t, "message", f.Message, "RayJob "+h.NS+"/dl has been Initializing for", "the operator submits only once RayCluster "+cluster+" is ready",
-		"head-missing", "exceeded quota: no-pods")
+	// The cluster's status records the refusal: the RayJob waits on a failed cluster, an error.
+	f := d.finding(t, cluster, "rayjob-cluster-failed")
+	wantContains(t, "message", f.Message, "RayJob "+h.NS+"/dl has been Initializing for", "its RayCluster "+cluster+" has failed: the API server refuses its head pod",
+		"exceeded quota: no-pods")
 	wantContains(t, "remedy", f.Remedy, "the ResourceQuota no-pods is used up")
-	if f.RayJob == nil || f.RayJob.Name != "dl" || f.Severity != "warning" || res.Code != 1 {
-		t.Errorf("rayJob %+v, severity %s, exit %d (head-missing is an error)\n%s", f.RayJob, f.Severity, res.Code, res)
+	if f.RayJob == nil || f.RayJob.Name != "dl" || f.Severity != "error" || res.Code != 1 {
+		t.Errorf("rayJob %+v, severity %s, exit %d\n%s", f.RayJob, f.Severity, res.Code, res)
+	}
+	if got := d.rules(cluster); strings.Contains(strings.Join(got, ","), "rayjob-initializing") {
+		t.Errorf("rayjob-initializing beside rayjob-cluster-failed: %v", got)
 	}
 
 	st = h.waitRayJob("dl", "Failed with DeadlineExceeded", 90*time.Second, func(s rayv1.RayJobStatus) bool {
@@ -390,5 +395,40 @@ func matrixRayServiceNoCluster(t *testing.T, h *H, v kubeRayVersion) {
 	}
 	if len(d.RayServices) != 1 || d.RayServices[0].Health != "healthy" || len(d.RayServices[0].Clusters) != 1 {
 		t.Errorf("rayServices %+v, want web healthy with its cluster", d.RayServices)
+	}
+}
+
+// rayjob-worker-refused: the class of a RayJob in Initializing whose cluster has already failed
+// (issue classes of 2026): a quota of one pod admits the head and refuses the worker, so the
+// cluster never becomes ready and the RayJob waits for good. The real quota admission refuses,
+// the real operator of each version records it (v1.1.1: state failed; v1.5.0+: ReplicaFailure
+// FailedCreateWorkerPod); kwok runs the head. doctor reports rayjob-cluster-failed naming the
+// worker group and the quota, an error (exit 1). About 15 s.
+func matrixRayJobWorkerRefused(t *testing.T, h *H, v kubeRayVersion) {
+	h.podQuota("one-pod", 1)
+	h.createRayJob("wr", nil)
+	st := h.waitRayJob("wr", "Initializing with its RayCluster", 60*time.Second, func(s rayv1.RayJobStatus) bool {
+		return s.JobDeploymentStatus == rayv1.JobDeploymentStatusInitializing && s.StartTime != nil && s.RayClusterName != ""
+	})
+	cluster := st.RayClusterName
+	h.WaitFor("the operator's report of the refused worker", 60*time.Second, func() (bool, error) {
+		rc, err := h.Ray.RayV1().RayClusters(h.NS).Get(h.Ctx, cluster, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		if v.version == "v1.1.1" {
+			return rc.Status.State == rayv1.Failed && strings.Contains(rc.Status.Reason, "exceeded quota: one-pod"), nil
+		}
+		c := meta.FindStatusCondition(rc.Status.Conditions, "ReplicaFailure")
+		return c != nil && c.Reason == "FailedCreateWorkerPod", nil
+	})
+	time.Sleep(2 * time.Second) // past --operator-grace (1s)
+	d, res := h.doctorJSON("--operator-grace", "1s")
+	f := d.finding(t, cluster, "rayjob-cluster-failed")
+	wantContains(t, "message", f.Message, "RayJob "+h.NS+"/wr has been Initializing", "its RayCluster "+cluster+" has failed: the API server refuses",
+		"worker", "exceeded quota: one-pod")
+	wantContains(t, "remedy", f.Remedy, "the ResourceQuota one-pod is used up")
+	if f.Severity != "error" || res.Code != 1 {
+		t.Errorf("severity %s, exit %d\n%s", f.Severity, res.Code, res)
 	}
 }

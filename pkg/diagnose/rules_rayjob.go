@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -256,8 +257,9 @@ func rayJobInitializing(ix *index, j *jobView) []Finding {
 // A cluster the RayJob only borrowed (spec.clusterSelector) is the user's to keep.
 func rayJobFinishedHolds(ix *index, j *jobView) []Finding {
 	st, spec := j.job.Status, j.job.Spec
+	unmatched := rulesNeverMatch(j.job)
 	if (st.JobDeploymentStatus != rayv1.JobDeploymentStatusComplete && st.JobDeploymentStatus != rayv1.JobDeploymentStatusFailed) ||
-		j.cluster == nil || len(spec.ClusterSelector) > 0 || spec.DeletionStrategy != nil || j.cluster.rc.DeletionTimestamp != nil {
+		j.cluster == nil || len(spec.ClusterSelector) > 0 || spec.DeletionStrategy != nil && unmatched == "" || j.cluster.rc.DeletionTimestamp != nil {
 		return nil // a deletionStrategy (v1.5.0+, feature gate RayJobDeletionPolicy) has its own rules and TTLs
 	}
 	live := 0
@@ -278,7 +280,11 @@ func rayJobFinishedHolds(ix *index, j *jobView) []Finding {
 	ev := jobEvidence(j.job)
 	ev["pods"] = fmt.Sprint(live)
 	var why, remedy string
-	if spec.ShutdownAfterJobFinishes {
+	if unmatched != "" {
+		why = unmatched
+		remedy = "add a deletion rule on the RayJob's final state, e.g. {policy: DeleteCluster, condition: {jobDeploymentStatus: Failed}} (KubeRay v1.6.0+), " +
+			"on the next RayJobs; kubectl delete raycluster " + j.cluster.rc.Name + " -n " + j.job.Namespace + " now if you are done with it"
+	} else if spec.ShutdownAfterJobFinishes {
 		ttl := time.Duration(spec.TTLSecondsAfterFinished) * time.Second
 		if st.EndTime == nil || finished <= ttl+ix.opts.OperatorGrace {
 			return nil // the operator deletes it when the TTL passes
@@ -297,4 +303,28 @@ func rayJobFinishedHolds(ix *index, j *jobView) []Finding {
 	}
 	msg := fmt.Sprintf("%s finished (%s)%s and its RayCluster %s still runs %d pod(s): %s", j.what(), st.JobDeploymentStatus, since, j.cluster.rc.Name, live, why)
 	return []Finding{j.finding(RuleRayJobFinishedHolds, msg, remedy, ev)}
+}
+
+// rulesNeverMatch says why none of a finished RayJob's deletionRules will ever fire ("" when one
+// may): KubeRay matches a rule keyed on jobStatus against the RayJob's jobStatus, exactly
+// (isDeletionRuleMatched, v1.6.0), and a RayJob that failed before Ray ran its job (a deadline,
+// a submission that never started) keeps an empty jobStatus, so rules on SUCCEEDED and FAILED
+// alone leave its cluster for good (kuberay #5184, #4233). A rule these API types read with no
+// jobStatus is keyed on jobDeploymentStatus (v1.6.0+), which may match: then "".
+func rulesNeverMatch(j *rayv1.RayJob) string {
+	ds := j.Spec.DeletionStrategy
+	if ds == nil || len(ds.DeletionRules) == 0 {
+		return ""
+	}
+	var keyed []string
+	for _, r := range ds.DeletionRules {
+		if r.Condition.JobStatus == "" || r.Condition.JobStatus == j.Status.JobStatus {
+			return ""
+		}
+		if !slices.Contains(keyed, string(r.Condition.JobStatus)) {
+			keyed = append(keyed, string(r.Condition.JobStatus))
+		}
+	}
+	return fmt.Sprintf("its deletionRules fire on jobStatus %s only, and its jobStatus is %q (the Ray job never reported one: it ended before Ray ran it), "+
+		"so no rule ever deletes the cluster (kuberay #5184)", strings.Join(keyed, ", "), j.Status.JobStatus)
 }

@@ -69,6 +69,7 @@ var Catalog = []RuleInfo{
 	{RuleSuspendNotReached, SeverityError, "rayservice-object", "", "a RayService asks its cluster to run (or to suspend) and the cluster is not, past OperatorGrace", "suspend-not-reached-error"},
 	{RuleRayJobFailed, SeverityError, "rayjob", "rayjobs", "a RayJob failed: its submission, its Ray job, a deadline or its spec", "rayjob-failed-error"},
 	{RuleRayJobClusterFailed, SeverityError, "rayjob", "rayjobs", "an Initializing RayJob's RayCluster has failed: the API server refuses its pods, and the RayJob waits until the cause is removed", "rayjob-cluster-failed-error"},
+	{RuleRayJobRetryDeletesCluster, SeverityWarning, "rayjob", "rayjobs", "a RayJob borrowing a RayCluster (clusterSelector) may be retried, and KubeRay v1.5 retries by deleting that cluster", "rayjob-retry-deletes-cluster-warning"},
 	{RuleRayJobInitializing, SeverityWarning, "rayjob", "rayjobs", "a RayJob waits in Initializing for its RayCluster, longer than RayJobInitializingTooLong", "rayjob-initializing-warning"},
 	{RuleRayJobSubmitterFailing, SeverityWarning, "rayjob", "rayjobs", "a Running RayJob's submitter pod cannot start, crash-loops, is unschedulable or its attempts fail", "rayjob-submitter-failing-warning"},
 	{RuleRayJobFinishedHolds, SeverityInfo, "rayjob", "rayjobs", "a finished RayJob's RayCluster still holds its pods", "rayjob-finished-holding-info"},

@@ -88,25 +88,7 @@ func matrixContainerFailed(t *testing.T, h *H, v kubeRayVersion) {
 		spec.Containers = append(spec.Containers, submitter)
 	})
 	head := h.WaitClusterRunning("cf", 90*time.Second)
-	pod, err := h.Kube.CoreV1().Pods(h.NS).Get(h.Ctx, head.Name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	now := metav1.Now()
-	for i := range pod.Status.ContainerStatuses {
-		if cs := &pod.Status.ContainerStatuses[i]; cs.Name == "submitter" {
-			cs.Ready = false
-			cs.State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 1, Reason: "Error", StartedAt: now, FinishedAt: now}}
-		}
-	}
-	for i := range pod.Status.Conditions {
-		if c := &pod.Status.Conditions[i]; c.Type == corev1.PodReady || c.Type == corev1.ContainersReady {
-			c.Status, c.Reason, c.LastTransitionTime = corev1.ConditionFalse, "ContainersNotReady", now
-		}
-	}
-	if _, err := h.Kube.CoreV1().Pods(h.NS).UpdateStatus(h.Ctx, pod, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	h.kubeletContainerExited(head.Name, "submitter", 1)
 	d, res := h.doctorJSON()
 	f := d.finding(t, "cf", "container-never-restarted")
 	wantContains(t, "the finding", f.Message, "container submitter of head pod "+head.Name, "exited with code 1")

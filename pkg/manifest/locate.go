@@ -40,6 +40,12 @@ func (s *Set) documentOf(f *diagnose.Finding) *Document {
 		return s.find("RayService", f.RayService.Namespace, f.RayService.Name)
 	case f.Object.Kind == "RayService" || f.Object.Kind == "RayJob":
 		return s.find(f.Object.Kind, f.Object.Namespace, f.Object.Name)
+	case f.Object.Kind == "PodDisruptionBudget":
+		for _, b := range s.budgets {
+			if b.doc.Name == f.Object.Name && (b.doc.Namespace == f.Object.Namespace || b.doc.Namespace == "" && s.namespace == f.Object.Namespace) {
+				return b.doc
+			}
+		}
 	}
 	if d := s.made[f.Cluster.Namespace+"/"+f.Cluster.Name]; d != nil {
 		return d

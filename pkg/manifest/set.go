@@ -56,6 +56,9 @@ type Set struct {
 	services []*rayv1.RayService
 	jobs     []*rayv1.RayJob
 	docOf    map[any]*Document
+	// budgets are the PodDisruptionBudget documents: not Ray documents, but budget-never-allows
+	// judges their shape against the Ray documents' pods.
+	budgets []budgetDoc
 
 	// made maps the RayClusters Snapshot made of RayService and RayJob documents to them, and
 	// namespace is where Snapshot put the documents that name none.
@@ -67,11 +70,18 @@ type Set struct {
 // checked at all, so that its findings never describe half a file.
 func (s *Set) addAll(nodes []node) error {
 	var ds []*decoded
+	var budgets []budgetDoc
 	skipped := map[string]int{}
 	for _, n := range nodes {
 		d, other, err := decode(n)
 		if err != nil {
 			return err
+		}
+		if b, ok, err := decodeBudget(n, other); err != nil {
+			return err
+		} else if ok {
+			budgets = append(budgets, b)
+			continue
 		}
 		if d == nil {
 			skipped[other]++
@@ -82,6 +92,7 @@ func (s *Set) addAll(nodes []node) error {
 	for k, n := range skipped {
 		s.Skipped[k] += n
 	}
+	s.budgets = append(s.budgets, budgets...)
 	if s.docOf == nil {
 		s.docOf = map[any]*Document{}
 	}

@@ -68,6 +68,11 @@ func (s *Set) Snapshot(namespace string, now time.Time) *diagnose.Snapshot {
 			owned(s.docOf[rj], j.Spec.RayClusterSpec)
 		}
 	}
+	for _, b := range s.budgets {
+		pdb := *b.pdb.DeepCopy()
+		pdb.Namespace = ns(b.doc)
+		snap.PDBs = append(snap.PDBs, pdb)
+	}
 	s.namespace = namespace
 	return snap
 }

@@ -103,7 +103,8 @@ func matrixContainerFailed(t *testing.T, h *H, v kubeRayVersion) {
 	}
 }
 
-// budget-uncomputable: two PodDisruptionBudgets over a running RayCluster, made by nobody but the
+// budget-uncomputable: doctor -f first judges a maxUnavailable budget written beside the cluster by
+// its shape. Then two PodDisruptionBudgets over a running RayCluster, made by nobody but the
 // user (no KubeRay version makes one): an integer minAvailable 1 over the head, which the real
 // disruption controller computes (silent: a head kept through drains is what was asked), and a
 // maxUnavailable 1 over the workers, which it cannot compute (a RayCluster has no scale
@@ -111,6 +112,20 @@ func matrixContainerFailed(t *testing.T, h *H, v kubeRayVersion) {
 // budget-never-allows naming the budget, its pods and the controller's words. No kubelet or Ray
 // is played. About 15 s.
 func matrixBudgetUncomputable(t *testing.T, h *H, v kubeRayVersion) {
+	// doctor -f, before anything is applied: the budget's shape alone says it (about 0.3 s).
+	one := intstr.FromInt32(1)
+	doc := &policyv1.PodDisruptionBudget{TypeMeta: metav1.TypeMeta{APIVersion: "policy/v1", Kind: "PodDisruptionBudget"},
+		ObjectMeta: metav1.ObjectMeta{Name: "bu-workers"},
+		Spec: policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &one,
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"ray.io/cluster": "bu", "ray.io/node-type": "worker"}}}}
+	file := manifestFile(t, "bu", h.sampleCluster("bu"), doc)
+	fd, res := h.doctorJSON("-f", file)
+	pf := fd.finding(t, "bu", "budget-never-allows")
+	wantContains(t, "doctor -f", pf.Message, "PodDisruptionBudget "+h.NS+"/bu-workers", "maxUnavailable 1 cannot be computed over Ray pods")
+	if res.Code != 0 {
+		t.Errorf("doctor -f: a warning, want exit 0, got %s", res)
+	}
+
 	h.CreateRayCluster("bu", nil)
 	h.WaitClusterRunning("bu", 90*time.Second)
 	h.WaitFor("a Running worker", 60*time.Second, func() (bool, error) {
@@ -121,7 +136,6 @@ func matrixBudgetUncomputable(t *testing.T, h *H, v kubeRayVersion) {
 		}
 		return false, nil
 	})
-	one := intstr.FromInt32(1)
 	for _, b := range []struct {
 		name, nodeType string
 		spec           policyv1.PodDisruptionBudgetSpec

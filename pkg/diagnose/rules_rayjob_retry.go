@@ -17,12 +17,9 @@ import (
 // reports; releases before v1.5.0 were not read, and the rule stays silent with them.
 const RuleRayJobRetryDeletesCluster = "rayjob-retry-deletes-cluster"
 
-// retryDeletesFrom and retryDeletesFixed bound the releases read to retry a RayJob by deleting a
-// borrowed cluster (kuberay #4516).
-var (
-	retryDeletesFrom  = version.MustParseSemantic("v1.5.0")
-	retryDeletesFixed = version.MustParseSemantic("v1.6.0")
-)
+// retryDeletesBorrowed are the releases read to retry a RayJob by deleting a borrowed cluster
+// (kuberay #4516).
+var retryDeletesBorrowed = releaseSpan{version.MustParseSemantic("v1.5.0"), version.MustParseSemantic("v1.6.0")}
 
 // rayJobRetryDeletesCluster reports a RayJob not yet finished with a clusterSelector and a
 // backoffLimit above 0, under a known operator of the releases that delete the borrowed cluster
@@ -36,11 +33,8 @@ func rayJobRetryDeletesCluster(ix *index, j *jobView) []Finding {
 	case "Complete", "Failed", "ValidationFailed":
 		return nil
 	}
-	op, ok := ix.targetOperator()
+	op, ok := ix.operatorIn(retryDeletesBorrowed)
 	if !ok {
-		return nil
-	}
-	if v, err := version.ParseSemantic(op); err != nil || v.LessThan(retryDeletesFrom) || !v.LessThan(retryDeletesFixed) {
 		return nil
 	}
 	var sel []string

@@ -24,10 +24,7 @@ const RuleSuspendNotReached = "suspend-not-reached"
 // The releases that never update a RayService's cluster when only its suspend changed, read in
 // their source and seen in the sandbox: v1.5.0 up to v1.7.0 (kuberay #4686). Releases between
 // v1.1.1 and v1.5.0 were not read: the message then names no release.
-var (
-	suspendBugFrom  = version.MustParseSemantic("v1.5.0")
-	suspendBugFixed = version.MustParseSemantic("v1.7.0")
-)
+var suspendNeverCarried = releaseSpan{version.MustParseSemantic("v1.5.0"), version.MustParseSemantic("v1.7.0")}
 
 // suspendNotReached reports a RayService whose compared cluster's suspend is not what the
 // RayService asks, OperatorGrace after the RayService's spec last changed (its managed fields
@@ -59,11 +56,9 @@ func suspendNotReached(ix *index, v *serviceView) []Finding {
 		remedy = "set spec.suspend on the RayCluster yourself (kubectl patch raycluster " + rc.Name + " -n " + rc.Namespace + " --type merge -p '{\"spec\":{\"suspend\":true}}')"
 	}
 	why := "the operator has not carried the change to it"
-	if op, ok := ix.targetOperator(); ok {
-		if ov, err := version.ParseSemantic(op); err == nil && ov.AtLeast(suspendBugFrom) && ov.LessThan(suspendBugFixed) {
-			why = "KubeRay " + op + " never updates a RayService's cluster when only suspend changed (kuberay #4686, fixed in v1.7.0)"
-			remedy = "upgrade the KubeRay operator to v1.7.0 or later; until then, " + remedy
-		}
+	if op, ok := ix.operatorIn(suspendNeverCarried); ok {
+		why = "KubeRay " + op + " never updates a RayService's cluster when only suspend changed (kuberay #4686, fixed in v1.7.0)"
+		remedy = "upgrade the KubeRay operator to v1.7.0 or later; until then, " + remedy
 	}
 	pods := 0
 	for _, c := range ix.clusters {

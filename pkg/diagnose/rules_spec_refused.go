@@ -186,3 +186,18 @@ func (ix *index) targetOperator() (string, bool) {
 	}
 	return ix.operators[0].Version, true
 }
+
+// releaseSpan is the releases of KubeRay from From up to, not including, Fixed: those whose source
+// was read to behave as a rule says.
+type releaseSpan struct{ From, Fixed *version.Version }
+
+// operatorIn is the version of the one KubeRay operator the snapshot holds when its release is in
+// span.
+func (ix *index) operatorIn(span releaseSpan) (string, bool) {
+	op, ok := ix.targetOperator()
+	if !ok {
+		return "", false
+	}
+	v := version.MustParseSemantic(op)
+	return op, v.AtLeast(span.From) && v.LessThan(span.Fixed)
+}

@@ -104,17 +104,7 @@ func matrixRayJobDeadline(t *testing.T, h *H, v kubeRayVersion) {
 		return s.JobDeploymentStatus == rayv1.JobDeploymentStatusInitializing && s.StartTime != nil && s.RayClusterName != ""
 	})
 	cluster := st.RayClusterName
-	h.WaitFor("the operator's report of the refused head", 60*time.Second, func() (bool, error) {
-		rc, err := h.Ray.RayV1().RayClusters(h.NS).Get(h.Ctx, cluster, metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		if v.version == "v1.1.1" {
-			return rc.Status.State == rayv1.Failed && strings.Contains(rc.Status.Reason, "exceeded quota: no-pods"), nil
-		}
-		c := meta.FindStatusCondition(rc.Status.Conditions, "ReplicaFailure")
-		return c != nil && c.Reason == "FailedCreateHeadPod", nil
-	})
+	h.waitRefusalRecorded(cluster, "no-pods", "FailedCreateHeadPod", v)
 	time.Sleep(2 * time.Second) // past --operator-grace and --rayjob-initializing-too-long (1s)
 	d, res := h.doctorJSON("--operator-grace", "1s", "--rayjob-initializing-too-long", "1s")
 	// The cluster's status records the refusal: the RayJob waits on a failed cluster, an error.
@@ -411,17 +401,7 @@ func matrixRayJobWorkerRefused(t *testing.T, h *H, v kubeRayVersion) {
 		return s.JobDeploymentStatus == rayv1.JobDeploymentStatusInitializing && s.StartTime != nil && s.RayClusterName != ""
 	})
 	cluster := st.RayClusterName
-	h.WaitFor("the operator's report of the refused worker", 60*time.Second, func() (bool, error) {
-		rc, err := h.Ray.RayV1().RayClusters(h.NS).Get(h.Ctx, cluster, metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		if v.version == "v1.1.1" {
-			return rc.Status.State == rayv1.Failed && strings.Contains(rc.Status.Reason, "exceeded quota: one-pod"), nil
-		}
-		c := meta.FindStatusCondition(rc.Status.Conditions, "ReplicaFailure")
-		return c != nil && c.Reason == "FailedCreateWorkerPod", nil
-	})
+	h.waitRefusalRecorded(cluster, "one-pod", "FailedCreateWorkerPod", v)
 	time.Sleep(2 * time.Second) // past --operator-grace (1s)
 	d, res := h.doctorJSON("--operator-grace", "1s")
 	f := d.finding(t, cluster, "rayjob-cluster-failed")
@@ -431,4 +411,22 @@ func matrixRayJobWorkerRefused(t *testing.T, h *H, v kubeRayVersion) {
 	if f.Severity != "error" || res.Code != 1 {
 		t.Errorf("severity %s, exit %d\n%s", f.Severity, res.Code, res)
 	}
+}
+
+// waitRefusalRecorded waits for the cluster's status to record that quota refuses its pods, as
+// the operator of v writes it: v1.1.1 state failed with the refusal as its reason; v1.5.0+ the
+// condition ReplicaFailure with reason (FailedCreateHeadPod or FailedCreateWorkerPod).
+func (h *H) waitRefusalRecorded(cluster, quota, reason string, v kubeRayVersion) {
+	h.T.Helper()
+	h.WaitFor("the operator's record of "+reason+" on "+cluster, 60*time.Second, func() (bool, error) {
+		rc, err := h.Ray.RayV1().RayClusters(h.NS).Get(h.Ctx, cluster, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		if v.version == "v1.1.1" {
+			return rc.Status.State == rayv1.Failed && strings.Contains(rc.Status.Reason, "exceeded quota: "+quota), nil
+		}
+		c := meta.FindStatusCondition(rc.Status.Conditions, "ReplicaFailure")
+		return c != nil && c.Reason == reason, nil
+	})
 }

@@ -184,7 +184,7 @@ func matrixBudgetUncomputable(t *testing.T, h *H, v kubeRayVersion) {
 // rayservice-unsuspend (kuberay #4686): a RayService made with rayClusterConfig.suspend true, whose
 // suspend then goes back to false. Every version makes its cluster suspended. v1.1.1 carries the
 // change to a running cluster, and doctor stays silent; v1.5.0 and v1.6.0 never do (their
-// shouldUpdateCluster): doctor reports suspend-not-reached naming the pending cluster, and its
+// shouldUpdateCluster; v1.7.0 applies the nested suspend at creation only): doctor reports suspend-not-reached naming the pending cluster, and its
 // remedy, deleting that cluster, is followed: the operator makes a running one from the
 // RayService's spec, and doctor is silent again. No kubelet or Ray is played (nothing runs in the
 // suspended cluster). About 25 s.
@@ -255,7 +255,7 @@ func matrixRayServiceUnsuspend(t *testing.T, h *H, v kubeRayVersion) {
 	}
 	wantContains(t, "the finding", f.Message, "RayService "+h.NS+"/us asks for a running cluster", "pending RayCluster "+first.Name+" is suspended",
 		"KubeRay "+v.version+" never updates", "kuberay #4686")
-	wantContains(t, "the remedy", f.Remedy, "upgrade the KubeRay operator to v1.7.0", "kubectl delete raycluster "+first.Name+" -n "+h.NS)
+	wantContains(t, "the remedy", f.Remedy, "kubectl delete raycluster "+first.Name+" -n "+h.NS)
 	if res.Code != 1 {
 		t.Errorf("an error finding: want exit 1, got %s", res)
 	}

@@ -293,6 +293,7 @@ func readerRules(withNodes bool) []rbacv1.PolicyRule {
 		{APIGroups: []string{"ray.io"}, Resources: []string{"rayclusters", "rayservices", "rayjobs"}, Verbs: []string{"get", "list", "watch"}},
 		{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: []string{"get", "list", "watch"}},
 		{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: []string{"get", "list", "watch"}},
+		{APIGroups: []string{"policy"}, Resources: []string{"poddisruptionbudgets"}, Verbs: []string{"get", "list", "watch"}},
 	}
 }
 

@@ -34,7 +34,7 @@ import (
 
 const (
 	runs = 3 // each measurement is repeated; the median is reported
-	// Targets from issue 3.
+	// The doctor-at-scale targets (docs/performance.md).
 	maxRatio    = 1.3
 	maxRequests = 30
 	maxRSSBytes = 150_000_000 // 150 MB as the issue writes it: 143 MiB

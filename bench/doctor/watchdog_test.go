@@ -27,7 +27,7 @@ import (
 )
 
 const (
-	// Targets from issue 12, for the watchdog over the same fleet as doctor.
+	// The watchdog's targets (docs/performance.md), for the watchdog over the same fleet as doctor.
 	maxWatchdogRSSBytes = 200_000_000 // steady state after the informers synced
 	maxReactionP99      = 100 * time.Millisecond
 	reactionEvictions   = 100

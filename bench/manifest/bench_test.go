@@ -23,7 +23,7 @@ import (
 const (
 	documents = 1000
 	runs      = 5 // each measurement is repeated; the median is reported
-	// Budget from issue 31: doctor -f on 1,000 RayCluster documents under 1 s.
+	// The budget (docs/performance.md): doctor -f on 1,000 RayCluster documents under 1 s.
 	budget = time.Second
 )
 

@@ -14,7 +14,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
 )
 
-// Ray's view, kept (issue 33): the answers of each head's dashboard to the reads doctor --ray
+// Ray's view, kept: the answers of each head's dashboard to the reads doctor --ray
 // makes, saved as they came under ray/NS/CLUSTER/, one file per answer, redacted like every
 // other byte (Ray's job table repeats each job's runtime_env, env_vars included). dashboard.yaml
 // says which answer is which; doctor --from replays them through rayapi.Replay, the same decoders

@@ -16,7 +16,7 @@ import (
 )
 
 // Admission is what would admit and place the pods of RayClusters read from files if they were
-// applied now (doctor -f against a cluster, issue 31): the ResourceQuotas and LimitRanges of the
+// applied now (doctor -f against a cluster): the ResourceQuotas and LimitRanges of the
 // documents' namespaces, with Snapshot.Nodes then holding every node (TrimNodeForFit). Only that
 // loader sets it; the admission rules are silent without it.
 type Admission struct {

@@ -83,7 +83,7 @@ func trimPodStatus(s *corev1.PodStatus) corev1.PodStatus {
 // readConditions keeps the pod conditions rules read (Ready, PodScheduled, DisruptionTarget)
 // and, when another changed later than all of them, that one too: failedAt dates a terminal pod
 // by its latest condition change. A kubelet sets five conditions on every pod, kwok three; most
-// are never read, and at 20,000 pods they were 7 MB of doctor's heap (issue 35).
+// are never read, and at 20,000 pods they were 7 MB of doctor's heap.
 func readConditions(in []corev1.PodCondition) []corev1.PodCondition {
 	var out []corev1.PodCondition
 	var latest, latestKept time.Time

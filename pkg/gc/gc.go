@@ -27,8 +27,8 @@ var Watchdog = Policy{Percent: 50}
 // OneShot is the policy of a run that reads a fleet once and reports (doctor). Its live data
 // grows as the LISTs arrive, and each page it decodes is garbage at once; with Go's default
 // alone the heap reached twice the live data, 124 MB of 66 MB at 4,000 RayClusters, above
-// issue 35's bound. Below 100 MiB nothing changes (1,000 RayClusters never reach it); above it
-// the collector runs more often, so at 4,000 RayClusters the heap stays near 100 MiB. Past
+// the doctor-at-scale bound (docs/performance.md). Below 100 MiB nothing changes (1,000
+// RayClusters never reach it); above it the collector runs more often, so at 4,000 RayClusters the heap stays near 100 MiB. Past
 // about six times that fleet the live data itself nears the limit and the collector takes up to
 // half the CPU: set GOMEMLIMIT (or GOGC) to choose otherwise. Measured in docs/performance.md.
 var OneShot = Policy{Limit: 90 << 20}

@@ -6,7 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// The reads of doctor -f against a cluster (issue 31) that only it makes: what would admit the
+// The reads of doctor -f against a cluster that only it makes: what would admit the
 // documents' pods if they were applied now (load.Admission). One paged LIST per kind and namespace.
 
 // ListResourceQuotas lists the ResourceQuotas of namespace.

@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// This package talks to the API and knows no rule (issue 31's one loader): it may build on the
+// This package talks to the API and knows no rule (the one loader): it may build on the
 // packages of plain facts (errors, Ray's labels and pod facts, Ray's dashboard API) and on
 // nothing of this module above them. pkg/load is where the API meets the rules.
 func TestKnowsNoRule(t *testing.T) {

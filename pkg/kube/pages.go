@@ -104,8 +104,8 @@ func pagesOf[T any, L interface{ GetContinue() string }](list func(context.Conte
 const MaxPodPageSize = 4000
 
 // PodPageLimit is the size of the page of pods after a page of size prev: twice as large, up to
-// MaxPodPageSize. At 20,000 pods, 500 a page was 40 requests of doctor's 56 (issue 35 asks for at
-// most 30); growing pages take 8, and a small fleet still fits its first page of PageSize. The
+// MaxPodPageSize. At 20,000 pods, 500 a page was 40 requests of doctor's 56 (the doctor-at-scale
+// bound asks for at most 30); growing pages take 8, and a small fleet still fits its first page of PageSize. The
 // pages are read from the wire pod by pod (podPage), so a large one costs no more memory than
 // its trimmed pods; the API server still builds each page in memory, hence the cap.
 func PodPageLimit(prev int64) int64 {

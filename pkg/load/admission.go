@@ -12,7 +12,7 @@ import (
 )
 
 // Admission sets s.Admission and s.Nodes from the cluster the documents of s would be applied
-// to (doctor -f, issue 31): the ResourceQuotas, LimitRanges and Ray objects (the documents may
+// to (doctor -f against a cluster): the ResourceQuotas, LimitRanges and Ray objects (the documents may
 // name existing ones) of each namespace the documents' RayClusters go to, one LIST per kind and
 // namespace, and every node, trimmed to what placement reads (diagnose.TrimNodeForFit). A read
 // refused (a namespaced user may not list nodes) is a gap the report names, and the rule that

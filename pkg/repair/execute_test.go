@@ -392,7 +392,7 @@ func TestExecutorReportsForbiddenEvents(t *testing.T) {
 }
 
 // Evidence is kept before the delete (the pod is still there to read), and a failure to keep it
-// never stops the heal: the outage matters more (issue 33).
+// never stops the heal: the outage matters more.
 func TestExecutorKeepsEvidenceBeforeTheDeleteAndHealsWithout(t *testing.T) {
 	for _, keepErr := range []error{nil, errors.New("not kept: disk full")} {
 		c, p, s := seed000()

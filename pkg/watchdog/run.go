@@ -56,7 +56,7 @@ type Config struct {
 	Out     io.Writer
 	Format  string
 	Started func(*repair.Logger)
-	// KeepEvidence keeps each pod's evidence before its delete (issue 33): in the log, and also
+	// KeepEvidence keeps each pod's evidence before its delete: in the log, and also
 	// under EvidenceDir when that is set (a mounted volume; the pod's own disk dies with it).
 	KeepEvidence bool
 	EvidenceDir  string

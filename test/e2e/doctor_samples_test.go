@@ -12,7 +12,7 @@ import (
 )
 
 // justified are the warnings doctor -f may give on KubeRay's own samples, each with the doc or
-// issue its docs/rules.md section cites as recommending otherwise (issue 31: a sample may carry
+// issue its docs/rules.md section cites as recommending otherwise (a sample may carry
 // a risk a doc names, never an error).
 var justified = map[string]string{
 	"serve-head-has-cpus": "#1153",

@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// What an apply of a RayService that exists would do, judged by KubeRay's own hash (issue 31):
+// What an apply of a RayService that exists would do, judged by KubeRay's own hash:
 // KubeRay's ray-service.sample.yaml of the operator's release is created as kubectl creates it
 // (the API server applies the CRD's defaults), and once the operator has made its cluster (the
 // pending one: Serve never becomes ready on kwok, and KubeRay compares with the pending cluster

@@ -96,7 +96,7 @@ subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: HEALER}]
 			t.Errorf("doctor %v: blind %v, findings %v; want head-evicted and nothing blind", who, doc.Blind, doc.Findings)
 		}
 	}
-	// doctor -f against the cluster (issue 31): with doctor's role bound cluster-wide it reads the
+	// doctor -f against the cluster: with doctor's role bound cluster-wide it reads the
 	// nodes and predicts that no node holds a head pinned to a pool the sandbox lacks; bound in
 	// this namespace only (a namespaced user), the nodes are a gap the report names, and the rule
 	// that needs them does not run rather than guess. About 1 s.

@@ -14,7 +14,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
 )
 
-// realDrain drains the real node under the probe (issue 32): the head of a RayCluster runs there
+// realDrain drains the real node under the probe: the head of a RayCluster runs there
 // in the stand-in image, which ignores SIGTERM as Ray does as PID 1, with a grace period of 5 s.
 // A real PodDisruptionBudget over the head refuses first (the API server's 429, the disruption
 // controller's count), then the drain evicts it, and the real kubelet's graceful termination takes

@@ -16,7 +16,7 @@ import (
 
 var rampRuns = flag.Int("ramp-runs", 3, "how many memory-pressure runs (and floors) TestRealNodeMemoryRamp alternates")
 
-// rampGoal is issue 35's bound: 2 GiB held within 3 s of the container starting, on the real node.
+// rampGoal is the ramp's bound (docs/performance.md): 2 GiB held within 3 s of the container starting, on the real node.
 const rampGoal = 3 * time.Second
 
 // rampRise is how far above its base the pod's memory cgroup must be for the fill to count as

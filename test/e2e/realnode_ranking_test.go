@@ -16,7 +16,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
 )
 
-// head-evictable-first, proven by the real kubelet (issue 31): two heads of KubeRay's sample on
+// head-evictable-first, proven by the real kubelet: two heads of KubeRay's sample on
 // the real node, "guarded" with an ephemeral-storage request above what it uses and "unguarded"
 // with none. doctor --risks names the unguarded head and not the guarded one; then the node's
 // disk is filled from outside every pod (a file the test writes on the node's filesystem, so no

@@ -302,7 +302,7 @@ func realOOMCrashLoop(t *testing.T, sb *sandbox.Sandbox) {
 			t.Errorf("workers-not-ready names the crash-looping worker too: %+v", f)
 		}
 	}
-	// The bundle keeps what maintainers ask for of both (issue 33): the log of the instance the
+	// The bundle keeps what maintainers ask for of both: the log of the instance the
 	// kernel killed, read from the real kubelet, and the pod's last state. Which file holds it
 	// depends on the state the bundle recorded, as the kubelet serves logs by it
 	// (validateContainerLogStatus): while the container runs, the killed instance is the

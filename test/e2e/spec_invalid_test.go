@@ -12,7 +12,7 @@ import (
 // spec-invalid: a head with rayStartParams labels, which KubeRay v1.5.0 and v1.6.0 refuse
 // (ValidateRayClusterSpec: "rayStartParams['labels'] is not supported for Head group") and v1.1.1
 // accepts. Nothing is played. Before the apply, doctor -f predicts the refusal (spec-refused,
-// issue 31) in the words of the Event the operator then records; where refused, doctor says why
+// doctor -f) in the words of the Event the operator then records; where refused, doctor says why
 // there is no head (spec-invalid, not head-missing); once the spec is fixed the operator creates
 // the cluster and doctor is silent. doctor -f adds about 0.3 s per version.
 func matrixSpecInvalid(t *testing.T, h *H, v kubeRayVersion) {

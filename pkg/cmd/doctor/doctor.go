@@ -150,7 +150,7 @@ func (o *Options) Run(cmd *cobra.Command) error {
 	if o.watch {
 		return o.runWatch(cmdutil.Context(cmd), c)
 	}
-	gc.Tune(gc.OneShot) // the fleet is read once: keep the heap near what it holds (issue 35)
+	gc.Tune(gc.OneShot) // the fleet is read once: keep the heap near what it holds (docs/performance.md)
 	s, err := load.FromAPI(cmd.Context(), c, load.Query{Namespace: o.namespace, Selector: o.selector, Now: o.f.Now(),
 		Ray: o.ray.query(o.target)})
 	if err != nil {

@@ -39,7 +39,7 @@ type Options struct {
 	metricsAddr    string
 	workers        int
 
-	// evidenceDir and noEvidence: what heal keeps of a pod before it deletes it (issue 33;
+	// evidenceDir and noEvidence: what heal keeps of a pod before it deletes it (docs/heal.md;
 	// kuberay #1047: a deleted pod's logs are gone with it).
 	evidenceDir string
 	noEvidence  bool

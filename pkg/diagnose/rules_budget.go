@@ -116,7 +116,7 @@ func budgetNeverAllows(ix *index, c *clusterView) []Finding {
 func podsSelected(c *clusterView, sel labels.Selector) []string {
 	var out []string
 	for _, p := range append(append([]*corev1.Pod(nil), c.heads...), c.workers...) {
-		if p.DeletionTimestamp == nil && !ray.Terminal(p) && sel.Matches(labels.Set(p.Labels)) {
+		if ray.Live(p) && sel.Matches(labels.Set(p.Labels)) {
 			out = append(out, p.Name)
 		}
 	}

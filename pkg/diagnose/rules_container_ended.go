@@ -26,7 +26,7 @@ const RuleContainerNeverRestarted = "container-never-restarted"
 func containerNeverRestarted(_ *index, c *clusterView) []Finding {
 	var out []Finding
 	for _, p := range append(append([]*corev1.Pod(nil), c.heads...), c.workers...) {
-		if p.DeletionTimestamp != nil || ray.Terminal(p) || p.Status.Phase != corev1.PodRunning || p.Spec.RestartPolicy != corev1.RestartPolicyNever {
+		if !ray.Live(p) || p.Status.Phase != corev1.PodRunning || p.Spec.RestartPolicy != corev1.RestartPolicyNever {
 			continue
 		}
 		rayName := ""

@@ -28,7 +28,7 @@ func headStarved(c *clusterView, p *corev1.Pod, f Finding) Finding {
 	seen := map[string]bool{}
 	scheduled := 0
 	for _, w := range c.workers {
-		if w.DeletionTimestamp != nil || ray.Terminal(w) || w.Spec.NodeName == "" {
+		if !ray.Live(w) || w.Spec.NodeName == "" {
 			continue
 		}
 		scheduled++

@@ -64,7 +64,7 @@ func workerImagePull(ix *index, c *clusterView) []Finding {
 	groups := map[string][]*corev1.Pod{}
 	statuses := map[*corev1.Pod]corev1.ContainerStatus{}
 	for _, w := range c.workers {
-		if w.DeletionTimestamp != nil || ray.Terminal(w) {
+		if !ray.Live(w) {
 			continue
 		}
 		if cs, ok := pullFailure(w); ok {

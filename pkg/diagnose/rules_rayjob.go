@@ -264,7 +264,7 @@ func rayJobFinishedHolds(ix *index, j *jobView) []Finding {
 	}
 	live := 0
 	for _, p := range append(append([]*corev1.Pod(nil), j.cluster.heads...), j.cluster.workers...) {
-		if p.DeletionTimestamp == nil && !ray.Terminal(p) {
+		if ray.Live(p) {
 			live++
 		}
 	}

@@ -100,7 +100,7 @@ func rayJobSubmitterFailing(ix *index, j *jobView) []Finding {
 		switch {
 		case p.Status.Phase == corev1.PodFailed:
 			failed = append(failed, p)
-		case p.DeletionTimestamp == nil && !ray.Terminal(p):
+		case ray.Live(p):
 			live = append(live, p)
 		}
 	}

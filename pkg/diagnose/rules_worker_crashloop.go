@@ -26,7 +26,7 @@ func workerCrashLoop(ix *index, c *clusterView) []Finding {
 	}
 	byKey := map[key][]looping{}
 	for _, w := range c.workers {
-		if w.DeletionTimestamp != nil || ray.Terminal(w) {
+		if !ray.Live(w) {
 			continue
 		}
 		if cr, ok := crashLooping(ix, w.Status.ContainerStatuses); ok {

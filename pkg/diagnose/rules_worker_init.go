@@ -24,7 +24,7 @@ func workerInitFailing(ix *index, c *clusterView) []Finding {
 	}
 	var bad []failing
 	for _, w := range c.workers {
-		if w.DeletionTimestamp != nil || ray.Terminal(w) {
+		if !ray.Live(w) {
 			continue // leaving or finished: the operator replaces terminal workers
 		}
 		for _, cs := range w.Status.InitContainerStatuses {

@@ -37,7 +37,7 @@ func workersNotReady(ix *index, c *clusterView) []Finding {
 		// capacity matter, often an autoscaler at work), not for the head. A stale worker is
 		// workers-stale's, a crash-looping one worker-crashloop's: one finding, with the remedy
 		// that fits it.
-		if w.DeletionTimestamp != nil || ray.Terminal(w) || w.Status.Phase == corev1.PodPending || slices.Contains(stale, w) {
+		if !ray.Live(w) || w.Status.Phase == corev1.PodPending || slices.Contains(stale, w) {
 			continue
 		}
 		if _, looping := crashLooping(ix, w.Status.ContainerStatuses); looping {

@@ -23,7 +23,7 @@ func workersMissing(ix *index, c *clusterView) []Finding {
 	}
 	have := map[string]int{}
 	for _, w := range c.workers {
-		if w.DeletionTimestamp == nil && !ray.Terminal(w) {
+		if ray.Live(w) {
 			have[w.Labels[ray.LabelGroup]]++
 		}
 	}

@@ -38,7 +38,7 @@ func workersOutsideSpec(ix *index, c *clusterView) []Finding {
 	outside := map[string][]*corev1.Pod{}
 	for _, w := range c.workers {
 		g, labelled := w.Labels[ray.LabelGroup]
-		if !labelled || inSpec[g] || w.DeletionTimestamp != nil || ray.Terminal(w) {
+		if !labelled || inSpec[g] || !ray.Live(w) {
 			continue
 		}
 		outside[g] = append(outside[g], w)

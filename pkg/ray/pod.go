@@ -28,6 +28,11 @@ func Terminal(p *corev1.Pod) bool {
 	return p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded
 }
 
+// Live reports whether p is neither being deleted nor terminal: a pod that runs, or will.
+func Live(p *corev1.Pod) bool {
+	return p.DeletionTimestamp == nil && !Terminal(p)
+}
+
 // Suspended reports whether rc's spec.suspend is true: the operator deleted its pods and
 // creates none until it is resumed.
 func Suspended(rc *rayv1.RayCluster) bool {

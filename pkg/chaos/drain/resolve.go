@@ -170,7 +170,7 @@ func pickFrom(pods []corev1.Pod, role string) string {
 	})
 	for i := range pods {
 		p := &pods[i]
-		if p.Spec.NodeName == "" || p.DeletionTimestamp != nil || ray.Terminal(p) {
+		if p.Spec.NodeName == "" || !ray.Live(p) {
 			continue
 		}
 		if role == RoleAny || (role == RoleHead) == ray.IsHead(p) {

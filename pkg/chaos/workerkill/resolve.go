@@ -82,7 +82,7 @@ func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
 	}
 	var live []corev1.Pod
 	for _, p := range pods {
-		if p.DeletionTimestamp == nil && !ray.Terminal(&p) {
+		if ray.Live(&p) {
 			live = append(live, p)
 		}
 	}

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -164,6 +165,16 @@ func matrixBudgetUncomputable(t *testing.T, h *H, v kubeRayVersion) {
 	wantContains(t, "the finding", f.Message, "PodDisruptionBudget "+h.NS+"/bu-workers", "bu-worker", "SyncFailed")
 	if res.Code != 0 {
 		t.Errorf("a warning, under the default --fail-on error: want exit 0, got %s", res)
+	}
+	// A bundle keeps the budgets over the cluster's pods, and doctor --from finds the same (about
+	// 1 s; --no-ray-logs and --ray=false: no Ray runs here).
+	archive := filepath.Join(t.TempDir(), "bu.tar.gz")
+	if res := h.Run("bundle", "bu", "-o", archive, "--no-ray-logs", "--ray=false"); res.Code != 0 {
+		t.Fatalf("bundle: %s", res)
+	}
+	from := h.Run("doctor", "--from", archive, "-o", "json", "--kubeconfig", "/nonexistent")
+	if !strings.Contains(from.Stdout, `"rule": "budget-never-allows"`) || !strings.Contains(from.Stdout, "PodDisruptionBudget "+h.NS+"/bu-workers") {
+		t.Errorf("doctor --from the bundle lost the budget's finding: %s", from)
 	}
 	evs, err := h.Kube.CoreV1().Events(h.NS).List(h.Ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=bu-workers"})
 	if err != nil {

@@ -2,7 +2,6 @@ package diagnose
 
 import (
 	"fmt"
-
 	"time"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	"k8s.io/apimachinery/pkg/util/version"
 )
 
@@ -30,7 +31,7 @@ func rayJobRetryDeletesCluster(ix *index, j *jobView) []Finding {
 		return nil
 	}
 	switch st.JobDeploymentStatus {
-	case "Complete", "Failed", "ValidationFailed":
+	case rayv1.JobDeploymentStatusComplete, rayv1.JobDeploymentStatusFailed, rayv1.JobDeploymentStatusValidationFailed:
 		return nil
 	}
 	op, ok := ix.operatorIn(retryDeletesBorrowed)

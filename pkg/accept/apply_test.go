@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 var day = time.Date(2025, 6, 30, 0, 0, 0, 0, time.UTC)
@@ -171,7 +172,7 @@ func TestApplyStaleScope(t *testing.T) {
 		entry("head-pending", "ml/other", "", "2025-07-01", 4),
 	}}
 	r := report(day)
-	r.Blind = []diagnose.Gap{{Resource: "nodes"}}
+	r.Blind = []state.Gap{{Resource: "nodes"}}
 	if st := Apply(r, s, Scope{Namespace: "ml", Narrowed: true}); fmtInts(refs(st.Stale)) != "2 3" {
 		t.Errorf("narrowed, nodes blind: stale %v, want 2 3", refs(st.Stale))
 	}
@@ -180,7 +181,7 @@ func TestApplyStaleScope(t *testing.T) {
 		t.Errorf("whole namespace: stale %v, want 1 2 3 4", refs(st.Stale))
 	}
 	r = report(day)
-	r.Blind = []diagnose.Gap{{Resource: "deployments"}}
+	r.Blind = []state.Gap{{Resource: "deployments"}}
 	if st := Apply(r, s, Scope{}); fmtInts(refs(st.Stale)) != "1 3 4" {
 		t.Errorf("deployments blind: stale %v, want 1 3 4", refs(st.Stale))
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // Plan is what a bundle holds of a snapshot: the custom resources picked, their pods, the nodes
@@ -108,7 +109,7 @@ type PlanOptions struct {
 // MakePlan picks from s what a bundle of t holds (every RayCluster of s when t is nil): the
 // clusters doctor checks for t (diagnose.Checked), the RayServices and RayJobs that own them or
 // that t names, their pods, the nodes those pods run on, and the operators.
-func MakePlan(s *diagnose.Snapshot, t *diagnose.Target, o PlanOptions) Plan {
+func MakePlan(s *state.Snapshot, t *diagnose.Target, o PlanOptions) Plan {
 	p := Plan{AllNamespaces: o.AllNamespaces}
 	checked := diagnose.Checked(s, t)
 	picked := map[string]bool{}

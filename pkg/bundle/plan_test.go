@@ -18,6 +18,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/internal/golden"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 var now = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
@@ -35,7 +36,7 @@ func running(name string, restarts int32) corev1.ContainerStatus {
 // scene: cluster a (a RayService's) with a head that restarted, an init container, a sidecar and a
 // worker not started yet; cluster b of a RayJob on an existing cluster (clusterSelector); the
 // operator.
-func scene() *diagnose.Snapshot {
+func scene() *state.Snapshot {
 	head := rayPod("a-head", "a", "head", "n1")
 	head.Spec.InitContainers = []corev1.Container{{Name: "wait-gcs"}, {Name: "autoscaler"}}
 	head.Spec.Containers = []corev1.Container{{Name: "ray-head"}}
@@ -49,7 +50,7 @@ func scene() *diagnose.Snapshot {
 	bHead := rayPod("b-head", "b", "head", "n3")
 	bHead.Spec.Containers = []corev1.Container{{Name: "ray-head"}}
 	bHead.Status.ContainerStatuses = []corev1.ContainerStatus{running("ray-head", 0)}
-	return &diagnose.Snapshot{Now: now,
+	return &state.Snapshot{Now: now,
 		Clusters: []rayv1.RayCluster{
 			{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "ml", UID: "uid-a", OwnerReferences: []metav1.OwnerReference{{Kind: "RayService", Name: "svc", UID: "uid-svc"}}}},
 			{ObjectMeta: metav1.ObjectMeta{Name: "b", Namespace: "ml", UID: "uid-b"}},

@@ -14,6 +14,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 	"github.com/kubectl-ray/kubectl-ray/pkg/version"
 )
 
@@ -29,13 +30,13 @@ type File struct {
 type Contents struct {
 	Files []File
 	Gaps  []Gap
-	// Found are the secrets the structural pass redacted, for the text pass (diagnose.Redactor(s, Found)).
+	// Found are the secrets the structural pass redacted, for the text pass (state.Redactor(s, Found)).
 	Found redact.Set
 }
 
 // Render turns the plan and what Collect read into the bundle's files, every object redacted
 // by its structure (redact.Object). The text pass comes when the archive is written.
-func Render(s *diagnose.Snapshot, p Plan, c Collected) Contents {
+func Render(s *state.Snapshot, p Plan, c Collected) Contents {
 	r := renderer{found: redact.Set{}}
 	for _, o := range p.Clusters {
 		r.object(nsPath(o.Namespace, "rayclusters", o.Name), "RayCluster with its status", "ray.io/v1", "RayCluster", o)
@@ -261,7 +262,7 @@ type CRDVersions struct {
 	Resources     map[string][]string `json:"resources,omitempty"`
 }
 
-func versionsFile(s *diagnose.Snapshot, p Plan, c Collected) File {
+func versionsFile(s *state.Snapshot, p Plan, c Collected) File {
 	v := Versions{Client: ClientVersion{Version: version.Version, Commit: version.Commit}, Server: c.Versions.Server,
 		Operators: diagnose.FindOperators(s.Deployments), CRDs: CRDVersions{GroupVersions: c.Versions.RayVersions, Resources: c.Versions.RayResources}}
 	if v.Operators == nil {

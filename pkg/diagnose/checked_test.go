@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -12,7 +13,7 @@ import (
 // its RayService's status or its RayJob's controller reference says it made.
 func TestChecked(t *testing.T) {
 	yes := true
-	s := &Snapshot{
+	s := &state.Snapshot{
 		Clusters: []rayv1.RayCluster{
 			{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "svc-raycluster-abc"}},
 			{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "job-raycluster-xyz",

@@ -9,12 +9,13 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/rayapi"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // index is the snapshot arranged for the rules: built once in O(objects), so no rule scans the
 // whole snapshot per cluster (doctor must stay linear over thousands of clusters).
 type index struct {
-	s         *Snapshot
+	s         *state.Snapshot
 	opts      Options
 	nodes     map[string]*corev1.Node
 	services  map[string]*corev1.Service // by namespace/name
@@ -41,7 +42,7 @@ type clusterView struct {
 
 func key(ns, name string) string { return ns + "/" + name }
 
-func newIndex(s *Snapshot, opts Options) *index {
+func newIndex(s *state.Snapshot, opts Options) *index {
 	ix := &index{
 		s:        s,
 		opts:     opts,
@@ -97,7 +98,7 @@ func sortPods(ps []*corev1.Pod) {
 // ownedClusters is a view of each RayCluster of s, in snapshot order, with the RayService or
 // RayJob that made it and no pods yet, and the views by namespace/name. It reads the Ray objects
 // only, so choosing a target's clusters (Checked) does not arrange the whole snapshot.
-func ownedClusters(s *Snapshot) ([]*clusterView, map[string]*clusterView) {
+func ownedClusters(s *state.Snapshot) ([]*clusterView, map[string]*clusterView) {
 	views := make([]*clusterView, 0, len(s.Clusters))
 	byKey := make(map[string]*clusterView, len(s.Clusters))
 	for i := range s.Clusters {
@@ -113,7 +114,7 @@ func ownedClusters(s *Snapshot) ([]*clusterView, map[string]*clusterView) {
 // attachOwners links clusters to the RayService or RayJob that made them: by the controller
 // owner reference KubeRay sets, and by the names the owners' status records (an owner reference
 // can be missing on clusters adopted or restored from backups).
-func attachOwners(s *Snapshot, byKey map[string]*clusterView) {
+func attachOwners(s *state.Snapshot, byKey map[string]*clusterView) {
 	svcByKey := make(map[string]*rayv1.RayService, len(s.Services))
 	for i := range s.Services {
 		rs := &s.Services[i]

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -43,7 +44,7 @@ func admissionRules(ix *index, c *clusterView) []Finding {
 		return nil
 	}
 	var out []Finding
-	if e := a.existing(c); e != nil {
+	if e := existingOf(a, c); e != nil {
 		f, newCluster := existsInCluster(ix, c, e)
 		out = append(out, f)
 		if !newCluster {
@@ -157,7 +158,7 @@ func workersAdmission(ix *index, c *clusterView, ledger quotaLedger) []Finding {
 // existsInCluster says what applying c's document changes in e, and whether it makes a new
 // RayCluster whose pods the admission rules then judge (a RayService's, unless KubeRay's hash
 // says the apply leaves its cluster as it is or updates it in place).
-func existsInCluster(ix *index, c *clusterView, e *Existing) (Finding, bool) {
+func existsInCluster(ix *index, c *clusterView, e *state.Existing) (Finding, bool) {
 	what := e.Kind + " " + e.Namespace + "/" + e.Name
 	var obj Ref
 	var msg, remedy string

@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 )
 
 // rayServiceApply is exists-in-cluster for a RayService: what KubeRay's hash says an apply of
 // the document does (judgeApply), and whether it prepares a new RayCluster; when it cannot be
 // judged, what KubeRay does in each case, and the admission rules judge a new cluster.
-func rayServiceApply(ix *index, c *clusterView, e *Existing, what string, spec *rayv1.RayClusterSpec, obj Ref, ev map[string]string) (Finding, bool) {
+func rayServiceApply(ix *index, c *clusterView, e *state.Existing, what string, spec *rayv1.RayClusterSpec, obj Ref, ev map[string]string) (Finding, bool) {
 	active := e.ActiveCluster
 	if active == "" {
 		active = "(none yet)"
@@ -18,7 +19,7 @@ func rayServiceApply(ix *index, c *clusterView, e *Existing, what string, spec *
 	head := what + " exists, its active RayCluster " + active
 	verdict, why := verdictUnknown, "neither its pending nor its active RayCluster is among the namespace's RayClusters"
 	release, known := ix.targetOperator()
-	undecoded := undecodedUnder(ix.s.Undecoded[UndecodedKey("RayService", e.Namespace, e.Name)], "spec.rayClusterConfig")
+	undecoded := undecodedUnder(ix.s.Undecoded[state.UndecodedKey("RayService", e.Namespace, e.Name)], "spec.rayClusterConfig")
 	switch {
 	case e.Compared == nil:
 	case len(undecoded) > 0:

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // headPodRules judge each head pod on its own: terminal, stuck terminating, crash-looping, pending.
@@ -139,7 +140,7 @@ const EvidenceOperatorReplacesBy = "operatorReplacesBy"
 // ReplaceDeadline is the earliest time after s.Now at which the operator's grace for a terminal
 // head or worker of s ends: then head-evicted, head-terminated and worker-failed start advising
 // heal, with no object changing. A watchdog examines the cluster again at that time.
-func ReplaceDeadline(s *Snapshot, o Options) (at time.Time, ok bool) {
+func ReplaceDeadline(s *state.Snapshot, o Options) (at time.Time, ok bool) {
 	o = o.withDefaults()
 	for i := range s.Pods {
 		p := &s.Pods[i]

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 )
@@ -70,7 +71,7 @@ func (ix *index) serviceViews() []*serviceView {
 // checked says whether doctor checks the RayService itself: always, or when t names it (a
 // RayCluster target checks only its cluster). With -l, only RayServices with a cluster the
 // selector listed: those have none here.
-func (v *serviceView) checked(s *Snapshot, t *Target) bool {
+func (v *serviceView) checked(s *state.Snapshot, t *Target) bool {
 	if s.ClustersSelected {
 		return false
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // A listed pod is ~8 KiB in memory and a RayCluster with its pod templates another ~8 KiB; at
@@ -260,7 +261,7 @@ func TrimNode(n *corev1.Node) {
 
 // Trimmed is a copy of s trimmed as the loader trims each page, s left as it is. Tests use it to
 // prove that no rule or plan reads what trimming drops.
-func Trimmed(s *Snapshot) *Snapshot {
+func Trimmed(s *state.Snapshot) *state.Snapshot {
 	t := *s
 	t.Secrets = redact.Set{}
 	t.Secrets.Merge(s.Secrets)

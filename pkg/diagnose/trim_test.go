@@ -13,9 +13,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
-func reportJSON(t *testing.T, s *Snapshot) string {
+func reportJSON(t *testing.T, s *state.Snapshot) string {
 	t.Helper()
 	b, err := json.MarshalIndent(Diagnose(s, DefaultOptions()), "", "  ")
 	if err != nil {
@@ -32,7 +33,7 @@ func TestTrimChangesNothing(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no fixtures: %v", err)
 	}
-	snaps := map[string]Snapshot{"healthy": loadFixture(t, "healthy").snap, "secrets": secretFixture(t)}
+	snaps := map[string]state.Snapshot{"healthy": loadFixture(t, "healthy").snap, "secrets": secretFixture(t)}
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".yaml")
 		snaps[name] = loadFixture(t, name).snap

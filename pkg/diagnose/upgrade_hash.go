@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -35,22 +36,9 @@ const (
 	AnnotationKubeRayVersion  = "ray.io/kuberay-version"
 )
 
-// ComparedCluster is the RayCluster KubeRay compares a RayService's spec with, as its
-// annotations say.
-type ComparedCluster struct {
-	Name string
-	// Pending: an upgrade is under way and this is its new cluster.
-	Pending bool
-	// The annotations KubeRay wrote on it (AnnotationClusterHash and the others), "" when absent.
-	Hash, NumWorkerGroups, KubeRayVersion string
-	// Spec is its spec as stored: KubeRay v1.1 compares a pending cluster's spec, not its
-	// annotation (getClusterAction).
-	Spec *rayv1.RayClusterSpec
-}
-
 // ComparedClusterOf is what rc says for a ComparedCluster.
-func ComparedClusterOf(rc *rayv1.RayCluster, pending bool) *ComparedCluster {
-	return &ComparedCluster{Name: rc.Name, Pending: pending, Hash: rc.Annotations[AnnotationClusterHash],
+func ComparedClusterOf(rc *rayv1.RayCluster, pending bool) *state.ComparedCluster {
+	return &state.ComparedCluster{Name: rc.Name, Pending: pending, Hash: rc.Annotations[AnnotationClusterHash],
 		NumWorkerGroups: rc.Annotations[AnnotationNumWorkerGroups], KubeRayVersion: rc.Annotations[AnnotationKubeRayVersion],
 		Spec: rc.Spec.DeepCopy()}
 }
@@ -73,7 +61,7 @@ const (
 // compared with is cc. Only releases whose source was read are judged (v1.1, v1.5, v1.6); an
 // active cluster another release made is not (from v1.5.0 KubeRay first updates such a cluster in
 // place, to write its own hash: shouldUpdateCluster; a pending one is compared as it is).
-func judgeApply(spec *rayv1.RayClusterSpec, cc *ComparedCluster, release string) (applyVerdict, string) {
+func judgeApply(spec *rayv1.RayClusterSpec, cc *state.ComparedCluster, release string) (applyVerdict, string) {
 	v, err := version.ParseSemantic(release)
 	if err != nil {
 		return verdictUnknown, "the operator's release is not known"

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/version"
@@ -29,7 +30,7 @@ func serveSpec() *rayv1.RayClusterSpec {
 
 // storedCluster is the cluster KubeRay release made of spec: the spec as the API server stored
 // it (the CRD's defaults), and the annotations KubeRay wrote.
-func storedCluster(t *testing.T, spec *rayv1.RayClusterSpec, release string) *ComparedCluster {
+func storedCluster(t *testing.T, spec *rayv1.RayClusterSpec, release string) *state.ComparedCluster {
 	t.Helper()
 	v := version.MustParseSemantic(release)
 	stored := spec.DeepCopy()
@@ -38,7 +39,7 @@ func storedCluster(t *testing.T, spec *rayv1.RayClusterSpec, release string) *Co
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &ComparedCluster{Name: "svc-raycluster-abcde", Hash: h, NumWorkerGroups: "1", KubeRayVersion: release, Spec: stored}
+	return &state.ComparedCluster{Name: "svc-raycluster-abcde", Hash: h, NumWorkerGroups: "1", KubeRayVersion: release, Spec: stored}
 }
 
 func TestJudgeApply(t *testing.T) {
@@ -116,12 +117,12 @@ func TestJudgeApply(t *testing.T) {
 	})
 	for _, tc := range []struct {
 		name, release string
-		edit          func(*ComparedCluster)
+		edit          func(*state.ComparedCluster)
 	}{
-		{"a release whose hash is not known here", "v1.3.0", func(*ComparedCluster) {}},
-		{"no release", "", func(*ComparedCluster) {}},
-		{"a cluster without the annotation", "v1.5.0", func(c *ComparedCluster) { c.Hash = "" }},
-		{"an active cluster another release made", "v1.6.0", func(c *ComparedCluster) { c.KubeRayVersion = "v1.5.0" }},
+		{"a release whose hash is not known here", "v1.3.0", func(*state.ComparedCluster) {}},
+		{"no release", "", func(*state.ComparedCluster) {}},
+		{"a cluster without the annotation", "v1.5.0", func(c *state.ComparedCluster) { c.Hash = "" }},
+		{"an active cluster another release made", "v1.6.0", func(c *state.ComparedCluster) { c.KubeRayVersion = "v1.5.0" }},
 	} {
 		cc := storedCluster(t, serveSpec(), "v1.5.0")
 		tc.edit(cc)

@@ -19,6 +19,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/bundle"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // Source is the reads evidence makes: the Events about the pod (one LIST selected by its UID)
@@ -80,7 +81,7 @@ type Subject struct {
 // current log of each started container, the previous one of each that restarted) and renders
 // the pod. s, when given, lends its secrets to the redactor (a Redis password of the RayCluster's
 // spec that a log echoes). A read that fails is a Gap; Take itself never fails.
-func (t Taker) Take(ctx context.Context, sub Subject, s *diagnose.Snapshot) Evidence {
+func (t Taker) Take(ctx context.Context, sub Subject, s *state.Snapshot) Evidence {
 	pod := sub.Pod
 	now := time.Now
 	if t.Now != nil {
@@ -118,11 +119,11 @@ func (t Taker) Take(ctx context.Context, sub Subject, s *diagnose.Snapshot) Evid
 
 // redact runs every text through doctor's redactor, which knows the pod's and the snapshot's
 // secret values, as a bundle does: a log that echoes a password is redacted too.
-func (ev *Evidence) redact(s *diagnose.Snapshot, found redact.Set) {
+func (ev *Evidence) redact(s *state.Snapshot, found redact.Set) {
 	if s == nil {
-		s = &diagnose.Snapshot{}
+		s = &state.Snapshot{}
 	}
-	text := diagnose.Redactor(s, found).String
+	text := state.Redactor(s, found).String
 	ev.PodYAML = []byte(text(string(ev.PodYAML)))
 	ev.Why = text(ev.Why)
 	for i := range ev.Events {

@@ -19,6 +19,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // Query says what FromAPI reads.
@@ -48,8 +49,8 @@ const serveServiceSelector = ray.LabelServe
 // and the operator's Warnings about RayJobs and RayServices, and the submitter pods of running
 // RayJobs. Nothing is read per object. RayClusters and pods are required: a refusal is an error.
 // The rest only sharpen the diagnosis: a refusal is recorded in Snapshot.Blind and doctor goes on.
-func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*diagnose.Snapshot, error) {
-	s := &diagnose.Snapshot{Now: q.Now, ClustersSelected: q.Selector != ""}
+func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*state.Snapshot, error) {
+	s := &state.Snapshot{Now: q.Now, ClustersSelected: q.Selector != ""}
 	ns := q.Namespace
 	var (
 		wg                                     sync.WaitGroup
@@ -176,7 +177,7 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*diagnose.Snapshot,
 	case errDeploys == nil:
 		s.Deployments = deploys
 	case fault.KindOf(errDeploys) == fault.Forbidden:
-		s.Blind = append(s.Blind, diagnose.Gap{Resource: "deployments", Reason: errDeploys.Error()})
+		s.Blind = append(s.Blind, state.Gap{Resource: "deployments", Reason: errDeploys.Error()})
 	default:
 		return nil, errDeploys
 	}
@@ -184,7 +185,7 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*diagnose.Snapshot,
 		s.Ray, s.RayAsked = rayViews(ctx, c, s, *q.Ray), true
 		for _, v := range s.Ray {
 			if len(v.Failed) > 0 {
-				s.Blind = append(s.Blind, diagnose.Gap{Resource: "Ray's view of " + v.Namespace + "/" + v.Cluster, Reason: strings.Join(v.Failed, "; ")})
+				s.Blind = append(s.Blind, state.Gap{Resource: "Ray's view of " + v.Namespace + "/" + v.Cluster, Reason: strings.Join(v.Failed, "; ")})
 			}
 		}
 	}
@@ -194,15 +195,15 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*diagnose.Snapshot,
 // blindOr turns a refusal to list an optional kind into a Gap, and anything else into an error.
 // A 404 on RayServices or RayJobs means an old CRD set without them: nothing to see there.
 // The Gap names the resource without its group ("rayservices", "endpointslices").
-func blindOr(err error, req kube.Request) (diagnose.Gap, error) {
+func blindOr(err error, req kube.Request) (state.Gap, error) {
 	resource, group, _ := strings.Cut(req.Resource, ".")
 	if group == "ray.io" && apierrors.IsNotFound(err) {
-		return diagnose.Gap{Resource: resource, Reason: "the API has no " + req.Resource + " (CRD not installed)"}, nil
+		return state.Gap{Resource: resource, Reason: "the API has no " + req.Resource + " (CRD not installed)"}, nil
 	}
 	if apierrors.IsForbidden(err) {
-		return diagnose.Gap{Resource: resource, Reason: kube.Explain(err, req).Error()}, nil
+		return state.Gap{Resource: resource, Reason: kube.Explain(err, req).Error()}, nil
 	}
-	return diagnose.Gap{}, kube.Explain(err, req)
+	return state.Gap{}, kube.Explain(err, req)
 }
 
 // headEvents reads the Events about RayClusters in namespace ("" for all) with one paged LIST
@@ -234,6 +235,6 @@ func keptTrimmed(keep func(*corev1.Event) bool) func(*corev1.Event) bool {
 type API struct{ *kube.Clients }
 
 // LoadSnapshot is FromAPI.
-func (a API) LoadSnapshot(ctx context.Context, q Query) (*diagnose.Snapshot, error) {
+func (a API) LoadSnapshot(ctx context.Context, q Query) (*state.Snapshot, error) {
 	return FromAPI(ctx, a.Clients, q)
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // deletingGCSFT is a RayCluster deleted 20m before t0, held by KubeRay's Redis cleanup finalizer
@@ -33,7 +34,7 @@ func deletingGCSFT() rayv1.RayCluster {
 
 func gcsFTPlan(t *testing.T, c rayv1.RayCluster, opts Options) HealPlan {
 	t.Helper()
-	s := &diagnose.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}}
+	s := &state.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}}
 	return Plan(s, diagnose.Diagnose(s, diagnose.DefaultOptions()).Findings, opts)
 }
 
@@ -66,7 +67,7 @@ func TestPlanGCSFTFinalizerAfterCleanup(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "rc-redis-cleanup", Labels: map[string]string{"ray.io/cluster": "rc"}},
 		Status:     batchv1.JobStatus{Conditions: []batchv1.JobCondition{{Type: batchv1.JobComplete, Status: corev1.ConditionTrue}}},
 	}
-	s := &diagnose.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, CleanupJobs: []batchv1.Job{job}}
+	s := &state.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, CleanupJobs: []batchv1.Job{job}}
 	findings := diagnose.Diagnose(s, diagnose.DefaultOptions()).Findings
 	var stuck []diagnose.Finding
 	for _, f := range findings {

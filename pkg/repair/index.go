@@ -9,17 +9,18 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // index looks objects up in a snapshot by name.
 type index struct {
-	s        *diagnose.Snapshot
+	s        *state.Snapshot
 	clusters map[types.NamespacedName]*rayv1.RayCluster
 	pods     map[types.NamespacedName]*corev1.Pod
 	nodes    map[string]*corev1.Node
 }
 
-func newIndex(s *diagnose.Snapshot) *index {
+func newIndex(s *state.Snapshot) *index {
 	ix := &index{
 		s:        s,
 		clusters: map[types.NamespacedName]*rayv1.RayCluster{},

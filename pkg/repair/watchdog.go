@@ -12,11 +12,12 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // ClusterCache is the watchdog's view of the cluster: one RayCluster's state as a Snapshot.
 type ClusterCache interface {
-	Snapshot(key types.NamespacedName, now time.Time) (*diagnose.Snapshot, bool)
+	Snapshot(key types.NamespacedName, now time.Time) (*state.Snapshot, bool)
 }
 
 // Watchdog runs the same Diagnose and Plan as the one-shot command, for one RayCluster at a
@@ -48,7 +49,7 @@ type replacing struct {
 // WatchdogConfig is what a Watchdog is built from.
 type WatchdogConfig struct {
 	Cache    ClusterCache
-	Diagnose func(*diagnose.Snapshot) []diagnose.Finding
+	Diagnose func(*state.Snapshot) []diagnose.Finding
 	Exec     *Executor // Deleter and Events; no Wait, no Replan: a change re-queues the cluster
 	Opts     Options
 	MinAge   time.Duration
@@ -58,7 +59,7 @@ type WatchdogConfig struct {
 	// Recheck says when a cluster's findings can change with time alone, no object changing (a
 	// terminating head passing its margin becomes stuck: diagnose.TerminatingDeadline); the
 	// cluster is examined again just after. Without it, only informer events re-examine.
-	Recheck func(*diagnose.Snapshot) (time.Time, bool)
+	Recheck func(*state.Snapshot) (time.Time, bool)
 	// Clock times the queue's delays (MinAge, Recheck, retries) and the heartbeat; nil is the
 	// real clock.
 	Clock clock.WithTicker
@@ -267,7 +268,7 @@ func (w *Watchdog) heartbeat(ctx context.Context) {
 
 // replacedYet tells the Observer how long a head deleted by the watchdog took to be replaced,
 // once the cluster has a Running and Ready head other than the deleted one.
-func (w *Watchdog) replacedYet(key types.NamespacedName, s *diagnose.Snapshot, now time.Time) {
+func (w *Watchdog) replacedYet(key types.NamespacedName, s *state.Snapshot, now time.Time) {
 	w.mu.Lock()
 	r, ok := w.replacing[key]
 	w.mu.Unlock()

@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // restartDisabledWhy is heal's refusal on a cluster whose head restart is disabled by design.
@@ -20,7 +21,7 @@ func restartDisabledWhy(op string) string {
 
 // operatorReplacesWhy: within the operator's grace a terminal head is the operator's to replace
 // (doctor's Facts.OperatorReplacesBy); heal deleting it would only race the operator.
-func operatorReplacesWhy(s *diagnose.Snapshot, f diagnose.Finding) string {
+func operatorReplacesWhy(s *state.Snapshot, f diagnose.Finding) string {
 	due := f.Facts.OperatorReplacesBy
 	if due.IsZero() || !s.Now.Before(due) {
 		return ""

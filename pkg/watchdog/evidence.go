@@ -8,10 +8,10 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/bundle"
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/evidence"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/repair"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // The watchdog's evidence reads are smaller than one-shot heal's: what it keeps goes to its log,
@@ -33,7 +33,7 @@ var (
 // keeps it after the watchdog's pod is gone (docs/heal.md says why not an object in the cluster),
 // and also under cfg.EvidenceDir when one is given. snapshot is the informers' view of the
 // action's cluster, whose secrets the redactor must know.
-func keeper(c *kube.Clients, cfg Config, log *repair.Logger, snapshot func(repair.Action) *diagnose.Snapshot) (func(context.Context, repair.Action) (string, error), error) {
+func keeper(c *kube.Clients, cfg Config, log *repair.Logger, snapshot func(repair.Action) *state.Snapshot) (func(context.Context, repair.Action) (string, error), error) {
 	ec, err := c.WithOwnRateLimit(evidenceQPS, evidenceBurstQ)
 	if err != nil {
 		return nil, err

@@ -18,6 +18,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/load"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // Options for `kubectl ray bundle`.
@@ -175,7 +176,7 @@ func (o *Options) Run(cmd *cobra.Command) error {
 		p.done()
 		return err
 	}
-	if o.target != nil && !s.Has(*o.target) {
+	if o.target != nil && !diagnose.Has(s, *o.target) {
 		p.done()
 		return o.notFound()
 	}
@@ -187,7 +188,7 @@ func (o *Options) Run(cmd *cobra.Command) error {
 	report := diagnose.DiagnoseTarget(s, diagnose.DefaultOptions(), o.target)
 	contents.Files = append(o.doctorFiles(&report), contents.Files...)
 	index := corebundle.Index(o.header(s.Now), contents)
-	w, err := corebundle.Write(o.output, s.Now, index, contents.Files, diagnose.Redactor(s, contents.Found), o.force)
+	w, err := corebundle.Write(o.output, s.Now, index, contents.Files, state.Redactor(s, contents.Found), o.force)
 	if err != nil {
 		return exitError(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/accept"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/schema"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // APIVersion and Kind identify the -o json|yaml document; a breaking change bumps the version.
@@ -29,7 +30,7 @@ type Document struct {
 	RayServices []diagnose.ServiceReport `json:"rayServices,omitempty"`
 	Findings    []Finding                `json:"findings"`
 	// Blind lists what could not be read; rules that need it did not run.
-	Blind []diagnose.Gap `json:"blind"`
+	Blind []state.Gap `json:"blind"`
 	// Acceptance is what the accept files did; absent when none was read.
 	Acceptance *accept.Status `json:"acceptance,omitempty"`
 	// Manifests is what doctor -f read; absent without -f.
@@ -92,7 +93,7 @@ func newDocument(r *diagnose.Report, o *Options) Document {
 		}
 	}
 	if d.Blind == nil {
-		d.Blind = []diagnose.Gap{}
+		d.Blind = []state.Gap{}
 	}
 	for _, f := range r.Findings {
 		wf := Finding{Rule: f.Rule, Severity: f.Severity, RayJob: f.RayJob, RayService: f.RayService, Object: f.Object, Message: f.Message, Remedy: f.Remedy, Evidence: f.Evidence, Accepted: f.Accepted,

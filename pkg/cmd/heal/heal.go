@@ -13,6 +13,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/evidence"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 	"github.com/kubectl-ray/kubectl-ray/pkg/watchdog"
 )
 
@@ -44,7 +45,7 @@ type Options struct {
 	evidenceDir string
 	noEvidence  bool
 	// snapshot is the last one plan read: its secrets go into the evidence's redactor.
-	snapshot *diagnose.Snapshot
+	snapshot *state.Snapshot
 
 	changed func(flag string) bool
 	// rules are doctor's thresholds, from the same flags and accept files, so both agree.

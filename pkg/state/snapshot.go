@@ -1,6 +1,8 @@
-// Package diagnose holds doctor's rules: pure functions from a Snapshot of cluster state to
-// Findings. Nothing here talks to the API server, so every rule is tested from fixtures.
-package diagnose
+// Package state is the snapshot of cluster state that doctor's rules read, heal's plans act on and
+// a bundle keeps: plain data, read once by the loaders (pkg/load, the bundle reader, doctor -f),
+// with nothing of the rules in it, so that what only reads or writes a snapshot need not know
+// the rules.
+package state
 
 import (
 	"time"

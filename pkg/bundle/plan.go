@@ -178,7 +178,7 @@ func MakePlan(s *state.Snapshot, t *diagnose.Target, o PlanOptions) Plan {
 			p.Nodes = append(p.Nodes, &s.Nodes[i])
 		}
 	}
-	for _, op := range diagnose.FindOperators(s.Deployments) {
+	for _, op := range ray.FindOperators(s.Deployments) {
 		for i := range s.Deployments {
 			if d := &s.Deployments[i]; d.Namespace == op.Namespace && d.Name == op.Name {
 				p.Operators = append(p.Operators, d)

@@ -129,8 +129,8 @@ func readMade(data []byte) (Made, error) {
 // doctorEvents and doctorWarnings are doctor's field selectors of its two Event LISTs, matched
 // here as the API server matches them.
 var (
-	doctorEvents   = fields.ParseSelectorOrDie(diagnose.EventFieldSelector)
-	doctorWarnings = fields.ParseSelectorOrDie(diagnose.WarningFieldSelector)
+	doctorEvents   = fields.ParseSelectorOrDie(ray.EventFieldSelector)
+	doctorWarnings = fields.ParseSelectorOrDie(ray.WarningFieldSelector)
 )
 
 func eventFields(e *corev1.Event) fields.Set {
@@ -212,7 +212,7 @@ func addFile(s *state.Snapshot, rel string, data []byte) error {
 		if err := yaml.Unmarshal(data, &j); err != nil {
 			return err
 		}
-		if j.Labels[ray.LabelNodeType] == diagnose.NodeTypeRedisCleanup {
+		if j.Labels[ray.LabelNodeType] == ray.NodeTypeRedisCleanup {
 			s.CleanupJobs = append(s.CleanupJobs, j)
 		}
 	}

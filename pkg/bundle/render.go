@@ -11,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
 	"github.com/kubectl-ray/kubectl-ray/pkg/state"
@@ -244,10 +243,10 @@ func sortedRayLogs(m map[RayLogRequest][]RayLogFile) []RayLogRequest {
 
 // Versions is versions.yaml.
 type Versions struct {
-	Client    ClientVersion       `json:"client"`
-	Server    string              `json:"server,omitempty"`
-	Operators []diagnose.Operator `json:"operators"`
-	CRDs      CRDVersions         `json:"crds"`
+	Client    ClientVersion  `json:"client"`
+	Server    string         `json:"server,omitempty"`
+	Operators []ray.Operator `json:"operators"`
+	CRDs      CRDVersions    `json:"crds"`
 }
 
 // ClientVersion is this binary's.
@@ -264,9 +263,9 @@ type CRDVersions struct {
 
 func versionsFile(s *state.Snapshot, p Plan, c Collected) File {
 	v := Versions{Client: ClientVersion{Version: version.Version, Commit: version.Commit}, Server: c.Versions.Server,
-		Operators: diagnose.FindOperators(s.Deployments), CRDs: CRDVersions{GroupVersions: c.Versions.RayVersions, Resources: c.Versions.RayResources}}
+		Operators: ray.FindOperators(s.Deployments), CRDs: CRDVersions{GroupVersions: c.Versions.RayVersions, Resources: c.Versions.RayResources}}
 	if v.Operators == nil {
-		v.Operators = []diagnose.Operator{}
+		v.Operators = []ray.Operator{}
 	}
 	if v.CRDs.GroupVersions == nil {
 		v.CRDs.GroupVersions = []string{}

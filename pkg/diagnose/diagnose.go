@@ -80,7 +80,7 @@ type Report struct {
 	Now       time.Time       `json:"-"`
 	Clusters  []ClusterReport `json:"clusters"`
 	Findings  []Finding       `json:"findings"`
-	Operators []Operator      `json:"operators"`
+	Operators []ray.Operator  `json:"operators"`
 	// RayJobs are the RayJobs checked (rules of scope "rayjob"), sorted by namespace and name.
 	RayJobs []JobReport `json:"rayJobs,omitempty"`
 	// RayServices are the RayServices checked by the rules about a RayService itself (scope
@@ -168,7 +168,7 @@ func DiagnoseTarget(s *state.Snapshot, opts Options, t *Target) Report {
 		r.RayServices = append(r.RayServices, v.report(fs))
 	}
 	if r.Operators == nil {
-		r.Operators = []Operator{}
+		r.Operators = []ray.Operator{}
 	}
 	if r.Findings == nil {
 		r.Findings = []Finding{}

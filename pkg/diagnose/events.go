@@ -10,14 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// EventFieldSelector selects the Events doctor reads: those about RayClusters, where the operator
-// records what it does to a cluster's pods and the pods it could not create, without the
-// creations that every healthy cluster records once per pod and Service (a fleet of 1,000
-// clusters holds thousands of them, and no rule reads them). One paged LIST with it per doctor run; what is left in a healthy fleet is
-// close to nothing, and the page filter (KeepEvent) drops the rest of what rules do not read.
-const EventFieldSelector = "involvedObject.kind=RayCluster," +
-	"reason!=Created,reason!=CreatedHeadPod,reason!=CreatedWorkerPod,reason!=CreatedService,reason!=DeletedWorkerPod"
-
 // The reasons of the Events that record a head leaving or arriving, per KubeRay version (read in
 // controllers/ray/raycluster_controller.go of each release):
 //   - v1.1.1 records reason "Deleted" with "Deleted head Pod <name>; Pod status: ...; Ray container

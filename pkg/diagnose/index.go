@@ -19,7 +19,7 @@ type index struct {
 	opts      Options
 	nodes     map[string]*corev1.Node
 	services  map[string]*corev1.Service // by namespace/name
-	operators []Operator
+	operators []ray.Operator
 	clusters  []*clusterView
 	// headEvents: the kept Events (KeepEvent) per "namespace/cluster", built on first use.
 	headEvents map[string][]*corev1.Event
@@ -55,7 +55,7 @@ func newIndex(s *state.Snapshot, opts Options) *index {
 	for i := range s.Serve {
 		ix.services[key(s.Serve[i].Namespace, s.Serve[i].Name)] = &s.Serve[i]
 	}
-	ix.operators = FindOperators(s.Deployments)
+	ix.operators = ray.FindOperators(s.Deployments)
 	ix.serveEndpoints = indexServeEndpoints(s.ServeEndpoints)
 	ix.cleanupJobs = indexCleanupJobs(s.CleanupJobs)
 

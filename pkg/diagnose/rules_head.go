@@ -104,10 +104,10 @@ func headTerminal(ix *index, c *clusterView, p *corev1.Pod) Finding {
 		why = "nothing will replace it: " + op + " was found"
 		remedy = "start the KubeRay operator, or run `" + heal + "` and have it replace the head once the operator runs"
 	case state == opBuggy:
-		why = op + " will not replace it: it skips Failed heads with restartPolicy Always (kuberay #2125, fixed in v" + FixedEvictedHeadVersion.String() + ")"
-		remedy = "run `" + heal + "` (or: kubectl delete pod " + p.Name + " -n " + p.Namespace + "); upgrade KubeRay to v" + FixedEvictedHeadVersion.String() + "+"
+		why = op + " will not replace it: it skips Failed heads with restartPolicy Always (kuberay #2125, fixed in v" + ray.FixedEvictedHeadVersion.String() + ")"
+		remedy = "run `" + heal + "` (or: kubectl delete pod " + p.Name + " -n " + p.Namespace + "); upgrade KubeRay to v" + ray.FixedEvictedHeadVersion.String() + "+"
 	case state == opUnknown:
-		why = op + " may not replace it: releases before v" + FixedEvictedHeadVersion.String() + " skip Failed heads with restartPolicy Always (kuberay #2125)"
+		why = op + " may not replace it: releases before v" + ray.FixedEvictedHeadVersion.String() + " skip Failed heads with restartPolicy Always (kuberay #2125)"
 		remedy = "run `" + heal + "` (or: kubectl delete pod " + p.Name + " -n " + p.Namespace + ")"
 	default:
 		why, remedy = overdue(ix, since, op), "read "+ix.operatorLogs()+"; `"+heal+"` replaces the head"

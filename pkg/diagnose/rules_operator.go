@@ -3,6 +3,7 @@ package diagnose
 import (
 	"fmt"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"k8s.io/apimachinery/pkg/util/version"
 )
 
@@ -22,7 +23,7 @@ func (ix *index) operatorVerdict() (operatorState, string) {
 	if !ix.s.CanSee("deployments") {
 		return opUnknown, "the KubeRay operator (not visible to you)"
 	}
-	var ready []Operator
+	var ready []ray.Operator
 	for _, op := range ix.operators {
 		if op.ReadyReplicas > 0 {
 			ready = append(ready, op)
@@ -83,8 +84,8 @@ func operatorRules(ix *index) []Finding {
 			out = append(out, Finding{
 				Rule: RuleOperatorOutdated, Severity: severityOf(RuleOperatorOutdated), Object: obj,
 				Message: fmt.Sprintf("KubeRay operator %s/%s runs %s, which never replaces a head pod evicted or failed with restartPolicy Always (kuberay #2125, fixed in %s)",
-					op.Namespace, op.Name, op.Version, "v"+FixedEvictedHeadVersion.String()),
-				Remedy:   fmt.Sprintf("upgrade the KubeRay operator to v%s or newer; until then `kubectl ray heal` replaces such heads", FixedEvictedHeadVersion.String()),
+					op.Namespace, op.Name, op.Version, "v"+ray.FixedEvictedHeadVersion.String()),
+				Remedy:   fmt.Sprintf("upgrade the KubeRay operator to v%s or newer; until then `kubectl ray heal` replaces such heads", ray.FixedEvictedHeadVersion.String()),
 				Evidence: map[string]string{"image": op.Image, "operatorVersion": op.Version},
 			})
 		}

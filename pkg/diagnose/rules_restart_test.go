@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -44,14 +45,14 @@ func TestHeadRestartDisabledDetails(t *testing.T) {
 
 // What reconcilePods of each version does with a provisioned cluster that has no head.
 func TestHeadRestartDisabledPerOperatorVersion(t *testing.T) {
-	op := func(v string) []Operator { return []Operator{{Version: v, ReadyReplicas: 1}} }
+	op := func(v string) []ray.Operator { return []ray.Operator{{Version: v, ReadyReplicas: 1}} }
 	cluster := func(annotated, fromJob, provisioned bool) *rayv1.RayCluster {
 		rc := &rayv1.RayCluster{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{}, Labels: map[string]string{}}}
 		if annotated {
-			rc.Annotations[AnnotationDisableProvisionedHeadRestart] = "true"
+			rc.Annotations[ray.AnnotationDisableProvisionedHeadRestart] = "true"
 		}
 		if fromJob {
-			rc.Labels[LabelOriginatedFromCRD] = "RayJob"
+			rc.Labels[ray.LabelOriginatedFromCRD] = "RayJob"
 		}
 		if provisioned {
 			rc.Status.Conditions = []metav1.Condition{{Type: string(rayv1.RayClusterProvisioned), Status: metav1.ConditionTrue}}
@@ -61,7 +62,7 @@ func TestHeadRestartDisabledPerOperatorVersion(t *testing.T) {
 	for _, c := range []struct {
 		name                            string
 		annotated, fromJob, provisioned bool
-		ops                             []Operator
+		ops                             []ray.Operator
 		want                            bool
 	}{
 		{"v1.6.0 annotated", true, false, true, op("v1.6.0"), true},
@@ -74,9 +75,9 @@ func TestHeadRestartDisabledPerOperatorVersion(t *testing.T) {
 		{"v1.1.1 annotated RayJob cluster", true, true, true, op("v1.1.1"), false},
 		{"unknown version, annotated", true, false, true, op(""), true},
 		{"no operator, annotated", true, false, true, nil, true},
-		{"not ready operator only, RayJob cluster", false, true, true, []Operator{{Version: "v1.5.0"}}, false},
+		{"not ready operator only, RayJob cluster", false, true, true, []ray.Operator{{Version: "v1.5.0"}}, false},
 	} {
-		why, got := HeadRestartDisabled(cluster(c.annotated, c.fromJob, c.provisioned), c.ops)
+		why, got := ray.HeadRestartDisabled(cluster(c.annotated, c.fromJob, c.provisioned), c.ops)
 		if got != c.want {
 			t.Errorf("%s: disabled = %v (%s), want %v", c.name, got, why, c.want)
 		}

@@ -5,13 +5,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	"k8s.io/apimachinery/pkg/labels"
 )
-
-// AnnotationFTEnabled turns on GCS fault tolerance on a RayCluster (KubeRay's older switch;
-// spec.gcsFaultToleranceOptions is the newer one).
-const AnnotationFTEnabled = "ray.io/ft-enabled"
 
 // ServeServiceName is the Service a RayService's traffic goes through.
 func ServeServiceName(rayService string) string { return rayService + "-serve-svc" }
@@ -108,11 +105,11 @@ func serveHeadHasCPUs(c *clusterView) []Finding {
 
 // gcsFTEnabled reads either switch, on the cluster or on the RayService that generates it.
 func gcsFTEnabled(c *clusterView) bool {
-	if c.rc.Spec.GcsFaultToleranceOptions != nil || strings.EqualFold(c.rc.Annotations[AnnotationFTEnabled], "true") {
+	if c.rc.Spec.GcsFaultToleranceOptions != nil || strings.EqualFold(c.rc.Annotations[ray.AnnotationFTEnabled], "true") {
 		return true
 	}
 	if rs := c.service; rs != nil {
-		return rs.Spec.RayClusterSpec.GcsFaultToleranceOptions != nil || strings.EqualFold(rs.Annotations[AnnotationFTEnabled], "true")
+		return rs.Spec.RayClusterSpec.GcsFaultToleranceOptions != nil || strings.EqualFold(rs.Annotations[ray.AnnotationFTEnabled], "true")
 	}
 	return false
 }

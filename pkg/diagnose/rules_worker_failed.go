@@ -95,14 +95,14 @@ func workerGroupFailed(ix *index, c *clusterView, group string, failed []*corev1
 		msg += "; nothing will replace them: " + op + " was found"
 		remedy = "start the KubeRay operator, or run `" + heal + "` and have it replace them once the operator runs"
 	case state == opUnknown:
-		msg += "; " + op + " may not replace them: releases before v" + FixedEvictedHeadVersion.String() +
+		msg += "; " + op + " may not replace them: releases before v" + ray.FixedEvictedHeadVersion.String() +
 			" skip terminal pods with restartPolicy Always and still count them as the group's workers (kuberay #2125)"
 		remedy = "run `" + heal + "` (or: " + byHand + "); the operator then creates new workers"
 	case state == opBuggy && neverReplaced(report[0]):
 		msg += "; " + op + " will not replace them: it skips terminal pods with restartPolicy Always and still counts them " +
-			"as the group's workers, so it creates no new ones (kuberay #2125, fixed in v" + FixedEvictedHeadVersion.String() + ")"
-		remedy = "run `" + heal + "` (or: " + byHand + "); the operator then creates new workers; upgrade KubeRay to v" +
-			FixedEvictedHeadVersion.String() + "+"
+			"as the group's workers, so it creates no new ones (kuberay #2125, fixed in v" + ray.FixedEvictedHeadVersion.String() + ")"
+		remedy = "run `" + heal + "` (or: " + byHand + "); the operator then creates new workers; upgrade KubeRay to v" + ray.FixedEvictedHeadVersion.
+			String() + "+"
 	default:
 		msg += "; " + overdueWorkers(ix, oldest, op)
 		remedy = "read " + ix.operatorLogs() + "; `" + heal + "` replaces them"

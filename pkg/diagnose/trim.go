@@ -154,7 +154,7 @@ func internMeta(m *metav1.ObjectMeta) {
 func TrimCluster(rc *rayv1.RayCluster, secrets redact.Set) {
 	secrets.AddClusterSpec(&rc.Spec)
 	meta := trimMeta(&rc.ObjectMeta)
-	for _, k := range []string{AnnotationFTEnabled, AnnotationDisableProvisionedHeadRestart, AnnotationExternalStorageNS} {
+	for _, k := range []string{ray.AnnotationFTEnabled, ray.AnnotationDisableProvisionedHeadRestart, ray.AnnotationExternalStorageNS} {
 		if v, ok := rc.Annotations[k]; ok {
 			if meta.Annotations == nil {
 				meta.Annotations = map[string]string{}
@@ -244,8 +244,8 @@ func trimMeta(m *metav1.ObjectMeta) metav1.ObjectMeta {
 func TrimJob(j *batchv1.Job, secrets redact.Set) {
 	secrets.AddPodSpec(&j.Spec.Template.Spec)
 	meta := trimMeta(&j.ObjectMeta)
-	if v, ok := j.Annotations[AnnotationExternalStorageNS]; ok {
-		meta.Annotations = map[string]string{AnnotationExternalStorageNS: v}
+	if v, ok := j.Annotations[ray.AnnotationExternalStorageNS]; ok {
+		meta.Annotations = map[string]string{ray.AnnotationExternalStorageNS: v}
 	}
 	j.ObjectMeta = meta
 	j.Spec = batchv1.JobSpec{Suspend: j.Spec.Suspend, ActiveDeadlineSeconds: j.Spec.ActiveDeadlineSeconds, BackoffLimit: j.Spec.BackoffLimit}

@@ -9,6 +9,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
@@ -57,7 +58,7 @@ func Admission(ctx context.Context, c *kube.Clients, s *state.Snapshot) {
 	s.Admission = a
 }
 
-// Operators reads the Deployments the operator is found among (diagnose.FindOperators), into a
+// Operators reads the Deployments the operator is found among (ray.FindOperators), into a
 // snapshot of their own, for the operator rules' findings about documents: which KubeRay would
 // run them. A refusal is a gap of that snapshot.
 func Operators(ctx context.Context, c *kube.Clients, now time.Time) *state.Snapshot {
@@ -100,9 +101,9 @@ func rayObjectsIn(ctx context.Context, c *kube.Clients, namespace string) ([]sta
 		// KubeRay compares the spec with the pending cluster while an upgrade is under way, else
 		// with the active one: read from the same LIST, no request more.
 		if rc := byName[rs.Status.PendingServiceStatus.RayClusterName]; rc != nil {
-			e.Compared = diagnose.ComparedClusterOf(rc, true)
+			e.Compared = ray.ComparedClusterOf(rc, true)
 		} else if rc := byName[rs.Status.ActiveServiceStatus.RayClusterName]; rc != nil {
-			e.Compared = diagnose.ComparedClusterOf(rc, false)
+			e.Compared = ray.ComparedClusterOf(rc, false)
 		}
 		out = append(out, e)
 	}

@@ -114,7 +114,7 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*state.Snapshot, er
 	})
 	run(func() {
 		// KubeRay's Redis cleanup Jobs only (gcs-ft-finalizer-stuck): one LIST by their label.
-		cleanupJobs, errCleanupJobs = c.ListJobs(ctx, ns, diagnose.RedisCleanupJobSelector, func(o *batchv1.Job) { trimmed(func() { diagnose.TrimJob(o, jobSecrets) }) })
+		cleanupJobs, errCleanupJobs = c.ListJobs(ctx, ns, ray.RedisCleanupJobSelector, func(o *batchv1.Job) { trimmed(func() { diagnose.TrimJob(o, jobSecrets) }) })
 	})
 	run(func() { deploys, errDeploys = c.ListDeployments(ctx, "") })
 	run(func() { budgets, errBudgets = c.ListBudgets(ctx, ns) })
@@ -169,7 +169,7 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*state.Snapshot, er
 	if errDeploys != nil && fault.KindOf(errDeploys) == fault.Forbidden && ns != "" {
 		// Cannot look cluster-wide: the operator may still run in the namespace being checked.
 		var errNS error
-		if deploys, errNS = c.ListDeployments(ctx, ns); errNS == nil && len(diagnose.FindOperators(deploys)) > 0 {
+		if deploys, errNS = c.ListDeployments(ctx, ns); errNS == nil && len(ray.FindOperators(deploys)) > 0 {
 			errDeploys = nil
 		}
 	}
@@ -210,13 +210,13 @@ func blindOr(err error, req kube.Request) (state.Gap, error) {
 // selected by field (involvedObject.kind=RayCluster), never one request per cluster, keeping the
 // head lifecycle Events rules read, trimmed as each page arrives.
 func headEvents(ctx context.Context, c *kube.Clients, namespace string) ([]corev1.Event, error) {
-	return c.ListEventsSelected(ctx, namespace, diagnose.EventFieldSelector, keptTrimmed(diagnose.KeepEvent))
+	return c.ListEventsSelected(ctx, namespace, ray.EventFieldSelector, keptTrimmed(diagnose.KeepEvent))
 }
 
 // operatorWarnings reads the operator's Warning Events about RayJobs and RayServices the same way
-// (diagnose.WarningFieldSelector, diagnose.KeepWarning).
+// (ray.WarningFieldSelector, diagnose.KeepWarning).
 func operatorWarnings(ctx context.Context, c *kube.Clients, namespace string) ([]corev1.Event, error) {
-	return c.ListEventsSelected(ctx, namespace, diagnose.WarningFieldSelector, keptTrimmed(diagnose.KeepWarning))
+	return c.ListEventsSelected(ctx, namespace, ray.WarningFieldSelector, keptTrimmed(diagnose.KeepWarning))
 }
 
 // keptTrimmed keeps what keep keeps, trimmed (diagnose.TrimEvent).

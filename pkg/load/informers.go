@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
 	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
@@ -31,7 +32,7 @@ func NewInformers(c *kube.Clients, namespace string, withNodes bool, onChange fu
 	h := &Informers{secrets: redact.Set{}}
 	inf, err := c.NewClusterInformers(namespace, withNodes, kube.CacheShape{
 		Trim:          h.trim,
-		EventSelector: diagnose.EventFieldSelector,
+		EventSelector: ray.EventFieldSelector,
 		KeepEvent:     diagnose.KeepEvent,
 	}, onChange)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // EventReasonFinalizer is the reason of the Event heal records when it removes KubeRay's Redis
@@ -62,14 +63,14 @@ func (ix *index) planFinalizer(f diagnose.Finding, opts Options) (*FinalizerRemo
 	}
 	index := -1
 	for i, fz := range rc.Finalizers {
-		if fz == diagnose.FinalizerGCSFTRedisCleanup {
+		if fz == ray.FinalizerGCSFTRedisCleanup {
 			index = i
 		}
 	}
 	if rc.DeletionTimestamp == nil || index < 0 {
-		return skip("the RayCluster is not being deleted with the finalizer " + diagnose.FinalizerGCSFTRedisCleanup)
+		return skip("the RayCluster is not being deleted with the finalizer " + ray.FinalizerGCSFTRedisCleanup)
 	}
-	ns := diagnose.StorageNamespace(rc)
+	ns := ray.StorageNamespace(rc)
 	left := fmt.Sprintf("the GCS data of storage namespace %s stays in Redis (gcsFaultToleranceOptions.redisAddress or RAY_REDIS_ADDRESS of the cluster): delete its keys there", ns)
 	if f.Facts.CleanupJobComplete {
 		left = "the cleanup Job completed: nothing of storage namespace " + ns + " is left in Redis"
@@ -81,7 +82,7 @@ func (ix *index) planFinalizer(f diagnose.Finding, opts Options) (*FinalizerRemo
 		Rule:             f.Rule,
 		Cluster:          diagnose.ClusterRef(rc),
 		ResourceVersion:  rc.ResourceVersion,
-		Finalizer:        diagnose.FinalizerGCSFTRedisCleanup,
+		Finalizer:        ray.FinalizerGCSFTRedisCleanup,
 		Index:            index,
 		StorageNamespace: ns,
 		LeftBehind:       left,

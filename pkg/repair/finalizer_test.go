@@ -17,6 +17,7 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
@@ -25,7 +26,7 @@ import (
 func deletingGCSFT() rayv1.RayCluster {
 	c := cluster("ml", "rc")
 	c.ResourceVersion = "42"
-	c.Finalizers = []string{"example.com/keep", diagnose.FinalizerGCSFTRedisCleanup}
+	c.Finalizers = []string{"example.com/keep", ray.FinalizerGCSFTRedisCleanup}
 	c.Spec.GcsFaultToleranceOptions = &rayv1.GcsFaultToleranceOptions{RedisAddress: "redis:6379"}
 	dt := metav1.NewTime(t0.Add(-20 * time.Minute))
 	c.DeletionTimestamp = &dt
@@ -54,7 +55,7 @@ func TestPlanGCSFTFinalizer(t *testing.T) {
 		t.Fatalf("with the flag: %+v", p)
 	}
 	r := p.FinalizerRemovals[0]
-	if r.Index != 1 || r.ResourceVersion != "42" || r.Cluster.UID != "uid-rc" || r.StorageNamespace != "uid-rc" || r.Finalizer != diagnose.FinalizerGCSFTRedisCleanup {
+	if r.Index != 1 || r.ResourceVersion != "42" || r.Cluster.UID != "uid-rc" || r.StorageNamespace != "uid-rc" || r.Finalizer != ray.FinalizerGCSFTRedisCleanup {
 		t.Errorf("removal = %+v", r)
 	}
 }
@@ -102,8 +103,8 @@ func TestExecuteFinalizerRemoval(t *testing.T) {
 		remains []string
 	}{
 		{"as seen", "42", false, Removed, []string{"example.com/keep"}},
-		{"dry run", "42", true, DryRun, []string{"example.com/keep", diagnose.FinalizerGCSFTRedisCleanup}},
-		{"changed since", "43", false, Failed, []string{"example.com/keep", diagnose.FinalizerGCSFTRedisCleanup}},
+		{"dry run", "42", true, DryRun, []string{"example.com/keep", ray.FinalizerGCSFTRedisCleanup}},
+		{"changed since", "43", false, Failed, []string{"example.com/keep", ray.FinalizerGCSFTRedisCleanup}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := deletingGCSFT()

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
@@ -59,7 +60,7 @@ func TestPlanLeavesTheOperatorItsGrace(t *testing.T) {
 // A cluster whose head restart is disabled by design is never acted on, whatever the finding.
 func TestPlanNeverActsOnRestartDisabledClusters(t *testing.T) {
 	c := cluster("default", "rc")
-	c.Annotations = map[string]string{diagnose.AnnotationDisableProvisionedHeadRestart: "true"}
+	c.Annotations = map[string]string{ray.AnnotationDisableProvisionedHeadRestart: "true"}
 	c.Status.Conditions = []metav1.Condition{{Type: string(rayv1.RayClusterProvisioned), Status: metav1.ConditionTrue}}
 	p := evictedAt(c, "rc-head-a", t0.Add(-time.Hour))
 	stuck := terminating(head(c, "rc-head-b"), "node-gone")
@@ -95,7 +96,7 @@ func TestPlanNeverActsOnRestartDisabledClusters(t *testing.T) {
 // nothing recreates, so heal leaves it alone; with a known v1.6.0 operator it is healable.
 func TestPlanRayJobClusterWithoutOperatorVersion(t *testing.T) {
 	c := cluster("default", "rc")
-	c.Labels = map[string]string{diagnose.LabelOriginatedFromCRD: "RayJob"}
+	c.Labels = map[string]string{ray.LabelOriginatedFromCRD: "RayJob"}
 	c.Status.Conditions = []metav1.Condition{{Type: string(rayv1.RayClusterProvisioned), Status: metav1.ConditionTrue}}
 	p := evictedAt(c, "rc-head-a", t0.Add(-time.Hour))
 	fs := []diagnose.Finding{finding(diagnose.RuleHeadEvicted, c, &p)}

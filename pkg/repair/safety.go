@@ -98,8 +98,8 @@ func (ix *index) controller(clusterRef diagnose.Ref, pod *corev1.Pod, role strin
 // This costs no repair: only versions that write conditions can see a cluster provisioned, and
 // they delete terminal heads themselves.
 func (ix *index) mayNotRestart(c *rayv1.RayCluster) bool {
-	ops := diagnose.FindOperators(ix.s.Deployments)
-	if _, off := diagnose.HeadRestartDisabled(c, ops); off || c.Annotations[diagnose.AnnotationDisableProvisionedHeadRestart] == "true" {
+	ops := ray.FindOperators(ix.s.Deployments)
+	if _, off := ray.HeadRestartDisabled(c, ops); off || c.Annotations[ray.AnnotationDisableProvisionedHeadRestart] == "true" {
 		return true
 	}
 	for _, op := range ops {
@@ -107,7 +107,7 @@ func (ix *index) mayNotRestart(c *rayv1.RayCluster) bool {
 			return false
 		}
 	}
-	return c.Labels[diagnose.LabelOriginatedFromCRD] == "RayJob" &&
+	return c.Labels[ray.LabelOriginatedFromCRD] == "RayJob" &&
 		meta.IsStatusConditionTrue(c.Status.Conditions, string(rayv1.RayClusterProvisioned))
 }
 

@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
@@ -15,7 +16,7 @@ func restartDisabledWhy(op string) string {
 	if op == "" {
 		op = "the operator"
 	}
-	return "head restart is disabled on this RayCluster by design (" + diagnose.AnnotationDisableProvisionedHeadRestart +
+	return "head restart is disabled on this RayCluster by design (" + ray.AnnotationDisableProvisionedHeadRestart +
 		", or a RayJob's cluster on KubeRay v1.5): " + op + " creates no new head, so heal never acts on it"
 }
 

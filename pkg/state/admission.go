@@ -1,8 +1,9 @@
 package state
 
 import (
-	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // Admission is what would admit and place the pods of RayClusters read from files if they were
@@ -25,22 +26,9 @@ type Existing struct {
 	ActiveCluster string
 	// Compared: for a RayService, the cluster KubeRay compares its spec with (the pending one
 	// while an upgrade is under way, else the active one), when it exists.
-	Compared *ComparedCluster
+	Compared *ray.ComparedCluster
 }
 
 // RayObjectsGap is Snapshot.Blind's resource when the documents' namespaces' Ray objects could not
 // be listed: the admission rules then judge every document as new.
 const RayObjectsGap = "rayclusters,rayservices,rayjobs"
-
-// ComparedCluster is the RayCluster KubeRay compares a RayService's spec with, as its
-// annotations say.
-type ComparedCluster struct {
-	Name string
-	// Pending: an upgrade is under way and this is its new cluster.
-	Pending bool
-	// The annotations KubeRay wrote on it (AnnotationClusterHash and the others), "" when absent.
-	Hash, NumWorkerGroups, KubeRayVersion string
-	// Spec is its spec as stored: KubeRay v1.1 compares a pending cluster's spec, not its
-	// annotation (getClusterAction).
-	Spec *rayv1.RayClusterSpec
-}

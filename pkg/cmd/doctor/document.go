@@ -5,6 +5,7 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/accept"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/schema"
 	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
@@ -21,7 +22,7 @@ type Document struct {
 	Kind       string                   `json:"kind"`
 	Metadata   Metadata                 `json:"metadata"`
 	Summary    diagnose.Summary         `json:"summary"`
-	Operators  []diagnose.Operator      `json:"operators"`
+	Operators  []ray.Operator           `json:"operators"`
 	Clusters   []diagnose.ClusterReport `json:"clusters"`
 	// RayJobs are the RayJobs checked; absent when there were none.
 	RayJobs []diagnose.JobReport `json:"rayJobs,omitempty"`

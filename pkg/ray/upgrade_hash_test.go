@@ -1,4 +1,4 @@
-package diagnose
+package ray
 
 import (
 	"encoding/json"
@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/version"
@@ -30,7 +29,7 @@ func serveSpec() *rayv1.RayClusterSpec {
 
 // storedCluster is the cluster KubeRay release made of spec: the spec as the API server stored
 // it (the CRD's defaults), and the annotations KubeRay wrote.
-func storedCluster(t *testing.T, spec *rayv1.RayClusterSpec, release string) *state.ComparedCluster {
+func storedCluster(t *testing.T, spec *rayv1.RayClusterSpec, release string) *ComparedCluster {
 	t.Helper()
 	v := version.MustParseSemantic(release)
 	stored := spec.DeepCopy()
@@ -39,7 +38,7 @@ func storedCluster(t *testing.T, spec *rayv1.RayClusterSpec, release string) *st
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &state.ComparedCluster{Name: "svc-raycluster-abcde", Hash: h, NumWorkerGroups: "1", KubeRayVersion: release, Spec: stored}
+	return &ComparedCluster{Name: "svc-raycluster-abcde", Hash: h, NumWorkerGroups: "1", KubeRayVersion: release, Spec: stored}
 }
 
 func TestJudgeApply(t *testing.T) {
@@ -52,29 +51,29 @@ func TestJudgeApply(t *testing.T) {
 			for _, tc := range []struct {
 				name string
 				edit func(*rayv1.RayClusterSpec)
-				want applyVerdict
+				want ApplyVerdict
 			}{
 				// Unchanged only if the document is defaulted as the API server stores it: the
 				// port's protocol TCP, the workers' bounds and numOfHosts.
-				{"the same document", func(*rayv1.RayClusterSpec) {}, verdictUnchanged},
-				{"more replicas", func(s *rayv1.RayClusterSpec) { n := int32(3); s.WorkerGroupSpecs[0].Replicas = &n }, verdictUnchanged},
+				{"the same document", func(*rayv1.RayClusterSpec) {}, VerdictUnchanged},
+				{"more replicas", func(s *rayv1.RayClusterSpec) { n := int32(3); s.WorkerGroupSpecs[0].Replicas = &n }, VerdictUnchanged},
 				{"a new head image", func(s *rayv1.RayClusterSpec) {
 					s.HeadGroupSpec.Template.Spec.Containers[0].Image = "rayproject/ray:2.53.0"
-				}, verdictNewCluster},
+				}, VerdictNewCluster},
 				{"a worker group appended", func(s *rayv1.RayClusterSpec) {
 					g := *s.WorkerGroupSpecs[0].DeepCopy()
 					g.GroupName = "extra"
 					s.WorkerGroupSpecs = append(s.WorkerGroupSpecs, g)
-				}, verdictAppended},
+				}, VerdictAppended},
 				{"a worker group put first", func(s *rayv1.RayClusterSpec) {
 					g := *s.WorkerGroupSpecs[0].DeepCopy()
 					g.GroupName = "extra"
 					s.WorkerGroupSpecs = append([]rayv1.WorkerGroupSpec{g}, s.WorkerGroupSpecs...)
-				}, verdictNewCluster},
+				}, VerdictNewCluster},
 			} {
 				doc := serveSpec()
 				tc.edit(doc)
-				if got, why := judgeApply(doc, cc, release); got != tc.want {
+				if got, why := JudgeApply(doc, cc, release); got != tc.want {
 					t.Errorf("%s: verdict %d (%s), want %d", tc.name, got, why, tc.want)
 				}
 			}
@@ -84,49 +83,49 @@ func TestJudgeApply(t *testing.T) {
 		doc := serveSpec()
 		n := int32(5)
 		doc.WorkerGroupSpecs[0].MaxReplicas = &n
-		if got, _ := judgeApply(doc, storedCluster(t, serveSpec(), "v1.1.1"), "v1.1.1"); got != verdictNewCluster {
+		if got, _ := JudgeApply(doc, storedCluster(t, serveSpec(), "v1.1.1"), "v1.1.1"); got != VerdictNewCluster {
 			t.Errorf("v1.1.1: verdict %d, want a new cluster", got)
 		}
-		if got, _ := judgeApply(doc, storedCluster(t, serveSpec(), "v1.5.0"), "v1.5.0"); got != verdictUnchanged {
+		if got, _ := JudgeApply(doc, storedCluster(t, serveSpec(), "v1.5.0"), "v1.5.0"); got != VerdictUnchanged {
 			t.Errorf("v1.5.0: verdict %d, want unchanged", got)
 		}
 	})
 	t.Run("tolerations count before v1.6", func(t *testing.T) {
 		doc := serveSpec()
 		doc.HeadGroupSpec.Template.Spec.Tolerations = []corev1.Toleration{{Key: "kueue", Operator: corev1.TolerationOpExists}}
-		if got, _ := judgeApply(doc, storedCluster(t, serveSpec(), "v1.6.0"), "v1.6.0"); got != verdictUnchanged {
+		if got, _ := JudgeApply(doc, storedCluster(t, serveSpec(), "v1.6.0"), "v1.6.0"); got != VerdictUnchanged {
 			t.Errorf("v1.6.0: verdict %d, want unchanged", got)
 		}
-		if got, _ := judgeApply(doc, storedCluster(t, serveSpec(), "v1.5.0"), "v1.5.0"); got != verdictNewCluster {
+		if got, _ := JudgeApply(doc, storedCluster(t, serveSpec(), "v1.5.0"), "v1.5.0"); got != VerdictNewCluster {
 			t.Errorf("v1.5.0: verdict %d, want a new cluster", got)
 		}
 	})
 	t.Run("a pending cluster another release made is compared as it is", func(t *testing.T) {
 		cc := storedCluster(t, serveSpec(), "v1.6.0")
 		cc.Pending, cc.KubeRayVersion = true, "v1.5.0"
-		if got, why := judgeApply(serveSpec(), cc, "v1.6.0"); got != verdictUnchanged {
+		if got, why := JudgeApply(serveSpec(), cc, "v1.6.0"); got != VerdictUnchanged {
 			t.Errorf("verdict %d (%s), want unchanged", got, why)
 		}
 	})
 	t.Run("v1.1 compares a pending cluster's spec", func(t *testing.T) {
 		cc := storedCluster(t, serveSpec(), "v1.1.1")
 		cc.Pending, cc.Hash, cc.NumWorkerGroups = true, "", ""
-		if got, why := judgeApply(serveSpec(), cc, "v1.1.1"); got != verdictUnchanged {
+		if got, why := JudgeApply(serveSpec(), cc, "v1.1.1"); got != VerdictUnchanged {
 			t.Errorf("verdict %d (%s), want unchanged", got, why)
 		}
 	})
 	for _, tc := range []struct {
 		name, release string
-		edit          func(*state.ComparedCluster)
+		edit          func(*ComparedCluster)
 	}{
-		{"a release whose hash is not known here", "v1.3.0", func(*state.ComparedCluster) {}},
-		{"no release", "", func(*state.ComparedCluster) {}},
-		{"a cluster without the annotation", "v1.5.0", func(c *state.ComparedCluster) { c.Hash = "" }},
-		{"an active cluster another release made", "v1.6.0", func(c *state.ComparedCluster) { c.KubeRayVersion = "v1.5.0" }},
+		{"a release whose hash is not known here", "v1.3.0", func(*ComparedCluster) {}},
+		{"no release", "", func(*ComparedCluster) {}},
+		{"a cluster without the annotation", "v1.5.0", func(c *ComparedCluster) { c.Hash = "" }},
+		{"an active cluster another release made", "v1.6.0", func(c *ComparedCluster) { c.KubeRayVersion = "v1.5.0" }},
 	} {
 		cc := storedCluster(t, serveSpec(), "v1.5.0")
 		tc.edit(cc)
-		if got, why := judgeApply(serveSpec(), cc, tc.release); got != verdictUnknown || why == "" {
+		if got, why := JudgeApply(serveSpec(), cc, tc.release); got != VerdictUnknown || why == "" {
 			t.Errorf("%s: verdict %d (%q), want unknown with a reason", tc.name, got, why)
 		}
 	}

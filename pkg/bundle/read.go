@@ -163,7 +163,7 @@ func addFile(s *state.Snapshot, rel string, data []byte) error {
 		for i := range list.Items {
 			e := &list.Items[i]
 			if doctorEvents.Matches(eventFields(e)) && diagnose.KeepEvent(e) || doctorWarnings.Matches(eventFields(e)) && diagnose.KeepWarning(e) {
-				diagnose.TrimEvent(e)
+				state.TrimEvent(e)
 				s.Events = append(s.Events, *e)
 			}
 		}

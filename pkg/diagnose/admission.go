@@ -10,7 +10,6 @@ import (
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	resourcehelper "k8s.io/component-helpers/resource"
 	schedhelper "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
@@ -29,14 +28,6 @@ func existingOf(a *state.Admission, c *clusterView) *state.Existing {
 		}
 	}
 	return nil
-}
-
-// TrimNodeForFit keeps what says whether a pod fits a node: its name and labels (node
-// selectors, affinity), taints and unschedulable, and allocatable.
-func TrimNodeForFit(n *corev1.Node) {
-	n.ObjectMeta = metav1.ObjectMeta{Name: n.Name, Labels: n.Labels}
-	n.Spec = corev1.NodeSpec{Taints: n.Spec.Taints, Unschedulable: n.Spec.Unschedulable}
-	n.Status = corev1.NodeStatus{Allocatable: n.Status.Allocatable}
 }
 
 // The autoscaler sidecar KubeRay adds to the head with in-tree autoscaling: 500m CPU and 512Mi,

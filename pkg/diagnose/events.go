@@ -7,7 +7,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // The reasons of the Events that record a head leaving or arriving, per KubeRay version (read in
@@ -51,23 +50,6 @@ func KeepEvent(ev *corev1.Event) bool {
 		return ev.Type == corev1.EventTypeWarning && refusedPodText(ev.Message) != ""
 	}
 	return false
-}
-
-// TrimEvent keeps what the rules read: the object, reason, message, count and times.
-func TrimEvent(ev *corev1.Event) {
-	*ev = corev1.Event{
-		ObjectMeta:     metav1.ObjectMeta{Name: ev.Name, Namespace: ev.Namespace, UID: ev.UID, CreationTimestamp: ev.CreationTimestamp},
-		InvolvedObject: ev.InvolvedObject,
-		Reason:         ev.Reason,
-		Message:        ev.Message,
-		Source:         ev.Source,
-		Count:          ev.Count,
-		FirstTimestamp: ev.FirstTimestamp,
-		LastTimestamp:  ev.LastTimestamp,
-		EventTime:      ev.EventTime,
-		Series:         ev.Series,
-		Type:           ev.Type,
-	}
 }
 
 // eventTimes are the first and last time an Event was observed, whichever API wrote it

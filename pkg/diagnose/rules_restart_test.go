@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -87,7 +88,7 @@ func TestHeadRestartDisabledPerOperatorVersion(t *testing.T) {
 // The Ray container is the first one, as KubeRay reads it, wherever its status is listed.
 func TestHeadRestartDisabledRayContainerExited(t *testing.T) {
 	f := loadFixture(t, "head-restart-disabled-ray-exited")
-	r := Diagnose(Trimmed(&f.snap), DefaultOptions())
+	r := Diagnose(state.Trimmed(&f.snap), DefaultOptions())
 	for _, fd := range r.Findings {
 		if fd.Rule == RuleHeadRestartDisabled {
 			if !strings.Contains(fd.Message, "the Ray container of head pod raycluster-a-head-abcde has exited under restartPolicy Never") {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -16,10 +17,6 @@ import (
 // exceed its request (Burstable or BestEffort) while every worker is Guaranteed ranks ahead of
 // them under memory pressure: a Guaranteed pod never uses more than it requests.
 const RuleHeadEvictableFirst = "head-evictable-first"
-
-// AnnotationSafeToEvict is the cluster autoscaler's annotation that keeps it from draining a
-// node for a pod: the voluntary disruption the kubelet's ranking does not cover.
-const AnnotationSafeToEvict = "cluster-autoscaler.kubernetes.io/safe-to-evict"
 
 func headEvictableFirst(c *clusterView) []Finding {
 	groups := podGroups(&c.rc.Spec)
@@ -76,8 +73,8 @@ func headProtection(head podGroup) string {
 	if head.Template.Spec.PriorityClassName == "" {
 		steps = append(steps, "give the head a PriorityClass above its workers' (priorityClassName)")
 	}
-	if head.Template.Annotations[AnnotationSafeToEvict] != "false" {
-		steps = append(steps, `against voluntary disruptions (drains, autoscaler scale-down), annotate the head's pod template `+AnnotationSafeToEvict+`: "false"`)
+	if head.Template.Annotations[ray.AnnotationSafeToEvict] != "false" {
+		steps = append(steps, `against voluntary disruptions (drains, autoscaler scale-down), annotate the head's pod template `+ray.AnnotationSafeToEvict+`: "false"`)
 	}
 	steps = append(steps, "cover the head with a PodDisruptionBudget (selector ray.io/node-type: head, ray.io/cluster: NAME; KubeRay creates none, kuberay #5004)")
 	return strings.Join(steps, "; ")

@@ -50,7 +50,7 @@ var trackerRules = []string{RuleHeadStarvedByWorkers, RuleWorkerInitFailing, Rul
 // Zero false alarms: the healthy fixture (also with its trimmed twin) yields none of them.
 func TestTrackerRulesRulesSilentOnHealthy(t *testing.T) {
 	f := loadFixture(t, "healthy")
-	for _, s := range []*state.Snapshot{&f.snap, Trimmed(&f.snap)} {
+	for _, s := range []*state.Snapshot{&f.snap, state.Trimmed(&f.snap)} {
 		r := Diagnose(s, DefaultOptions())
 		for _, fd := range r.Findings {
 			for _, id := range trackerRules {
@@ -93,7 +93,7 @@ func TestKeepEventAndTrim(t *testing.T) {
 	for _, ev := range f.snap.Events {
 		ev.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "x"}}
 		if KeepEvent(&ev) {
-			TrimEvent(&ev)
+			state.TrimEvent(&ev)
 			kept = append(kept, ev)
 		}
 	}

@@ -6,7 +6,6 @@ import (
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
@@ -16,7 +15,7 @@ import (
 // Admission sets s.Admission and s.Nodes from the cluster the documents of s would be applied
 // to (doctor -f against a cluster): the ResourceQuotas, LimitRanges and Ray objects (the documents may
 // name existing ones) of each namespace the documents' RayClusters go to, one LIST per kind and
-// namespace, and every node, trimmed to what placement reads (diagnose.TrimNodeForFit). A read
+// namespace, and every node, trimmed to what placement reads (state.TrimNodeForFit). A read
 // refused (a namespaced user may not list nodes) is a gap the report names, and the rule that
 // needs it stays silent.
 func Admission(ctx context.Context, c *kube.Clients, s *state.Snapshot) {
@@ -45,7 +44,7 @@ func Admission(ctx context.Context, c *kube.Clients, s *state.Snapshot) {
 			a.Existing = append(a.Existing, e...)
 		}
 	}
-	if n, err := c.ListNodes(ctx, diagnose.TrimNodeForFit); err != nil {
+	if n, err := c.ListNodes(ctx, state.TrimNodeForFit); err != nil {
 		gaps["nodes"] = exit.Message(kube.Explain(err, kube.Request{Verb: "list", Resource: "nodes", Host: c.Host()}))
 	} else {
 		s.Nodes = n

@@ -74,7 +74,7 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*state.Snapshot, er
 		budgets                                []policyv1.PodDisruptionBudget
 		errBudgets                             error
 		jobSecrets, submitterSecrets           = redact.Set{}, redact.Set{}
-		// Pods and RayClusters are trimmed page by page (see diagnose.TrimPod); each goroutine
+		// Pods and RayClusters are trimmed page by page (see state.TrimPod); each goroutine
 		// keeps the secrets of what it dropped in a set of its own.
 		podSecrets, clusterSecrets = redact.Set{}, redact.Set{}
 	)
@@ -89,7 +89,7 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*state.Snapshot, er
 		go func() { defer wg.Done(); f() }()
 	}
 	run(func() {
-		clusters, errClusters = c.ListRayClusters(ctx, ns, q.Selector, func(o *rayv1.RayCluster) { trimmed(func() { diagnose.TrimCluster(o, clusterSecrets) }) })
+		clusters, errClusters = c.ListRayClusters(ctx, ns, q.Selector, func(o *rayv1.RayCluster) { trimmed(func() { state.TrimCluster(o, clusterSecrets) }) })
 	})
 	run(func() { services, errSvcs = c.ListRayServices(ctx, ns) })
 	run(func() {
@@ -97,14 +97,14 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*state.Snapshot, er
 		// Only with RayJobs that may have one at work, as soon as they are known: their
 		// submitter pods, by the Job controller's label.
 		if sel := diagnose.SubmitterPodSelector(jobs); errJobs == nil && sel != "" {
-			submitters, errSubmitters = c.ListPodsEach(ctx, ns, sel, func(p *corev1.Pod) { trimmed(func() { diagnose.TrimPod(p, submitterSecrets) }) })
+			submitters, errSubmitters = c.ListPodsEach(ctx, ns, sel, func(p *corev1.Pod) { trimmed(func() { state.TrimPod(p, submitterSecrets) }) })
 		}
 	})
 	run(func() {
-		pods, errPods = c.ListPodsEach(ctx, ns, ray.RayPodSelector, func(p *corev1.Pod) { trimmed(func() { diagnose.TrimPod(p, podSecrets) }) })
+		pods, errPods = c.ListPodsEach(ctx, ns, ray.RayPodSelector, func(p *corev1.Pod) { trimmed(func() { state.TrimPod(p, podSecrets) }) })
 	})
 	run(func() {
-		nodes, errNodes = c.ListNodes(ctx, func(n *corev1.Node) { trimmed(func() { diagnose.TrimNode(n) }) })
+		nodes, errNodes = c.ListNodes(ctx, func(n *corev1.Node) { trimmed(func() { state.TrimNode(n) }) })
 	})
 	run(func() { serve, errServe = c.ListServices(ctx, ns, serveServiceSelector) })
 	run(func() {
@@ -114,7 +114,7 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*state.Snapshot, er
 	})
 	run(func() {
 		// KubeRay's Redis cleanup Jobs only (gcs-ft-finalizer-stuck): one LIST by their label.
-		cleanupJobs, errCleanupJobs = c.ListJobs(ctx, ns, ray.RedisCleanupJobSelector, func(o *batchv1.Job) { trimmed(func() { diagnose.TrimJob(o, jobSecrets) }) })
+		cleanupJobs, errCleanupJobs = c.ListJobs(ctx, ns, ray.RedisCleanupJobSelector, func(o *batchv1.Job) { trimmed(func() { state.TrimJob(o, jobSecrets) }) })
 	})
 	run(func() { deploys, errDeploys = c.ListDeployments(ctx, "") })
 	run(func() { budgets, errBudgets = c.ListBudgets(ctx, ns) })
@@ -219,13 +219,13 @@ func operatorWarnings(ctx context.Context, c *kube.Clients, namespace string) ([
 	return c.ListEventsSelected(ctx, namespace, ray.WarningFieldSelector, keptTrimmed(diagnose.KeepWarning))
 }
 
-// keptTrimmed keeps what keep keeps, trimmed (diagnose.TrimEvent).
+// keptTrimmed keeps what keep keeps, trimmed (state.TrimEvent).
 func keptTrimmed(keep func(*corev1.Event) bool) func(*corev1.Event) bool {
 	return func(ev *corev1.Event) bool {
 		if !keep(ev) {
 			return false
 		}
-		diagnose.TrimEvent(ev)
+		state.TrimEvent(ev)
 		return true
 	}
 }

@@ -301,7 +301,7 @@ func TestFromAPIEvents(t *testing.T) {
 	}
 }
 
-// containersTrimmed: a trimmed pod keeps at most its first container's name (diagnose.TrimPod),
+// containersTrimmed: a trimmed pod keeps at most its first container's name (state.TrimPod),
 // nothing of its spec.
 func containersTrimmed(p corev1.Pod) bool {
 	return len(p.Spec.Containers) == 0 ||

@@ -42,22 +42,22 @@ func NewInformers(c *kube.Clients, namespace string, withNodes bool, onChange fu
 	return h, nil
 }
 
-// trim keeps of an object what the rules and plans read (diagnose.TrimPod and the others), and
+// trim keeps of an object what the rules and plans read (state.TrimPod and the others), and
 // the secret values of what it drops.
 func (h *Informers) trim(obj any) {
 	switch o := obj.(type) {
 	case *corev1.Pod:
 		h.secretsMu.Lock()
-		diagnose.TrimPod(o, h.secrets)
+		state.TrimPod(o, h.secrets)
 		h.secretsMu.Unlock()
 	case *rayv1.RayCluster:
 		h.secretsMu.Lock()
-		diagnose.TrimCluster(o, h.secrets)
+		state.TrimCluster(o, h.secrets)
 		h.secretsMu.Unlock()
 	case *corev1.Node:
-		diagnose.TrimNode(o)
+		state.TrimNode(o)
 	case *corev1.Event:
-		diagnose.TrimEvent(o)
+		state.TrimEvent(o)
 	}
 }
 

@@ -32,9 +32,9 @@ func TestPlanProperty(t *testing.T) {
 			t.Fatalf("seed %d: %v\nplan: %+v", seed, err, p)
 		}
 		actions += len(p.Actions)
-		// doctor's and heal's loader trims what it lists (diagnose.TrimPod and friends): the plan
+		// doctor's and heal's loader trims what it lists (state.TrimPod and friends): the plan
 		// must not depend on anything trimming drops.
-		if slim := Plan(diagnose.Trimmed(s), findings, opts); !reflect.DeepEqual(slim, p) {
+		if slim := Plan(state.Trimmed(s), findings, opts); !reflect.DeepEqual(slim, p) {
 			t.Fatalf("seed %d: the plan of the trimmed snapshot differs\ntrimmed: %+v\nfull:    %+v", seed, slim, p)
 		}
 	}

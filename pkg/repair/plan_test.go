@@ -247,7 +247,7 @@ func TestPlanRedactsSecretsInReasons(t *testing.T) {
 	p.Status.Message = "ray start exited: redis://:hunter2secret@redis:6379 and redis://u:0therPass@x:1 refused"
 	for _, s := range []*state.Snapshot{
 		{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{p}},
-		diagnose.Trimmed(&state.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{p}}),
+		state.Trimmed(&state.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{p}}),
 	} {
 		plan := Plan(s, []diagnose.Finding{finding(diagnose.RuleHeadEvicted, c, &p)}, Options{})
 		if len(plan.Actions) != 1 {

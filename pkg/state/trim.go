@@ -1,4 +1,4 @@
-package diagnose
+package state
 
 import (
 	"strings"
@@ -12,7 +12,6 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
-	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // A listed pod is ~8 KiB in memory and a RayCluster with its pod templates another ~8 KiB; at
@@ -194,12 +193,12 @@ func specTemplate(t *corev1.PodTemplateSpec) corev1.PodTemplateSpec {
 		for i, c := range cs {
 			out[i] = corev1.Container{Name: intern(c.Name), Image: intern(c.Image), Resources: internRequirements(c.Resources), RestartPolicy: c.RestartPolicy}
 			for _, e := range c.Env {
-				if e.Name == EnvGCSReconnectTimeout && e.ValueFrom == nil {
+				if e.Name == ray.EnvGCSReconnectTimeout && e.ValueFrom == nil {
 					out[i].Env = []corev1.EnvVar{{Name: e.Name, Value: e.Value}} // a number of seconds, never a secret
 				}
 			}
 			for _, m := range c.VolumeMounts {
-				if strings.TrimRight(m.MountPath, "/") == ShmPath {
+				if strings.TrimRight(m.MountPath, "/") == ray.ShmPath {
 					out[i].VolumeMounts = []corev1.VolumeMount{{Name: m.Name, MountPath: m.MountPath}}
 				}
 			}
@@ -223,8 +222,8 @@ func specTemplate(t *corev1.PodTemplateSpec) corev1.PodTemplateSpec {
 		Resources:         t.Spec.Resources,
 		PriorityClassName: intern(t.Spec.PriorityClassName),
 	}}
-	if v, ok := t.Annotations[AnnotationSafeToEvict]; ok {
-		out.Annotations = map[string]string{AnnotationSafeToEvict: v}
+	if v, ok := t.Annotations[ray.AnnotationSafeToEvict]; ok {
+		out.Annotations = map[string]string{ray.AnnotationSafeToEvict: v}
 	}
 	return out
 }
@@ -261,7 +260,7 @@ func TrimNode(n *corev1.Node) {
 
 // Trimmed is a copy of s trimmed as the loader trims each page, s left as it is. Tests use it to
 // prove that no rule or plan reads what trimming drops.
-func Trimmed(s *state.Snapshot) *state.Snapshot {
+func Trimmed(s *Snapshot) *Snapshot {
 	t := *s
 	t.Secrets = redact.Set{}
 	t.Secrets.Merge(s.Secrets)
@@ -286,4 +285,29 @@ func trimmedCopy[T any, P interface {
 		trim(&out[i])
 	}
 	return out
+}
+
+// TrimEvent keeps what the rules read: the object, reason, message, count and times.
+func TrimEvent(ev *corev1.Event) {
+	*ev = corev1.Event{
+		ObjectMeta:     metav1.ObjectMeta{Name: ev.Name, Namespace: ev.Namespace, UID: ev.UID, CreationTimestamp: ev.CreationTimestamp},
+		InvolvedObject: ev.InvolvedObject,
+		Reason:         ev.Reason,
+		Message:        ev.Message,
+		Source:         ev.Source,
+		Count:          ev.Count,
+		FirstTimestamp: ev.FirstTimestamp,
+		LastTimestamp:  ev.LastTimestamp,
+		EventTime:      ev.EventTime,
+		Series:         ev.Series,
+		Type:           ev.Type,
+	}
+}
+
+// TrimNodeForFit keeps what says whether a pod fits a node: its name and labels (node
+// selectors, affinity), taints and unschedulable, and allocatable.
+func TrimNodeForFit(n *corev1.Node) {
+	n.ObjectMeta = metav1.ObjectMeta{Name: n.Name, Labels: n.Labels}
+	n.Spec = corev1.NodeSpec{Taints: n.Spec.Taints, Unschedulable: n.Spec.Unschedulable}
+	n.Status = corev1.NodeStatus{Allocatable: n.Status.Allocatable}
 }

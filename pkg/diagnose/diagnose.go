@@ -247,7 +247,7 @@ func Has(s *state.Snapshot, t Target) bool {
 }
 
 func (c *clusterView) report(fs []Finding) ClusterReport {
-	cr := ClusterReport{Namespace: c.rc.Namespace, Name: c.rc.Name, UID: string(c.rc.UID), Health: healthOf(fs),
+	cr := ClusterReport{Namespace: c.rc.Namespace, Name: c.rc.Name, UID: string(c.rc.UID), Health: HealthOf(fs),
 		Owner: c.owner, Created: c.rc.CreationTimestamp.UTC()}
 	for _, h := range c.heads {
 		cr.Heads = append(cr.Heads, h.Name)
@@ -412,4 +412,19 @@ func (r *Report) Worst() Severity {
 		}
 	}
 	return w
+}
+
+// HealthOf is the worst severity among fs that are not accepted; info does not count.
+func HealthOf(fs []Finding) Health {
+	h := HealthHealthy
+	for _, f := range fs {
+		switch {
+		case f.Accepted != nil:
+		case f.Severity == SeverityError:
+			h = HealthError
+		case f.Severity == SeverityWarning && h == HealthHealthy:
+			h = HealthWarning
+		}
+	}
+	return h
 }

@@ -66,3 +66,14 @@ type Source struct {
 	File string `json:"file"`
 	Line int    `json:"line"`
 }
+
+// Acceptance marks a finding a team accepted for a while in an accept file (kubectl ray doctor
+// --accept). An accepted finding is still reported, but it decides nothing: it counts toward
+// neither its cluster's health, the summary's severity counts, Worst, nor --fail-on.
+type Acceptance struct {
+	Reason string `json:"reason"`
+	// Expires is the entry's date as written in the file.
+	Expires string `json:"expires"`
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+}

@@ -97,7 +97,7 @@ func (j *jobView) finding(rule, msg, remedy string, ev map[string]string) Findin
 // cluster's: a RayJob whose cluster has no head is not healthy, even before rayjob-initializing.
 func (j *jobView) report(fs []Finding) JobReport {
 	all := append(append([]Finding(nil), fs...), j.findings...)
-	jr := JobReport{Namespace: j.job.Namespace, Name: j.job.Name, UID: string(j.job.UID), Health: healthOf(all),
+	jr := JobReport{Namespace: j.job.Namespace, Name: j.job.Name, UID: string(j.job.UID), Health: HealthOf(all),
 		JobDeploymentStatus: string(j.job.Status.JobDeploymentStatus), JobStatus: string(j.job.Status.JobStatus)}
 	if j.cluster != nil {
 		jr.Cluster = j.cluster.rc.Name

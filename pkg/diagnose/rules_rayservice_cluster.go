@@ -91,7 +91,7 @@ func (v *serviceView) report(fs []Finding) ServiceReport {
 	if clusters == nil {
 		clusters = []string{}
 	}
-	return ServiceReport{Namespace: v.rs.Namespace, Name: v.rs.Name, UID: string(v.rs.UID), Health: healthOf(fs), Clusters: clusters}
+	return ServiceReport{Namespace: v.rs.Namespace, Name: v.rs.Name, UID: string(v.rs.UID), Health: HealthOf(fs), Clusters: clusters}
 }
 
 // rayServiceNoCluster: no RayCluster of the RayService exists, OperatorGrace after its creation.

@@ -45,7 +45,7 @@ func acceptedWhy(a *diagnose.Acceptance) string {
 	if a == nil {
 		return "accepted"
 	}
-	return fmt.Sprintf("accepted, expires %s (%s:%d): %s; pass --include-accepted to heal it anyway", a.Expires, a.File, a.Line, a.Reason)
+	return accept.Note(a) + "; pass --include-accepted to heal it anyway"
 }
 
 // printAccepted lists the deletes heal did not plan because their findings are accepted.

@@ -133,7 +133,7 @@ func (o *Options) plan(ctx context.Context, c *kube.Clients) (repair.HealPlan, e
 	findings, accepted, st := o.withoutAccepted(s, &r, accept.Scope{Namespace: o.namespace, Narrowed: target != nil})
 	if st != nil && !o.warnedAccept {
 		o.warnedAccept = true // once, not again after a re-plan
-		cmdutil.WarnAcceptance(o.f.IOStreams.ErrOut, *st)
+		accept.Warn(o.f.IOStreams.ErrOut, *st)
 	}
 	plan := repair.Plan(s, findings, repair.Options{Force: o.force, StaleWorkers: o.staleWorkers, RemoveGCSFTFinalizer: o.removeGCSFT, Name: exit.Flag})
 	plan.Accepted = accepted

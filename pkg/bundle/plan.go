@@ -13,6 +13,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	policyv1 "k8s.io/api/policy/v1"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/artifact"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/state"
@@ -29,7 +30,7 @@ type Plan struct {
 	Operators []*appsv1.Deployment
 	// Logs are the container logs to read, one GET each; OperatorLogs says whether the operator's
 	// are read too (not with --no-logs).
-	Logs         []LogRequest
+	Logs         []artifact.LogRequest
 	OperatorLogs bool
 	// RayLogs are the heads whose Ray log files are read (one exec of tar each, as kubectl cp).
 	RayLogs []RayLogRequest
@@ -49,24 +50,6 @@ type known struct {
 	slices   []discoveryv1.EndpointSlice
 	jobs     []batchv1.Job
 	pdbs     []policyv1.PodDisruptionBudget
-}
-
-// LogRequest is one container log to read.
-type LogRequest struct {
-	Namespace, Pod, Container string
-	// Init: an init container (sidecars are init containers with restartPolicy Always).
-	Init bool
-	// Previous: the log of the container's previous instance (it restarted).
-	Previous bool
-}
-
-// Path is where the log goes in the archive.
-func (l LogRequest) Path() string {
-	name := l.Container
-	if l.Previous {
-		name += ".previous"
-	}
-	return "logs/" + l.Namespace + "/" + l.Pod + "/" + name + ".log"
 }
 
 // RayLogsDir is where Ray writes its own log files in a pod: the session directory of ray start's
@@ -188,7 +171,7 @@ func MakePlan(s *state.Snapshot, t *diagnose.Target, o PlanOptions) Plan {
 	p.OperatorLogs = o.Logs
 	if o.Logs {
 		for _, pod := range p.Pods {
-			p.Logs = append(p.Logs, PodLogs(pod)...)
+			p.Logs = append(p.Logs, artifact.PodLogs(pod)...)
 			if r, ok := HeadRayLogs(pod); ok && o.RayLogs {
 				p.RayLogs = append(p.RayLogs, r)
 			}
@@ -201,36 +184,6 @@ func MakePlan(s *state.Snapshot, t *diagnose.Target, o PlanOptions) Plan {
 
 // jobNameLabel is the Job controller's label on a Job's pods.
 const jobNameLabel = "batch.kubernetes.io/job-name"
-
-// PodLogs are the logs of a pod's containers: init containers (and sidecars) first, then the
-// others; the current log of each container that has started, and the previous one of each
-// that restarted. A container that never started has no log to read, and is not asked for.
-func PodLogs(pod *corev1.Pod) []LogRequest {
-	var out []LogRequest
-	add := func(specs []corev1.Container, statuses []corev1.ContainerStatus, init bool) {
-		byName := map[string]*corev1.ContainerStatus{}
-		for i := range statuses {
-			byName[statuses[i].Name] = &statuses[i]
-		}
-		for _, c := range specs {
-			st := byName[c.Name]
-			if st == nil {
-				continue
-			}
-			r := LogRequest{Namespace: pod.Namespace, Pod: pod.Name, Container: c.Name, Init: init}
-			if st.State.Running != nil || st.State.Terminated != nil {
-				out = append(out, r)
-			}
-			if st.RestartCount > 0 || st.LastTerminationState.Terminated != nil {
-				r.Previous = true
-				out = append(out, r)
-			}
-		}
-	}
-	add(pod.Spec.InitContainers, pod.Status.InitContainerStatuses, true)
-	add(pod.Spec.Containers, pod.Status.ContainerStatuses, false)
-	return out
-}
 
 func namespacesOf(p Plan) []string {
 	seen := map[string]bool{}

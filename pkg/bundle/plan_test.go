@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/artifact"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/internal/golden"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
@@ -133,7 +134,7 @@ func TestObjectYAML(t *testing.T) {
 		t.Fatal(err)
 	}
 	found := redact.Set{}
-	got, _ := ObjectYAML("ray.io/v1", "RayCluster", rc, found)
+	got, _ := artifact.ObjectYAML("ray.io/v1", "RayCluster", rc, found)
 	golden.Assert(t, filepath.Join("testdata", "cluster.golden"), got)
 	for _, s := range []string{"envPw1", "refName2", "refKey3", "startPw4", "ftPw5", "volSecret6", "pullSecret7", "fromSecret8"} {
 		if strings.Contains(string(got), s) {
@@ -154,10 +155,10 @@ func TestObjectYAML(t *testing.T) {
 func TestIndex(t *testing.T) {
 	s := scene()
 	p := MakePlan(s, nil, PlanOptions{Logs: true})
-	c := Render(s, p, Collected{Logs: map[LogRequest][]byte{p.Logs[0]: []byte("x\n")},
-		Gaps: []Gap{{What: "read the log of ml/a-head container ray-head", Reason: `forbidden: you cannot get pods/log in namespace "ml"; ask for RBAC verb "get" on "pods/log"`}}})
-	c.Files = append([]File{{Path: "doctor.txt", About: "doctor's report"}}, c.Files...)
+	c := Render(s, p, Collected{Logs: map[artifact.LogRequest][]byte{p.Logs[0]: []byte("x\n")},
+		Gaps: []artifact.Gap{{What: "read the log of ml/a-head container ray-head", Reason: `forbidden: you cannot get pods/log in namespace "ml"; ask for RBAC verb "get" on "pods/log"`}}})
+	c.Files = append([]artifact.File{{Path: "doctor.txt", About: "doctor's report"}}, c.Files...)
 	s.Blind = nil
-	got := Index(Header{Made: now, Namespace: "ml", Limits: LogLimits{Tail: 2000, LimitBytes: 1 << 20}}, c)
+	got := Index(Header{Made: now, Namespace: "ml", Limits: artifact.LogLimits{Tail: 2000, LimitBytes: 1 << 20}}, c)
 	golden.Assert(t, filepath.Join("testdata", "index.golden"), got)
 }

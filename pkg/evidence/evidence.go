@@ -16,7 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/bundle"
+	"github.com/kubectl-ray/kubectl-ray/pkg/artifact"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
 	"github.com/kubectl-ray/kubectl-ray/pkg/state"
@@ -33,7 +33,7 @@ type Source interface {
 type Taker struct {
 	Src Source
 	// Limits cap each container log read; Since is not used (the last lines matter, however old).
-	Limits bundle.LogLimits
+	Limits artifact.LogLimits
 	Now    func() time.Time
 }
 
@@ -49,7 +49,7 @@ type Evidence struct {
 	Events  []corev1.Event
 	Logs    []Log
 	// Gaps are the reads that failed, each with its reason: the heal goes ahead regardless.
-	Gaps []bundle.Gap
+	Gaps []artifact.Gap
 }
 
 // Log is one container log's tail.
@@ -91,24 +91,24 @@ func (t Taker) Take(ctx context.Context, sub Subject, s *state.Snapshot) Evidenc
 	found := redact.Set{}
 	found.AddPodSpec(&pod.Spec)
 	var problems []redact.Problem
-	ev.PodYAML, problems = bundle.ObjectYAML("v1", "Pod", pod, found)
+	ev.PodYAML, problems = artifact.ObjectYAML("v1", "Pod", pod, found)
 	for _, p := range problems {
-		ev.Gaps = append(ev.Gaps, bundle.Gap{What: "pod YAML: field " + p.Field + " redacted whole", Reason: p.Reason})
+		ev.Gaps = append(ev.Gaps, artifact.Gap{What: "pod YAML: field " + p.Field + " redacted whole", Reason: p.Reason})
 	}
 
 	events, err := t.Src.ListEventsAbout(ctx, pod.Namespace, pod.UID)
 	if err != nil {
-		ev.Gaps = append(ev.Gaps, bundle.Gap{What: "list events about pod " + pod.Name, Reason: err.Error()})
+		ev.Gaps = append(ev.Gaps, artifact.Gap{What: "list events about pod " + pod.Name, Reason: err.Error()})
 	}
-	sort.SliceStable(events, func(i, j int) bool { return bundle.EventTime(&events[i]).Before(bundle.EventTime(&events[j])) })
+	sort.SliceStable(events, func(i, j int) bool { return artifact.EventTime(&events[i]).Before(artifact.EventTime(&events[j])) })
 	ev.Events = events
 
 	limits := t.Limits
 	limits.Since = 0
-	for _, r := range bundle.PodLogs(pod) {
-		data, err := bundle.LogBody(t.Src.PodLog(ctx, pod.Namespace, pod.Name, limits.Options(r.Container, r.Previous)))
+	for _, r := range artifact.PodLogs(pod) {
+		data, err := artifact.LogBody(t.Src.PodLog(ctx, pod.Namespace, pod.Name, limits.Options(r.Container, r.Previous)))
 		if err != nil {
-			ev.Gaps = append(ev.Gaps, bundle.Gap{What: "log of " + describe(r), Reason: err.Error()})
+			ev.Gaps = append(ev.Gaps, artifact.Gap{What: "log of " + describe(r), Reason: err.Error()})
 			continue
 		}
 		ev.Logs = append(ev.Logs, Log{Container: r.Container, Init: r.Init, Previous: r.Previous, Data: data})
@@ -137,7 +137,7 @@ func (ev *Evidence) redact(s *state.Snapshot, found redact.Set) {
 	}
 }
 
-func describe(r bundle.LogRequest) string {
+func describe(r artifact.LogRequest) string {
 	what := "container " + r.Container
 	if r.Init {
 		what = "init container " + r.Container

@@ -7,7 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/bundle"
+	"github.com/kubectl-ray/kubectl-ray/pkg/artifact"
 	"github.com/kubectl-ray/kubectl-ray/pkg/repair"
 	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
@@ -75,7 +75,7 @@ const DefaultDir = "kubectl-ray-evidence"
 
 // Limits are the log reads heal makes of a pod it deletes: the last lines of each log, enough
 // for a crash's traceback, bounded so a chatty pod cannot hold its heal back.
-var Limits = bundle.LogLimits{Tail: 500, LimitBytes: 1 << 20}
+var Limits = artifact.LogLimits{Tail: 500, LimitBytes: 1 << 20}
 
 // DefaultTimeout bounds one pod's evidence reads.
 const DefaultTimeout = 10 * time.Second

@@ -7,7 +7,7 @@ import (
 
 	"golang.org/x/time/rate"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/bundle"
+	"github.com/kubectl-ray/kubectl-ray/pkg/artifact"
 	"github.com/kubectl-ray/kubectl-ray/pkg/evidence"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/repair"
@@ -22,7 +22,7 @@ import (
 // without evidence, each saying so: the reads before each delete would otherwise hold every
 // delete of the burst back (about 3 requests a head).
 var (
-	watchLimits                 = bundle.LogLimits{Tail: 100, LimitBytes: 2 * evidence.MaxLineBytes}
+	watchLimits                 = artifact.LogLimits{Tail: 100, LimitBytes: 2 * evidence.MaxLineBytes}
 	watchTimeout                = 5 * time.Second
 	evidenceQPS, evidenceBurstQ = float32(20), 40
 	evidenceRate                = rate.Limit(1)

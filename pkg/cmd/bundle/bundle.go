@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/artifact"
 	corebundle "github.com/kubectl-ray/kubectl-ray/pkg/bundle"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
@@ -33,7 +34,7 @@ type Options struct {
 	ray           bool // --ray as given; readRay is what it means for this target
 	readRay       bool
 	rayLogBytes   int64
-	limits        corebundle.LogLimits
+	limits        artifact.LogLimits
 	timeout       time.Duration
 
 	namespace string // "" with -A

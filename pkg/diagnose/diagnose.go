@@ -31,7 +31,7 @@ type ClusterReport struct {
 	UID       string `json:"uid,omitempty"`
 	Health    Health `json:"health"`
 	// Owner is the RayService or RayJob that made the cluster, if any.
-	Owner *Ref `json:"owner,omitempty"`
+	Owner *state.Ref `json:"owner,omitempty"`
 	// Heads are the names of its head pods (normally one), Nodes the nodes they run on.
 	Heads   []string  `json:"heads,omitempty"`
 	Nodes   []string  `json:"nodes,omitempty"`

@@ -125,7 +125,7 @@ status: {rayClusterName: raycluster-a}
 	}
 	f.snap.Jobs = append(f.snap.Jobs, job)
 	r := DiagnoseTarget(&f.snap, DefaultOptions(), &Target{Kind: "RayJob", Name: "train"})
-	if len(r.Clusters) != 1 || r.Clusters[0].Owner == nil || *r.Clusters[0].Owner != (Ref{Kind: "RayJob", Namespace: "ml", Name: "train", UID: "job-uid"}) {
+	if len(r.Clusters) != 1 || r.Clusters[0].Owner == nil || *r.Clusters[0].Owner != (state.Ref{Kind: "RayJob", Namespace: "ml", Name: "train", UID: "job-uid"}) {
 		t.Fatalf("clusters = %+v", r.Clusters)
 	}
 }

@@ -34,7 +34,7 @@ type index struct {
 // clusterView is one RayCluster with its pods and the RayService or RayJob that owns it.
 type clusterView struct {
 	rc      *rayv1.RayCluster
-	owner   *Ref
+	owner   *state.Ref
 	service *rayv1.RayService // set when a RayService owns the cluster
 	heads   []*corev1.Pod
 	workers []*corev1.Pod
@@ -121,7 +121,7 @@ func attachOwners(s *state.Snapshot, byKey map[string]*clusterView) {
 		svcByKey[key(rs.Namespace, rs.Name)] = rs
 		for _, name := range []string{rs.Status.ActiveServiceStatus.RayClusterName, rs.Status.PendingServiceStatus.RayClusterName} {
 			if cv := byKey[key(rs.Namespace, name)]; name != "" && cv != nil && cv.owner == nil {
-				cv.owner = &Ref{Kind: "RayService", Namespace: rs.Namespace, Name: rs.Name, UID: string(rs.UID)}
+				cv.owner = &state.Ref{Kind: "RayService", Namespace: rs.Namespace, Name: rs.Name, UID: string(rs.UID)}
 				cv.service = rs
 			}
 		}
@@ -129,7 +129,7 @@ func attachOwners(s *state.Snapshot, byKey map[string]*clusterView) {
 	for i := range s.Jobs {
 		j := &s.Jobs[i]
 		if cv := byKey[key(j.Namespace, j.Status.RayClusterName)]; j.Status.RayClusterName != "" && cv != nil && cv.owner == nil {
-			cv.owner = &Ref{Kind: "RayJob", Namespace: j.Namespace, Name: j.Name, UID: string(j.UID)}
+			cv.owner = &state.Ref{Kind: "RayJob", Namespace: j.Namespace, Name: j.Name, UID: string(j.UID)}
 		}
 	}
 	for _, cv := range byKey {
@@ -140,7 +140,7 @@ func attachOwners(s *state.Snapshot, byKey map[string]*clusterView) {
 			if or.Controller == nil || !*or.Controller || (or.Kind != "RayService" && or.Kind != "RayJob") {
 				continue
 			}
-			cv.owner = &Ref{Kind: or.Kind, Namespace: cv.rc.Namespace, Name: or.Name, UID: string(or.UID)}
+			cv.owner = &state.Ref{Kind: or.Kind, Namespace: cv.rc.Namespace, Name: or.Name, UID: string(or.UID)}
 			if or.Kind == "RayService" {
 				cv.service = svcByKey[key(cv.rc.Namespace, or.Name)]
 			}
@@ -148,20 +148,9 @@ func attachOwners(s *state.Snapshot, byKey map[string]*clusterView) {
 	}
 }
 
-// clusterRef names a RayCluster in findings.
-// ClusterRef names rc in a finding or an action.
-func ClusterRef(rc *rayv1.RayCluster) Ref {
-	return Ref{Kind: "RayCluster", Namespace: rc.Namespace, Name: rc.Name, UID: string(rc.UID)}
-}
-
-// PodRef names p in a finding or an action.
-func PodRef(p *corev1.Pod) Ref {
-	return Ref{Kind: "Pod", Namespace: p.Namespace, Name: p.Name, UID: string(p.UID)}
-}
-
 // finding is a finding of rule about c, with the rule's severity from Catalog.
-func (c *clusterView) finding(rule string, obj Ref, msg, remedy string, ev map[string]string) Finding {
-	return Finding{Rule: rule, Severity: severityOf(rule), Cluster: ClusterRef(c.rc), Object: obj, Message: msg, Remedy: remedy, Evidence: ev}
+func (c *clusterView) finding(rule string, obj state.Ref, msg, remedy string, ev map[string]string) Finding {
+	return Finding{Rule: rule, Severity: severityOf(rule), Cluster: state.ClusterRef(c.rc), Object: obj, Message: msg, Remedy: remedy, Evidence: ev}
 }
 
 // what names the cluster for messages, with its owner: "RayCluster ml/a (RayService ml/svc)".

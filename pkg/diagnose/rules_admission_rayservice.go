@@ -12,7 +12,7 @@ import (
 // rayServiceApply is exists-in-cluster for a RayService: what KubeRay's hash says an apply of
 // the document does (ray.JudgeApply), and whether it prepares a new RayCluster; when it cannot be
 // judged, what KubeRay does in each case, and the admission rules judge a new cluster.
-func rayServiceApply(ix *index, c *clusterView, e *state.Existing, what string, spec *rayv1.RayClusterSpec, obj Ref, ev map[string]string) (Finding, bool) {
+func rayServiceApply(ix *index, c *clusterView, e *state.Existing, what string, spec *rayv1.RayClusterSpec, obj state.Ref, ev map[string]string) (Finding, bool) {
 	active := e.ActiveCluster
 	if active == "" {
 		active = "(none yet)"

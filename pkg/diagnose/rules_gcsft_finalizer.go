@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // RuleGCSFTFinalizerStuck: a RayCluster's deletion waits on KubeRay's Redis cleanup finalizer
@@ -30,7 +31,7 @@ func gcsFTFinalizerStuck(ix *index, c *clusterView) []Finding {
 		return nil
 	}
 	storageNS := ray.StorageNamespace(rc)
-	state, op := ix.operatorVerdict()
+	verdict, op := ix.operatorVerdict()
 	ev := map[string]string{
 		"finalizer":        ray.FinalizerGCSFTRedisCleanup,
 		"deletingFor":      age(deleting),
@@ -43,7 +44,7 @@ func gcsFTFinalizerStuck(ix *index, c *clusterView) []Finding {
 	job := ix.cleanupJobs[key(rc.Namespace, rc.Name)]
 	heads := c.heads
 	switch {
-	case state == opAbsent:
+	case verdict == opAbsent:
 		why = "nothing will remove it: " + op + " was found"
 	case len(heads) > 0:
 		var names []string
@@ -93,7 +94,7 @@ func gcsFTFinalizerStuck(ix *index, c *clusterView) []Finding {
 	if !cleaned {
 		remedy += " and clean storage namespace " + storageNS + " out of Redis yourself"
 	}
-	f := c.finding(RuleGCSFTFinalizerStuck, ClusterRef(rc), msg, remedy, ev)
+	f := c.finding(RuleGCSFTFinalizerStuck, state.ClusterRef(rc), msg, remedy, ev)
 	f.Facts.Operator, f.Facts.CleanupJobComplete = op, cleaned
 	return []Finding{f}
 }

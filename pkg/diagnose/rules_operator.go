@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 	"k8s.io/apimachinery/pkg/util/version"
 )
 
@@ -76,7 +77,7 @@ func operatorRules(ix *index) []Finding {
 	var out []Finding
 	ready := 0
 	for _, op := range ix.operators {
-		obj := Ref{Kind: "Deployment", Namespace: op.Namespace, Name: op.Name}
+		obj := state.Ref{Kind: "Deployment", Namespace: op.Namespace, Name: op.Name}
 		if op.ReadyReplicas > 0 {
 			ready++
 		}
@@ -93,7 +94,7 @@ func operatorRules(ix *index) []Finding {
 	switch {
 	case len(ix.operators) == 0:
 		out = append(out, Finding{
-			Rule: RuleOperatorMissing, Severity: severityOf(RuleOperatorMissing), Object: Ref{Kind: "Deployment", Name: "kuberay-operator"},
+			Rule: RuleOperatorMissing, Severity: severityOf(RuleOperatorMissing), Object: state.Ref{Kind: "Deployment", Name: "kuberay-operator"},
 			Message:  "no KubeRay operator Deployment found in any namespace you can list: nothing creates or repairs Ray heads",
 			Remedy:   "install the KubeRay operator (helm install kuberay-operator kuberay/kuberay-operator), or check that you can list deployments where it runs",
 			Evidence: map[string]string{"deployments": fmt.Sprint(len(ix.s.Deployments))},
@@ -101,7 +102,7 @@ func operatorRules(ix *index) []Finding {
 	case ready == 0:
 		op := ix.operators[0]
 		out = append(out, Finding{
-			Rule: RuleOperatorMissing, Severity: severityOf(RuleOperatorMissing), Object: Ref{Kind: "Deployment", Namespace: op.Namespace, Name: op.Name},
+			Rule: RuleOperatorMissing, Severity: severityOf(RuleOperatorMissing), Object: state.Ref{Kind: "Deployment", Namespace: op.Namespace, Name: op.Name},
 			Message:  fmt.Sprintf("KubeRay operator %s/%s has no ready replica: nothing creates or repairs Ray heads", op.Namespace, op.Name),
 			Remedy:   fmt.Sprintf("see why its pod is not ready: kubectl describe deploy %s -n %s; kubectl get pods -n %s", op.Name, op.Namespace, op.Namespace),
 			Evidence: map[string]string{"image": op.Image, "readyReplicas": "0"},

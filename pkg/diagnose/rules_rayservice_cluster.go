@@ -82,8 +82,8 @@ func (v *serviceView) checked(s *state.Snapshot, t *Target) bool {
 	return (kind == "" || kind == "rayservice") && v.rs.Name == t.Name
 }
 
-func (v *serviceView) ref() Ref {
-	return Ref{Kind: "RayService", Namespace: v.rs.Namespace, Name: v.rs.Name, UID: string(v.rs.UID)}
+func (v *serviceView) ref() state.Ref {
+	return state.Ref{Kind: "RayService", Namespace: v.rs.Namespace, Name: v.rs.Name, UID: string(v.rs.UID)}
 }
 
 func (v *serviceView) report(fs []Finding) ServiceReport {

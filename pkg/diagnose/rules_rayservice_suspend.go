@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/version"
@@ -73,7 +74,7 @@ func suspendNotReached(ix *index, v *serviceView) []Finding {
 	ev := map[string]string{"cluster": rc.Name, "role": role, "pods": fmt.Sprint(pods), "since": age(since)}
 	r := v.ref()
 	return []Finding{{Rule: RuleSuspendNotReached, Severity: severityOf(RuleSuspendNotReached), Object: r, RayService: &r,
-		Cluster: ClusterRef(rc), Message: msg, Remedy: remedy, Evidence: ev}}
+		Cluster: state.ClusterRef(rc), Message: msg, Remedy: remedy, Evidence: ev}}
 }
 
 // comparedCluster is the RayCluster KubeRay compares a RayService's spec with: the pending one

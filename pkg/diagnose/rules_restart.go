@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // RuleHeadRestartDisabled: the operator will not create a new head for this cluster, by design.
@@ -56,10 +57,10 @@ func headRestartDisabled(ix *index, c *clusterView) []Finding {
 	if c.owner == nil && job != "" {
 		name += " (RayJob " + job + ")"
 	}
-	obj := ClusterRef(c.rc)
+	obj := state.ClusterRef(c.rc)
 	msg := name + " has no head pod"
 	if doomed != nil {
-		obj = PodRef(doomed)
+		obj = state.PodRef(doomed)
 		ev["pod"] = doomed.Name
 		ev["phase"] = string(doomed.Status.Phase)
 		msg = fmt.Sprintf("%s: head pod %s is %s; the operator deletes it", name, doomed.Name, podState(doomed))

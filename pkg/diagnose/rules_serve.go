@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	"k8s.io/apimachinery/pkg/labels"
 )
@@ -40,8 +41,7 @@ func serveSpecRules(c *clusterView) []Finding {
 	}
 	out := serveHeadHasCPUs(c)
 	if !gcsFTEnabled(c) {
-		f := c.finding(RuleGCSFTOff, ClusterRef(c.rc),
-			fmt.Sprintf("%s runs without GCS fault tolerance: when the head restarts, workers and Serve replicas restart with it", c.what()),
+		f := c.finding(RuleGCSFTOff, state.ClusterRef(c.rc), fmt.Sprintf("%s runs without GCS fault tolerance: when the head restarts, workers and Serve replicas restart with it", c.what()),
 			"enable GCS fault tolerance: spec.rayClusterConfig.gcsFaultToleranceOptions with an external Redis (KubeRay v1.3.0+), or the annotation ray.io/ft-enabled: \"true\"",
 			map[string]string{"gcsFaultTolerance": "off"})
 		f.Field = "spec.gcsFaultToleranceOptions"
@@ -67,8 +67,7 @@ func serveHeadInService(ix *index, c *clusterView) []Finding {
 			continue
 		}
 		ev := map[string]string{"service": svcName, "pod": h.Name, "selector": sel.String()}
-		out = append(out, c.finding(RuleServeHeadInService, Ref{Kind: "Service", Namespace: svc.Namespace, Name: svc.Name, UID: string(svc.UID)},
-			fmt.Sprintf("serve Service %s sends traffic to head pod %s: requests in flight on the head's proxy fail with 502 when the head restarts (kuberay #1153)", svcName, h.Name),
+		out = append(out, c.finding(RuleServeHeadInService, state.Ref{Kind: "Service", Namespace: svc.Namespace, Name: svc.Name, UID: string(svc.UID)}, fmt.Sprintf("serve Service %s sends traffic to head pod %s: requests in flight on the head's proxy fail with 502 when the head restarts (kuberay #1153)", svcName, h.Name),
 			"set spec.excludeHeadPodFromServeSvc: true on RayService "+rs.Name+" (KubeRay v1.3.0+), and retry requests in clients", ev))
 	}
 	return out
@@ -92,8 +91,7 @@ func serveHeadHasCPUs(c *clusterView) []Finding {
 	if v == "" {
 		shown = "unset (Ray counts the container's CPUs)"
 	}
-	f := c.finding(RuleServeHeadHasCPUs, ClusterRef(c.rc),
-		fmt.Sprintf("head of %s advertises num-cpus %s, so Serve replicas can run on the head and die with it", c.what(), shown),
+	f := c.finding(RuleServeHeadHasCPUs, state.ClusterRef(c.rc), fmt.Sprintf("head of %s advertises num-cpus %s, so Serve replicas can run on the head and die with it", c.what(), shown),
 		`set rayClusterConfig.headGroupSpec.rayStartParams.num-cpus: "0" on RayService `+c.service.Name,
 		map[string]string{"numCpus": orNone(v)})
 	f.Field = "spec.headGroupSpec.rayStartParams.num-cpus"

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -49,7 +50,7 @@ func headEvictableFirst(c *clusterView) []Finding {
 	}
 	msg := fmt.Sprintf("the head of %s ranks first for eviction %s (the kubelet evicts pods using more than their request first, then by priority, then by use)",
 		c.what(), strings.Join(why, "; and "))
-	f := c.finding(RuleHeadEvictableFirst, ClusterRef(c.rc), msg, headProtection(head), ev)
+	f := c.finding(RuleHeadEvictableFirst, state.ClusterRef(c.rc), msg, headProtection(head), ev)
 	f.Field = field
 	return []Finding{f}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -56,8 +57,7 @@ func gcsReconnectTimeout(c *clusterView) []Finding {
 		if !ok || w > head {
 			continue // unset: KubeRay gives the workers 600s
 		}
-		f := c.finding(RuleGCSReconnectTimeout, ClusterRef(c.rc),
-			fmt.Sprintf("%s of %s sets %s to %gs, not above the head's %ss: with GCS fault tolerance on, its raylets exit before a restarted head's GCS is back (KubeRay gives workers 600s: a new GCS typically takes 120s)", g.Name, c.what(), ray.EnvGCSReconnectTimeout, w, headShown),
+		f := c.finding(RuleGCSReconnectTimeout, state.ClusterRef(c.rc), fmt.Sprintf("%s of %s sets %s to %gs, not above the head's %ss: with GCS fault tolerance on, its raylets exit before a restarted head's GCS is back (KubeRay gives workers 600s: a new GCS typically takes 120s)", g.Name, c.what(), ray.EnvGCSReconnectTimeout, w, headShown),
 			fmt.Sprintf("raise %s on the workers' Ray container above the head's, or remove it (KubeRay sets 600s)", ray.EnvGCSReconnectTimeout),
 			map[string]string{"group": g.Name, "worker": fmt.Sprintf("%g", w), "head": fmt.Sprintf("%g", head)})
 		f.Field = g.field("containers[0].env")

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 )
@@ -64,8 +65,7 @@ func shmSmallerThanObjectStore(c *clusterView) []Finding {
 			continue
 		}
 		storeQ := resource.NewQuantity(store, resource.BinarySI)
-		f := c.finding(RuleShmSmallerThanObjectStore, ClusterRef(c.rc),
-			fmt.Sprintf("%s of %s mounts %s (volume %s, sizeLimit %s) smaller than its object store, %d bytes (%s): Ray puts the object store in /tmp, on disk, instead", g.Name, c.what(), ray.ShmPath, vol, shm.String(), store, from),
+		f := c.finding(RuleShmSmallerThanObjectStore, state.ClusterRef(c.rc), fmt.Sprintf("%s of %s mounts %s (volume %s, sizeLimit %s) smaller than its object store, %d bytes (%s): Ray puts the object store in /tmp, on disk, instead", g.Name, c.what(), ray.ShmPath, vol, shm.String(), store, from),
 			fmt.Sprintf("raise the sizeLimit of volume %s to at least %s, or set rayStartParams object-store-memory below it", vol, storeQ.String()),
 			map[string]string{"group": g.Name, "volume": vol, "sizeLimit": shm.String(), "objectStoreBytes": fmt.Sprint(store)})
 		f.Field = g.field("volumes")

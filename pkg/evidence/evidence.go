@@ -17,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/artifact"
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
 	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
@@ -39,8 +38,8 @@ type Taker struct {
 
 // Evidence is what was kept of one pod, redacted.
 type Evidence struct {
-	Pod     diagnose.Ref
-	Cluster diagnose.Ref
+	Pod     state.Ref
+	Cluster state.Ref
 	Rule    string
 	Why     string
 	Taken   time.Time
@@ -72,7 +71,7 @@ func (l Log) Name() string {
 // Subject is the pod, the cluster and the rule a heal deletes it under: what the evidence is of.
 type Subject struct {
 	Pod     *corev1.Pod
-	Cluster diagnose.Ref
+	Cluster state.Ref
 	Rule    string
 	Why     string
 }
@@ -87,7 +86,7 @@ func (t Taker) Take(ctx context.Context, sub Subject, s *state.Snapshot) Evidenc
 	if t.Now != nil {
 		now = t.Now
 	}
-	ev := Evidence{Pod: diagnose.PodRef(pod), Cluster: sub.Cluster, Rule: sub.Rule, Why: sub.Why, Taken: now()}
+	ev := Evidence{Pod: state.PodRef(pod), Cluster: sub.Cluster, Rule: sub.Rule, Why: sub.Why, Taken: now()}
 	found := redact.Set{}
 	found.AddPodSpec(&pod.Spec)
 	var problems []redact.Problem

@@ -21,9 +21,9 @@ func TestWriteDoctor(t *testing.T) {
 		},
 		Findings: []diagnose.Finding{
 			{Rule: "operator-outdated", Severity: diagnose.SeverityWarning},
-			{Rule: "head-evicted", Severity: diagnose.SeverityError, Cluster: diagnose.Ref{Namespace: "ml", Name: "a"}},
-			{Rule: "head-duplicate", Severity: diagnose.SeverityError, Cluster: diagnose.Ref{Namespace: "ml", Name: "a"}},
-			{Rule: "head-duplicate", Severity: diagnose.SeverityError, Cluster: diagnose.Ref{Namespace: "ml", Name: "a"}},
+			{Rule: "head-evicted", Severity: diagnose.SeverityError, Cluster: state.Ref{Namespace: "ml", Name: "a"}},
+			{Rule: "head-duplicate", Severity: diagnose.SeverityError, Cluster: state.Ref{Namespace: "ml", Name: "a"}},
+			{Rule: "head-duplicate", Severity: diagnose.SeverityError, Cluster: state.Ref{Namespace: "ml", Name: "a"}},
 		},
 		Blind: []state.Gap{{Resource: "nodes", Reason: "forbidden"}},
 	}

@@ -138,9 +138,9 @@ func TestPlanStaleWorkers(t *testing.T) {
 	now := metav1.NewTime(t0)
 	gone.DeletionTimestamp = &now
 	s := &state.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{h, w, gone}}
-	f := diagnose.Finding{Rule: diagnose.RuleWorkersStale, Cluster: diagnose.Ref{Kind: "RayCluster", Namespace: "ns", Name: "rc", UID: string(c.UID)},
-		Object: diagnose.Ref{Kind: "RayCluster", Namespace: "ns", Name: "rc"},
-		Facts:  diagnose.Facts{Pods: []diagnose.Ref{diagnose.PodRef(&w), diagnose.PodRef(&gone)}, Head: "rc-head-new"}}
+	f := diagnose.Finding{Rule: diagnose.RuleWorkersStale, Cluster: state.Ref{Kind: "RayCluster", Namespace: "ns", Name: "rc", UID: string(c.UID)},
+		Object: state.Ref{Kind: "RayCluster", Namespace: "ns", Name: "rc"},
+		Facts:  diagnose.Facts{Pods: []state.Ref{state.PodRef(&w), state.PodRef(&gone)}, Head: "rc-head-new"}}
 
 	p := Plan(s, []diagnose.Finding{f}, Options{Name: asFlag})
 	if len(p.Actions) != 0 || len(p.NotHealable) != 1 || !strings.Contains(p.NotHealable[0].Why, "pass --stale-workers") {

@@ -305,7 +305,7 @@ func TestWaiterTimesFirstSightAndReady(t *testing.T) {
 	c, p, _ := seed000()
 	now := t0
 	w := newWaiter(func() time.Time { return now })
-	ref := diagnose.Ref{Kind: "RayCluster", Namespace: c.Namespace, Name: c.Name, UID: string(c.UID)}
+	ref := state.Ref{Kind: "RayCluster", Namespace: c.Namespace, Name: c.Name, UID: string(c.UID)}
 	w.expect(ref, p.UID, p.Name, t0, t0)
 	w.seal()
 

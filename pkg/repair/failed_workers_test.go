@@ -89,7 +89,7 @@ func TestPlanFailedWorkersChecksEachPod(t *testing.T) {
 	foreign.OwnerReferences = nil
 	s := &state.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{running, leaving, foreign}}
 	f := finding(diagnose.RuleWorkerFailed, c, nil)
-	f.Facts.Pods = []diagnose.Ref{diagnose.PodRef(&running), diagnose.PodRef(&leaving), diagnose.PodRef(&foreign),
+	f.Facts.Pods = []state.Ref{state.PodRef(&running), state.PodRef(&leaving), state.PodRef(&foreign),
 		{Kind: "Pod", Namespace: "ml", Name: "rc-worker-missing"}}
 	p := Plan(s, []diagnose.Finding{f}, Options{})
 	if len(p.Actions) != 0 {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // EventReasonFinalizer is the reason of the Event heal records when it removes KubeRay's Redis
@@ -24,11 +25,11 @@ const Removed Result = "removed"
 // being deleted (rule gcs-ft-finalizer-stuck, only with RemoveGCSFTFinalizer). The patch
 // carries the uid, resourceVersion and index heal saw as JSON patch tests.
 type FinalizerRemoval struct {
-	Rule            string       `json:"rule"`
-	Cluster         diagnose.Ref `json:"cluster"`
-	ResourceVersion string       `json:"resourceVersion"`
-	Finalizer       string       `json:"finalizer"`
-	Index           int          `json:"index"`
+	Rule            string    `json:"rule"`
+	Cluster         state.Ref `json:"cluster"`
+	ResourceVersion string    `json:"resourceVersion"`
+	Finalizer       string    `json:"finalizer"`
+	Index           int       `json:"index"`
 	// StorageNamespace is the cluster's GCS data in Redis that nobody will clean up any more.
 	StorageNamespace string `json:"storageNamespace"`
 	// LeftBehind is the warning printed before and after the removal.
@@ -80,7 +81,7 @@ func (ix *index) planFinalizer(f diagnose.Finding, opts Options) (*FinalizerRemo
 	}
 	return &FinalizerRemoval{
 		Rule:             f.Rule,
-		Cluster:          diagnose.ClusterRef(rc),
+		Cluster:          state.ClusterRef(rc),
 		ResourceVersion:  rc.ResourceVersion,
 		Finalizer:        ray.FinalizerGCSFTRedisCleanup,
 		Index:            index,

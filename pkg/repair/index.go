@@ -42,7 +42,7 @@ func newIndex(s *state.Snapshot) *index {
 }
 
 // cluster is the finding's RayCluster, or the one the pod's ray.io/cluster label names.
-func (ix *index) cluster(ref diagnose.Ref, pod *corev1.Pod) *rayv1.RayCluster {
+func (ix *index) cluster(ref state.Ref, pod *corev1.Pod) *rayv1.RayCluster {
 	ns, name := ref.Namespace, ref.Name
 	if pod != nil {
 		if ns == "" {
@@ -79,7 +79,7 @@ func (ix *index) findingPod(f diagnose.Finding) (*corev1.Pod, string) {
 }
 
 // heads are the snapshot's head pods labelled as belonging to the cluster.
-func (ix *index) heads(ref diagnose.Ref) []*corev1.Pod {
+func (ix *index) heads(ref state.Ref) []*corev1.Pod {
 	var out []*corev1.Pod
 	for i := range ix.s.Pods {
 		p := &ix.s.Pods[i]

@@ -85,11 +85,11 @@ func Plan(s *state.Snapshot, findings []diagnose.Finding, opts Options) HealPlan
 				continue
 			}
 			if why := operatorReplacesWhy(s, f); why != "" {
-				skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: diagnose.PodRef(pod), Why: why})
+				skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: state.PodRef(pod), Why: why})
 				continue
 			}
 			if a, why := ix.action(f.Rule, f.Cluster, pod, opts); why != "" {
-				skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: diagnose.PodRef(pod), Why: why})
+				skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: state.PodRef(pod), Why: why})
 			} else {
 				add(a)
 			}
@@ -185,7 +185,7 @@ func (ix *index) planDuplicate(f diagnose.Finding, opts Options, add func(Action
 	}
 	obj := f.Object
 	if len(heads) == 1 {
-		obj = diagnose.PodRef(heads[0])
+		obj = state.PodRef(heads[0])
 	}
 	skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: obj, Why: why})
 }

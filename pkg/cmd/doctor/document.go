@@ -52,11 +52,11 @@ type Metadata struct {
 type Finding struct {
 	Rule     string            `json:"rule"`
 	Severity diagnose.Severity `json:"severity"`
-	Cluster  *diagnose.Ref     `json:"cluster,omitempty"`
-	RayJob   *diagnose.Ref     `json:"rayJob,omitempty"`
+	Cluster  *state.Ref        `json:"cluster,omitempty"`
+	RayJob   *state.Ref        `json:"rayJob,omitempty"`
 	// RayService is set on the findings of the rules about a RayService itself.
-	RayService *diagnose.Ref        `json:"rayService,omitempty"`
-	Object     diagnose.Ref         `json:"object"`
+	RayService *state.Ref           `json:"rayService,omitempty"`
+	Object     state.Ref            `json:"object"`
 	Message    string               `json:"message"`
 	Remedy     string               `json:"remedy"`
 	Evidence   map[string]string    `json:"evidence,omitempty"`

@@ -99,7 +99,7 @@ func TestWatchdogBacksOffARecreateLoop(t *testing.T) {
 	del := &countingDeleter{}
 	rec := &recordingEvents{}
 	rules := diagnose.DefaultOptions()
-	w := NewWatchdog(WatchdogConfig{
+	w := NewLoop(LoopConfig{
 		Cache:    fixedCache{s},
 		Diagnose: func(s *state.Snapshot) []diagnose.Finding { return diagnose.Diagnose(s, rules).Findings },
 		Exec:     &Executor{Deleter: del, Events: rec, Now: clk.Now},

@@ -1,5 +1,5 @@
 // Package watchdog assembles heal's watchdog against a cluster: the informers that feed
-// repair.Watchdog, leader election on a Lease, the Events written off the heal path, the metrics
+// repair.Loop, leader election on a Lease, the Events written off the heal path, the metrics
 // and probes, and the garbage collector's tuning. The command only turns its flags into a Config.
 package watchdog
 
@@ -134,7 +134,7 @@ func Run(ctx context.Context, c *kube.Clients, cfg Config) error {
 	return err
 }
 
-// serve runs the informers and the repair.Watchdog until ctx ends or an error no retry can fix.
+// serve runs the informers and the repair.Loop until ctx ends or an error no retry can fix.
 func serve(ctx context.Context, c *kube.Clients, cfg Config, log *repair.Logger, wm *watchMetrics) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -155,7 +155,7 @@ func serve(ctx context.Context, c *kube.Clients, cfg Config, log *repair.Logger,
 			return err
 		}
 	}
-	wd := repair.NewWatchdog(repair.WatchdogConfig{
+	wd := repair.NewLoop(repair.LoopConfig{
 		Diagnose:  cfg.Diagnose,
 		Recheck:   func(s *state.Snapshot) (time.Time, bool) { return recheckAt(s, rules) },
 		Exec:      exec,

@@ -55,10 +55,10 @@ type noEvents struct{}
 
 func (noEvents) CreateEvent(context.Context, *corev1.Event, bool) error { return nil }
 
-func startWatchdog(t *testing.T, s state.Snapshot, del *countingDeleter, clk *clocktesting.FakeClock, force bool) *Watchdog {
+func startWatchdog(t *testing.T, s state.Snapshot, del *countingDeleter, clk *clocktesting.FakeClock, force bool) *Loop {
 	t.Helper()
 	rules := diagnose.DefaultOptions()
-	w := NewWatchdog(WatchdogConfig{
+	w := NewLoop(LoopConfig{
 		Cache:    fixedCache{s},
 		Diagnose: func(s *state.Snapshot) []diagnose.Finding { return diagnose.Diagnose(s, rules).Findings },
 		Recheck:  func(s *state.Snapshot) (time.Time, bool) { return diagnose.TerminatingDeadline(s, rules) },

@@ -76,7 +76,7 @@ func TestWatchdogBurstDeletesEachHeadOnce(t *testing.T) {
 	}
 	del := &slowDeleter{byUID: map[types.UID]int{}}
 	rules := diagnose.DefaultOptions()
-	w := NewWatchdog(WatchdogConfig{
+	w := NewLoop(LoopConfig{
 		Cache:    cache,
 		Diagnose: func(s *state.Snapshot) []diagnose.Finding { return diagnose.Diagnose(s, rules).Findings },
 		Exec:     &Executor{Deleter: del, Events: noEvents{}},

@@ -6,13 +6,14 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	resourcehelper "k8s.io/component-helpers/resource"
 	schedhelper "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // existingOf is the object of a's that c's document would change: the RayCluster of its name, or

@@ -2,9 +2,10 @@ package diagnose
 
 import (
 	"fmt"
-	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 	"strings"
 	"testing"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 func TestChanges(t *testing.T) {

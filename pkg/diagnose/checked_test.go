@@ -4,9 +4,10 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // Checked picks a target's clusters from the Ray objects alone: the cluster it names, or the ones

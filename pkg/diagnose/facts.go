@@ -1,8 +1,9 @@
 package diagnose
 
 import (
-	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 	"time"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // Facts are what heal reads of a finding, typed, so that heal parses no string: Evidence says the

@@ -1,8 +1,9 @@
 package diagnose
 
 import (
-	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 	"time"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // Options are the thresholds rules measure against. The defaults are documented in docs/rules.md;

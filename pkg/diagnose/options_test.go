@@ -4,9 +4,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 func TestTerminatingDeadline(t *testing.T) {

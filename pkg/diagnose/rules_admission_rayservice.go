@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"strings"
 
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/state"
-	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 )
 
 // rayServiceApply is exists-in-cluster for a RayService: what KubeRay's hash says an apply of

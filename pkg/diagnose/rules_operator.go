@@ -3,9 +3,10 @@ package diagnose
 import (
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/util/version"
+
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/state"
-	"k8s.io/apimachinery/pkg/util/version"
 )
 
 // operatorState is what doctor can say about the operator that should repair a head.

@@ -5,9 +5,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // RuleRayServiceNoCluster: a RayService with no RayCluster at all, OperatorGrace after it was

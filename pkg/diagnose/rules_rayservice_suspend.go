@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // RuleSuspendNotReached is an invariant between what a RayService asks of its cluster and the

@@ -5,10 +5,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
-	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // head-restart-disabled says "by design", names the RayJob, and never tells anyone to heal; no

@@ -5,10 +5,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
-	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // ServeServiceName is the Service a RayService's traffic goes through.

@@ -5,8 +5,9 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 const (

@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/state"
-	corev1 "k8s.io/api/core/v1"
 )
 
 // RuleHeadEvictableFirst: the kubelet would evict the head before pods that stay within their

@@ -5,9 +5,10 @@ import (
 	"strconv"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/state"
-	corev1 "k8s.io/api/core/v1"
 )
 
 // RuleGCSReconnectTimeout: with GCS fault tolerance on, a worker group sets

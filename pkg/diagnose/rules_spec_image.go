@@ -2,8 +2,9 @@ package diagnose
 
 import (
 	"fmt"
-	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 	"strings"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // RuleImageRayVersion: a group's Ray image names another Ray version in its tag than

@@ -5,8 +5,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // RuleSpecInvalid: the operator refused the RayCluster's spec or metadata and reconciles nothing

@@ -5,8 +5,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // RulePodResourcesInvalid: a container of a group's pod template asks for resources the API server

@@ -6,9 +6,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 const (

@@ -5,9 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // The findings of the rules for the failures KubeRay's tracker shows today (kuberay #4272, #2735,

@@ -16,7 +16,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/bundle"
+	"github.com/kubectl-ray/kubectl-ray/pkg/artifact"
 	kubeclients "github.com/kubectl-ray/kubectl-ray/pkg/kube"
 )
 
@@ -118,7 +118,7 @@ func TestBundleAtScale(t *testing.T) {
 	}
 	asked := 0
 	for i := range pods.Items {
-		asked += len(bundle.PodLogs(&pods.Items[i]))
+		asked += len(artifact.PodLogs(&pods.Items[i]))
 	}
 	proxy.reset()
 	withLogs := filepath.Join(work, "ns.tar.gz")

@@ -63,7 +63,7 @@ func Apply(r *diagnose.Report, s *Set, sc Scope) Status {
 			st.Expired = append(st.Expired, ref(&s.Entries[i]))
 		}
 	}
-	r.Accept(func(f *diagnose.Finding) *diagnose.Acceptance {
+	mark(r, func(f *diagnose.Finding) *diagnose.Acceptance {
 		var by *diagnose.Acceptance
 		for i := range s.Entries {
 			e := &s.Entries[i]

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 var day = time.Date(2025, 6, 30, 0, 0, 0, 0, time.UTC)
@@ -19,8 +20,8 @@ func entry(rules, cluster, operator, expires string, line int) Entry {
 }
 
 func clusterFinding(rule string, sev diagnose.Severity, ns, name string) diagnose.Finding {
-	return diagnose.Finding{Rule: rule, Severity: sev, Cluster: diagnose.Ref{Kind: "RayCluster", Namespace: ns, Name: name},
-		Object: diagnose.Ref{Kind: "Pod", Namespace: ns, Name: name + "-head"}}
+	return diagnose.Finding{Rule: rule, Severity: sev, Cluster: state.Ref{Kind: "RayCluster", Namespace: ns, Name: name},
+		Object: state.Ref{Kind: "Pod", Namespace: ns, Name: name + "-head"}}
 }
 
 func report(now time.Time) *diagnose.Report {
@@ -31,7 +32,7 @@ func report(now time.Time) *diagnose.Report {
 			{Namespace: "ml", Name: "serve", Health: diagnose.HealthError},
 		},
 		Findings: []diagnose.Finding{
-			{Rule: "operator-outdated", Severity: diagnose.SeverityWarning, Object: diagnose.Ref{Kind: "Deployment", Namespace: "kuberay-system", Name: "kuberay-operator"}},
+			{Rule: "operator-outdated", Severity: diagnose.SeverityWarning, Object: state.Ref{Kind: "Deployment", Namespace: "kuberay-system", Name: "kuberay-operator"}},
 			clusterFinding("head-crashloop", diagnose.SeverityError, "ml", "serve"),
 			clusterFinding("head-crashloop", diagnose.SeverityError, "ml", "train-a"),
 			clusterFinding("status-stale", diagnose.SeverityWarning, "ml", "train-a"),
@@ -94,10 +95,10 @@ func TestApplyMatching(t *testing.T) {
 // without one; cluster: entries never accept them, and rayJob: entries nothing else.
 func TestApplyRayJobs(t *testing.T) {
 	job := func(rule, name, cluster string) diagnose.Finding {
-		f := diagnose.Finding{Rule: rule, Severity: diagnose.SeverityError, Object: diagnose.Ref{Kind: "RayJob", Namespace: "ml", Name: name}}
+		f := diagnose.Finding{Rule: rule, Severity: diagnose.SeverityError, Object: state.Ref{Kind: "RayJob", Namespace: "ml", Name: name}}
 		f.RayJob = &f.Object
 		if cluster != "" {
-			f.Cluster = diagnose.Ref{Kind: "RayCluster", Namespace: "ml", Name: cluster}
+			f.Cluster = state.Ref{Kind: "RayCluster", Namespace: "ml", Name: cluster}
 		}
 		return f
 	}
@@ -171,7 +172,7 @@ func TestApplyStaleScope(t *testing.T) {
 		entry("head-pending", "ml/other", "", "2025-07-01", 4),
 	}}
 	r := report(day)
-	r.Blind = []diagnose.Gap{{Resource: "nodes"}}
+	r.Blind = []state.Gap{{Resource: "nodes"}}
 	if st := Apply(r, s, Scope{Namespace: "ml", Narrowed: true}); fmtInts(refs(st.Stale)) != "2 3" {
 		t.Errorf("narrowed, nodes blind: stale %v, want 2 3", refs(st.Stale))
 	}
@@ -180,7 +181,7 @@ func TestApplyStaleScope(t *testing.T) {
 		t.Errorf("whole namespace: stale %v, want 1 2 3 4", refs(st.Stale))
 	}
 	r = report(day)
-	r.Blind = []diagnose.Gap{{Resource: "deployments"}}
+	r.Blind = []state.Gap{{Resource: "deployments"}}
 	if st := Apply(r, s, Scope{}); fmtInts(refs(st.Stale)) != "1 3 4" {
 		t.Errorf("deployments blind: stale %v, want 1 3 4", refs(st.Stale))
 	}
@@ -189,7 +190,7 @@ func TestApplyStaleScope(t *testing.T) {
 // rayService: entries accept the findings about the RayServices they name; cluster: and
 // operator: entries never accept them.
 func TestApplyRayServices(t *testing.T) {
-	f := diagnose.Finding{Rule: "rayservice-no-cluster", Severity: diagnose.SeverityError, Object: diagnose.Ref{Kind: "RayService", Namespace: "serve", Name: "web"}}
+	f := diagnose.Finding{Rule: "rayservice-no-cluster", Severity: diagnose.SeverityError, Object: state.Ref{Kind: "RayService", Namespace: "serve", Name: "web"}}
 	f.RayService = &f.Object
 	r := &diagnose.Report{Now: day, RayServices: []diagnose.ServiceReport{{Namespace: "serve", Name: "web", Health: diagnose.HealthError}},
 		Findings: []diagnose.Finding{f}}
@@ -223,9 +224,9 @@ accept:
 	}
 	src := func(file string) *diagnose.Source { return &diagnose.Source{File: file, Line: 3} }
 	r := &diagnose.Report{Now: day, Findings: []diagnose.Finding{
-		{Rule: "manifest-unknown-field", Severity: diagnose.SeverityWarning, Cluster: diagnose.Ref{Namespace: "ml", Name: "a"}, Source: src("./manifests/ray-a.yaml")},
-		{Rule: "manifest-unknown-field", Severity: diagnose.SeverityWarning, Cluster: diagnose.Ref{Namespace: "ml", Name: "b"}, Source: src("manifests/sub/ray-b.yaml")},
-		{Rule: "manifest-unknown-field", Severity: diagnose.SeverityWarning, Cluster: diagnose.Ref{Namespace: "ml", Name: "live"}},
+		{Rule: "manifest-unknown-field", Severity: diagnose.SeverityWarning, Cluster: state.Ref{Namespace: "ml", Name: "a"}, Source: src("./manifests/ray-a.yaml")},
+		{Rule: "manifest-unknown-field", Severity: diagnose.SeverityWarning, Cluster: state.Ref{Namespace: "ml", Name: "b"}, Source: src("manifests/sub/ray-b.yaml")},
+		{Rule: "manifest-unknown-field", Severity: diagnose.SeverityWarning, Cluster: state.Ref{Namespace: "ml", Name: "live"}},
 	}}
 	st := Apply(r, set, Scope{})
 	if got := accepted(r); strings.Join(got, ";") != "manifest-unknown-field a a.yaml:4" {

@@ -22,7 +22,7 @@ type ThresholdInfo struct {
 // ThresholdTable is every threshold users can set, in the order help and docs list them. A new
 // diagnose.Options duration is one line here (then docs/doctor.md and docs/rules.md list it). A
 // threshold that is a count, not a duration, needs a Count field beside Field, an IntVar flag in
-// cmdutil.AddAcceptFlags and an integer parse in parser.thresholds.
+// AddFlags and an integer parse in parser.thresholds.
 var ThresholdTable = []ThresholdInfo{
 	{"pendingTooLong", "pending-too-long", "Report a head Pending this long without an Unschedulable verdict, and workers Unschedulable this long",
 		func(o *diagnose.Options) *time.Duration { return &o.PendingTooLong }},

@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/artifact"
 	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
 )
@@ -67,7 +68,7 @@ type Written struct {
 // first, so that it is redacted in every file where it stands bare too. It writes a temporary file beside path and renames it to path only once the whole
 // archive is on disk, so a failure (a full disk) leaves nothing under path, and an existing path
 // is replaced only with force.
-func Write(path string, now time.Time, index []byte, files []File, r *redact.Redactor, force bool) (Written, error) {
+func Write(path string, now time.Time, index []byte, files []artifact.File, r *redact.Redactor, force bool) (Written, error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -86,7 +87,7 @@ func Write(path string, now time.Time, index []byte, files []File, r *redact.Red
 	root := RootDir(path)
 	gz := gzip.NewWriter(disk(tmp))
 	tw := tar.NewWriter(gz)
-	all := append([]File{{Path: IndexName, Data: index}}, ordered(files)...)
+	all := append([]artifact.File{{Path: IndexName, Data: index}}, ordered(files)...)
 	// Learning reads every byte, gitleaks' rules the most of it: the files are read on every
 	// core, and the archive is written in order after.
 	var g errgroup.Group

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/artifact"
 	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
 )
@@ -31,7 +32,7 @@ func TestWriteFullDiskLeavesNothing(t *testing.T) {
 	old := disk
 	disk = func(*os.File) io.Writer { return &fullDisk{n: 64} }
 	defer func() { disk = old }()
-	big := []File{{Path: "logs/x.log", Data: []byte(strings.Repeat("random-ish line 0123456789\n", 1<<14))}}
+	big := []artifact.File{{Path: "logs/x.log", Data: []byte(strings.Repeat("random-ish line 0123456789\n", 1<<14))}}
 	_, err := Write(path, time.Now(), []byte("# index\n"), big, redact.New(), false)
 	if err == nil || fault.KindOf(err) != fault.API || strings.Contains(err.Error(), "\n") ||
 		!strings.Contains(err.Error(), "no space left on device; nothing was left under that name") {

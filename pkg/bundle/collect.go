@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 	"sync"
-	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -16,7 +14,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
+	"github.com/kubectl-ray/kubectl-ray/pkg/artifact"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
@@ -33,29 +31,6 @@ type Source interface {
 	ReadAPIVersions() (kube.APIVersions, error)
 }
 
-// LogLimits caps each container log read (--tail, --limit-bytes, --since).
-type LogLimits struct {
-	Tail       int64 // lines from the end; < 0 for all
-	LimitBytes int64 // 0 for no limit
-	Since      time.Duration
-}
-
-// Options are the pod log options of one container's log under these limits.
-func (l LogLimits) Options(container string, previous bool) *corev1.PodLogOptions {
-	o := &corev1.PodLogOptions{Container: container, Previous: previous}
-	if l.Tail >= 0 {
-		o.TailLines = &l.Tail
-	}
-	if l.LimitBytes > 0 {
-		o.LimitBytes = &l.LimitBytes
-	}
-	if l.Since > 0 {
-		s := int64(l.Since.Seconds())
-		o.SinceSeconds = &s
-	}
-	return o
-}
-
 // Collected is what the reads beyond the snapshot brought back.
 type Collected struct {
 	Services       []corev1.Service
@@ -64,25 +39,21 @@ type Collected struct {
 	PDBs           []policyv1.PodDisruptionBudget
 	Events         []corev1.Event
 	OperatorPods   []corev1.Pod
-	Logs           map[LogRequest][]byte
+	Logs           map[artifact.LogRequest][]byte
 	// OperatorLogs: each operator container's log, cut to the lines that name a picked object.
-	OperatorLogs map[LogRequest][]byte
+	OperatorLogs map[artifact.LogRequest][]byte
 	// RayLogs: each head's Ray log files.
 	RayLogs  map[RayLogRequest][]RayLogFile
 	Versions kube.APIVersions
 	// Gaps are the reads that failed: what, and the explained error.
-	Gaps []Gap
+	Gaps []artifact.
+
+		// CollectOptions bound the reads.
+		Gap
 }
 
-// Gap is one read that failed.
-type Gap struct {
-	What   string `json:"what"`
-	Reason string `json:"reason"`
-}
-
-// CollectOptions bound the reads.
 type CollectOptions struct {
-	Limits LogLimits
+	Limits artifact.LogLimits
 	// RayLogBytes caps each head's read of its Ray log directory (the tar stream); 0: no cap.
 	RayLogBytes int64
 	// Parallel is how many reads run at once.
@@ -106,7 +77,7 @@ const (
 // (plus the operator's containers). At most o.Parallel run at once; a read that fails is a Gap
 // and never stops the others. ctx bounds the whole (--timeout): what is cut short is a Gap too.
 func Collect(ctx context.Context, src Source, p Plan, o CollectOptions) Collected {
-	out := Collected{Logs: map[LogRequest][]byte{}, OperatorLogs: map[LogRequest][]byte{}, RayLogs: map[RayLogRequest][]RayLogFile{}}
+	out := Collected{Logs: map[artifact.LogRequest][]byte{}, OperatorLogs: map[artifact.LogRequest][]byte{}, RayLogs: map[RayLogRequest][]RayLogFile{}}
 	w := newWorkers(ctx, o)
 	namespaces := p.Namespaces
 	if p.AllNamespaces {
@@ -167,8 +138,8 @@ func Collect(ctx context.Context, src Source, p Plan, o CollectOptions) Collecte
 		})
 	}
 	for _, r := range p.Logs {
-		w.run("read the log of "+r.describe(), func(ctx context.Context) error {
-			b, err := LogBody(src.PodLog(ctx, r.Namespace, r.Pod, o.Limits.Options(r.Container, r.Previous)))
+		w.run("read the log of "+r.Describe(), func(ctx context.Context) error {
+			b, err := artifact.LogBody(src.PodLog(ctx, r.Namespace, r.Pod, o.Limits.Options(r.Container, r.Previous)))
 			if err == nil {
 				w.locked(func() { out.Logs[r] = b })
 			}
@@ -197,50 +168,22 @@ func Collect(ctx context.Context, src Source, p Plan, o CollectOptions) Collecte
 		}
 		pod := &opPods[i]
 		for _, c := range pod.Spec.Containers {
-			r := LogRequest{Namespace: pod.Namespace, Pod: pod.Name, Container: c.Name}
-			w.run("read the operator's log "+r.describe(), func(ctx context.Context) error {
+			r := artifact.LogRequest{Namespace: pod.Namespace, Pod: pod.Name, Container: c.Name}
+			w.run("read the operator's log "+r.Describe(), func(ctx context.Context) error {
 				b, err := src.PodLog(ctx, r.Namespace, r.Pod, o.Limits.Options(r.Container, false))
 				if err == nil {
 					w.locked(func() { out.OperatorLogs[r] = LinesNaming(b, names) })
 				}
-				return LogError(err)
+				return artifact.LogError(err)
 			})
 		}
 	}
 	w.wait()
-	sort.Slice(events, func(i, j int) bool { return EventTime(&events[i]).Before(EventTime(&events[j])) })
+	sort.Slice(events, func(i, j int) bool { return artifact.EventTime(&events[i]).Before(artifact.EventTime(&events[j])) })
 	out.Events = events
 	out.Gaps = w.gaps
 	sort.Slice(out.Gaps, func(i, j int) bool { return out.Gaps[i].What < out.Gaps[j].What })
 	return out
-}
-
-// LogBody is a log read's answer as it should be kept: the log, or why there is none. A kubelet
-// whose container's log is gone answers 200 with one line of its own in place of the log
-// ("unable to retrieve container logs for containerd://..."): it removed the dead container with
-// its log, as it does when it evicts a pod for disk pressure (it reclaims the node's disk by
-// removing dead containers) or garbage-collects containers. That line is not the container's log.
-func LogBody(b []byte, err error) ([]byte, error) {
-	if err != nil {
-		return nil, LogError(err)
-	}
-	if line := strings.TrimSpace(string(b)); strings.HasPrefix(line, kubeletNoLog) && !strings.Contains(line, "\n") {
-		return nil, fmt.Errorf("the kubelet no longer has this log (it answered %q): it removes a dead container with its log, as when it evicts a pod for disk pressure", line)
-	}
-	return b, nil
-}
-
-const kubeletNoLog = "unable to retrieve container logs for "
-
-// LogError says where a log read that was not refused failed: the API server asks the node's
-// kubelet for every log, and a node with no kubelet to answer (a virtual node) or one the API
-// server cannot reach fails the read in words of its own ("the server rejected our request for
-// an unknown reason").
-func LogError(err error) error {
-	if err == nil || fault.KindOf(err) != fault.API {
-		return err
-	}
-	return fmt.Errorf("%w; the API server could not get the log from the node's kubelet (a node with no kubelet, such as a virtual node, or one it cannot reach)", err)
 }
 
 func in(ns string) string {
@@ -248,14 +191,6 @@ func in(ns string) string {
 		return " (all namespaces)"
 	}
 	return " in " + ns
-}
-
-func (l LogRequest) describe() string {
-	s := l.Namespace + "/" + l.Pod + " container " + l.Container
-	if l.Previous {
-		s += " (previous)"
-	}
-	return s
 }
 
 // LinesNaming keeps the lines of log that name one of names (the operator logs every cluster
@@ -273,25 +208,13 @@ func LinesNaming(log []byte, names []string) []byte {
 	return out.Bytes()
 }
 
-// EventTime is when an Event last happened: its last timestamp, its event time (events.k8s.io),
-// or its creation.
-func EventTime(e *corev1.Event) time.Time {
-	switch {
-	case !e.LastTimestamp.IsZero():
-		return e.LastTimestamp.Time
-	case !e.EventTime.IsZero():
-		return e.EventTime.Time
-	}
-	return e.CreationTimestamp.Time
-}
-
 // workers runs reads with a limit, and keeps a Gap for each that fails.
 type workers struct {
 	ctx      context.Context
 	sem      chan struct{}
 	wg       sync.WaitGroup
 	mu       sync.Mutex
-	gaps     []Gap
+	gaps     []artifact.Gap
 	done     int
 	total    int
 	progress func(done, total int)
@@ -312,7 +235,7 @@ func (w *workers) locked(f func()) {
 }
 
 func (w *workers) gap(what, reason string) {
-	w.locked(func() { w.gaps = append(w.gaps, Gap{What: what, Reason: reason}) })
+	w.locked(func() { w.gaps = append(w.gaps, artifact.Gap{What: what, Reason: reason}) })
 }
 
 func (w *workers) run(what string, read func(context.Context) error) {

@@ -10,6 +10,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/artifact"
 	"github.com/kubectl-ray/kubectl-ray/pkg/rayapi"
 	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
 )
@@ -45,16 +46,16 @@ type answerDoc struct {
 
 // dashboardFiles are the files of one cluster's dashboard view: its answers' bodies (JSON
 // redacted by its structure first, then indented for a reader) and dashboard.yaml.
-func dashboardFiles(v *rayapi.View, found redact.Set) []File {
+func dashboardFiles(v *rayapi.View, found redact.Set) []artifact.File {
 	dir := DashboardDir(v.Namespace, v.Cluster)
 	doc := dashboardDoc{Namespace: v.Namespace, Cluster: v.Cluster, Head: v.Head, Port: v.Port, Unreachable: v.Unreachable}
-	var files []File
+	var files []artifact.File
 	for _, a := range v.Answers {
 		ad := answerDoc{Path: a.Path, Code: a.Code, Unreachable: a.Unreachable}
 		if a.Unreachable == nil {
 			body, ext := answerBody(a.Body, found)
 			ad.File = answerName(a.Path) + ext
-			files = append(files, File{Path: dir + "/" + ad.File, About: fmt.Sprintf("Ray's dashboard: GET %s, HTTP %d, as it answered", a.Path, a.Code), Data: body})
+			files = append(files, artifact.File{Path: dir + "/" + ad.File, About: fmt.Sprintf("Ray's dashboard: GET %s, HTTP %d, as it answered", a.Path, a.Code), Data: body})
 		}
 		doc.Answers = append(doc.Answers, ad)
 	}
@@ -66,7 +67,7 @@ func dashboardFiles(v *rayapi.View, found redact.Set) []File {
 	if err != nil {
 		out = []byte(fmt.Sprintf("# cannot render the dashboard's index: %v\n", err))
 	}
-	return append([]File{{Path: dir + "/" + dashboardIndex, About: about, Data: out}}, files...)
+	return append([]artifact.File{{Path: dir + "/" + dashboardIndex, About: about, Data: out}}, files...)
 }
 
 // answerName is a file name for a dashboard path: /api/v0/nodes?limit=... is v0-nodes.

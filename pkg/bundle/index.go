@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/artifact"
 	"github.com/kubectl-ray/kubectl-ray/pkg/version"
 )
 
@@ -23,7 +24,7 @@ type Header struct {
 	Selector      string
 	NoLogs        bool
 	NoRayLogs     bool
-	Limits        LogLimits
+	Limits        artifact.LogLimits
 }
 
 // Index renders the index page: what the bundle holds, what could not be collected and why, and
@@ -44,7 +45,7 @@ func Index(h Header, c Contents) []byte {
 	if h.NoLogs {
 		b.WriteString("Container logs were left out (--no-logs).\n\n")
 	} else {
-		fmt.Fprintf(&b, "Container logs: %s.\n\n", h.Limits.describe())
+		fmt.Fprintf(&b, "Container logs: %s.\n\n", h.Limits.Describe())
 		if h.NoRayLogs {
 			b.WriteString("Ray's log files were left out (--no-ray-logs).\n\n")
 		} else {
@@ -79,8 +80,8 @@ func readsFailed(n int) string {
 }
 
 // ordered is the files in the archive's order (and the index's): by rank, then path.
-func ordered(files []File) []File {
-	out := append([]File(nil), files...)
+func ordered(files []artifact.File) []artifact.File {
+	out := append([]artifact.File(nil), files...)
 	sort.SliceStable(out, func(i, j int) bool {
 		if ri, rj := rank(out[i].Path), rank(out[j].Path); ri != rj {
 			return ri < rj
@@ -120,22 +121,6 @@ func (h Header) scope() string {
 		return what + " in all namespaces"
 	}
 	return what + " in namespace " + h.Namespace
-}
-
-func (l LogLimits) describe() string {
-	var parts []string
-	if l.Tail >= 0 {
-		parts = append(parts, fmt.Sprintf("the last %d lines", l.Tail))
-	} else {
-		parts = append(parts, "every line")
-	}
-	if l.LimitBytes > 0 {
-		parts = append(parts, fmt.Sprintf("at most %d bytes", l.LimitBytes))
-	}
-	if l.Since > 0 {
-		parts = append(parts, "since "+l.Since.String()+" before the bundle")
-	}
-	return strings.Join(parts, ", ") + " of each container, and of its previous instance where it restarted"
 }
 
 func oneLine(s string) string {

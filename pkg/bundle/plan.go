@@ -13,8 +13,10 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	policyv1 "k8s.io/api/policy/v1"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/artifact"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // Plan is what a bundle holds of a snapshot: the custom resources picked, their pods, the nodes
@@ -28,7 +30,7 @@ type Plan struct {
 	Operators []*appsv1.Deployment
 	// Logs are the container logs to read, one GET each; OperatorLogs says whether the operator's
 	// are read too (not with --no-logs).
-	Logs         []LogRequest
+	Logs         []artifact.LogRequest
 	OperatorLogs bool
 	// RayLogs are the heads whose Ray log files are read (one exec of tar each, as kubectl cp).
 	RayLogs []RayLogRequest
@@ -48,24 +50,6 @@ type known struct {
 	slices   []discoveryv1.EndpointSlice
 	jobs     []batchv1.Job
 	pdbs     []policyv1.PodDisruptionBudget
-}
-
-// LogRequest is one container log to read.
-type LogRequest struct {
-	Namespace, Pod, Container string
-	// Init: an init container (sidecars are init containers with restartPolicy Always).
-	Init bool
-	// Previous: the log of the container's previous instance (it restarted).
-	Previous bool
-}
-
-// Path is where the log goes in the archive.
-func (l LogRequest) Path() string {
-	name := l.Container
-	if l.Previous {
-		name += ".previous"
-	}
-	return "logs/" + l.Namespace + "/" + l.Pod + "/" + name + ".log"
 }
 
 // RayLogsDir is where Ray writes its own log files in a pod: the session directory of ray start's
@@ -108,7 +92,7 @@ type PlanOptions struct {
 // MakePlan picks from s what a bundle of t holds (every RayCluster of s when t is nil): the
 // clusters doctor checks for t (diagnose.Checked), the RayServices and RayJobs that own them or
 // that t names, their pods, the nodes those pods run on, and the operators.
-func MakePlan(s *diagnose.Snapshot, t *diagnose.Target, o PlanOptions) Plan {
+func MakePlan(s *state.Snapshot, t *diagnose.Target, o PlanOptions) Plan {
 	p := Plan{AllNamespaces: o.AllNamespaces}
 	checked := diagnose.Checked(s, t)
 	picked := map[string]bool{}
@@ -177,7 +161,7 @@ func MakePlan(s *diagnose.Snapshot, t *diagnose.Target, o PlanOptions) Plan {
 			p.Nodes = append(p.Nodes, &s.Nodes[i])
 		}
 	}
-	for _, op := range diagnose.FindOperators(s.Deployments) {
+	for _, op := range ray.FindOperators(s.Deployments) {
 		for i := range s.Deployments {
 			if d := &s.Deployments[i]; d.Namespace == op.Namespace && d.Name == op.Name {
 				p.Operators = append(p.Operators, d)
@@ -187,7 +171,7 @@ func MakePlan(s *diagnose.Snapshot, t *diagnose.Target, o PlanOptions) Plan {
 	p.OperatorLogs = o.Logs
 	if o.Logs {
 		for _, pod := range p.Pods {
-			p.Logs = append(p.Logs, PodLogs(pod)...)
+			p.Logs = append(p.Logs, artifact.PodLogs(pod)...)
 			if r, ok := HeadRayLogs(pod); ok && o.RayLogs {
 				p.RayLogs = append(p.RayLogs, r)
 			}
@@ -200,36 +184,6 @@ func MakePlan(s *diagnose.Snapshot, t *diagnose.Target, o PlanOptions) Plan {
 
 // jobNameLabel is the Job controller's label on a Job's pods.
 const jobNameLabel = "batch.kubernetes.io/job-name"
-
-// PodLogs are the logs of a pod's containers: init containers (and sidecars) first, then the
-// others; the current log of each container that has started, and the previous one of each
-// that restarted. A container that never started has no log to read, and is not asked for.
-func PodLogs(pod *corev1.Pod) []LogRequest {
-	var out []LogRequest
-	add := func(specs []corev1.Container, statuses []corev1.ContainerStatus, init bool) {
-		byName := map[string]*corev1.ContainerStatus{}
-		for i := range statuses {
-			byName[statuses[i].Name] = &statuses[i]
-		}
-		for _, c := range specs {
-			st := byName[c.Name]
-			if st == nil {
-				continue
-			}
-			r := LogRequest{Namespace: pod.Namespace, Pod: pod.Name, Container: c.Name, Init: init}
-			if st.State.Running != nil || st.State.Terminated != nil {
-				out = append(out, r)
-			}
-			if st.RestartCount > 0 || st.LastTerminationState.Terminated != nil {
-				r.Previous = true
-				out = append(out, r)
-			}
-		}
-	}
-	add(pod.Spec.InitContainers, pod.Status.InitContainerStatuses, true)
-	add(pod.Spec.Containers, pod.Status.ContainerStatuses, false)
-	return out
-}
 
 func namespacesOf(p Plan) []string {
 	seen := map[string]bool{}

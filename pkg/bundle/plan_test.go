@@ -14,10 +14,12 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/artifact"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/internal/golden"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 var now = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
@@ -35,7 +37,7 @@ func running(name string, restarts int32) corev1.ContainerStatus {
 // scene: cluster a (a RayService's) with a head that restarted, an init container, a sidecar and a
 // worker not started yet; cluster b of a RayJob on an existing cluster (clusterSelector); the
 // operator.
-func scene() *diagnose.Snapshot {
+func scene() *state.Snapshot {
 	head := rayPod("a-head", "a", "head", "n1")
 	head.Spec.InitContainers = []corev1.Container{{Name: "wait-gcs"}, {Name: "autoscaler"}}
 	head.Spec.Containers = []corev1.Container{{Name: "ray-head"}}
@@ -49,7 +51,7 @@ func scene() *diagnose.Snapshot {
 	bHead := rayPod("b-head", "b", "head", "n3")
 	bHead.Spec.Containers = []corev1.Container{{Name: "ray-head"}}
 	bHead.Status.ContainerStatuses = []corev1.ContainerStatus{running("ray-head", 0)}
-	return &diagnose.Snapshot{Now: now,
+	return &state.Snapshot{Now: now,
 		Clusters: []rayv1.RayCluster{
 			{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "ml", UID: "uid-a", OwnerReferences: []metav1.OwnerReference{{Kind: "RayService", Name: "svc", UID: "uid-svc"}}}},
 			{ObjectMeta: metav1.ObjectMeta{Name: "b", Namespace: "ml", UID: "uid-b"}},
@@ -132,7 +134,7 @@ func TestObjectYAML(t *testing.T) {
 		t.Fatal(err)
 	}
 	found := redact.Set{}
-	got, _ := ObjectYAML("ray.io/v1", "RayCluster", rc, found)
+	got, _ := artifact.ObjectYAML("ray.io/v1", "RayCluster", rc, found)
 	golden.Assert(t, filepath.Join("testdata", "cluster.golden"), got)
 	for _, s := range []string{"envPw1", "refName2", "refKey3", "startPw4", "ftPw5", "volSecret6", "pullSecret7", "fromSecret8"} {
 		if strings.Contains(string(got), s) {
@@ -153,10 +155,10 @@ func TestObjectYAML(t *testing.T) {
 func TestIndex(t *testing.T) {
 	s := scene()
 	p := MakePlan(s, nil, PlanOptions{Logs: true})
-	c := Render(s, p, Collected{Logs: map[LogRequest][]byte{p.Logs[0]: []byte("x\n")},
-		Gaps: []Gap{{What: "read the log of ml/a-head container ray-head", Reason: `forbidden: you cannot get pods/log in namespace "ml"; ask for RBAC verb "get" on "pods/log"`}}})
-	c.Files = append([]File{{Path: "doctor.txt", About: "doctor's report"}}, c.Files...)
+	c := Render(s, p, Collected{Logs: map[artifact.LogRequest][]byte{p.Logs[0]: []byte("x\n")},
+		Gaps: []artifact.Gap{{What: "read the log of ml/a-head container ray-head", Reason: `forbidden: you cannot get pods/log in namespace "ml"; ask for RBAC verb "get" on "pods/log"`}}})
+	c.Files = append([]artifact.File{{Path: "doctor.txt", About: "doctor's report"}}, c.Files...)
 	s.Blind = nil
-	got := Index(Header{Made: now, Namespace: "ml", Limits: LogLimits{Tail: 2000, LimitBytes: 1 << 20}}, c)
+	got := Index(Header{Made: now, Namespace: "ml", Limits: artifact.LogLimits{Tail: 2000, LimitBytes: 1 << 20}}, c)
 	golden.Assert(t, filepath.Join("testdata", "index.golden"), got)
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // SetFrom is the setting that names a bundle to read (doctor --from).
@@ -32,20 +33,20 @@ type Made struct {
 	Namespace string // "" for all namespaces
 	Selector  string
 	Target    string // "" for every RayCluster; else NAME or kind/NAME
-	Blind     []diagnose.Gap
+	Blind     []state.Gap
 }
 
 // ReadSnapshot rebuilds from a bundle the snapshot doctor's report in it was made from: the same
 // objects, the same Events (those doctor's field selectors and page filters keep), Ray's view
 // where the bundle read the dashboards (replayed from their answers), the time it was taken and
 // what it could not see. The objects are redacted; no rule reads a secret value.
-func ReadSnapshot(file string) (*diagnose.Snapshot, Made, error) {
+func ReadSnapshot(file string) (*state.Snapshot, Made, error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, Made{}, fault.Errorf(fault.Invalid, "cannot read the bundle %s: %v; name an archive kubectl ray bundle wrote (%s FILE.tar.gz)", file, rootErr(err), SetFrom)
 	}
 	defer f.Close()
-	s := &diagnose.Snapshot{}
+	s := &state.Snapshot{}
 	var made Made
 	sawDoctor := false
 	dashboards := map[string][]byte{}
@@ -116,7 +117,7 @@ func readMade(data []byte) (Made, error) {
 			Selector    string    `json:"selector"`
 			Target      string    `json:"target"`
 		} `json:"metadata"`
-		Blind []diagnose.Gap `json:"blind"`
+		Blind []state.Gap `json:"blind"`
 	}
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return Made{}, err
@@ -128,8 +129,8 @@ func readMade(data []byte) (Made, error) {
 // doctorEvents and doctorWarnings are doctor's field selectors of its two Event LISTs, matched
 // here as the API server matches them.
 var (
-	doctorEvents   = fields.ParseSelectorOrDie(diagnose.EventFieldSelector)
-	doctorWarnings = fields.ParseSelectorOrDie(diagnose.WarningFieldSelector)
+	doctorEvents   = fields.ParseSelectorOrDie(ray.EventFieldSelector)
+	doctorWarnings = fields.ParseSelectorOrDie(ray.WarningFieldSelector)
 )
 
 func eventFields(e *corev1.Event) fields.Set {
@@ -141,7 +142,7 @@ func eventFields(e *corev1.Event) fields.Set {
 // selected as its LISTs select them (pods by their Ray label or their Job's, Services and slices
 // by the serve label, Jobs by the Redis cleanup label, Events by doctor's field selectors and
 // page filters). Logs, the index and the rest are not part of the snapshot.
-func addFile(s *diagnose.Snapshot, rel string, data []byte) error {
+func addFile(s *state.Snapshot, rel string, data []byte) error {
 	dir, base := path.Split(rel)
 	if !strings.HasSuffix(base, ".yaml") {
 		return nil
@@ -162,7 +163,7 @@ func addFile(s *diagnose.Snapshot, rel string, data []byte) error {
 		for i := range list.Items {
 			e := &list.Items[i]
 			if doctorEvents.Matches(eventFields(e)) && diagnose.KeepEvent(e) || doctorWarnings.Matches(eventFields(e)) && diagnose.KeepWarning(e) {
-				diagnose.TrimEvent(e)
+				state.TrimEvent(e)
 				s.Events = append(s.Events, *e)
 			}
 		}
@@ -211,7 +212,7 @@ func addFile(s *diagnose.Snapshot, rel string, data []byte) error {
 		if err := yaml.Unmarshal(data, &j); err != nil {
 			return err
 		}
-		if j.Labels[ray.LabelNodeType] == diagnose.NodeTypeRedisCleanup {
+		if j.Labels[ray.LabelNodeType] == ray.NodeTypeRedisCleanup {
 			s.CleanupJobs = append(s.CleanupJobs, j)
 		}
 	}

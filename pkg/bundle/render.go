@@ -1,41 +1,35 @@
 package bundle
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
-	"text/tabwriter"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/artifact"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 	"github.com/kubectl-ray/kubectl-ray/pkg/version"
 )
-
-// File is one file of the archive, before the text pass of redaction.
-type File struct {
-	Path  string
-	About string // what the index says of it
-	Data  []byte
-}
 
 // Contents is everything a bundle writes: its files (the index comes first, when the archive is
 // written) and what could not be collected.
 type Contents struct {
-	Files []File
-	Gaps  []Gap
-	// Found are the secrets the structural pass redacted, for the text pass (diagnose.Redactor(s, Found)).
+	Files []artifact.File
+	Gaps  []artifact.
+		// Found are the secrets the structural pass redacted, for the text pass (state.Redactor(s, Found)).
+		Gap
+
 	Found redact.Set
 }
 
 // Render turns the plan and what Collect read into the bundle's files, every object redacted
 // by its structure (redact.Object). The text pass comes when the archive is written.
-func Render(s *diagnose.Snapshot, p Plan, c Collected) Contents {
+func Render(s *state.Snapshot, p Plan, c Collected) Contents {
 	r := renderer{found: redact.Set{}}
 	for _, o := range p.Clusters {
 		r.object(nsPath(o.Namespace, "rayclusters", o.Name), "RayCluster with its status", "ray.io/v1", "RayCluster", o)
@@ -73,7 +67,7 @@ func Render(s *diagnose.Snapshot, p Plan, c Collected) Contents {
 		r.object("operator/"+d.Namespace+"/deployment-"+d.Name+".yaml", "the KubeRay operator's Deployment", "apps/v1", "Deployment", d)
 	}
 	for _, l := range sortedLogs(c.OperatorLogs) {
-		r.add(File{Path: "operator/" + l.Namespace + "/" + l.Pod + "/" + l.Container + ".log",
+		r.add(artifact.File{Path: "operator/" + l.Namespace + "/" + l.Pod + "/" + l.Container + ".log",
 			About: "the operator's log, only the lines naming " + strings.Join(p.Names(), ", "), Data: c.OperatorLogs[l]})
 	}
 	for _, l := range sortedLogs(c.Logs) {
@@ -84,7 +78,7 @@ func Render(s *diagnose.Snapshot, p Plan, c Collected) Contents {
 		if l.Previous {
 			about += ", its previous instance (it restarted)"
 		}
-		r.add(File{Path: l.Path(), About: about, Data: c.Logs[l]})
+		r.add(artifact.File{Path: l.Path(), About: about, Data: c.Logs[l]})
 	}
 	for _, req := range sortedRayLogs(c.RayLogs) {
 		for _, f := range c.RayLogs[req] {
@@ -92,7 +86,7 @@ func Render(s *diagnose.Snapshot, p Plan, c Collected) Contents {
 			if f.Cut != "" {
 				about += ": " + f.Cut
 			}
-			r.add(File{Path: req.Dir() + "/" + f.Name, About: about, Data: f.Data})
+			r.add(artifact.File{Path: req.Dir() + "/" + f.Name, About: about, Data: f.Data})
 		}
 	}
 	for i := range s.Ray {
@@ -101,9 +95,9 @@ func Render(s *diagnose.Snapshot, p Plan, c Collected) Contents {
 		}
 	}
 	r.add(versionsFile(s, p, c))
-	gaps := append(append([]Gap(nil), c.Gaps...), r.gaps...)
+	gaps := append(append([]artifact.Gap(nil), c.Gaps...), r.gaps...)
 	for _, g := range s.Blind {
-		gaps = append(gaps, Gap{What: "doctor's snapshot: " + g.Resource, Reason: g.Reason})
+		gaps = append(gaps, artifact.Gap{What: "doctor's snapshot: " + g.Resource, Reason: g.Reason})
 	}
 	return Contents{Files: r.files, Gaps: gaps, Found: r.found}
 }
@@ -123,18 +117,18 @@ func nsPath(ns, kind, name string) string {
 }
 
 type renderer struct {
-	files []File
-	gaps  []Gap
+	files []artifact.File
+	gaps  []artifact.Gap
 	found redact.Set
 }
 
-func (r *renderer) add(f File) { r.files = append(r.files, f) }
+func (r *renderer) add(f artifact.File) { r.files = append(r.files, f) }
 
 // object writes obj as YAML, with its kind, without the field managers' bookkeeping, redacted by
 // its structure.
 func (r *renderer) object(path, about, apiVersion, kind string, obj any) {
-	data, problems := ObjectYAML(apiVersion, kind, obj, r.found)
-	r.add(File{Path: path, About: about, Data: data})
+	data, problems := artifact.ObjectYAML(apiVersion, kind, obj, r.found)
+	r.add(artifact.File{Path: path, About: about, Data: data})
 	r.redactedWhole(path, problems)
 }
 
@@ -142,33 +136,8 @@ func (r *renderer) object(path, about, apiVersion, kind string, obj any) {
 // structure and so wrote as [redacted].
 func (r *renderer) redactedWhole(path string, problems []redact.Problem) {
 	for _, p := range problems {
-		r.gaps = append(r.gaps, Gap{What: path + ": field " + p.Field + " redacted whole", Reason: p.Reason})
+		r.gaps = append(r.gaps, artifact.Gap{What: path + ": field " + p.Field + " redacted whole", Reason: p.Reason})
 	}
-}
-
-// ObjectYAML renders obj as YAML with apiVersion and kind (listed objects carry neither),
-// without managedFields, its secret-looking values and Secret references redacted (added to
-// found). A field it could not read by its structure is redacted whole and returned as a
-// problem, for the index to say so.
-func ObjectYAML(apiVersion, kind string, obj any, found redact.Set) ([]byte, []redact.Problem) {
-	raw, err := json.Marshal(obj)
-	if err != nil {
-		return []byte(fmt.Sprintf("# cannot render this %s: %v\n", kind, err)), nil
-	}
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return []byte(fmt.Sprintf("# cannot render this %s: %v\n", kind, err)), nil
-	}
-	m["apiVersion"], m["kind"] = apiVersion, kind
-	if md, ok := m["metadata"].(map[string]any); ok {
-		delete(md, "managedFields")
-	}
-	problems := redact.Object(m, found)
-	out, err := yaml.Marshal(m)
-	if err != nil {
-		return []byte(fmt.Sprintf("# cannot render this %s: %v\n", kind, err)), problems
-	}
-	return out, problems
 }
 
 // nodeView is what a bundle keeps of a node: what says whether it can run Ray pods (conditions,
@@ -202,29 +171,15 @@ func (r *renderer) events(all []corev1.Event) {
 			items[i] = es[i]
 		}
 		list := map[string]any{"items": items}
-		data, problems := ObjectYAML("v1", "List", list, r.found)
-		r.add(File{Path: "namespaces/" + ns + "/events.yaml", About: fmt.Sprintf("%d Events about the objects above", len(es)), Data: data})
+		data, problems := artifact.ObjectYAML("v1", "List", list, r.found)
+		r.add(artifact.File{Path: "namespaces/" + ns + "/events.yaml", About: fmt.Sprintf("%d Events about the objects above", len(es)), Data: data})
 		r.redactedWhole("namespaces/"+ns+"/events.yaml", problems)
-		r.add(File{Path: "namespaces/" + ns + "/events.txt", About: "the same Events as a table, oldest first", Data: EventTable(es)})
+		r.add(artifact.File{Path: "namespaces/" + ns + "/events.txt", About: "the same Events as a table, oldest first", Data: artifact.EventTable(es)})
 	}
 }
 
-// EventTable renders Events as kubectl get events does, oldest first as given.
-func EventTable(es []corev1.Event) []byte {
-	var b strings.Builder
-	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "LAST SEEN\tTYPE\tREASON\tOBJECT\tCOUNT\tMESSAGE")
-	for i := range es {
-		e := &es[i]
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s/%s\t%d\t%s\n", EventTime(e).UTC().Format("2006-01-02T15:04:05Z"), e.Type, e.Reason,
-			strings.ToLower(e.InvolvedObject.Kind), e.InvolvedObject.Name, max(e.Count, 1), strings.ReplaceAll(e.Message, "\n", " "))
-	}
-	_ = tw.Flush()
-	return []byte(b.String())
-}
-
-func sortedLogs(m map[LogRequest][]byte) []LogRequest {
-	out := make([]LogRequest, 0, len(m))
+func sortedLogs(m map[artifact.LogRequest][]byte) []artifact.LogRequest {
+	out := make([]artifact.LogRequest, 0, len(m))
 	for l := range m {
 		out = append(out, l)
 	}
@@ -243,10 +198,10 @@ func sortedRayLogs(m map[RayLogRequest][]RayLogFile) []RayLogRequest {
 
 // Versions is versions.yaml.
 type Versions struct {
-	Client    ClientVersion       `json:"client"`
-	Server    string              `json:"server,omitempty"`
-	Operators []diagnose.Operator `json:"operators"`
-	CRDs      CRDVersions         `json:"crds"`
+	Client    ClientVersion  `json:"client"`
+	Server    string         `json:"server,omitempty"`
+	Operators []ray.Operator `json:"operators"`
+	CRDs      CRDVersions    `json:"crds"`
 }
 
 // ClientVersion is this binary's.
@@ -261,15 +216,15 @@ type CRDVersions struct {
 	Resources     map[string][]string `json:"resources,omitempty"`
 }
 
-func versionsFile(s *diagnose.Snapshot, p Plan, c Collected) File {
+func versionsFile(s *state.Snapshot, p Plan, c Collected) artifact.File {
 	v := Versions{Client: ClientVersion{Version: version.Version, Commit: version.Commit}, Server: c.Versions.Server,
-		Operators: diagnose.FindOperators(s.Deployments), CRDs: CRDVersions{GroupVersions: c.Versions.RayVersions, Resources: c.Versions.RayResources}}
+		Operators: ray.FindOperators(s.Deployments), CRDs: CRDVersions{GroupVersions: c.Versions.RayVersions, Resources: c.Versions.RayResources}}
 	if v.Operators == nil {
-		v.Operators = []diagnose.Operator{}
+		v.Operators = []ray.Operator{}
 	}
 	if v.CRDs.GroupVersions == nil {
 		v.CRDs.GroupVersions = []string{}
 	}
 	data, _ := yaml.Marshal(v)
-	return File{Path: "versions.yaml", About: "versions: this client, the API server, the operator, the ray.io CRDs", Data: data}
+	return artifact.File{Path: "versions.yaml", About: "versions: this client, the API server, the operator, the ray.io CRDs", Data: data}
 }

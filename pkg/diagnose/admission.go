@@ -9,42 +9,16 @@ import (
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	resourcehelper "k8s.io/component-helpers/resource"
 	schedhelper "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
-// Admission is what would admit and place the pods of RayClusters read from files if they were
-// applied now (doctor -f against a cluster): the ResourceQuotas and LimitRanges of the
-// documents' namespaces, with Snapshot.Nodes then holding every node (TrimNodeForFit). Only that
-// loader sets it; the admission rules are silent without it.
-type Admission struct {
-	Quotas      []corev1.ResourceQuota
-	LimitRanges []corev1.LimitRange
-	// Existing are the Ray objects the documents' namespaces already hold (RayObjectsGap when
-	// they could not be listed): a document of one of their names changes it, and creates nothing
-	// new but what the operator makes of the change.
-	Existing []Existing
-}
-
-// Existing is a RayCluster, RayService or RayJob that exists where a document would be applied.
-type Existing struct {
-	Kind, Namespace, Name string
-	// ActiveCluster: a RayService's active RayCluster.
-	ActiveCluster string
-	// Compared: for a RayService, the cluster KubeRay compares its spec with (the pending one
-	// while an upgrade is under way, else the active one), when it exists.
-	Compared *ComparedCluster
-}
-
-// RayObjectsGap is Snapshot.Blind's resource when the documents' namespaces' Ray objects could not
-// be listed: the admission rules then judge every document as new.
-const RayObjectsGap = "rayclusters,rayservices,rayjobs"
-
-// existing is the object of a's that c's document would change: the RayCluster of its name, or
+// existingOf is the object of a's that c's document would change: the RayCluster of its name, or
 // the RayService or RayJob that owns it; nil when it is new.
-func (a *Admission) existing(c *clusterView) *Existing {
+func existingOf(a *state.Admission, c *clusterView) *state.Existing {
 	kind, name := "RayCluster", c.rc.Name
 	if c.owner != nil {
 		kind, name = c.owner.Kind, c.owner.Name
@@ -55,14 +29,6 @@ func (a *Admission) existing(c *clusterView) *Existing {
 		}
 	}
 	return nil
-}
-
-// TrimNodeForFit keeps what says whether a pod fits a node: its name and labels (node
-// selectors, affinity), taints and unschedulable, and allocatable.
-func TrimNodeForFit(n *corev1.Node) {
-	n.ObjectMeta = metav1.ObjectMeta{Name: n.Name, Labels: n.Labels}
-	n.Spec = corev1.NodeSpec{Taints: n.Spec.Taints, Unschedulable: n.Spec.Unschedulable}
-	n.Status = corev1.NodeStatus{Allocatable: n.Status.Allocatable}
 }
 
 // The autoscaler sidecar KubeRay adds to the head with in-tree autoscaling: 500m CPU and 512Mi,

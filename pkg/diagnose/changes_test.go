@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 func TestChanges(t *testing.T) {
 	f := func(rule, pod, uid, msg string) Finding {
-		return Finding{Rule: rule, Severity: SeverityError, Cluster: Ref{Kind: "RayCluster", Namespace: "ml", Name: "demo"},
-			Object: Ref{Kind: "Pod", Namespace: "ml", Name: pod, UID: uid}, Message: msg}
+		return Finding{Rule: rule, Severity: SeverityError, Cluster: state.Ref{Kind: "RayCluster", Namespace: "ml", Name: "demo"},
+			Object: state.Ref{Kind: "Pod", Namespace: "ml", Name: pod, UID: uid}, Message: msg}
 	}
 	evicted := f(RuleHeadEvicted, "demo-head-a", "u1", "head pod demo-head-a was evicted 9s ago")
 	evictedLater := f(RuleHeadEvicted, "demo-head-a", "u1", "head pod demo-head-a was evicted 39s ago")

@@ -6,13 +6,15 @@ import (
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // Checked picks a target's clusters from the Ray objects alone: the cluster it names, or the ones
 // its RayService's status or its RayJob's controller reference says it made.
 func TestChecked(t *testing.T) {
 	yes := true
-	s := &Snapshot{
+	s := &state.Snapshot{
 		Clusters: []rayv1.RayCluster{
 			{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "svc-raycluster-abc"}},
 			{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "job-raycluster-xyz",

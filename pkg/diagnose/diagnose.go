@@ -1,3 +1,5 @@
+// Package diagnose holds doctor's rules: pure functions from a state.Snapshot of cluster state to
+// Findings. Nothing here talks to the API server, so every rule is tested from fixtures.
 package diagnose
 
 import (
@@ -10,6 +12,7 @@ import (
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // Health of one RayCluster: the worst severity among its findings (info does not count).
@@ -28,7 +31,7 @@ type ClusterReport struct {
 	UID       string `json:"uid,omitempty"`
 	Health    Health `json:"health"`
 	// Owner is the RayService or RayJob that made the cluster, if any.
-	Owner *Ref `json:"owner,omitempty"`
+	Owner *state.Ref `json:"owner,omitempty"`
 	// Heads are the names of its head pods (normally one), Nodes the nodes they run on.
 	Heads   []string  `json:"heads,omitempty"`
 	Nodes   []string  `json:"nodes,omitempty"`
@@ -77,13 +80,13 @@ type Report struct {
 	Now       time.Time       `json:"-"`
 	Clusters  []ClusterReport `json:"clusters"`
 	Findings  []Finding       `json:"findings"`
-	Operators []Operator      `json:"operators"`
+	Operators []ray.Operator  `json:"operators"`
 	// RayJobs are the RayJobs checked (rules of scope "rayjob"), sorted by namespace and name.
 	RayJobs []JobReport `json:"rayJobs,omitempty"`
 	// RayServices are the RayServices checked by the rules about a RayService itself (scope
 	// "rayservice-object"), sorted by namespace and name.
 	RayServices []ServiceReport `json:"rayServices,omitempty"`
-	Blind       []Gap           `json:"blind,omitempty"`
+	Blind       []state.Gap     `json:"blind,omitempty"`
 }
 
 // Target narrows a diagnosis to one object and the clusters it owns. Kind is ray.KindRayCluster,
@@ -99,16 +102,16 @@ var clusterRules = []clusterRule{specRules, headPodRules, headCountRules, status
 	admissionRules}
 
 // Diagnose runs every rule over s. It only reads s; the same snapshot always gives the same report.
-func Diagnose(s *Snapshot, opts Options) Report {
+func Diagnose(s *state.Snapshot, opts Options) Report {
 	return DiagnoseTarget(s, opts, nil)
 }
 
 // DiagnoseTarget is Diagnose limited to the clusters of t (all when t is nil). Operator findings
 // are always included: they explain why heads are not repaired.
-func DiagnoseTarget(s *Snapshot, opts Options, t *Target) Report {
+func DiagnoseTarget(s *state.Snapshot, opts Options, t *Target) Report {
 	ix := newIndex(s, opts.withDefaults())
 	// Blind is copied: redaction must not write into the caller's snapshot.
-	r := Report{Now: s.Now, Operators: ix.operators, Blind: append([]Gap(nil), s.Blind...), Clusters: []ClusterReport{}}
+	r := Report{Now: s.Now, Operators: ix.operators, Blind: append([]state.Gap(nil), s.Blind...), Clusters: []ClusterReport{}}
 	rules := clusterRules
 	if opts.SpecOnly {
 		// What a spec alone tells: no operator, no pods, no RayJob or RayService status; and,
@@ -165,21 +168,22 @@ func DiagnoseTarget(s *Snapshot, opts Options, t *Target) Report {
 		r.RayServices = append(r.RayServices, v.report(fs))
 	}
 	if r.Operators == nil {
-		r.Operators = []Operator{}
+		r.Operators = []ray.Operator{}
 	}
 	if r.Findings == nil {
 		r.Findings = []Finding{}
 	}
 	sortFindings(r.Findings)
-	// Every string of the report, whatever field it is in, goes through the redactor.
-	Redactor(s).Strings(&r)
+	state.
+		// Every string of the report, whatever field it is in, goes through the redactor.
+		Redactor(s).Strings(&r)
 	return r
 }
 
 // checked says whether doctor checks j: every RayJob, or the one t names, or those of the
 // RayCluster t names. With -l, only RayJobs whose cluster the selector listed (RayJobs are not
 // listed by it).
-func (j *jobView) checked(s *Snapshot, t *Target) bool {
+func (j *jobView) checked(s *state.Snapshot, t *Target) bool {
 	if s.ClustersSelected && j.cluster == nil {
 		return false
 	}
@@ -203,7 +207,7 @@ func (c *clusterView) matches(t Target) bool {
 
 // Checked tells which RayClusters DiagnoseTarget(s, _, t) checks: every one when t is nil; for a
 // target, the cluster it names or the clusters its RayService or RayJob owns.
-func Checked(s *Snapshot, t *Target) func(rc *rayv1.RayCluster) bool {
+func Checked(s *state.Snapshot, t *Target) func(rc *rayv1.RayCluster) bool {
 	if t == nil {
 		return func(*rayv1.RayCluster) bool { return true }
 	}
@@ -215,8 +219,8 @@ func Checked(s *Snapshot, t *Target) func(rc *rayv1.RayCluster) bool {
 	return func(rc *rayv1.RayCluster) bool { return in[key(rc.Namespace, rc.Name)] }
 }
 
-// Has reports whether the snapshot holds the object t names.
-func (s *Snapshot) Has(t Target) bool {
+// Has reports whether s holds the object t names.
+func Has(s *state.Snapshot, t Target) bool {
 	kind := strings.ToLower(string(t.Kind))
 	if kind == "" || kind == "raycluster" {
 		for i := range s.Clusters {
@@ -243,7 +247,7 @@ func (s *Snapshot) Has(t Target) bool {
 }
 
 func (c *clusterView) report(fs []Finding) ClusterReport {
-	cr := ClusterReport{Namespace: c.rc.Namespace, Name: c.rc.Name, UID: string(c.rc.UID), Health: healthOf(fs),
+	cr := ClusterReport{Namespace: c.rc.Namespace, Name: c.rc.Name, UID: string(c.rc.UID), Health: HealthOf(fs),
 		Owner: c.owner, Created: c.rc.CreationTimestamp.UTC()}
 	for _, h := range c.heads {
 		cr.Heads = append(cr.Heads, h.Name)
@@ -408,4 +412,19 @@ func (r *Report) Worst() Severity {
 		}
 	}
 	return w
+}
+
+// HealthOf is the worst severity among fs that are not accepted; info does not count.
+func HealthOf(fs []Finding) Health {
+	h := HealthHealthy
+	for _, f := range fs {
+		switch {
+		case f.Accepted != nil:
+		case f.Severity == SeverityError:
+			h = HealthError
+		case f.Severity == SeverityWarning && h == HealthHealthy:
+			h = HealthWarning
+		}
+	}
+	return h
 }

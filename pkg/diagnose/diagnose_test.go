@@ -13,10 +13,11 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // secretFixture is healthy.yaml with testdata/secrets.yaml laid over it.
-func secretFixture(t *testing.T) Snapshot {
+func secretFixture(t *testing.T) state.Snapshot {
 	t.Helper()
 	base := loadFixture(t, "healthy").snap
 	objs, _ := readObjects(t, "testdata/secrets.yaml")
@@ -105,7 +106,7 @@ func TestOwnersAndTargets(t *testing.T) {
 			t.Errorf("%+v: clusters %v, want %q", tc.t, names, tc.want)
 		}
 	}
-	if !f.snap.Has(Target{Kind: "rayservice", Name: "svc"}) || f.snap.Has(Target{Kind: "RayJob", Name: "svc"}) || f.snap.Has(Target{Name: "nope"}) {
+	if !Has(&f.snap, Target{Kind: "rayservice", Name: "svc"}) || Has(&f.snap, Target{Kind: "RayJob", Name: "svc"}) || Has(&f.snap, Target{Name: "nope"}) {
 		t.Error("Has is wrong")
 	}
 }
@@ -124,7 +125,7 @@ status: {rayClusterName: raycluster-a}
 	}
 	f.snap.Jobs = append(f.snap.Jobs, job)
 	r := DiagnoseTarget(&f.snap, DefaultOptions(), &Target{Kind: "RayJob", Name: "train"})
-	if len(r.Clusters) != 1 || r.Clusters[0].Owner == nil || *r.Clusters[0].Owner != (Ref{Kind: "RayJob", Namespace: "ml", Name: "train", UID: "job-uid"}) {
+	if len(r.Clusters) != 1 || r.Clusters[0].Owner == nil || *r.Clusters[0].Owner != (state.Ref{Kind: "RayJob", Namespace: "ml", Name: "train", UID: "job-uid"}) {
 		t.Fatalf("clusters = %+v", r.Clusters)
 	}
 }

@@ -7,16 +7,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
-
-// EventFieldSelector selects the Events doctor reads: those about RayClusters, where the operator
-// records what it does to a cluster's pods and the pods it could not create, without the
-// creations that every healthy cluster records once per pod and Service (a fleet of 1,000
-// clusters holds thousands of them, and no rule reads them). One paged LIST with it per doctor run; what is left in a healthy fleet is
-// close to nothing, and the page filter (KeepEvent) drops the rest of what rules do not read.
-const EventFieldSelector = "involvedObject.kind=RayCluster," +
-	"reason!=Created,reason!=CreatedHeadPod,reason!=CreatedWorkerPod,reason!=CreatedService,reason!=DeletedWorkerPod"
 
 // The reasons of the Events that record a head leaving or arriving, per KubeRay version (read in
 // controllers/ray/raycluster_controller.go of each release):
@@ -59,23 +50,6 @@ func KeepEvent(ev *corev1.Event) bool {
 		return ev.Type == corev1.EventTypeWarning && refusedPodText(ev.Message) != ""
 	}
 	return false
-}
-
-// TrimEvent keeps what the rules read: the object, reason, message, count and times.
-func TrimEvent(ev *corev1.Event) {
-	*ev = corev1.Event{
-		ObjectMeta:     metav1.ObjectMeta{Name: ev.Name, Namespace: ev.Namespace, UID: ev.UID, CreationTimestamp: ev.CreationTimestamp},
-		InvolvedObject: ev.InvolvedObject,
-		Reason:         ev.Reason,
-		Message:        ev.Message,
-		Source:         ev.Source,
-		Count:          ev.Count,
-		FirstTimestamp: ev.FirstTimestamp,
-		LastTimestamp:  ev.LastTimestamp,
-		EventTime:      ev.EventTime,
-		Series:         ev.Series,
-		Type:           ev.Type,
-	}
 }
 
 // eventTimes are the first and last time an Event was observed, whichever API wrote it

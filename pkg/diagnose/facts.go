@@ -1,6 +1,10 @@
 package diagnose
 
-import "time"
+import (
+	"time"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
+)
 
 // Facts are what heal reads of a finding, typed, so that heal parses no string: Evidence says the
 // same things in words for people and scripts, and may change its wording; Facts are the contract
@@ -18,9 +22,11 @@ type Facts struct {
 	// remedy is a force delete. head-terminating-stuck.
 	NodeDown bool
 	// Pods are the pods the finding is about beyond Object: workers-stale's stale workers.
-	Pods []Ref
-	// Head is the head the finding compares against: workers-stale's new head, head-recreate-loop's
-	// current head ("" when there is none).
+	Pods []state.
+		// Head is the head the finding compares against: workers-stale's new head, head-recreate-loop's
+		// current head ("" when there is none).
+		Ref
+
 	Head string
 	// CleanupJobComplete: the RayCluster's Redis cleanup Job completed, so removing the finalizer
 	// leaves nothing in Redis. gcs-ft-finalizer-stuck.

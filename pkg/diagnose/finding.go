@@ -1,5 +1,7 @@
 package diagnose
 
+import "github.com/kubectl-ray/kubectl-ray/pkg/state"
+
 // Severity orders findings; --fail-on compares against it.
 type Severity string
 
@@ -22,22 +24,14 @@ func (s Severity) Rank() int {
 	return 0
 }
 
-// Ref names a Kubernetes object in a finding.
-type Ref struct {
-	Kind      string `json:"kind,omitempty"`
-	Namespace string `json:"namespace,omitempty"`
-	Name      string `json:"name"`
-	UID       string `json:"uid,omitempty"`
-}
-
 // Finding is one rule firing on one object. Rule IDs are stable: scripts match on them.
 type Finding struct {
-	Rule     string   `json:"rule"`
-	Severity Severity `json:"severity"`
-	Cluster  Ref      `json:"cluster"`
-	Object   Ref      `json:"object"`
-	Message  string   `json:"message"`
-	Remedy   string   `json:"remedy"`
+	Rule     string    `json:"rule"`
+	Severity Severity  `json:"severity"`
+	Cluster  state.Ref `json:"cluster"`
+	Object   state.Ref `json:"object"`
+	Message  string    `json:"message"`
+	Remedy   string    `json:"remedy"`
 	// Evidence holds the facts behind the message (node, reason, age, ...), never secret values.
 	// It is for display: heal reads Facts.
 	Evidence map[string]string `json:"evidence,omitempty"`
@@ -46,10 +40,10 @@ type Finding struct {
 	// RayJob is set on the findings of RayJob rules (scope "rayjob"): the RayJob they are about.
 	// Cluster is then the RayJob's RayCluster, or empty when it has none (not created yet, or
 	// deleted after the job).
-	RayJob *Ref `json:"rayJob,omitempty"`
+	RayJob *state.Ref `json:"rayJob,omitempty"`
 	// RayService is set on the findings of the rules about a RayService itself (scope
 	// "rayservice-object"): the RayService they are about; Cluster is then empty.
-	RayService *Ref `json:"rayService,omitempty"`
+	RayService *state.Ref `json:"rayService,omitempty"`
 	// Field is the path of the field the finding is about, in kubectl's dotted form with indices,
 	// relative to Object's document (spec rules: a RayCluster's, or the RayService's for a finding
 	// about the RayService itself), e.g. spec.workerGroupSpecs[1].rayStartParams.num-cpus.
@@ -65,4 +59,15 @@ type Finding struct {
 type Source struct {
 	File string `json:"file"`
 	Line int    `json:"line"`
+}
+
+// Acceptance marks a finding a team accepted for a while in an accept file (kubectl ray doctor
+// --accept). An accepted finding is still reported, but it decides nothing: it counts toward
+// neither its cluster's health, the summary's severity counts, Worst, nor --fail-on.
+type Acceptance struct {
+	Reason string `json:"reason"`
+	// Expires is the entry's date as written in the file.
+	Expires string `json:"expires"`
+	File    string `json:"file"`
+	Line    int    `json:"line"`
 }

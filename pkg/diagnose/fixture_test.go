@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/rayapi"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // fixtureNow is the snapshot time of every fixture.
@@ -31,7 +32,7 @@ var fixtureNow = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 //	# checks: files               checked as doctor -f checks its documents (Options.SpecOnly):
 //	                              the rules that run only there (spec-refused) run too
 type fixture struct {
-	snap Snapshot
+	snap state.Snapshot
 	want []string
 	// specChecked: the fixture is about the spec rules, and their findings are compared like any
 	// other. Other fixtures are about live state, and most lay a RayCluster over the base that is
@@ -114,13 +115,13 @@ func loadFixture(t *testing.T, name string) fixture {
 			f.specChecked = f.specChecked || v == "spec" || v == "files"
 			f.files = f.files || v == "files"
 			if v == "admission" && f.snap.Admission == nil {
-				f.snap.Admission = &Admission{}
+				f.snap.Admission = &state.Admission{}
 			}
 		case "exists":
 			if f.snap.Admission == nil {
-				f.snap.Admission = &Admission{}
+				f.snap.Admission = &state.Admission{}
 			}
-			var e Existing
+			var e state.Existing
 			var nsName string
 			fmt.Sscan(v, &e.Kind, &nsName, &e.ActiveCluster)
 			e.Namespace, e.Name, _ = strings.Cut(nsName, "/")
@@ -178,7 +179,7 @@ func loadFixture(t *testing.T, name string) fixture {
 			err = appendRayView(o.raw, s)
 		case "ResourceQuota", "LimitRange":
 			if s.Admission == nil {
-				s.Admission = &Admission{}
+				s.Admission = &state.Admission{}
 			}
 			if o.kind == "ResourceQuota" {
 				err = decodeAppend(o.raw, &s.Admission.Quotas, !blind["resourcequotas"])
@@ -193,7 +194,7 @@ func loadFixture(t *testing.T, name string) fixture {
 		}
 	}
 	for r := range blind {
-		s.Blind = append(s.Blind, Gap{Resource: r, Reason: "forbidden"})
+		s.Blind = append(s.Blind, state.Gap{Resource: r, Reason: "forbidden"})
 	}
 	return f
 }
@@ -221,7 +222,7 @@ type rayDashboard struct {
 	ClusterStatus json.RawMessage `json:"clusterStatus"`
 }
 
-func appendRayView(raw []byte, s *Snapshot) error {
+func appendRayView(raw []byte, s *state.Snapshot) error {
 	var d rayDashboard
 	if err := yaml.UnmarshalStrict(raw, &d); err != nil {
 		return err

@@ -9,16 +9,17 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/rayapi"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // index is the snapshot arranged for the rules: built once in O(objects), so no rule scans the
 // whole snapshot per cluster (doctor must stay linear over thousands of clusters).
 type index struct {
-	s         *Snapshot
+	s         *state.Snapshot
 	opts      Options
 	nodes     map[string]*corev1.Node
 	services  map[string]*corev1.Service // by namespace/name
-	operators []Operator
+	operators []ray.Operator
 	clusters  []*clusterView
 	// headEvents: the kept Events (KeepEvent) per "namespace/cluster", built on first use.
 	headEvents map[string][]*corev1.Event
@@ -33,7 +34,7 @@ type index struct {
 // clusterView is one RayCluster with its pods and the RayService or RayJob that owns it.
 type clusterView struct {
 	rc      *rayv1.RayCluster
-	owner   *Ref
+	owner   *state.Ref
 	service *rayv1.RayService // set when a RayService owns the cluster
 	heads   []*corev1.Pod
 	workers []*corev1.Pod
@@ -41,7 +42,7 @@ type clusterView struct {
 
 func key(ns, name string) string { return ns + "/" + name }
 
-func newIndex(s *Snapshot, opts Options) *index {
+func newIndex(s *state.Snapshot, opts Options) *index {
 	ix := &index{
 		s:        s,
 		opts:     opts,
@@ -54,7 +55,7 @@ func newIndex(s *Snapshot, opts Options) *index {
 	for i := range s.Serve {
 		ix.services[key(s.Serve[i].Namespace, s.Serve[i].Name)] = &s.Serve[i]
 	}
-	ix.operators = FindOperators(s.Deployments)
+	ix.operators = ray.FindOperators(s.Deployments)
 	ix.serveEndpoints = indexServeEndpoints(s.ServeEndpoints)
 	ix.cleanupJobs = indexCleanupJobs(s.CleanupJobs)
 
@@ -97,7 +98,7 @@ func sortPods(ps []*corev1.Pod) {
 // ownedClusters is a view of each RayCluster of s, in snapshot order, with the RayService or
 // RayJob that made it and no pods yet, and the views by namespace/name. It reads the Ray objects
 // only, so choosing a target's clusters (Checked) does not arrange the whole snapshot.
-func ownedClusters(s *Snapshot) ([]*clusterView, map[string]*clusterView) {
+func ownedClusters(s *state.Snapshot) ([]*clusterView, map[string]*clusterView) {
 	views := make([]*clusterView, 0, len(s.Clusters))
 	byKey := make(map[string]*clusterView, len(s.Clusters))
 	for i := range s.Clusters {
@@ -113,14 +114,14 @@ func ownedClusters(s *Snapshot) ([]*clusterView, map[string]*clusterView) {
 // attachOwners links clusters to the RayService or RayJob that made them: by the controller
 // owner reference KubeRay sets, and by the names the owners' status records (an owner reference
 // can be missing on clusters adopted or restored from backups).
-func attachOwners(s *Snapshot, byKey map[string]*clusterView) {
+func attachOwners(s *state.Snapshot, byKey map[string]*clusterView) {
 	svcByKey := make(map[string]*rayv1.RayService, len(s.Services))
 	for i := range s.Services {
 		rs := &s.Services[i]
 		svcByKey[key(rs.Namespace, rs.Name)] = rs
 		for _, name := range []string{rs.Status.ActiveServiceStatus.RayClusterName, rs.Status.PendingServiceStatus.RayClusterName} {
 			if cv := byKey[key(rs.Namespace, name)]; name != "" && cv != nil && cv.owner == nil {
-				cv.owner = &Ref{Kind: "RayService", Namespace: rs.Namespace, Name: rs.Name, UID: string(rs.UID)}
+				cv.owner = &state.Ref{Kind: "RayService", Namespace: rs.Namespace, Name: rs.Name, UID: string(rs.UID)}
 				cv.service = rs
 			}
 		}
@@ -128,7 +129,7 @@ func attachOwners(s *Snapshot, byKey map[string]*clusterView) {
 	for i := range s.Jobs {
 		j := &s.Jobs[i]
 		if cv := byKey[key(j.Namespace, j.Status.RayClusterName)]; j.Status.RayClusterName != "" && cv != nil && cv.owner == nil {
-			cv.owner = &Ref{Kind: "RayJob", Namespace: j.Namespace, Name: j.Name, UID: string(j.UID)}
+			cv.owner = &state.Ref{Kind: "RayJob", Namespace: j.Namespace, Name: j.Name, UID: string(j.UID)}
 		}
 	}
 	for _, cv := range byKey {
@@ -139,7 +140,7 @@ func attachOwners(s *Snapshot, byKey map[string]*clusterView) {
 			if or.Controller == nil || !*or.Controller || (or.Kind != "RayService" && or.Kind != "RayJob") {
 				continue
 			}
-			cv.owner = &Ref{Kind: or.Kind, Namespace: cv.rc.Namespace, Name: or.Name, UID: string(or.UID)}
+			cv.owner = &state.Ref{Kind: or.Kind, Namespace: cv.rc.Namespace, Name: or.Name, UID: string(or.UID)}
 			if or.Kind == "RayService" {
 				cv.service = svcByKey[key(cv.rc.Namespace, or.Name)]
 			}
@@ -147,20 +148,9 @@ func attachOwners(s *Snapshot, byKey map[string]*clusterView) {
 	}
 }
 
-// clusterRef names a RayCluster in findings.
-// ClusterRef names rc in a finding or an action.
-func ClusterRef(rc *rayv1.RayCluster) Ref {
-	return Ref{Kind: "RayCluster", Namespace: rc.Namespace, Name: rc.Name, UID: string(rc.UID)}
-}
-
-// PodRef names p in a finding or an action.
-func PodRef(p *corev1.Pod) Ref {
-	return Ref{Kind: "Pod", Namespace: p.Namespace, Name: p.Name, UID: string(p.UID)}
-}
-
 // finding is a finding of rule about c, with the rule's severity from Catalog.
-func (c *clusterView) finding(rule string, obj Ref, msg, remedy string, ev map[string]string) Finding {
-	return Finding{Rule: rule, Severity: severityOf(rule), Cluster: ClusterRef(c.rc), Object: obj, Message: msg, Remedy: remedy, Evidence: ev}
+func (c *clusterView) finding(rule string, obj state.Ref, msg, remedy string, ev map[string]string) Finding {
+	return Finding{Rule: rule, Severity: severityOf(rule), Cluster: state.ClusterRef(c.rc), Object: obj, Message: msg, Remedy: remedy, Evidence: ev}
 }
 
 // what names the cluster for messages, with its owner: "RayCluster ml/a (RayService ml/svc)".

@@ -10,13 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// WarningFieldSelector selects the Events doctor reads about RayJobs and RayServices: the
-// operator's Warnings about ray.io objects other than RayClusters (whose Events EventFieldSelector
-// reads). KubeRay v1.5.0 and v1.6.0 record them (rayjob_controller.go, rayservice_controller.go);
-// v1.1.1 records none about either, so there the rules fall back to what the status says. One
-// paged LIST per doctor run, filtered by KeepWarning as pages arrive.
-const WarningFieldSelector = "type=Warning,involvedObject.apiVersion=ray.io/v1,involvedObject.kind!=RayCluster"
-
 // The Warning reasons that say why a RayJob or a RayService cannot go on, and never come from a
 // healthy one: each is a failed API call the operator retries (with controller-runtime's
 // backoff), or a spec it refuses. Validation failures of RayJobs (InvalidRayJobSpec, …) are not

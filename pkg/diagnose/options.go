@@ -1,6 +1,10 @@
 package diagnose
 
-import "time"
+import (
+	"time"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
+)
 
 // Options are the thresholds rules measure against. The defaults are documented in docs/rules.md;
 // they are long enough that a cluster recovering normally is not reported, and short enough that
@@ -130,7 +134,7 @@ func (o Options) withDefaults() Options {
 // o.TerminatingMargin: then head-terminating-stuck can fire, and head-duplicate stops counting the
 // pod as leaving, with no object changing. A watchdog examines the cluster again at that time;
 // ok is false when no pod is on its way there.
-func TerminatingDeadline(s *Snapshot, o Options) (at time.Time, ok bool) {
+func TerminatingDeadline(s *state.Snapshot, o Options) (at time.Time, ok bool) {
 	o = o.withDefaults()
 	for i := range s.Pods {
 		dt := s.Pods[i].DeletionTimestamp

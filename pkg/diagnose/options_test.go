@@ -6,6 +6,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 func TestTerminatingDeadline(t *testing.T) {
@@ -28,7 +30,7 @@ func TestTerminatingDeadline(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok := TerminatingDeadline(&Snapshot{Now: now, Pods: tc.pods}, o)
+			got, ok := TerminatingDeadline(&state.Snapshot{Now: now, Pods: tc.pods}, o)
 			if tc.want == 0 {
 				if ok {
 					t.Fatalf("deadline %s, want none", got)

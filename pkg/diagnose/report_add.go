@@ -14,7 +14,7 @@ func (r *Report) Add(fs ...Finding) {
 	}
 	for i := range r.Clusters {
 		c := &r.Clusters[i]
-		c.Health = healthOf(by[key(c.Namespace, c.Name)])
+		c.Health = HealthOf(by[key(c.Namespace, c.Name)])
 	}
 	sortFindings(r.Findings)
 }

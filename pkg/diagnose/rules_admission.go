@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // The admission rules (scope "admission"): a RayCluster read from a file, checked against the
@@ -43,7 +45,7 @@ func admissionRules(ix *index, c *clusterView) []Finding {
 		return nil
 	}
 	var out []Finding
-	if e := a.existing(c); e != nil {
+	if e := existingOf(a, c); e != nil {
 		f, newCluster := existsInCluster(ix, c, e)
 		out = append(out, f)
 		if !newCluster {
@@ -66,9 +68,8 @@ func admissionRules(ix *index, c *clusterView) []Finding {
 		out = append(out, workersAdmission(ix, c, ledger)...)
 	}
 	if len(refusals) > 0 {
-		f := c.finding(RuleHeadAdmissionRefused, ClusterRef(c.rc),
-			"the API server would refuse the head pod of "+c.what()+" ("+podAsks(head)+"): "+strings.Join(refusals, "; ")+
-				"; the RayCluster itself is accepted, and KubeRay retries creating its head on every reconcile",
+		f := c.finding(RuleHeadAdmissionRefused, state.ClusterRef(c.rc), "the API server would refuse the head pod of "+c.what()+" ("+podAsks(head)+"): "+strings.Join(refusals, "; ")+
+			"; the RayCluster itself is accepted, and KubeRay retries creating its head on every reconcile",
 			"lower the head's requests and limits to fit, or raise the namespace's quota; a container the quota tracks must set requests and limits for cpu and memory (the autoscaler sidecar's come from autoscalerOptions.resources)",
 			map[string]string{"namespace": c.rc.Namespace, "asks": podAsks(head), "refusals": strings.Join(refusals, "; ")})
 		f.Field = g.field("containers[0].resources")
@@ -78,8 +79,7 @@ func admissionRules(ix *index, c *clusterView) []Finding {
 	// one where the head cannot fit.
 	if ix.s.CanSee("nodes") && len(ix.s.Nodes) > 0 {
 		if ok, why := nodeFit(head, ix.s.Nodes); !ok {
-			f := c.finding(RuleHeadFitsNoNode, ClusterRef(c.rc),
-				"no node of the cluster could hold the head of "+c.what()+" ("+podAsks(head)+"): "+why+"; it would stay Pending (head-pending) until a node that fits joins",
+			f := c.finding(RuleHeadFitsNoNode, state.ClusterRef(c.rc), "no node of the cluster could hold the head of "+c.what()+" ("+podAsks(head)+"): "+why+"; it would stay Pending (head-pending) until a node that fits joins",
 				"lower the head's requests below a node's allocatable, tolerate the nodes' taints or fix the head's nodeSelector and affinity; with a cluster autoscaler, check that a node group can provide such a node",
 				map[string]string{"asks": podAsks(head), "nodes": why})
 			f.Field = g.field(fitField(why, head))
@@ -145,7 +145,7 @@ func workersAdmission(ix *index, c *clusterView, ledger quotaLedger) []Finding {
 		if len(after) > 0 {
 			msg += fmt.Sprintf("; KubeRay stops at the first refused create and retries it on every reconcile, so group %s gets no pod", strings.Join(after, ", "))
 		}
-		f := c.finding(RuleWorkersAdmissionRefused, ClusterRef(c.rc), msg,
+		f := c.finding(RuleWorkersAdmissionRefused, state.ClusterRef(c.rc), msg,
 			"lower the group's requests and limits or its replicas to fit, or raise the namespace's quota; the head and the groups before it count against the quota first",
 			map[string]string{"group": w.GroupName, "admitted": fmt.Sprint(admitted), "desired": fmt.Sprint(want), "asks": podAsks(pod), "refusals": strings.Join(refusals, "; ")})
 		f.Field = fmt.Sprintf("spec.workerGroupSpecs[%d].template.spec.containers[0].resources", i)
@@ -157,14 +157,14 @@ func workersAdmission(ix *index, c *clusterView, ledger quotaLedger) []Finding {
 // existsInCluster says what applying c's document changes in e, and whether it makes a new
 // RayCluster whose pods the admission rules then judge (a RayService's, unless KubeRay's hash
 // says the apply leaves its cluster as it is or updates it in place).
-func existsInCluster(ix *index, c *clusterView, e *Existing) (Finding, bool) {
+func existsInCluster(ix *index, c *clusterView, e *state.Existing) (Finding, bool) {
 	what := e.Kind + " " + e.Namespace + "/" + e.Name
-	var obj Ref
+	var obj state.Ref
 	var msg, remedy string
 	ev := map[string]string{"kind": e.Kind}
 	switch e.Kind {
 	case "RayService":
-		obj = Ref{Kind: "RayService", Namespace: e.Namespace, Name: e.Name}
+		obj = state.Ref{Kind: "RayService", Namespace: e.Namespace, Name: e.Name}
 		spec := &c.rc.Spec
 		if c.service != nil {
 			obj, spec = serviceRef(c.service), &c.service.Spec.RayClusterSpec
@@ -173,14 +173,14 @@ func existsInCluster(ix *index, c *clusterView, e *Existing) (Finding, bool) {
 		f, newCluster := rayServiceApply(ix, c, e, what, spec, obj, ev)
 		return f, newCluster
 	case "RayJob":
-		obj = Ref{Kind: "RayJob", Namespace: e.Namespace, Name: e.Name}
+		obj = state.Ref{Kind: "RayJob", Namespace: e.Namespace, Name: e.Name}
 		if c.owner != nil {
 			obj.UID = c.owner.UID
 		}
 		msg = what + " exists: KubeRay makes a RayJob's cluster once, when the job is new, so an apply that changes it makes no new cluster, and its admission and placement are not judged"
 		remedy = fmt.Sprintf("kubectl ray doctor rayjob/%s -n %s checks it as it runs; to check the document as a new RayJob, give it another name or namespace (-n)", e.Name, e.Namespace)
 	default:
-		obj = ClusterRef(c.rc)
+		obj = state.ClusterRef(c.rc)
 		msg = what + " exists: an apply changes it in place, and KubeRay recreates none of its pods for a changed template (it creates or deletes workers for replicas; from v1.6.0, spec.upgradeStrategy.type Recreate recreates them all), and its pods already count in the quota's usage: their admission and placement are not judged again"
 		remedy = fmt.Sprintf("kubectl ray doctor %s -n %s checks it as it runs (a head its quota refuses, say); to check the document as a new RayCluster, give it another name or namespace (-n)", e.Name, e.Namespace)
 	}

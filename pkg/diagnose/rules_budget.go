@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // RuleBudgetNeverAllows is an invariant between a PodDisruptionBudget and the pods it selects:
@@ -107,7 +108,7 @@ func budgetNeverAllows(ix *index, c *clusterView) []Finding {
 		if !ix.opts.SpecOnly {
 			ev["disruptionsAllowed"] = fmt.Sprint(pdb.Status.DisruptionsAllowed)
 		}
-		out = append(out, c.finding(RuleBudgetNeverAllows, Ref{Kind: "PodDisruptionBudget", Namespace: pdb.Namespace, Name: pdb.Name, UID: string(pdb.UID)}, msg, remedy, ev))
+		out = append(out, c.finding(RuleBudgetNeverAllows, state.Ref{Kind: "PodDisruptionBudget", Namespace: pdb.Namespace, Name: pdb.Name, UID: string(pdb.UID)}, msg, remedy, ev))
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // RuleContainerNeverRestarted is an invariant: every container of a live Ray pod is running or
@@ -53,8 +54,8 @@ func containerNeverRestarted(_ *index, c *clusterView) []Finding {
 			}
 			remedy := fmt.Sprintf("read why it failed (kubectl logs -n %s %s -c %s), then delete the pod so that KubeRay creates it anew "+
 				"(kubectl delete pod -n %s %s), or the RayJob or RayCluster that owns it", p.Namespace, p.Name, cs.Name, p.Namespace, p.Name)
-			f := c.finding(RuleContainerNeverRestarted, PodRef(p), msg, remedy, ev)
-			f.Facts.Pods = []Ref{PodRef(p)}
+			f := c.finding(RuleContainerNeverRestarted, state.PodRef(p), msg, remedy, ev)
+			f.Facts.Pods = []state.Ref{state.PodRef(p)}
 			out = append(out, f)
 		}
 	}

@@ -5,52 +5,16 @@ import (
 	"strings"
 	"time"
 
-	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // RuleGCSFTFinalizerStuck: a RayCluster's deletion waits on KubeRay's Redis cleanup finalizer
 // (kuberay #1557, #4721, #4767).
 const RuleGCSFTFinalizerStuck = "gcs-ft-finalizer-stuck"
-
-const (
-	// FinalizerGCSFTRedisCleanup is the finalizer KubeRay (v1.0+) puts on RayClusters with GCS
-	// fault tolerance, and removes once its Redis cleanup Job finished.
-	FinalizerGCSFTRedisCleanup = "ray.io/gcs-ft-redis-cleanup-finalizer"
-	// AnnotationExternalStorageNS names the cluster's storage namespace in Redis (KubeRay's
-	// ray.io/external-storage-namespace; without it, the RayCluster's UID).
-	AnnotationExternalStorageNS = "ray.io/external-storage-namespace"
-	// NodeTypeRedisCleanup is the ray.io/node-type of the cleanup Job and its pod.
-	NodeTypeRedisCleanup = "redis-cleanup"
-	// RedisCleanupJobSelector selects KubeRay's Redis cleanup Jobs, for the one paged LIST of Jobs.
-	RedisCleanupJobSelector = ray.LabelNodeType + "=" + NodeTypeRedisCleanup
-)
-
-// HasGCSFTFinalizer reports whether rc carries KubeRay's Redis cleanup finalizer.
-func HasGCSFTFinalizer(rc *rayv1.RayCluster) bool {
-	for _, f := range rc.Finalizers {
-		if f == FinalizerGCSFTRedisCleanup {
-			return true
-		}
-	}
-	return false
-}
-
-// StorageNamespace is the Redis storage namespace of rc's GCS data, as every KubeRay release
-// picks it for the head (common/pod.go): gcsFaultToleranceOptions.externalStorageNamespace, else
-// the ray.io/external-storage-namespace annotation, else the RayCluster's UID.
-func StorageNamespace(rc *rayv1.RayCluster) string {
-	if o := rc.Spec.GcsFaultToleranceOptions; o != nil && o.ExternalStorageNamespace != "" {
-		return o.ExternalStorageNamespace
-	}
-	if v, ok := rc.Annotations[AnnotationExternalStorageNS]; ok {
-		return v
-	}
-	return string(rc.UID)
-}
 
 // gcsFTFinalizerStuck: the RayCluster has been deleting for longer than FinalizerStuckAfter and
 // still carries the Redis cleanup finalizer. Every release (v1.1.1, v1.5.0, v1.6.0 read alike)
@@ -59,17 +23,17 @@ func StorageNamespace(rc *rayv1.RayCluster) string {
 // or Failed; so a normal deletion ends within about five minutes of the head being gone.
 func gcsFTFinalizerStuck(ix *index, c *clusterView) []Finding {
 	rc := c.rc
-	if rc.DeletionTimestamp == nil || !HasGCSFTFinalizer(rc) {
+	if rc.DeletionTimestamp == nil || !ray.HasGCSFTFinalizer(rc) {
 		return nil
 	}
 	deleting := ix.s.Now.Sub(rc.DeletionTimestamp.Time)
 	if deleting < ix.opts.FinalizerStuckAfter {
 		return nil
 	}
-	storageNS := StorageNamespace(rc)
-	state, op := ix.operatorVerdict()
+	storageNS := ray.StorageNamespace(rc)
+	verdict, op := ix.operatorVerdict()
 	ev := map[string]string{
-		"finalizer":        FinalizerGCSFTRedisCleanup,
+		"finalizer":        ray.FinalizerGCSFTRedisCleanup,
 		"deletingFor":      age(deleting),
 		"deletionStarted":  rc.DeletionTimestamp.UTC().Format(time.RFC3339),
 		"storageNamespace": storageNS,
@@ -80,7 +44,7 @@ func gcsFTFinalizerStuck(ix *index, c *clusterView) []Finding {
 	job := ix.cleanupJobs[key(rc.Namespace, rc.Name)]
 	heads := c.heads
 	switch {
-	case state == opAbsent:
+	case verdict == opAbsent:
 		why = "nothing will remove it: " + op + " was found"
 	case len(heads) > 0:
 		var names []string
@@ -125,12 +89,12 @@ func gcsFTFinalizerStuck(ix *index, c *clusterView) []Finding {
 	}
 	heal := fmt.Sprintf("kubectl ray heal %s -n %s --remove-gcs-ft-finalizer", rc.Name, rc.Namespace)
 	msg := fmt.Sprintf("RayCluster %s has been deleting for %s, held by finalizer %s: %s; %s (kuberay #1557, #4721, #4767)",
-		key(rc.Namespace, rc.Name), age(deleting), FinalizerGCSFTRedisCleanup, why, left)
+		key(rc.Namespace, rc.Name), age(deleting), ray.FinalizerGCSFTRedisCleanup, why, left)
 	remedy := "fix what holds the cleanup (" + ix.operatorLogs() + "); or remove the finalizer with `" + heal + "`"
 	if !cleaned {
 		remedy += " and clean storage namespace " + storageNS + " out of Redis yourself"
 	}
-	f := c.finding(RuleGCSFTFinalizerStuck, ClusterRef(rc), msg, remedy, ev)
+	f := c.finding(RuleGCSFTFinalizerStuck, state.ClusterRef(rc), msg, remedy, ev)
 	f.Facts.Operator, f.Facts.CleanupJobComplete = op, cleaned
 	return []Finding{f}
 }

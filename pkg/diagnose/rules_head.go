@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // headPodRules judge each head pod on its own: terminal, stuck terminating, crash-looping, pending.
@@ -89,30 +90,30 @@ func headTerminal(ix *index, c *clusterView, p *corev1.Pod) Finding {
 		}
 		what += fmt.Sprintf(" since %s ago", age(now.Sub(since)))
 	}
-	state, op := ix.operatorVerdict()
+	verdict, op := ix.operatorVerdict()
 	ev["operator"] = op
 	facts := Facts{Operator: op}
 	heal := healCmd(c)
 	var why, remedy string
 	switch {
-	case restartPolicy(p) != corev1.RestartPolicyAlways && state != opAbsent && state != opUnknown:
+	case restartPolicy(p) != corev1.RestartPolicyAlways && verdict != opAbsent && verdict != opUnknown:
 		// Every KubeRay release deletes and recreates a terminal head whose restartPolicy is not Always.
 		why, remedy = overdue(ix, since, op), "if it is still there after "+age(ix.opts.OperatorGrace)+", read "+ix.operatorLogs()+"; `"+heal+"` replaces the head"
 		remedy = withinGrace(ix, since, op, ev, &facts, remedy)
-	case state == opAbsent:
+	case verdict == opAbsent:
 		why = "nothing will replace it: " + op + " was found"
 		remedy = "start the KubeRay operator, or run `" + heal + "` and have it replace the head once the operator runs"
-	case state == opBuggy:
-		why = op + " will not replace it: it skips Failed heads with restartPolicy Always (kuberay #2125, fixed in v" + FixedEvictedHeadVersion.String() + ")"
-		remedy = "run `" + heal + "` (or: kubectl delete pod " + p.Name + " -n " + p.Namespace + "); upgrade KubeRay to v" + FixedEvictedHeadVersion.String() + "+"
-	case state == opUnknown:
-		why = op + " may not replace it: releases before v" + FixedEvictedHeadVersion.String() + " skip Failed heads with restartPolicy Always (kuberay #2125)"
+	case verdict == opBuggy:
+		why = op + " will not replace it: it skips Failed heads with restartPolicy Always (kuberay #2125, fixed in v" + ray.FixedEvictedHeadVersion.String() + ")"
+		remedy = "run `" + heal + "` (or: kubectl delete pod " + p.Name + " -n " + p.Namespace + "); upgrade KubeRay to v" + ray.FixedEvictedHeadVersion.String() + "+"
+	case verdict == opUnknown:
+		why = op + " may not replace it: releases before v" + ray.FixedEvictedHeadVersion.String() + " skip Failed heads with restartPolicy Always (kuberay #2125)"
 		remedy = "run `" + heal + "` (or: kubectl delete pod " + p.Name + " -n " + p.Namespace + ")"
 	default:
 		why, remedy = overdue(ix, since, op), "read "+ix.operatorLogs()+"; `"+heal+"` replaces the head"
 		remedy = withinGrace(ix, since, op, ev, &facts, remedy)
 	}
-	f := c.finding(rule, PodRef(p), what+"; "+why, remedy, ev)
+	f := c.finding(rule, state.PodRef(p), what+"; "+why, remedy, ev)
 	f.Facts = facts
 	return f
 }
@@ -139,7 +140,7 @@ const EvidenceOperatorReplacesBy = "operatorReplacesBy"
 // ReplaceDeadline is the earliest time after s.Now at which the operator's grace for a terminal
 // head or worker of s ends: then head-evicted, head-terminated and worker-failed start advising
 // heal, with no object changing. A watchdog examines the cluster again at that time.
-func ReplaceDeadline(s *Snapshot, o Options) (at time.Time, ok bool) {
+func ReplaceDeadline(s *state.Snapshot, o Options) (at time.Time, ok bool) {
 	o = o.withDefaults()
 	for i := range s.Pods {
 		p := &s.Pods[i]
@@ -231,7 +232,7 @@ func headTerminatingStuck(ix *index, c *clusterView, p *corev1.Pod) (Finding, bo
 			remedy = "the pod waits for its finalizers (" + ev["finalizers"] + "): check the controller that owns them"
 		}
 	}
-	f := c.finding(RuleHeadTerminatingStuck, PodRef(p), msg, remedy, ev)
+	f := c.finding(RuleHeadTerminatingStuck, state.PodRef(p), msg, remedy, ev)
 	f.Facts.NodeDown = nodeDown
 	return f, true
 }
@@ -294,13 +295,13 @@ func headCrashLoop(ix *index, c *clusterView, p *corev1.Pod) (Finding, bool) {
 			msg += "; last exit OOMKilled"
 			remedy = "the head ran out of memory: raise headGroupSpec's memory limit (and keep object-store-memory below it)"
 		}
-		return c.finding(RuleHeadCrashLoop, PodRef(p), msg, remedy, ev), true
+		return c.finding(RuleHeadCrashLoop, state.PodRef(p), msg, remedy, ev), true
 	}
 	ev["lastState"] = "OOMKilled"
 	ev["exitCode"] = fmt.Sprint(oom.ExitCode)
 	ev["age"] = age(ix.s.Now.Sub(oom.FinishedAt.Time))
 	msg := fmt.Sprintf("head pod %s container %s was OOMKilled %s ago (%d restarts)", p.Name, cs.Name, ev["age"], cs.RestartCount)
-	return c.finding(RuleHeadCrashLoop, PodRef(p), msg,
+	return c.finding(RuleHeadCrashLoop, state.PodRef(p), msg,
 		"the head ran out of memory: raise headGroupSpec's memory limit (and keep object-store-memory below it)", ev), true
 }
 
@@ -315,7 +316,7 @@ func headPending(ix *index, c *clusterView, p *corev1.Pod) (Finding, bool) {
 		ev["reason"] = sc.Reason
 		ev["schedulerMessage"] = sc.Message
 		msg := fmt.Sprintf("head pod %s is Pending for %s: Unschedulable: %s", p.Name, age(waited), sc.Message)
-		return c.finding(RuleHeadPending, PodRef(p), msg,
+		return c.finding(RuleHeadPending, state.PodRef(p), msg,
 			"free or add capacity that matches the head's requests, node selector, affinity and tolerations; kubectl describe pod "+p.Name+" -n "+p.Namespace, ev), true
 	}
 	if waited <= ix.opts.PendingTooLong {
@@ -326,6 +327,6 @@ func headPending(ix *index, c *clusterView, p *corev1.Pod) (Finding, bool) {
 	if p.Spec.NodeName != "" {
 		msg += " on node " + p.Spec.NodeName
 	}
-	return c.finding(RuleHeadPending, PodRef(p), msg,
+	return c.finding(RuleHeadPending, state.PodRef(p), msg,
 		"see what it waits for (volumes, image pull, init containers): kubectl describe pod "+p.Name+" -n "+p.Namespace, ev), true
 }

@@ -9,6 +9,7 @@ import (
 	"k8s.io/kubectl/pkg/util/podutils"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // RuleHeadRecreateLoop: the head fails soon after each start and is deleted and created again,
@@ -112,9 +113,9 @@ func headRecreateLoop(ix *index, c *clusterView) []Finding {
 		ev["lastReason"] = reason
 		msg += fmt.Sprintf("; last exit %d (%s)", code, orNone(reason))
 	}
-	obj := ClusterRef(c.rc)
+	obj := state.ClusterRef(c.rc)
 	if current != nil {
-		obj = PodRef(current)
+		obj = state.PodRef(current)
 		ev["head"] = current.Name
 		ev["headAge"] = age(now.Sub(current.CreationTimestamp.Time))
 		ev["headPhase"] = string(current.Status.Phase)

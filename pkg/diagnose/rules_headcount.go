@@ -10,6 +10,7 @@ import (
 	"k8s.io/kubectl/pkg/util/podutils"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // headCountRules: a RayCluster has exactly one head pod, unless suspended or being deleted.
@@ -43,12 +44,12 @@ func headCountRules(ix *index, c *clusterView) []Finding {
 		} else if m := ev["replicaFailure"]; m != "" {
 			msg += "; the operator reports: " + m
 		}
-		state, op := ix.operatorVerdict()
-		if state == opAbsent {
+		verdict, op := ix.operatorVerdict()
+		if verdict == opAbsent {
 			msg += "; " + op + " was found"
 			remedy = "start the KubeRay operator: it creates the head"
 		}
-		return []Finding{c.finding(RuleHeadMissing, ClusterRef(c.rc), msg, remedy, ev)}
+		return []Finding{c.finding(RuleHeadMissing, state.ClusterRef(c.rc), msg, remedy, ev)}
 	}
 	// Pods inside their deletion grace period are leaving; only the others compete for head.
 	var counted []*corev1.Pod
@@ -81,7 +82,7 @@ func headCountRules(ix *index, c *clusterView) []Finding {
 		if !ray.Terminal(h) && h.DeletionTimestamp == nil {
 			remedy = "two live heads split the cluster: delete the one workers are not connected to (kubectl delete pod " + h.Name + " -n " + h.Namespace + ") after checking with kubectl ray doctor -o wide"
 		}
-		out = append(out, c.finding(RuleHeadDuplicate, PodRef(h), msg, remedy, ev))
+		out = append(out, c.finding(RuleHeadDuplicate, state.PodRef(h), msg, remedy, ev))
 	}
 	return out
 }

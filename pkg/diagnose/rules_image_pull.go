@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // RuleImagePullFailed: a head's or worker's container, init containers included, waits on an
@@ -55,7 +56,7 @@ func headImagePull(c *clusterView, p *corev1.Pod) (Finding, bool) {
 	msg := fmt.Sprintf("head pod %s cannot pull %s", p.Name, what)
 	remedy := "fix the image name, its tag or the pull secret in headGroupSpec.template; kubectl describe pod " + p.Name + " -n " +
 		p.Namespace + " shows the pull events; a new pod would pull the same image, so heal does not act"
-	return c.finding(RuleImagePullFailed, PodRef(p), msg, remedy, ev), true
+	return c.finding(RuleImagePullFailed, state.PodRef(p), msg, remedy, ev), true
 }
 
 // workerImagePull reports, per worker group, the workers waiting on an image: one finding for the
@@ -91,7 +92,7 @@ func workerImagePull(ix *index, c *clusterView) []Finding {
 		msg := fmt.Sprintf("%d worker pod(s) of group %s cannot pull images; worker %s cannot pull %s", len(pods), g, first.Name, what)
 		remedy := "fix the image name, its tag or the pull secret in the workerGroupSpecs entry " + g + "; kubectl describe pod " +
 			first.Name + " -n " + first.Namespace + " shows the pull events; a new pod would pull the same image, so heal does not act"
-		out = append(out, c.finding(RuleImagePullFailed, PodRef(first), msg, remedy, ev))
+		out = append(out, c.finding(RuleImagePullFailed, state.PodRef(first), msg, remedy, ev))
 	}
 	return out
 }

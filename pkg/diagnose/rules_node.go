@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // nodePressure: a node running this cluster's pods is under pressure or not ready, the warning
@@ -46,8 +47,7 @@ func nodePressure(ix *index, c *clusterView) []Finding {
 		}
 		pods := podsOn[name]
 		ev := map[string]string{"node": name, "conditions": strings.Join(problems, ","), "pods": strings.Join(pods, ",")}
-		out = append(out, c.finding(RuleNodePressure, Ref{Kind: "Node", Name: name, UID: string(n.UID)},
-			fmt.Sprintf("node %s running %s is %s: %s", name, countOf(len(pods), "Ray pod"), strings.Join(problems, ", "), strings.Join(pods, ", ")),
+		out = append(out, c.finding(RuleNodePressure, state.Ref{Kind: "Node", Name: name, UID: string(n.UID)}, fmt.Sprintf("node %s running %s is %s: %s", name, countOf(len(pods), "Ray pod"), strings.Join(problems, ", "), strings.Join(pods, ", ")),
 			"move Ray pods off "+name+" (kubectl drain "+name+" --ignore-daemonsets) or relieve it; set ephemeral-storage and memory requests on Ray pods so they are not evicted first",
 			ev))
 	}

@@ -4,6 +4,9 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/util/version"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // operatorState is what doctor can say about the operator that should repair a head.
@@ -22,7 +25,7 @@ func (ix *index) operatorVerdict() (operatorState, string) {
 	if !ix.s.CanSee("deployments") {
 		return opUnknown, "the KubeRay operator (not visible to you)"
 	}
-	var ready []Operator
+	var ready []ray.Operator
 	for _, op := range ix.operators {
 		if op.ReadyReplicas > 0 {
 			ready = append(ready, op)
@@ -75,7 +78,7 @@ func operatorRules(ix *index) []Finding {
 	var out []Finding
 	ready := 0
 	for _, op := range ix.operators {
-		obj := Ref{Kind: "Deployment", Namespace: op.Namespace, Name: op.Name}
+		obj := state.Ref{Kind: "Deployment", Namespace: op.Namespace, Name: op.Name}
 		if op.ReadyReplicas > 0 {
 			ready++
 		}
@@ -83,8 +86,8 @@ func operatorRules(ix *index) []Finding {
 			out = append(out, Finding{
 				Rule: RuleOperatorOutdated, Severity: severityOf(RuleOperatorOutdated), Object: obj,
 				Message: fmt.Sprintf("KubeRay operator %s/%s runs %s, which never replaces a head pod evicted or failed with restartPolicy Always (kuberay #2125, fixed in %s)",
-					op.Namespace, op.Name, op.Version, "v"+FixedEvictedHeadVersion.String()),
-				Remedy:   fmt.Sprintf("upgrade the KubeRay operator to v%s or newer; until then `kubectl ray heal` replaces such heads", FixedEvictedHeadVersion.String()),
+					op.Namespace, op.Name, op.Version, "v"+ray.FixedEvictedHeadVersion.String()),
+				Remedy:   fmt.Sprintf("upgrade the KubeRay operator to v%s or newer; until then `kubectl ray heal` replaces such heads", ray.FixedEvictedHeadVersion.String()),
 				Evidence: map[string]string{"image": op.Image, "operatorVersion": op.Version},
 			})
 		}
@@ -92,7 +95,7 @@ func operatorRules(ix *index) []Finding {
 	switch {
 	case len(ix.operators) == 0:
 		out = append(out, Finding{
-			Rule: RuleOperatorMissing, Severity: severityOf(RuleOperatorMissing), Object: Ref{Kind: "Deployment", Name: "kuberay-operator"},
+			Rule: RuleOperatorMissing, Severity: severityOf(RuleOperatorMissing), Object: state.Ref{Kind: "Deployment", Name: "kuberay-operator"},
 			Message:  "no KubeRay operator Deployment found in any namespace you can list: nothing creates or repairs Ray heads",
 			Remedy:   "install the KubeRay operator (helm install kuberay-operator kuberay/kuberay-operator), or check that you can list deployments where it runs",
 			Evidence: map[string]string{"deployments": fmt.Sprint(len(ix.s.Deployments))},
@@ -100,7 +103,7 @@ func operatorRules(ix *index) []Finding {
 	case ready == 0:
 		op := ix.operators[0]
 		out = append(out, Finding{
-			Rule: RuleOperatorMissing, Severity: severityOf(RuleOperatorMissing), Object: Ref{Kind: "Deployment", Namespace: op.Namespace, Name: op.Name},
+			Rule: RuleOperatorMissing, Severity: severityOf(RuleOperatorMissing), Object: state.Ref{Kind: "Deployment", Namespace: op.Namespace, Name: op.Name},
 			Message:  fmt.Sprintf("KubeRay operator %s/%s has no ready replica: nothing creates or repairs Ray heads", op.Namespace, op.Name),
 			Remedy:   fmt.Sprintf("see why its pod is not ready: kubectl describe deploy %s -n %s; kubectl get pods -n %s", op.Name, op.Namespace, op.Namespace),
 			Evidence: map[string]string{"image": op.Image, "readyReplicas": "0"},

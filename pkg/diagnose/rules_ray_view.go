@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/rayapi"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // The rules that compare Ray's own view (the head's dashboard, read by doctor --ray) with the
@@ -80,7 +81,7 @@ func rayViewRules(ix *index, c *clusterView) []Finding {
 			"no task, actor or Serve request can be scheduled while the head pod may look Running and Ready", c.what(), v.Head, quoted(v.GCSMessage))
 		remedy := "read the GCS log on the head: kubectl exec -n " + c.rc.Namespace + " " + v.Head + " -- tail -n 50 /tmp/ray/session_latest/logs/gcs_server.out; " +
 			"restarting the head (kubectl delete pod) starts a new GCS (losing its state unless GCS fault tolerance is on)"
-		return append([]Finding{c.finding(RuleRayGCSUnhealthy, ClusterRef(c.rc), msg, remedy, ev)}, rayVersionMismatch(c, v)...)
+		return append([]Finding{c.finding(RuleRayGCSUnhealthy, state.ClusterRef(c.rc), msg, remedy, ev)}, rayVersionMismatch(c, v)...)
 	}
 	var out []Finding
 	out = append(out, rayVersionMismatch(c, v)...)
@@ -218,7 +219,7 @@ func rayDemandInfeasible(c *clusterView, v *rayapi.View) []Finding {
 	msg := fmt.Sprintf("%s: Ray's autoscaler has %d request(s) waiting that no group can ever provide: %s; the groups offer %s; pending launches: %s",
 		c.what(), waiting, strings.Join(never, ", "), strings.Join(offered, ", "), pending)
 	remedy := "add a worker group whose rayStartParams (num-cpus, num-gpus, resources) or container limits offer what is asked, or lower the tasks' and actors' resource requests (their @ray.remote options)"
-	return []Finding{c.finding(RuleRayDemandInfeasible, ClusterRef(c.rc), msg, remedy,
+	return []Finding{c.finding(RuleRayDemandInfeasible, state.ClusterRef(c.rc), msg, remedy,
 		map[string]string{"demands": strings.Join(never, "; "), "groups": strings.Join(offered, "; "), "pendingLaunches": pending, "head": v.Head})}
 }
 
@@ -275,7 +276,7 @@ func rayJobsFailed(ix *index, c *clusterView, v *rayapi.View) []Finding {
 		msg := fmt.Sprintf("%s: Ray reports the Ray job %s of RayJob %s %s%s%s; %s", c.what(), id, rj.Name, what, ended, quoted(j.Message), says)
 		remedy := "read the job's log: kubectl port-forward -n " + c.rc.Namespace + " pod/" + v.Head + fmt.Sprintf(" %d", v.Port) +
 			", then ray job logs " + id + " (or the dashboard's Jobs page); fix the entrypoint or its runtime environment and submit the RayJob again"
-		out = append(out, c.finding(RuleRayJobFailedInRay, Ref{Kind: "RayJob", Namespace: rj.Namespace, Name: rj.Name, UID: string(rj.UID)}, msg, remedy, ev))
+		out = append(out, c.finding(RuleRayJobFailedInRay, state.Ref{Kind: "RayJob", Namespace: rj.Namespace, Name: rj.Name, UID: string(rj.UID)}, msg, remedy, ev))
 	}
 	return out
 }
@@ -301,7 +302,7 @@ func rayUnreachable(c *clusterView, v *rayapi.View) Finding {
 	if remedy == "" {
 		remedy = fmt.Sprintf("check that the head's dashboard listens on port %d (ray start --dashboard-host=0.0.0.0; the head's container port named dashboard)", v.Port)
 	}
-	return c.finding(RuleRayDashboardUnreachable, ClusterRef(c.rc), msg, remedy, ev)
+	return c.finding(RuleRayDashboardUnreachable, state.ClusterRef(c.rc), msg, remedy, ev)
 }
 
 // rayVersionRE is a Ray version at the start of an image tag: rayproject/ray:2.9.0-py310-gpu.
@@ -353,7 +354,7 @@ func rayVersionMismatch(c *clusterView, v *rayapi.View) []Finding {
 	msg := fmt.Sprintf("%s: the head runs Ray %s, but %s; Ray refuses to join nodes of another version, and KubeRay's features follow spec.rayVersion",
 		c.what(), v.Version, strings.Join(why, "; "))
 	remedy := "run one Ray version everywhere: set spec.rayVersion and every group's image (head and workers) to the same Ray release"
-	return []Finding{c.finding(RuleRayVersionMismatch, ClusterRef(c.rc), msg, remedy, ev)}
+	return []Finding{c.finding(RuleRayVersionMismatch, state.ClusterRef(c.rc), msg, remedy, ev)}
 }
 
 // rayNodes compares Ray's node table with the cluster's Running pods, by pod IP: a pod whose
@@ -385,11 +386,11 @@ func rayNodes(ix *index, c *clusterView, v *rayapi.View) []Finding {
 	var out []Finding
 	if len(deadPods) > 0 {
 		var names, lines []string
-		refs := make([]Ref, 0, len(deadPods))
+		refs := make([]state.Ref, 0, len(deadPods))
 		for _, p := range deadPods {
 			n := dead[p.Status.PodIP]
 			names = append(names, p.Name)
-			refs = append(refs, PodRef(p))
+			refs = append(refs, state.PodRef(p))
 			line := p.Name + " (node " + shortID(n.ID) + " at " + n.IP
 			if n.Detail != "" {
 				line += ": " + firstLine(n.Detail)
@@ -400,7 +401,7 @@ func rayNodes(ix *index, c *clusterView, v *rayapi.View) []Finding {
 			c.what(), len(deadPods), strings.Join(lines, "; "))
 		remedy := "delete the pods (kubectl delete pod -n " + c.rc.Namespace + " " + strings.Join(names, " ") + "): KubeRay creates new ones that join the head; " +
 			"if this follows a head restart, enable GCS fault tolerance so workers survive it (kuberay #1141)"
-		f := c.finding(RuleRayNodeDead, ClusterRef(c.rc), msg, remedy, map[string]string{"pods": strings.Join(names, ","), "head": v.Head})
+		f := c.finding(RuleRayNodeDead, state.ClusterRef(c.rc), msg, remedy, map[string]string{"pods": strings.Join(names, ","), "head": v.Head})
 		out = append(out, f)
 	}
 	if len(unknown) > 0 {
@@ -412,7 +413,7 @@ func rayNodes(ix *index, c *clusterView, v *rayapi.View) []Finding {
 			c.what(), len(unknown), age(ix.opts.RayRegisterGrace), len(v.Nodes), v.Head, strings.Join(names, ", "))
 		remedy := "read a pod's raylet log (kubectl logs -n " + c.rc.Namespace + " " + unknown[0].Name + "): a wrong head address, a Ray version other than the head's, " +
 			"or a NetworkPolicy between the pods and the head's GCS port (6379) keeps it out"
-		out = append(out, c.finding(RuleRayPodUnregistered, ClusterRef(c.rc), msg, remedy, map[string]string{"pods": strings.Join(names, ","), "head": v.Head, "rayNodes": fmt.Sprint(len(v.Nodes))}))
+		out = append(out, c.finding(RuleRayPodUnregistered, state.ClusterRef(c.rc), msg, remedy, map[string]string{"pods": strings.Join(names, ","), "head": v.Head, "rayNodes": fmt.Sprint(len(v.Nodes))}))
 	}
 	return out
 }
@@ -449,7 +450,7 @@ func serveApps(ix *index, c *clusterView, v *rayapi.View) []Finding {
 		}
 		remedy := "fix the application (its import path, its runtime_env, its replicas' resources) in " + serveConfigField(c) +
 			"; Ray's full message: kubectl port-forward -n " + c.rc.Namespace + " pod/" + v.Head + fmt.Sprintf(" %d", v.Port) + ", then serve status (or GET /api/serve/applications/)"
-		out = append(out, c.finding(rule, ClusterRef(c.rc), msg, remedy, ev))
+		out = append(out, c.finding(rule, state.ClusterRef(c.rc), msg, remedy, ev))
 	}
 	return out
 }

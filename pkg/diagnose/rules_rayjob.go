@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // RayJob rules read what the operator wrote in a RayJob's status (read in each version's
@@ -80,15 +81,15 @@ func (ix *index) jobViews() []*jobView {
 
 func (j *jobView) what() string { return "RayJob " + key(j.job.Namespace, j.job.Name) }
 
-func (j *jobView) ref() Ref {
-	return Ref{Kind: "RayJob", Namespace: j.job.Namespace, Name: j.job.Name, UID: string(j.job.UID)}
+func (j *jobView) ref() state.Ref {
+	return state.Ref{Kind: "RayJob", Namespace: j.job.Namespace, Name: j.job.Name, UID: string(j.job.UID)}
 }
 
 func (j *jobView) finding(rule, msg, remedy string, ev map[string]string) Finding {
 	r := j.ref()
 	f := Finding{Rule: rule, Severity: severityOf(rule), Object: r, RayJob: &r, Message: msg, Remedy: remedy, Evidence: ev}
 	if j.cluster != nil {
-		f.Cluster = ClusterRef(j.cluster.rc)
+		f.Cluster = state.ClusterRef(j.cluster.rc)
 	}
 	return f
 }
@@ -97,7 +98,7 @@ func (j *jobView) finding(rule, msg, remedy string, ev map[string]string) Findin
 // cluster's: a RayJob whose cluster has no head is not healthy, even before rayjob-initializing.
 func (j *jobView) report(fs []Finding) JobReport {
 	all := append(append([]Finding(nil), fs...), j.findings...)
-	jr := JobReport{Namespace: j.job.Namespace, Name: j.job.Name, UID: string(j.job.UID), Health: healthOf(all),
+	jr := JobReport{Namespace: j.job.Namespace, Name: j.job.Name, UID: string(j.job.UID), Health: HealthOf(all),
 		JobDeploymentStatus: string(j.job.Status.JobDeploymentStatus), JobStatus: string(j.job.Status.JobStatus)}
 	if j.cluster != nil {
 		jr.Cluster = j.cluster.rc.Name

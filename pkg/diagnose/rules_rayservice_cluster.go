@@ -7,6 +7,8 @@ import (
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // RuleRayServiceNoCluster: a RayService with no RayCluster at all, OperatorGrace after it was
@@ -70,7 +72,7 @@ func (ix *index) serviceViews() []*serviceView {
 // checked says whether doctor checks the RayService itself: always, or when t names it (a
 // RayCluster target checks only its cluster). With -l, only RayServices with a cluster the
 // selector listed: those have none here.
-func (v *serviceView) checked(s *Snapshot, t *Target) bool {
+func (v *serviceView) checked(s *state.Snapshot, t *Target) bool {
 	if s.ClustersSelected {
 		return false
 	}
@@ -81,8 +83,8 @@ func (v *serviceView) checked(s *Snapshot, t *Target) bool {
 	return (kind == "" || kind == "rayservice") && v.rs.Name == t.Name
 }
 
-func (v *serviceView) ref() Ref {
-	return Ref{Kind: "RayService", Namespace: v.rs.Namespace, Name: v.rs.Name, UID: string(v.rs.UID)}
+func (v *serviceView) ref() state.Ref {
+	return state.Ref{Kind: "RayService", Namespace: v.rs.Namespace, Name: v.rs.Name, UID: string(v.rs.UID)}
 }
 
 func (v *serviceView) report(fs []Finding) ServiceReport {
@@ -90,7 +92,7 @@ func (v *serviceView) report(fs []Finding) ServiceReport {
 	if clusters == nil {
 		clusters = []string{}
 	}
-	return ServiceReport{Namespace: v.rs.Namespace, Name: v.rs.Name, UID: string(v.rs.UID), Health: healthOf(fs), Clusters: clusters}
+	return ServiceReport{Namespace: v.rs.Namespace, Name: v.rs.Name, UID: string(v.rs.UID), Health: HealthOf(fs), Clusters: clusters}
 }
 
 // rayServiceNoCluster: no RayCluster of the RayService exists, OperatorGrace after its creation.

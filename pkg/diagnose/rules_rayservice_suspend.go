@@ -8,6 +8,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // RuleSuspendNotReached is an invariant between what a RayService asks of its cluster and the
@@ -73,7 +75,7 @@ func suspendNotReached(ix *index, v *serviceView) []Finding {
 	ev := map[string]string{"cluster": rc.Name, "role": role, "pods": fmt.Sprint(pods), "since": age(since)}
 	r := v.ref()
 	return []Finding{{Rule: RuleSuspendNotReached, Severity: severityOf(RuleSuspendNotReached), Object: r, RayService: &r,
-		Cluster: ClusterRef(rc), Message: msg, Remedy: remedy, Evidence: ev}}
+		Cluster: state.ClusterRef(rc), Message: msg, Remedy: remedy, Evidence: ev}}
 }
 
 // comparedCluster is the RayCluster KubeRay compares a RayService's spec with: the pending one

@@ -7,6 +7,9 @@ import (
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // head-restart-disabled says "by design", names the RayJob, and never tells anyone to heal; no
@@ -44,14 +47,14 @@ func TestHeadRestartDisabledDetails(t *testing.T) {
 
 // What reconcilePods of each version does with a provisioned cluster that has no head.
 func TestHeadRestartDisabledPerOperatorVersion(t *testing.T) {
-	op := func(v string) []Operator { return []Operator{{Version: v, ReadyReplicas: 1}} }
+	op := func(v string) []ray.Operator { return []ray.Operator{{Version: v, ReadyReplicas: 1}} }
 	cluster := func(annotated, fromJob, provisioned bool) *rayv1.RayCluster {
 		rc := &rayv1.RayCluster{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{}, Labels: map[string]string{}}}
 		if annotated {
-			rc.Annotations[AnnotationDisableProvisionedHeadRestart] = "true"
+			rc.Annotations[ray.AnnotationDisableProvisionedHeadRestart] = "true"
 		}
 		if fromJob {
-			rc.Labels[LabelOriginatedFromCRD] = "RayJob"
+			rc.Labels[ray.LabelOriginatedFromCRD] = "RayJob"
 		}
 		if provisioned {
 			rc.Status.Conditions = []metav1.Condition{{Type: string(rayv1.RayClusterProvisioned), Status: metav1.ConditionTrue}}
@@ -61,7 +64,7 @@ func TestHeadRestartDisabledPerOperatorVersion(t *testing.T) {
 	for _, c := range []struct {
 		name                            string
 		annotated, fromJob, provisioned bool
-		ops                             []Operator
+		ops                             []ray.Operator
 		want                            bool
 	}{
 		{"v1.6.0 annotated", true, false, true, op("v1.6.0"), true},
@@ -74,9 +77,9 @@ func TestHeadRestartDisabledPerOperatorVersion(t *testing.T) {
 		{"v1.1.1 annotated RayJob cluster", true, true, true, op("v1.1.1"), false},
 		{"unknown version, annotated", true, false, true, op(""), true},
 		{"no operator, annotated", true, false, true, nil, true},
-		{"not ready operator only, RayJob cluster", false, true, true, []Operator{{Version: "v1.5.0"}}, false},
+		{"not ready operator only, RayJob cluster", false, true, true, []ray.Operator{{Version: "v1.5.0"}}, false},
 	} {
-		why, got := HeadRestartDisabled(cluster(c.annotated, c.fromJob, c.provisioned), c.ops)
+		why, got := ray.HeadRestartDisabled(cluster(c.annotated, c.fromJob, c.provisioned), c.ops)
 		if got != c.want {
 			t.Errorf("%s: disabled = %v (%s), want %v", c.name, got, why, c.want)
 		}
@@ -86,7 +89,7 @@ func TestHeadRestartDisabledPerOperatorVersion(t *testing.T) {
 // The Ray container is the first one, as KubeRay reads it, wherever its status is listed.
 func TestHeadRestartDisabledRayContainerExited(t *testing.T) {
 	f := loadFixture(t, "head-restart-disabled-ray-exited")
-	r := Diagnose(Trimmed(&f.snap), DefaultOptions())
+	r := Diagnose(state.Trimmed(&f.snap), DefaultOptions())
 	for _, fd := range r.Findings {
 		if fd.Rule == RuleHeadRestartDisabled {
 			if !strings.Contains(fd.Message, "the Ray container of head pod raycluster-a-head-abcde has exited under restartPolicy Never") {

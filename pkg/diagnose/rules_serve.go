@@ -7,11 +7,10 @@ import (
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	"k8s.io/apimachinery/pkg/labels"
-)
 
-// AnnotationFTEnabled turns on GCS fault tolerance on a RayCluster (KubeRay's older switch;
-// spec.gcsFaultToleranceOptions is the newer one).
-const AnnotationFTEnabled = "ray.io/ft-enabled"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
+)
 
 // ServeServiceName is the Service a RayService's traffic goes through.
 func ServeServiceName(rayService string) string { return rayService + "-serve-svc" }
@@ -43,8 +42,7 @@ func serveSpecRules(c *clusterView) []Finding {
 	}
 	out := serveHeadHasCPUs(c)
 	if !gcsFTEnabled(c) {
-		f := c.finding(RuleGCSFTOff, ClusterRef(c.rc),
-			fmt.Sprintf("%s runs without GCS fault tolerance: when the head restarts, workers and Serve replicas restart with it", c.what()),
+		f := c.finding(RuleGCSFTOff, state.ClusterRef(c.rc), fmt.Sprintf("%s runs without GCS fault tolerance: when the head restarts, workers and Serve replicas restart with it", c.what()),
 			"enable GCS fault tolerance: spec.rayClusterConfig.gcsFaultToleranceOptions with an external Redis (KubeRay v1.3.0+), or the annotation ray.io/ft-enabled: \"true\"",
 			map[string]string{"gcsFaultTolerance": "off"})
 		f.Field = "spec.gcsFaultToleranceOptions"
@@ -70,8 +68,7 @@ func serveHeadInService(ix *index, c *clusterView) []Finding {
 			continue
 		}
 		ev := map[string]string{"service": svcName, "pod": h.Name, "selector": sel.String()}
-		out = append(out, c.finding(RuleServeHeadInService, Ref{Kind: "Service", Namespace: svc.Namespace, Name: svc.Name, UID: string(svc.UID)},
-			fmt.Sprintf("serve Service %s sends traffic to head pod %s: requests in flight on the head's proxy fail with 502 when the head restarts (kuberay #1153)", svcName, h.Name),
+		out = append(out, c.finding(RuleServeHeadInService, state.Ref{Kind: "Service", Namespace: svc.Namespace, Name: svc.Name, UID: string(svc.UID)}, fmt.Sprintf("serve Service %s sends traffic to head pod %s: requests in flight on the head's proxy fail with 502 when the head restarts (kuberay #1153)", svcName, h.Name),
 			"set spec.excludeHeadPodFromServeSvc: true on RayService "+rs.Name+" (KubeRay v1.3.0+), and retry requests in clients", ev))
 	}
 	return out
@@ -95,8 +92,7 @@ func serveHeadHasCPUs(c *clusterView) []Finding {
 	if v == "" {
 		shown = "unset (Ray counts the container's CPUs)"
 	}
-	f := c.finding(RuleServeHeadHasCPUs, ClusterRef(c.rc),
-		fmt.Sprintf("head of %s advertises num-cpus %s, so Serve replicas can run on the head and die with it", c.what(), shown),
+	f := c.finding(RuleServeHeadHasCPUs, state.ClusterRef(c.rc), fmt.Sprintf("head of %s advertises num-cpus %s, so Serve replicas can run on the head and die with it", c.what(), shown),
 		`set rayClusterConfig.headGroupSpec.rayStartParams.num-cpus: "0" on RayService `+c.service.Name,
 		map[string]string{"numCpus": orNone(v)})
 	f.Field = "spec.headGroupSpec.rayStartParams.num-cpus"
@@ -108,11 +104,11 @@ func serveHeadHasCPUs(c *clusterView) []Finding {
 
 // gcsFTEnabled reads either switch, on the cluster or on the RayService that generates it.
 func gcsFTEnabled(c *clusterView) bool {
-	if c.rc.Spec.GcsFaultToleranceOptions != nil || strings.EqualFold(c.rc.Annotations[AnnotationFTEnabled], "true") {
+	if c.rc.Spec.GcsFaultToleranceOptions != nil || strings.EqualFold(c.rc.Annotations[ray.AnnotationFTEnabled], "true") {
 		return true
 	}
 	if rs := c.service; rs != nil {
-		return rs.Spec.RayClusterSpec.GcsFaultToleranceOptions != nil || strings.EqualFold(rs.Annotations[AnnotationFTEnabled], "true")
+		return rs.Spec.RayClusterSpec.GcsFaultToleranceOptions != nil || strings.EqualFold(rs.Annotations[ray.AnnotationFTEnabled], "true")
 	}
 	return false
 }

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // RuleServeNoEndpoints: a RayService's serve Service sends traffic nowhere, or to a cluster that
@@ -95,7 +96,7 @@ func serveNoEndpoints(ix *index, c *clusterView) []Finding {
 		"service": svcName, "readyEndpoints": fmt.Sprint(eps.ready), "selectedCluster": orNone(selected),
 		"activeCluster": active, "rayServiceStatus": orNone(strings.Join(claims, ",")),
 	}
-	svcRef := Ref{Kind: "Service", Namespace: svc.Namespace, Name: svc.Name, UID: string(svc.UID)}
+	svcRef := state.Ref{Kind: "Service", Namespace: svc.Namespace, Name: svc.Name, UID: string(svc.UID)}
 	what := "RayService " + key(rs.Namespace, rs.Name)
 	if len(claims) > 0 {
 		what += " reports " + strings.Join(claims, ", ")

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 const (
@@ -55,8 +57,7 @@ func memoryRequestNotLimit(c *clusterView, g podGroup, ray *corev1.Container) []
 		ev["limit"] = lim.String()
 		what = fmt.Sprintf("a memory limit of %s, which KubeRay tells Ray, while the scheduler reserves only the request", lim.String())
 	}
-	f := c.finding(RuleMemoryRequestNotLimit, ClusterRef(c.rc),
-		fmt.Sprintf("%s of %s: Ray container %s requests %s of memory but has %s: Ray can schedule more work than the node holds, and the kernel or the kubelet ends it", g.Name, c.what(), ray.Name, req.String(), what),
+	f := c.finding(RuleMemoryRequestNotLimit, state.ClusterRef(c.rc), fmt.Sprintf("%s of %s: Ray container %s requests %s of memory but has %s: Ray can schedule more work than the node holds, and the kernel or the kubelet ends it", g.Name, c.what(), ray.Name, req.String(), what),
 		"set the Ray container's memory request equal to its limit (KubeRay's ray-cluster.complete.yaml sample recommends requests equal to limits for CPU and memory)", ev)
 	f.Field = g.field("containers[0].resources.limits.memory")
 	return []Finding{f}
@@ -87,8 +88,7 @@ func rayContainerNotFirst(c *clusterView, g podGroup, cs []corev1.Container) []F
 			continue
 		}
 		ev := map[string]string{"group": g.Name, "first": cs[0].Name, "firstImage": cs[0].Image, "rayContainer": cs[i].Name, "rayImage": cs[i].Image}
-		f := c.finding(RuleRayContainerNotFirst, ClusterRef(c.rc),
-			fmt.Sprintf("%s of %s: the first container is %s (%s) and the Ray image is in container %d, %s: KubeRay runs ray start, its ports, probes and resources in the first container", g.Name, c.what(), cs[0].Name, cs[0].Image, i, cs[i].Name),
+		f := c.finding(RuleRayContainerNotFirst, state.ClusterRef(c.rc), fmt.Sprintf("%s of %s: the first container is %s (%s) and the Ray image is in container %d, %s: KubeRay runs ray start, its ports, probes and resources in the first container", g.Name, c.what(), cs[0].Name, cs[0].Image, i, cs[i].Name),
 			"move the Ray container to the top of the containers list; sidecars go after it", ev)
 		f.Field = g.field("containers[0]")
 		return []Finding{f}
@@ -113,8 +113,7 @@ func rayResourcesBuiltin(c *clusterView, g podGroup) []Finding {
 	if len(names) == 0 {
 		return nil
 	}
-	f := c.finding(RuleRayResourcesBuiltin, ClusterRef(c.rc),
-		fmt.Sprintf("%s of %s: rayStartParams.resources names %s, which Ray refuses as custom resources: ray start fails and the pod never joins", g.Name, c.what(), strings.Join(names, ", ")),
+	f := c.finding(RuleRayResourcesBuiltin, state.ClusterRef(c.rc), fmt.Sprintf("%s of %s: rayStartParams.resources names %s, which Ray refuses as custom resources: ray start fails and the pod never joins", g.Name, c.what(), strings.Join(names, ", ")),
 		"remove them from rayStartParams.resources and use num-cpus, num-gpus and memory in rayStartParams (or the container's limits, which KubeRay passes on)",
 		map[string]string{"group": g.Name, "resources": strings.Join(names, ",")})
 	f.Field = g.Path + ".rayStartParams.resources"

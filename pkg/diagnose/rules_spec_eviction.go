@@ -5,6 +5,9 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // RuleHeadEvictableFirst: the kubelet would evict the head before pods that stay within their
@@ -16,10 +19,6 @@ import (
 // exceed its request (Burstable or BestEffort) while every worker is Guaranteed ranks ahead of
 // them under memory pressure: a Guaranteed pod never uses more than it requests.
 const RuleHeadEvictableFirst = "head-evictable-first"
-
-// AnnotationSafeToEvict is the cluster autoscaler's annotation that keeps it from draining a
-// node for a pod: the voluntary disruption the kubelet's ranking does not cover.
-const AnnotationSafeToEvict = "cluster-autoscaler.kubernetes.io/safe-to-evict"
 
 func headEvictableFirst(c *clusterView) []Finding {
 	groups := podGroups(&c.rc.Spec)
@@ -52,7 +51,7 @@ func headEvictableFirst(c *clusterView) []Finding {
 	}
 	msg := fmt.Sprintf("the head of %s ranks first for eviction %s (the kubelet evicts pods using more than their request first, then by priority, then by use)",
 		c.what(), strings.Join(why, "; and "))
-	f := c.finding(RuleHeadEvictableFirst, ClusterRef(c.rc), msg, headProtection(head), ev)
+	f := c.finding(RuleHeadEvictableFirst, state.ClusterRef(c.rc), msg, headProtection(head), ev)
 	f.Field = field
 	return []Finding{f}
 }
@@ -76,8 +75,8 @@ func headProtection(head podGroup) string {
 	if head.Template.Spec.PriorityClassName == "" {
 		steps = append(steps, "give the head a PriorityClass above its workers' (priorityClassName)")
 	}
-	if head.Template.Annotations[AnnotationSafeToEvict] != "false" {
-		steps = append(steps, `against voluntary disruptions (drains, autoscaler scale-down), annotate the head's pod template `+AnnotationSafeToEvict+`: "false"`)
+	if head.Template.Annotations[ray.AnnotationSafeToEvict] != "false" {
+		steps = append(steps, `against voluntary disruptions (drains, autoscaler scale-down), annotate the head's pod template `+ray.AnnotationSafeToEvict+`: "false"`)
 	}
 	steps = append(steps, "cover the head with a PodDisruptionBudget (selector ray.io/node-type: head, ray.io/cluster: NAME; KubeRay creates none, kuberay #5004)")
 	return strings.Join(steps, "; ")

@@ -6,6 +6,9 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // RuleGCSReconnectTimeout: with GCS fault tolerance on, a worker group sets
@@ -15,9 +18,6 @@ import (
 // 120 seconds" (controllers/ray/common/pod.go, v1.1.1 to v1.6.0). A worker that gives up before
 // the head's GCS is back exits, and fault tolerance keeps nothing of it.
 const RuleGCSReconnectTimeout = "gcs-reconnect-timeout"
-
-// EnvGCSReconnectTimeout is how long a raylet waits for a lost GCS before it exits.
-const EnvGCSReconnectTimeout = "RAY_gcs_rpc_server_reconnect_timeout_s"
 
 // rayGCSReconnectDefault is Ray's own default of EnvGCSReconnectTimeout, in seconds (the
 // comment in KubeRay's pod.go quoted above).
@@ -43,7 +43,7 @@ func gcsReconnectTimeout(c *clusterView) []Finding {
 	if len(groups[0].Template.Spec.Containers) == 0 {
 		return nil
 	}
-	head, set := envSeconds(&groups[0].Template.Spec.Containers[0], EnvGCSReconnectTimeout)
+	head, set := envSeconds(&groups[0].Template.Spec.Containers[0], ray.EnvGCSReconnectTimeout)
 	headShown := fmt.Sprintf("%g", head)
 	if !set {
 		head, headShown = rayGCSReconnectDefault, fmt.Sprintf("%d (Ray's default)", rayGCSReconnectDefault)
@@ -54,13 +54,12 @@ func gcsReconnectTimeout(c *clusterView) []Finding {
 		if len(cs) == 0 {
 			continue
 		}
-		w, ok := envSeconds(&cs[0], EnvGCSReconnectTimeout)
+		w, ok := envSeconds(&cs[0], ray.EnvGCSReconnectTimeout)
 		if !ok || w > head {
 			continue // unset: KubeRay gives the workers 600s
 		}
-		f := c.finding(RuleGCSReconnectTimeout, ClusterRef(c.rc),
-			fmt.Sprintf("%s of %s sets %s to %gs, not above the head's %ss: with GCS fault tolerance on, its raylets exit before a restarted head's GCS is back (KubeRay gives workers 600s: a new GCS typically takes 120s)", g.Name, c.what(), EnvGCSReconnectTimeout, w, headShown),
-			fmt.Sprintf("raise %s on the workers' Ray container above the head's, or remove it (KubeRay sets 600s)", EnvGCSReconnectTimeout),
+		f := c.finding(RuleGCSReconnectTimeout, state.ClusterRef(c.rc), fmt.Sprintf("%s of %s sets %s to %gs, not above the head's %ss: with GCS fault tolerance on, its raylets exit before a restarted head's GCS is back (KubeRay gives workers 600s: a new GCS typically takes 120s)", g.Name, c.what(), ray.EnvGCSReconnectTimeout, w, headShown),
+			fmt.Sprintf("raise %s on the workers' Ray container above the head's, or remove it (KubeRay sets 600s)", ray.EnvGCSReconnectTimeout),
 			map[string]string{"group": g.Name, "worker": fmt.Sprintf("%g", w), "head": fmt.Sprintf("%g", head)})
 		f.Field = g.field("containers[0].env")
 		out = append(out, f)

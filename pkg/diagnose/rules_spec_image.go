@@ -3,6 +3,8 @@ package diagnose
 import (
 	"fmt"
 	"strings"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // RuleImageRayVersion: a group's Ray image names another Ray version in its tag than
@@ -27,8 +29,7 @@ func imageRayVersionRules(c *clusterView) []Finding {
 		if got == "" || got == want {
 			continue
 		}
-		f := c.finding(RuleImageRayVersion, ClusterRef(c.rc),
-			fmt.Sprintf("%s of %s runs image %s (Ray %s) while spec.rayVersion is %s: KubeRay builds the pods' and the RayJob's commands for %s", g.Name, c.what(), cs[0].Image, got, c.rc.Spec.RayVersion, c.rc.Spec.RayVersion),
+		f := c.finding(RuleImageRayVersion, state.ClusterRef(c.rc), fmt.Sprintf("%s of %s runs image %s (Ray %s) while spec.rayVersion is %s: KubeRay builds the pods' and the RayJob's commands for %s", g.Name, c.what(), cs[0].Image, got, c.rc.Spec.RayVersion, c.rc.Spec.RayVersion),
 			"set spec.rayVersion to the Ray version of the image, or the image to spec.rayVersion; one Ray version in every group",
 			map[string]string{"group": g.Name, "image": cs[0].Image, "imageRayVersion": got, "rayVersion": c.rc.Spec.RayVersion})
 		f.Field = g.field("containers[0].image")

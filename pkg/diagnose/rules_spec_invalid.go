@@ -6,6 +6,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // RuleSpecInvalid: the operator refused the RayCluster's spec or metadata and reconciles nothing
@@ -64,5 +66,5 @@ func specInvalid(ix *index, c *clusterView) []Finding {
 	remedy := "fix the " + what + " as the message says: kubectl edit raycluster " + c.rc.Name + " -n " + c.rc.Namespace +
 		"; the operator reconciles the cluster again once it changes"
 	ev2 := map[string]string{"reason": ev.Reason, "generation": fmt.Sprint(c.rc.Generation), "observedGeneration": fmt.Sprint(c.rc.Status.ObservedGeneration)}
-	return []Finding{c.finding(RuleSpecInvalid, ClusterRef(c.rc), msg, remedy, ev2)}
+	return []Finding{c.finding(RuleSpecInvalid, state.ClusterRef(c.rc), msg, remedy, ev2)}
 }

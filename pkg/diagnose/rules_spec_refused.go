@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"strings"
 
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	"github.com/ray-project/kuberay/ray-operator/controllers/ray/utils"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/version"
 
-	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
-	"github.com/ray-project/kuberay/ray-operator/controllers/ray/utils"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // RuleSpecRefused: the KubeRay operator would refuse the document and create nothing of it.
@@ -32,7 +33,7 @@ const specRefusedAs = "v1.5.0"
 
 // validationRefusal is one of the operator's validation errors: the Event it records, and what it is about.
 type validationRefusal struct {
-	obj    Ref
+	obj    state.Ref
 	reason string // the Event's reason: InvalidRayClusterSpec, InvalidRayJobMetadata, ...
 	event  string // the Event's message, as the operator formats it
 	err    error
@@ -63,7 +64,7 @@ func validateAsOperator(ix *index, c *clusterView) *validationRefusal {
 		}
 		j = j.DeepCopy()
 		generatedName(&j.ObjectMeta)
-		ref := Ref{Kind: "RayJob", Namespace: j.Namespace, Name: j.Name, UID: string(j.UID)}
+		ref := state.Ref{Kind: "RayJob", Namespace: j.Namespace, Name: j.Name, UID: string(j.UID)}
 		// rayjob_controller.go's validateRayJob: one Event format for every reason.
 		if err := utils.ValidateRayJobMetadata(j.ObjectMeta); err != nil {
 			return &validationRefusal{ref, string(utils.InvalidRayJobMetadata), fmt.Sprintf("%s: %v", nsName(j.Namespace, j.Name), err), err}
@@ -89,7 +90,7 @@ func validateAsOperator(ix *index, c *clusterView) *validationRefusal {
 			rc.Spec.WorkerGroupSpecs[i].RayStartParams = map[string]string{}
 		}
 	}
-	ref := ClusterRef(c.rc)
+	ref := state.ClusterRef(c.rc)
 	if err := utils.ValidateRayClusterMetadata(rc.ObjectMeta); err != nil {
 		return &validationRefusal{ref, eventInvalidMetadata, fmt.Sprintf("The RayCluster metadata is invalid %s: %v", nsName(rc.Namespace, rc.Name), err), err}
 	}
@@ -173,7 +174,7 @@ func specRefused(ix *index, c *clusterView) []Finding {
 func FilesOnly(rule string) bool { return rule == RuleSpecRefused }
 
 // refName names an object for messages: "RayService ml/svc".
-func refName(r Ref) string { return r.Kind + " " + r.Namespace + "/" + r.Name }
+func refName(r state.Ref) string { return r.Kind + " " + r.Namespace + "/" + r.Name }
 
 // targetOperator is the version of the one KubeRay operator the snapshot holds, when there is
 // exactly one and its image tells its release.

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // RulePodResourcesInvalid: a container of a group's pod template asks for resources the API server
@@ -115,8 +117,7 @@ func podResourcesInvalid(c *clusterView) []Finding {
 		if !g.Head {
 			pods = "every pod of the group"
 		}
-		f := c.finding(RulePodResourcesInvalid, ClusterRef(c.rc),
-			fmt.Sprintf("%s of %s: %s: the API server refuses %s, so KubeRay never creates one", g.Name, c.what(), strings.Join(texts, "; "), pods),
+		f := c.finding(RulePodResourcesInvalid, state.ClusterRef(c.rc), fmt.Sprintf("%s of %s: %s: the API server refuses %s, so KubeRay never creates one", g.Name, c.what(), strings.Join(texts, "; "), pods),
 			"set an extended resource such as nvidia.com/gpu in limits only (the request is copied from it) or equal in both, as a whole number, and no request above its limit",
 			map[string]string{"group": g.Name, "problems": fmt.Sprint(len(problems))})
 		f.Field = g.field(problems[0].field)

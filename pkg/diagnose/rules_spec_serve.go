@@ -8,6 +8,8 @@ import (
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 const (
@@ -37,8 +39,8 @@ func (ix *index) serviceSpecHolder(c *clusterView) bool {
 	return false
 }
 
-func serviceRef(rs *rayv1.RayService) Ref {
-	return Ref{Kind: "RayService", Namespace: rs.Namespace, Name: rs.Name, UID: string(rs.UID)}
+func serviceRef(rs *rayv1.RayService) state.Ref {
+	return state.Ref{Kind: "RayService", Namespace: rs.Namespace, Name: rs.Name, UID: string(rs.UID)}
 }
 
 // rayServiceSpecRules read the RayService's own spec; their findings are about the RayService,

@@ -6,6 +6,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // RuleShmSmallerThanObjectStore: a group mounts a sized emptyDir at /dev/shm smaller than the
@@ -16,16 +19,13 @@ import (
 // because /dev/shm has only ... bytes available. This will harm performance!").
 const RuleShmSmallerThanObjectStore = "shm-smaller-than-object-store"
 
-// ShmPath is where Ray's object store lives on Linux.
-const ShmPath = "/dev/shm"
-
 // rayObjectStoreShare is Ray's default object store size as a share of the memory it sees.
 const rayObjectStoreShare = 0.3
 
 // shmVolume is the sized emptyDir c mounts at /dev/shm, and its limit.
 func shmVolume(spec *corev1.PodSpec, c *corev1.Container) (string, resource.Quantity, bool) {
 	for _, m := range c.VolumeMounts {
-		if strings.TrimRight(m.MountPath, "/") != ShmPath {
+		if strings.TrimRight(m.MountPath, "/") != ray.ShmPath {
 			continue
 		}
 		for _, v := range spec.Volumes {
@@ -44,8 +44,8 @@ func shmSmallerThanObjectStore(c *clusterView) []Finding {
 		if len(spec.Containers) == 0 {
 			continue
 		}
-		ray := &spec.Containers[0]
-		vol, shm, ok := shmVolume(spec, ray)
+		rayContainer := &spec.Containers[0]
+		vol, shm, ok := shmVolume(spec, rayContainer)
 		if !ok {
 			continue
 		}
@@ -57,7 +57,7 @@ func shmSmallerThanObjectStore(c *clusterView) []Finding {
 				continue
 			}
 			store, from = q.Value(), "rayStartParams object-store-memory"
-		} else if lim, ok := ray.Resources.Limits[corev1.ResourceMemory]; ok {
+		} else if lim, ok := rayContainer.Resources.Limits[corev1.ResourceMemory]; ok {
 			store, from = int64(float64(lim.Value())*rayObjectStoreShare), fmt.Sprintf("Ray's default, 30%% of the memory limit %s", lim.String())
 		} else {
 			continue // Ray's share of the node's memory: not in the spec
@@ -66,8 +66,7 @@ func shmSmallerThanObjectStore(c *clusterView) []Finding {
 			continue
 		}
 		storeQ := resource.NewQuantity(store, resource.BinarySI)
-		f := c.finding(RuleShmSmallerThanObjectStore, ClusterRef(c.rc),
-			fmt.Sprintf("%s of %s mounts %s (volume %s, sizeLimit %s) smaller than its object store, %d bytes (%s): Ray puts the object store in /tmp, on disk, instead", g.Name, c.what(), ShmPath, vol, shm.String(), store, from),
+		f := c.finding(RuleShmSmallerThanObjectStore, state.ClusterRef(c.rc), fmt.Sprintf("%s of %s mounts %s (volume %s, sizeLimit %s) smaller than its object store, %d bytes (%s): Ray puts the object store in /tmp, on disk, instead", g.Name, c.what(), ray.ShmPath, vol, shm.String(), store, from),
 			fmt.Sprintf("raise the sizeLimit of volume %s to at least %s, or set rayStartParams object-store-memory below it", vol, storeQ.String()),
 			map[string]string{"group": g.Name, "volume": vol, "sizeLimit": shm.String(), "objectStoreBytes": fmt.Sprint(store)})
 		f.Field = g.field("volumes")

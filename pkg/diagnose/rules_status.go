@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // statusStale: the RayCluster claims ready while no head is Running and Ready. Tools and people
@@ -38,7 +39,6 @@ func statusStale(ix *index, c *clusterView) []Finding {
 		head = "its head pod " + strings.Join(seen, ", ")
 	}
 	ev := map[string]string{"status": strings.Join(claims, ",")}
-	return []Finding{c.finding(RuleStatusStale, ClusterRef(c.rc),
-		fmt.Sprintf("%s reports ready (%s) but %s", c.what(), strings.Join(claims, ", "), head),
+	return []Finding{c.finding(RuleStatusStale, state.ClusterRef(c.rc), fmt.Sprintf("%s reports ready (%s) but %s", c.what(), strings.Join(claims, ", "), head),
 		"do not trust .status.state of this cluster: act on the head finding; the status is corrected when the operator reconciles it", ev)}
 }

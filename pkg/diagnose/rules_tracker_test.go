@@ -7,6 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // The findings of the rules for the failures KubeRay's tracker shows today (kuberay #4272, #2735,
@@ -49,7 +51,7 @@ var trackerRules = []string{RuleHeadStarvedByWorkers, RuleWorkerInitFailing, Rul
 // Zero false alarms: the healthy fixture (also with its trimmed twin) yields none of them.
 func TestTrackerRulesRulesSilentOnHealthy(t *testing.T) {
 	f := loadFixture(t, "healthy")
-	for _, s := range []*Snapshot{&f.snap, Trimmed(&f.snap)} {
+	for _, s := range []*state.Snapshot{&f.snap, state.Trimmed(&f.snap)} {
 		r := Diagnose(s, DefaultOptions())
 		for _, fd := range r.Findings {
 			for _, id := range trackerRules {
@@ -75,7 +77,7 @@ func TestRecreateLoopPrintsNoSecret(t *testing.T) {
 			t.Errorf("%s prints the password: %s", fd.Rule, text)
 		}
 	}
-	redact := Redactor(&f.snap).String
+	redact := state.Redactor(&f.snap).String
 	for _, ev := range f.snap.Events {
 		if m := redact(ev.Message); strings.Contains(m, "s3cr3t-pw") {
 			t.Errorf("redactor leaves the password in %q", m)
@@ -92,7 +94,7 @@ func TestKeepEventAndTrim(t *testing.T) {
 	for _, ev := range f.snap.Events {
 		ev.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "x"}}
 		if KeepEvent(&ev) {
-			TrimEvent(&ev)
+			state.TrimEvent(&ev)
 			kept = append(kept, ev)
 		}
 	}

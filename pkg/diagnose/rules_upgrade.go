@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // RuleRayServiceUpgradeStuck: a RayService upgrade whose pending cluster never gets a Ready head
@@ -55,7 +56,7 @@ func upgradeStuck(ix *index, c *clusterView) []Finding {
 	if hc := meta.FindStatusCondition(c.rc.Status.Conditions, string(rayv1.HeadPodReady)); hc != nil {
 		ev["headPodReady"] = string(hc.Status)
 	}
-	rsRef := Ref{Kind: "RayService", Namespace: rs.Namespace, Name: rs.Name, UID: string(rs.UID)}
+	rsRef := state.Ref{Kind: "RayService", Namespace: rs.Namespace, Name: rs.Name, UID: string(rs.UID)}
 	msg := fmt.Sprintf("RayService %s has been upgrading for %s (UpgradeInProgress=True since %s), but its pending RayCluster %s %s; "+
 		"traffic stays on the active cluster %s and KubeRay never gives up on the pending one (kuberay #5088)",
 		key(rs.Namespace, rs.Name), age(upgrading), ev["upgradeStarted"], c.rc.Name, why, orNone(active))

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // RuleWorkerCrashLoop: a worker's container, the Ray container or a sidecar such as the
@@ -55,21 +56,21 @@ func workerCrashLoop(ix *index, c *clusterView) []Finding {
 			"group": k.group, "container": cs.Name, "pod": p.Name, "workers": strings.Join(names, ","), "failing": fmt.Sprint(len(ls)),
 			"restarts": fmt.Sprint(cs.RestartCount),
 		}
-		state := ""
+		why := ""
 		if w := worst.cr.waiting; w != nil {
 			ev["reason"] = w.Reason
-			state = w.Reason
+			why = w.Reason
 		}
 		if oom := worst.cr.oom; oom != nil {
 			ev["lastState"] = "OOMKilled"
-			if state == "" {
-				state = "OOMKilled " + age(ix.s.Now.Sub(oom.FinishedAt.Time)) + " ago"
+			if why == "" {
+				why = "OOMKilled " + age(ix.s.Now.Sub(oom.FinishedAt.Time)) + " ago"
 			} else {
-				state += ", last exit OOMKilled"
+				why += ", last exit OOMKilled"
 			}
 		}
 		msg := fmt.Sprintf("%d worker pod(s) of group %s keep failing in container %s: worker %s is %s (%d restarts)",
-			len(ls), orNone(k.group), cs.Name, p.Name, state, cs.RestartCount)
+			len(ls), orNone(k.group), cs.Name, p.Name, why, cs.RestartCount)
 		logs := "kubectl logs " + p.Name + " -n " + p.Namespace + " -c " + cs.Name + " --previous"
 		remedy := "read its logs (" + logs + ") and fix the workerGroupSpecs entry " + orNone(k.group) + " (command, probes, memory, image)"
 		switch {
@@ -79,7 +80,7 @@ func workerCrashLoop(ix *index, c *clusterView) []Finding {
 		case ev["reason"] == "CreateContainerConfigError" || ev["reason"] == "CreateContainerError":
 			remedy = "a ConfigMap, Secret or volume container " + cs.Name + " needs is missing: kubectl describe pod " + p.Name + " -n " + p.Namespace
 		}
-		out = append(out, c.finding(RuleWorkerCrashLoop, PodRef(p), msg, remedy, ev))
+		out = append(out, c.finding(RuleWorkerCrashLoop, state.PodRef(p), msg, remedy, ev))
 	}
 	return out
 }

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // RuleWorkerFailed: worker pods in phase Failed or Succeeded, which never run again. The kubelet
@@ -39,23 +40,23 @@ func workerFailed(ix *index, c *clusterView) []Finding {
 	if len(groups) == 0 {
 		return nil
 	}
-	state, op := ix.operatorVerdict()
+	verdict, op := ix.operatorVerdict()
 	var out []Finding
 	for _, group := range sortedKeys(groups) {
-		if f, ok := workerGroupFailed(ix, c, group, groups[group], state, op); ok {
+		if f, ok := workerGroupFailed(ix, c, group, groups[group], verdict, op); ok {
 			out = append(out, f)
 		}
 	}
 	return out
 }
 
-func workerGroupFailed(ix *index, c *clusterView, group string, failed []*corev1.Pod, state operatorState, op string) (Finding, bool) {
+func workerGroupFailed(ix *index, c *clusterView, group string, failed []*corev1.Pod, verdict operatorState, op string) (Finding, bool) {
 	now := ix.s.Now
 	sort.Slice(failed, func(i, j int) bool { return failed[i].Name < failed[j].Name })
 	// The operator replaces a terminal worker unless it is v1.1.1-like and the pod's
 	// restartPolicy is Always. An absent operator replaces nothing; an unknown one may not.
 	neverReplaced := func(p *corev1.Pod) bool {
-		return state == opAbsent || state == opUnknown || state == opBuggy && restartPolicy(p) == corev1.RestartPolicyAlways
+		return verdict == opAbsent || verdict == opUnknown || verdict == opBuggy && restartPolicy(p) == corev1.RestartPolicyAlways
 	}
 	var report []*corev1.Pod
 	var oldest time.Time
@@ -74,11 +75,11 @@ func workerGroupFailed(ix *index, c *clusterView, group string, failed []*corev1
 	}
 	running, desired := groupCounts(c, group)
 	var names, states, refs []string
-	var podRefs []Ref
+	var podRefs []state.Ref
 	for _, p := range report {
 		names = append(names, p.Name)
 		states = append(states, p.Name+" ("+failedState(p)+")")
-		podRefs = append(podRefs, PodRef(p))
+		podRefs = append(podRefs, state.PodRef(p))
 		refs = append(refs, p.Name)
 	}
 	ev := map[string]string{
@@ -91,23 +92,23 @@ func workerGroupFailed(ix *index, c *clusterView, group string, failed []*corev1
 	byHand := "kubectl delete pod " + strings.Join(refs, " ") + " -n " + c.rc.Namespace
 	var remedy string
 	switch {
-	case state == opAbsent:
+	case verdict == opAbsent:
 		msg += "; nothing will replace them: " + op + " was found"
 		remedy = "start the KubeRay operator, or run `" + heal + "` and have it replace them once the operator runs"
-	case state == opUnknown:
-		msg += "; " + op + " may not replace them: releases before v" + FixedEvictedHeadVersion.String() +
+	case verdict == opUnknown:
+		msg += "; " + op + " may not replace them: releases before v" + ray.FixedEvictedHeadVersion.String() +
 			" skip terminal pods with restartPolicy Always and still count them as the group's workers (kuberay #2125)"
 		remedy = "run `" + heal + "` (or: " + byHand + "); the operator then creates new workers"
-	case state == opBuggy && neverReplaced(report[0]):
+	case verdict == opBuggy && neverReplaced(report[0]):
 		msg += "; " + op + " will not replace them: it skips terminal pods with restartPolicy Always and still counts them " +
-			"as the group's workers, so it creates no new ones (kuberay #2125, fixed in v" + FixedEvictedHeadVersion.String() + ")"
-		remedy = "run `" + heal + "` (or: " + byHand + "); the operator then creates new workers; upgrade KubeRay to v" +
-			FixedEvictedHeadVersion.String() + "+"
+			"as the group's workers, so it creates no new ones (kuberay #2125, fixed in v" + ray.FixedEvictedHeadVersion.String() + ")"
+		remedy = "run `" + heal + "` (or: " + byHand + "); the operator then creates new workers; upgrade KubeRay to v" + ray.FixedEvictedHeadVersion.
+			String() + "+"
 	default:
 		msg += "; " + overdueWorkers(ix, oldest, op)
 		remedy = "read " + ix.operatorLogs() + "; `" + heal + "` replaces them"
 	}
-	f := c.finding(RuleWorkerFailed, ClusterRef(c.rc), msg, remedy, ev)
+	f := c.finding(RuleWorkerFailed, state.ClusterRef(c.rc), msg, remedy, ev)
 	f.Facts.Operator, f.Facts.Pods = op, podRefs
 	return f, true
 }

@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // RuleWorkerInitFailing: a worker's init container (KubeRay's wait-gcs-ready, or the user's own)
@@ -72,7 +73,7 @@ func workerInitFailing(ix *index, c *clusterView) []Finding {
 	case cs.Name == "wait-gcs-ready":
 		remedy += "; wait-gcs-ready fails when it cannot reach the head's GCS (head Service, network policy, TLS or auth settings)"
 	}
-	return []Finding{c.finding(RuleWorkerInitFailing, PodRef(p), msg, remedy, ev)}
+	return []Finding{c.finding(RuleWorkerInitFailing, state.PodRef(p), msg, remedy, ev)}
 }
 
 // initFailure is why an init container status shows a failure that will not clear by itself, or "".

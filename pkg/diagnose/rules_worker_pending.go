@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // RuleWorkerPending: workers the scheduler refuses, in its own words ("0/3 nodes are available:
@@ -51,7 +52,7 @@ func workerPending(ix *index, c *clusterView) []Finding {
 			len(pods), orNone(g), age(waited), strings.TrimRight(strings.TrimSpace(sc.Message), "."), running, desired)
 		remedy := "free or add capacity that matches the group's requests, node selector, affinity and tolerations (kubectl describe pod " +
 			longest.Name + " -n " + longest.Namespace + "), or lower the group's requests or replicas; with an autoscaler, check that it can add such nodes"
-		out = append(out, c.finding(RuleWorkerPending, PodRef(longest), msg, remedy, ev))
+		out = append(out, c.finding(RuleWorkerPending, state.PodRef(longest), msg, remedy, ev))
 	}
 	return out
 }

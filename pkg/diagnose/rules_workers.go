@@ -10,6 +10,7 @@ import (
 	"k8s.io/kubectl/pkg/util/podutils"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // workersNotReady: the head works but workers have not been Ready for a long time, typically
@@ -79,7 +80,7 @@ func workersNotReady(ix *index, c *clusterView) []Finding {
 		msg += "; GCS fault tolerance is off, so workers do not survive a head restart"
 		remedy += "; enable GCS fault tolerance (spec.gcsFaultToleranceOptions with an external Redis) so they rejoin a restarted head"
 	}
-	return []Finding{c.finding(RuleWorkersNotReady, ClusterRef(c.rc), msg, remedy, ev)}
+	return []Finding{c.finding(RuleWorkersNotReady, state.ClusterRef(c.rc), msg, remedy, ev)}
 }
 
 // servesByDesign: c is the active cluster of a RayService that says it serves. KubeRay gives a

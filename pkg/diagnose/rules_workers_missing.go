@@ -6,6 +6,7 @@ import (
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // RuleWorkersMissing: a worker group has fewer pods than it wants because the API server refuses
@@ -44,7 +45,7 @@ func workersMissing(ix *index, c *clusterView) []Finding {
 		}
 		msg := fmt.Sprintf("worker group %s has %d of %d pods: the API server refuses the operator's new worker pods: %s",
 			g.GroupName, have[g.GroupName], want, r.describe(ix.s.Now))
-		out = append(out, c.finding(RuleWorkersMissing, ClusterRef(c.rc), msg, r.remedy(c), ev))
+		out = append(out, c.finding(RuleWorkersMissing, state.ClusterRef(c.rc), msg, r.remedy(c), ev))
 	}
 	return out
 }

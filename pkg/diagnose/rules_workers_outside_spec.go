@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // RuleWorkersOutsideSpec is an invariant, not a symptom: every worker pod of a RayCluster belongs
@@ -56,17 +57,17 @@ func workersOutsideSpec(ix *index, c *clusterView) []Finding {
 	for _, g := range names {
 		pods := outside[g]
 		var podNames []string
-		var refs []Ref
+		var refs []state.Ref
 		for _, p := range pods {
 			podNames = append(podNames, p.Name)
-			refs = append(refs, PodRef(p))
+			refs = append(refs, state.PodRef(p))
 		}
 		ev := map[string]string{"group": g, "pods": strings.Join(podNames, ","), "count": fmt.Sprint(len(pods)), "specGroups": specGroups}
 		msg := fmt.Sprintf("%d worker pod(s) of group %s run, but the spec's worker groups are %s: KubeRay reconciles only the groups "+
 			"its spec names, so these pods are never scaled, replaced or deleted by it (%s)", len(pods), g, specGroups, strings.Join(podNames, ", "))
 		remedy := fmt.Sprintf("if the group was removed on purpose, delete its pods: kubectl delete pods -n %s -l %s=%s,%s=%s; "+
 			"if not, put group %s back in spec.workerGroupSpecs", rc.Namespace, ray.LabelCluster, rc.Name, ray.LabelGroup, g, g)
-		f := c.finding(RuleWorkersOutsideSpec, ClusterRef(rc), msg, remedy, ev)
+		f := c.finding(RuleWorkersOutsideSpec, state.ClusterRef(rc), msg, remedy, ev)
 		f.Facts.Pods = refs
 		out = append(out, f)
 	}

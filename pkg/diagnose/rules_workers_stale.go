@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // RuleWorkersStale: without GCS fault tolerance a new head starts a new Ray cluster; workers whose
@@ -28,11 +29,11 @@ func workersStale(ix *index, c *clusterView) []Finding {
 	}
 	headStart := startedAt(head)
 	var names []string
-	var refs []Ref
+	var refs []state.Ref
 	var oldest time.Time
 	for _, w := range stale {
 		names = append(names, w.Name)
-		refs = append(refs, PodRef(w))
+		refs = append(refs, state.PodRef(w))
 		if ws := startedAt(w); oldest.IsZero() || ws.Before(oldest) {
 			oldest = ws
 		}
@@ -48,7 +49,7 @@ func workersStale(ix *index, c *clusterView) []Finding {
 		len(names), head.Name, age(now.Sub(headStart)), age(now.Sub(rc.LastTransitionTime.Time)))
 	remedy := "`" + healCmd(c) + " --stale-workers` deletes them (KubeRay creates new workers that join the new head); " +
 		"enable GCS fault tolerance (gcsFaultToleranceOptions with an external Redis) so workers survive a head restart"
-	f := c.finding(RuleWorkersStale, ClusterRef(c.rc), msg, remedy, ev)
+	f := c.finding(RuleWorkersStale, state.ClusterRef(c.rc), msg, remedy, ev)
 	f.Facts.Pods, f.Facts.Head = refs, head.Name
 	return []Finding{f}
 }

@@ -12,10 +12,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
-func reportJSON(t *testing.T, s *Snapshot) string {
+func reportJSON(t *testing.T, s *state.Snapshot) string {
 	t.Helper()
 	b, err := json.MarshalIndent(Diagnose(s, DefaultOptions()), "", "  ")
 	if err != nil {
@@ -32,14 +34,14 @@ func TestTrimChangesNothing(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no fixtures: %v", err)
 	}
-	snaps := map[string]Snapshot{"healthy": loadFixture(t, "healthy").snap, "secrets": secretFixture(t)}
+	snaps := map[string]state.Snapshot{"healthy": loadFixture(t, "healthy").snap, "secrets": secretFixture(t)}
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".yaml")
 		snaps[name] = loadFixture(t, name).snap
 	}
 	for name, full := range snaps {
 		t.Run(name, func(t *testing.T) {
-			slim := *Trimmed(&full)
+			slim := *state.Trimmed(&full)
 			want, got := reportJSON(t, &full), reportJSON(t, &slim)
 			if got != want {
 				t.Fatalf("trimmed snapshot reports differently\n--- full:\n%s\n--- trimmed:\n%s", want, got)
@@ -51,7 +53,7 @@ func TestTrimChangesNothing(t *testing.T) {
 // What trimming drops is really gone, and the secrets in it are still redacted.
 func TestTrimKeepsSecretsForTheRedactor(t *testing.T) {
 	full := secretFixture(t)
-	slim := *Trimmed(&full)
+	slim := *state.Trimmed(&full)
 	for _, p := range slim.Pods {
 		// Of the containers only the first one's name stays (the Ray container, for rules).
 		if len(p.Spec.Containers) > 1 || len(p.Spec.Containers) == 1 && (p.Spec.Containers[0].Image != "" ||
@@ -63,7 +65,7 @@ func TestTrimKeepsSecretsForTheRedactor(t *testing.T) {
 	for _, rc := range slim.Clusters {
 		// Of a group's template only the containers' names, images and resources stay.
 		for _, c := range rc.Spec.HeadGroupSpec.Template.Spec.Containers {
-			if len(c.Env) > 1 || len(c.Env) == 1 && c.Env[0].Name != EnvGCSReconnectTimeout || len(c.EnvFrom) != 0 || len(c.Args) != 0 || len(c.Command) != 0 || len(c.VolumeMounts) > 1 {
+			if len(c.Env) > 1 || len(c.Env) == 1 && c.Env[0].Name != ray.EnvGCSReconnectTimeout || len(c.EnvFrom) != 0 || len(c.Args) != 0 || len(c.Command) != 0 || len(c.VolumeMounts) > 1 {
 				t.Fatalf("cluster %s keeps its head template after TrimCluster", rc.Name)
 			}
 		}
@@ -123,7 +125,7 @@ func TestReadConditionsKeepLatestChange(t *testing.T) {
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			trimmed := c.in.DeepCopy()
-			TrimPod(trimmed, redact.Set{})
+			state.TrimPod(trimmed, redact.Set{})
 			var got []corev1.PodConditionType
 			for _, pc := range trimmed.Status.Conditions {
 				got = append(got, pc.Type)

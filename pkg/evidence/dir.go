@@ -7,24 +7,24 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/bundle"
+	"github.com/kubectl-ray/kubectl-ray/pkg/artifact"
 )
 
 // Files are the evidence as files, relative to the pod's directory: index.md (what heal did and
 // why, what is here, what could not be read), pod.yaml, events.txt and logs/NAME.log.
-func (ev Evidence) Files() []bundle.File {
+func (ev Evidence) Files() []artifact.File {
 	content := ev.content()
-	return append([]bundle.File{{Path: "index.md", Data: ev.index(content)}}, content...)
+	return append([]artifact.File{{Path: "index.md", Data: ev.index(content)}}, content...)
 }
 
 // content is every file but the index, which lists them.
-func (ev Evidence) content() []bundle.File {
-	files := []bundle.File{
+func (ev Evidence) content() []artifact.File {
+	files := []artifact.File{
 		{Path: "pod.yaml", About: "the pod as heal last read it, before the delete", Data: ev.PodYAML},
-		{Path: "events.txt", About: "the Events about the pod, oldest first", Data: bundle.EventTable(ev.Events)},
+		{Path: "events.txt", About: "the Events about the pod, oldest first", Data: artifact.EventTable(ev.Events)},
 	}
 	for _, l := range ev.Logs {
-		files = append(files, bundle.File{Path: "logs/" + l.Name(), About: l.about(), Data: l.Data})
+		files = append(files, artifact.File{Path: "logs/" + l.Name(), About: l.about(), Data: l.Data})
 	}
 	return files
 }
@@ -40,7 +40,7 @@ func (l Log) about() string {
 	return "the log of " + what
 }
 
-func (ev Evidence) index(content []bundle.File) []byte {
+func (ev Evidence) index(content []artifact.File) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Evidence of pod %s/%s (uid %s)\n\n", ev.Pod.Namespace, ev.Pod.Name, ev.Pod.UID)
 	fmt.Fprintf(&b, "Kept by kubectl ray heal at %s, just before it deleted the pod under rule %s",

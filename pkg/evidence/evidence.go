@@ -16,9 +16,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/bundle"
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/artifact"
 	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // Source is the reads evidence makes: the Events about the pod (one LIST selected by its UID)
@@ -32,14 +32,14 @@ type Source interface {
 type Taker struct {
 	Src Source
 	// Limits cap each container log read; Since is not used (the last lines matter, however old).
-	Limits bundle.LogLimits
+	Limits artifact.LogLimits
 	Now    func() time.Time
 }
 
 // Evidence is what was kept of one pod, redacted.
 type Evidence struct {
-	Pod     diagnose.Ref
-	Cluster diagnose.Ref
+	Pod     state.Ref
+	Cluster state.Ref
 	Rule    string
 	Why     string
 	Taken   time.Time
@@ -48,7 +48,7 @@ type Evidence struct {
 	Events  []corev1.Event
 	Logs    []Log
 	// Gaps are the reads that failed, each with its reason: the heal goes ahead regardless.
-	Gaps []bundle.Gap
+	Gaps []artifact.Gap
 }
 
 // Log is one container log's tail.
@@ -71,7 +71,7 @@ func (l Log) Name() string {
 // Subject is the pod, the cluster and the rule a heal deletes it under: what the evidence is of.
 type Subject struct {
 	Pod     *corev1.Pod
-	Cluster diagnose.Ref
+	Cluster state.Ref
 	Rule    string
 	Why     string
 }
@@ -80,34 +80,34 @@ type Subject struct {
 // current log of each started container, the previous one of each that restarted) and renders
 // the pod. s, when given, lends its secrets to the redactor (a Redis password of the RayCluster's
 // spec that a log echoes). A read that fails is a Gap; Take itself never fails.
-func (t Taker) Take(ctx context.Context, sub Subject, s *diagnose.Snapshot) Evidence {
+func (t Taker) Take(ctx context.Context, sub Subject, s *state.Snapshot) Evidence {
 	pod := sub.Pod
 	now := time.Now
 	if t.Now != nil {
 		now = t.Now
 	}
-	ev := Evidence{Pod: diagnose.PodRef(pod), Cluster: sub.Cluster, Rule: sub.Rule, Why: sub.Why, Taken: now()}
+	ev := Evidence{Pod: state.PodRef(pod), Cluster: sub.Cluster, Rule: sub.Rule, Why: sub.Why, Taken: now()}
 	found := redact.Set{}
 	found.AddPodSpec(&pod.Spec)
 	var problems []redact.Problem
-	ev.PodYAML, problems = bundle.ObjectYAML("v1", "Pod", pod, found)
+	ev.PodYAML, problems = artifact.ObjectYAML("v1", "Pod", pod, found)
 	for _, p := range problems {
-		ev.Gaps = append(ev.Gaps, bundle.Gap{What: "pod YAML: field " + p.Field + " redacted whole", Reason: p.Reason})
+		ev.Gaps = append(ev.Gaps, artifact.Gap{What: "pod YAML: field " + p.Field + " redacted whole", Reason: p.Reason})
 	}
 
 	events, err := t.Src.ListEventsAbout(ctx, pod.Namespace, pod.UID)
 	if err != nil {
-		ev.Gaps = append(ev.Gaps, bundle.Gap{What: "list events about pod " + pod.Name, Reason: err.Error()})
+		ev.Gaps = append(ev.Gaps, artifact.Gap{What: "list events about pod " + pod.Name, Reason: err.Error()})
 	}
-	sort.SliceStable(events, func(i, j int) bool { return bundle.EventTime(&events[i]).Before(bundle.EventTime(&events[j])) })
+	sort.SliceStable(events, func(i, j int) bool { return artifact.EventTime(&events[i]).Before(artifact.EventTime(&events[j])) })
 	ev.Events = events
 
 	limits := t.Limits
 	limits.Since = 0
-	for _, r := range bundle.PodLogs(pod) {
-		data, err := bundle.LogBody(t.Src.PodLog(ctx, pod.Namespace, pod.Name, limits.Options(r.Container, r.Previous)))
+	for _, r := range artifact.PodLogs(pod) {
+		data, err := artifact.LogBody(t.Src.PodLog(ctx, pod.Namespace, pod.Name, limits.Options(r.Container, r.Previous)))
 		if err != nil {
-			ev.Gaps = append(ev.Gaps, bundle.Gap{What: "log of " + describe(r), Reason: err.Error()})
+			ev.Gaps = append(ev.Gaps, artifact.Gap{What: "log of " + describe(r), Reason: err.Error()})
 			continue
 		}
 		ev.Logs = append(ev.Logs, Log{Container: r.Container, Init: r.Init, Previous: r.Previous, Data: data})
@@ -118,11 +118,11 @@ func (t Taker) Take(ctx context.Context, sub Subject, s *diagnose.Snapshot) Evid
 
 // redact runs every text through doctor's redactor, which knows the pod's and the snapshot's
 // secret values, as a bundle does: a log that echoes a password is redacted too.
-func (ev *Evidence) redact(s *diagnose.Snapshot, found redact.Set) {
+func (ev *Evidence) redact(s *state.Snapshot, found redact.Set) {
 	if s == nil {
-		s = &diagnose.Snapshot{}
+		s = &state.Snapshot{}
 	}
-	text := diagnose.Redactor(s, found).String
+	text := state.Redactor(s, found).String
 	ev.PodYAML = []byte(text(string(ev.PodYAML)))
 	ev.Why = text(ev.Why)
 	for i := range ev.Events {
@@ -136,7 +136,7 @@ func (ev *Evidence) redact(s *diagnose.Snapshot, found redact.Set) {
 	}
 }
 
-func describe(r bundle.LogRequest) string {
+func describe(r artifact.LogRequest) string {
 	what := "container " + r.Container
 	if r.Init {
 		what = "init container " + r.Container

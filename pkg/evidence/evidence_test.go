@@ -14,8 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/repair"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // planted is a secret value in the pod's env; the log and an Event echo it.
@@ -66,7 +66,7 @@ func crashingHead() *corev1.Pod {
 }
 
 func subject(pod *corev1.Pod) Subject {
-	return Subject{Pod: pod, Cluster: diagnose.Ref{Namespace: "ml", Name: "ray"}, Rule: "head-crashloop", Why: "restarted"}
+	return Subject{Pod: pod, Cluster: state.Ref{Namespace: "ml", Name: "ray"}, Rule: "head-crashloop", Why: "restarted"}
 }
 
 func TestTakeKeepsCurrentAndPreviousLogsRedacted(t *testing.T) {
@@ -172,14 +172,14 @@ func TestWriteDirOnAFileFails(t *testing.T) {
 	if err := os.WriteFile(root, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ev := Evidence{Pod: diagnose.Ref{Namespace: "ml", Name: "p", UID: "u"}}
+	ev := Evidence{Pod: state.Ref{Namespace: "ml", Name: "p", UID: "u"}}
 	if _, err := WriteDir(root, ev); err == nil || !strings.Contains(err.Error(), "cannot create evidence directory") {
 		t.Errorf("err %v, want cannot create evidence directory", err)
 	}
 }
 
 func TestLogLinesAreBounded(t *testing.T) {
-	ev := Evidence{Pod: diagnose.Ref{Namespace: "ml", Name: "p", UID: "u1"},
+	ev := Evidence{Pod: state.Ref{Namespace: "ml", Name: "p", UID: "u1"},
 		Logs: []Log{{Container: "ray-head", Data: []byte(strings.Repeat("x", 3*MaxLineBytes) + "the end")}}}
 	for i := range 30 {
 		ev.Events = append(ev.Events, corev1.Event{Reason: fmt.Sprintf("R%d", i)})
@@ -221,7 +221,7 @@ func TestKeeperRefusesAReplacedPod(t *testing.T) {
 	put := 0
 	k := Keeper{Taker: Taker{Src: &fakeSource{}}, Pods: podGetter{crashingHead()},
 		Put: func(Evidence) (string, error) { put++; return "x", nil }}
-	_, err := k.Keep(context.Background(), repair.Action{Pod: diagnose.Ref{Namespace: "ml", Name: "ray-head-abc", UID: "another"}})
+	_, err := k.Keep(context.Background(), repair.Action{Pod: state.Ref{Namespace: "ml", Name: "ray-head-abc", UID: "another"}})
 	if err == nil || !strings.Contains(err.Error(), "not kept: the pod was replaced") || put != 0 {
 		t.Errorf("err %v, put %d; want not kept, nothing put", err, put)
 	}
@@ -230,7 +230,7 @@ func TestKeeperRefusesAReplacedPod(t *testing.T) {
 func TestKeeperSaysWhereItKeptDespiteAnError(t *testing.T) {
 	pod := crashingHead()
 	src := &fakeSource{logs: map[string]string{"ray-head": "a", "ray-head/previous": "b", "autoscaler": "c"}}
-	a := repair.Action{Pod: diagnose.Ref{Namespace: "ml", Name: pod.Name, UID: string(pod.UID)}}
+	a := repair.Action{Pod: state.Ref{Namespace: "ml", Name: pod.Name, UID: string(pod.UID)}}
 	k := Keeper{Taker: Taker{Src: src}, Pods: podGetter{pod},
 		Put: func(Evidence) (string, error) { return "the log", errors.New("disk full") }}
 	where, err := k.Keep(context.Background(), a)

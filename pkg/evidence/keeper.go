@@ -7,9 +7,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/bundle"
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/artifact"
 	"github.com/kubectl-ray/kubectl-ray/pkg/repair"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // PodGetter reads one pod; *kube.Clients is one.
@@ -29,7 +29,7 @@ type Keeper struct {
 	Timeout time.Duration
 	// Snapshot lends the redactor the secrets of the action's cluster (its spec's Redis
 	// password); nil, or a nil result, knows the pod's own only.
-	Snapshot func(repair.Action) *diagnose.Snapshot
+	Snapshot func(repair.Action) *state.Snapshot
 	// Put keeps the evidence and says where: WriteDir for one-shot heal, LogLines for the
 	// watchdog. An error with a place means it was kept there but not everywhere asked.
 	Put func(Evidence) (string, error)
@@ -50,7 +50,7 @@ func (k Keeper) Keep(ctx context.Context, a repair.Action) (string, error) {
 	if string(pod.UID) != a.Pod.UID {
 		return "", fmt.Errorf("not kept: the pod was replaced since it was seen (uid %s, not %s)", pod.UID, a.Pod.UID)
 	}
-	var s *diagnose.Snapshot
+	var s *state.Snapshot
 	if k.Snapshot != nil {
 		s = k.Snapshot(a)
 	}
@@ -75,7 +75,7 @@ const DefaultDir = "kubectl-ray-evidence"
 
 // Limits are the log reads heal makes of a pod it deletes: the last lines of each log, enough
 // for a crash's traceback, bounded so a chatty pod cannot hold its heal back.
-var Limits = bundle.LogLimits{Tail: 500, LimitBytes: 1 << 20}
+var Limits = artifact.LogLimits{Tail: 500, LimitBytes: 1 << 20}
 
 // DefaultTimeout bounds one pod's evidence reads.
 const DefaultTimeout = 10 * time.Second

@@ -9,7 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/bundle"
+	"github.com/kubectl-ray/kubectl-ray/pkg/artifact"
 )
 
 // The watchdog's disk is ephemeral and lost with its pod, so its evidence goes to its own
@@ -53,7 +53,7 @@ func (ev Evidence) LogLines() []Line {
 		e := &events[i]
 		lines = append(lines, Line{Msg: "evidence event", KV: with(
 			"type", e.Type, "reason", e.Reason, "count", strconv.Itoa(int(max(e.Count, 1))),
-			"lastSeen", bundle.EventTime(e).UTC().Format(time.RFC3339), "message", tail(e.Message))})
+			"lastSeen", artifact.EventTime(e).UTC().Format(time.RFC3339), "message", tail(e.Message))})
 	}
 	for _, l := range ev.Logs {
 		lines = append(lines, Line{Msg: "evidence log", KV: with(

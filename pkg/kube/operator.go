@@ -7,7 +7,7 @@ import (
 )
 
 // ListDeployments lists Deployments in namespace ("" for all) in pages: the KubeRay operator is
-// found among them by labels or image (diagnose.FindOperators), in whatever namespace it runs.
+// found among them by labels or image (ray.FindOperators), in whatever namespace it runs.
 func (c *Clients) ListDeployments(ctx context.Context, namespace string) ([]appsv1.Deployment, error) {
 	return listExplained(ctx, "", Request{Verb: "list", Resource: "deployments", Namespace: namespace, Host: c.Host()},
 		c.Kube.AppsV1().Deployments(namespace).List,

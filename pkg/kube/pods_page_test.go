@@ -67,7 +67,7 @@ func podsServer(t *testing.T, list *corev1.PodList, contentType string) *Clients
 	return &Clients{Config: cfg, Kube: kubernetes.NewForConfigOrDie(cfg)}
 }
 
-// trimForTest is a trim as the loader's (diagnose.TrimPod, which this package does not know):
+// trimForTest is a trim as the loader's (state.TrimPod, which this package does not know):
 // it drops the spec's containers and the annotations, and keeps the secret values it drops.
 func trimForTest(secrets map[string]bool) func(*corev1.Pod) {
 	return func(p *corev1.Pod) {

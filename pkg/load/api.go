@@ -19,6 +19,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // Query says what FromAPI reads.
@@ -48,8 +49,8 @@ const serveServiceSelector = ray.LabelServe
 // and the operator's Warnings about RayJobs and RayServices, and the submitter pods of running
 // RayJobs. Nothing is read per object. RayClusters and pods are required: a refusal is an error.
 // The rest only sharpen the diagnosis: a refusal is recorded in Snapshot.Blind and doctor goes on.
-func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*diagnose.Snapshot, error) {
-	s := &diagnose.Snapshot{Now: q.Now, ClustersSelected: q.Selector != ""}
+func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*state.Snapshot, error) {
+	s := &state.Snapshot{Now: q.Now, ClustersSelected: q.Selector != ""}
 	ns := q.Namespace
 	var (
 		wg                                     sync.WaitGroup
@@ -73,7 +74,7 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*diagnose.Snapshot,
 		budgets                                []policyv1.PodDisruptionBudget
 		errBudgets                             error
 		jobSecrets, submitterSecrets           = redact.Set{}, redact.Set{}
-		// Pods and RayClusters are trimmed page by page (see diagnose.TrimPod); each goroutine
+		// Pods and RayClusters are trimmed page by page (see state.TrimPod); each goroutine
 		// keeps the secrets of what it dropped in a set of its own.
 		podSecrets, clusterSecrets = redact.Set{}, redact.Set{}
 	)
@@ -88,7 +89,7 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*diagnose.Snapshot,
 		go func() { defer wg.Done(); f() }()
 	}
 	run(func() {
-		clusters, errClusters = c.ListRayClusters(ctx, ns, q.Selector, func(o *rayv1.RayCluster) { trimmed(func() { diagnose.TrimCluster(o, clusterSecrets) }) })
+		clusters, errClusters = c.ListRayClusters(ctx, ns, q.Selector, func(o *rayv1.RayCluster) { trimmed(func() { state.TrimCluster(o, clusterSecrets) }) })
 	})
 	run(func() { services, errSvcs = c.ListRayServices(ctx, ns) })
 	run(func() {
@@ -96,14 +97,14 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*diagnose.Snapshot,
 		// Only with RayJobs that may have one at work, as soon as they are known: their
 		// submitter pods, by the Job controller's label.
 		if sel := diagnose.SubmitterPodSelector(jobs); errJobs == nil && sel != "" {
-			submitters, errSubmitters = c.ListPodsEach(ctx, ns, sel, func(p *corev1.Pod) { trimmed(func() { diagnose.TrimPod(p, submitterSecrets) }) })
+			submitters, errSubmitters = c.ListPodsEach(ctx, ns, sel, func(p *corev1.Pod) { trimmed(func() { state.TrimPod(p, submitterSecrets) }) })
 		}
 	})
 	run(func() {
-		pods, errPods = c.ListPodsEach(ctx, ns, ray.RayPodSelector, func(p *corev1.Pod) { trimmed(func() { diagnose.TrimPod(p, podSecrets) }) })
+		pods, errPods = c.ListPodsEach(ctx, ns, ray.RayPodSelector, func(p *corev1.Pod) { trimmed(func() { state.TrimPod(p, podSecrets) }) })
 	})
 	run(func() {
-		nodes, errNodes = c.ListNodes(ctx, func(n *corev1.Node) { trimmed(func() { diagnose.TrimNode(n) }) })
+		nodes, errNodes = c.ListNodes(ctx, func(n *corev1.Node) { trimmed(func() { state.TrimNode(n) }) })
 	})
 	run(func() { serve, errServe = c.ListServices(ctx, ns, serveServiceSelector) })
 	run(func() {
@@ -113,7 +114,7 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*diagnose.Snapshot,
 	})
 	run(func() {
 		// KubeRay's Redis cleanup Jobs only (gcs-ft-finalizer-stuck): one LIST by their label.
-		cleanupJobs, errCleanupJobs = c.ListJobs(ctx, ns, diagnose.RedisCleanupJobSelector, func(o *batchv1.Job) { trimmed(func() { diagnose.TrimJob(o, jobSecrets) }) })
+		cleanupJobs, errCleanupJobs = c.ListJobs(ctx, ns, ray.RedisCleanupJobSelector, func(o *batchv1.Job) { trimmed(func() { state.TrimJob(o, jobSecrets) }) })
 	})
 	run(func() { deploys, errDeploys = c.ListDeployments(ctx, "") })
 	run(func() { budgets, errBudgets = c.ListBudgets(ctx, ns) })
@@ -168,7 +169,7 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*diagnose.Snapshot,
 	if errDeploys != nil && fault.KindOf(errDeploys) == fault.Forbidden && ns != "" {
 		// Cannot look cluster-wide: the operator may still run in the namespace being checked.
 		var errNS error
-		if deploys, errNS = c.ListDeployments(ctx, ns); errNS == nil && len(diagnose.FindOperators(deploys)) > 0 {
+		if deploys, errNS = c.ListDeployments(ctx, ns); errNS == nil && len(ray.FindOperators(deploys)) > 0 {
 			errDeploys = nil
 		}
 	}
@@ -176,7 +177,7 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*diagnose.Snapshot,
 	case errDeploys == nil:
 		s.Deployments = deploys
 	case fault.KindOf(errDeploys) == fault.Forbidden:
-		s.Blind = append(s.Blind, diagnose.Gap{Resource: "deployments", Reason: errDeploys.Error()})
+		s.Blind = append(s.Blind, state.Gap{Resource: "deployments", Reason: errDeploys.Error()})
 	default:
 		return nil, errDeploys
 	}
@@ -184,7 +185,7 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*diagnose.Snapshot,
 		s.Ray, s.RayAsked = rayViews(ctx, c, s, *q.Ray), true
 		for _, v := range s.Ray {
 			if len(v.Failed) > 0 {
-				s.Blind = append(s.Blind, diagnose.Gap{Resource: "Ray's view of " + v.Namespace + "/" + v.Cluster, Reason: strings.Join(v.Failed, "; ")})
+				s.Blind = append(s.Blind, state.Gap{Resource: "Ray's view of " + v.Namespace + "/" + v.Cluster, Reason: strings.Join(v.Failed, "; ")})
 			}
 		}
 	}
@@ -194,37 +195,37 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*diagnose.Snapshot,
 // blindOr turns a refusal to list an optional kind into a Gap, and anything else into an error.
 // A 404 on RayServices or RayJobs means an old CRD set without them: nothing to see there.
 // The Gap names the resource without its group ("rayservices", "endpointslices").
-func blindOr(err error, req kube.Request) (diagnose.Gap, error) {
+func blindOr(err error, req kube.Request) (state.Gap, error) {
 	resource, group, _ := strings.Cut(req.Resource, ".")
 	if group == "ray.io" && apierrors.IsNotFound(err) {
-		return diagnose.Gap{Resource: resource, Reason: "the API has no " + req.Resource + " (CRD not installed)"}, nil
+		return state.Gap{Resource: resource, Reason: "the API has no " + req.Resource + " (CRD not installed)"}, nil
 	}
 	if apierrors.IsForbidden(err) {
-		return diagnose.Gap{Resource: resource, Reason: kube.Explain(err, req).Error()}, nil
+		return state.Gap{Resource: resource, Reason: kube.Explain(err, req).Error()}, nil
 	}
-	return diagnose.Gap{}, kube.Explain(err, req)
+	return state.Gap{}, kube.Explain(err, req)
 }
 
 // headEvents reads the Events about RayClusters in namespace ("" for all) with one paged LIST
 // selected by field (involvedObject.kind=RayCluster), never one request per cluster, keeping the
 // head lifecycle Events rules read, trimmed as each page arrives.
 func headEvents(ctx context.Context, c *kube.Clients, namespace string) ([]corev1.Event, error) {
-	return c.ListEventsSelected(ctx, namespace, diagnose.EventFieldSelector, keptTrimmed(diagnose.KeepEvent))
+	return c.ListEventsSelected(ctx, namespace, ray.EventFieldSelector, keptTrimmed(diagnose.KeepEvent))
 }
 
 // operatorWarnings reads the operator's Warning Events about RayJobs and RayServices the same way
-// (diagnose.WarningFieldSelector, diagnose.KeepWarning).
+// (ray.WarningFieldSelector, diagnose.KeepWarning).
 func operatorWarnings(ctx context.Context, c *kube.Clients, namespace string) ([]corev1.Event, error) {
-	return c.ListEventsSelected(ctx, namespace, diagnose.WarningFieldSelector, keptTrimmed(diagnose.KeepWarning))
+	return c.ListEventsSelected(ctx, namespace, ray.WarningFieldSelector, keptTrimmed(diagnose.KeepWarning))
 }
 
-// keptTrimmed keeps what keep keeps, trimmed (diagnose.TrimEvent).
+// keptTrimmed keeps what keep keeps, trimmed (state.TrimEvent).
 func keptTrimmed(keep func(*corev1.Event) bool) func(*corev1.Event) bool {
 	return func(ev *corev1.Event) bool {
 		if !keep(ev) {
 			return false
 		}
-		diagnose.TrimEvent(ev)
+		state.TrimEvent(ev)
 		return true
 	}
 }
@@ -234,6 +235,6 @@ func keptTrimmed(keep func(*corev1.Event) bool) func(*corev1.Event) bool {
 type API struct{ *kube.Clients }
 
 // LoadSnapshot is FromAPI.
-func (a API) LoadSnapshot(ctx context.Context, q Query) (*diagnose.Snapshot, error) {
+func (a API) LoadSnapshot(ctx context.Context, q Query) (*state.Snapshot, error) {
 	return FromAPI(ctx, a.Clients, q)
 }

@@ -24,7 +24,6 @@ import (
 	kfake "k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
@@ -49,7 +48,7 @@ func snapshotClients() (*kube.Clients, *kfake.Clientset, *rayfake.Clientset) {
 	// KubeRay's Redis cleanup Job (its template is the head's, Redis password included) and a Job
 	// of someone else's.
 	cleanup := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "a-redis-cleanup", Namespace: "ml",
-		Labels: map[string]string{ray.LabelCluster: "a", ray.LabelNodeType: diagnose.NodeTypeRedisCleanup}},
+		Labels: map[string]string{ray.LabelCluster: "a", ray.LabelNodeType: ray.NodeTypeRedisCleanup}},
 		Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "ray-head",
 			Env: []corev1.EnvVar{{Name: "REDIS_PASSWORD", Value: "job-secret-pw"}}}}}}}}
 	otherJob := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "backup", Namespace: "ml"}}
@@ -287,8 +286,8 @@ func TestFromAPIEvents(t *testing.T) {
 			selectors[l.GetListRestrictions().Fields.String()]++
 		}
 	}
-	if want := map[string]int{fields.ParseSelectorOrDie(diagnose.EventFieldSelector).String(): 1,
-		fields.ParseSelectorOrDie(diagnose.WarningFieldSelector).String(): 1}; !reflect.DeepEqual(selectors, want) {
+	if want := map[string]int{fields.ParseSelectorOrDie(ray.EventFieldSelector).String(): 1,
+		fields.ParseSelectorOrDie(ray.WarningFieldSelector).String(): 1}; !reflect.DeepEqual(selectors, want) {
 		t.Errorf("events listed with field selectors %v, want %v", selectors, want)
 	}
 
@@ -302,7 +301,7 @@ func TestFromAPIEvents(t *testing.T) {
 	}
 }
 
-// containersTrimmed: a trimmed pod keeps at most its first container's name (diagnose.TrimPod),
+// containersTrimmed: a trimmed pod keeps at most its first container's name (state.TrimPod),
 // nothing of its spec.
 func containersTrimmed(p corev1.Pod) bool {
 	return len(p.Spec.Containers) == 0 ||

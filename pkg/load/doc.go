@@ -1,4 +1,4 @@
-// Package load builds doctor's snapshot (diagnose.Snapshot) from a source: a live cluster through
+// Package load builds doctor's snapshot (state.Snapshot) from a source: a live cluster through
 // pkg/kube, once (FromAPI) or as caches kept current (Informers), and what a live cluster says of
 // documents about to be applied (Admission). pkg/kube talks to the API and knows no rule;
 // pkg/diagnose holds the rules and knows no API; this package is the one place that knows both:

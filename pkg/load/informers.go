@@ -10,7 +10,9 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // Informers are the caches of the long-running modes (the watchdog, and doctor's watch), shaped
@@ -30,7 +32,7 @@ func NewInformers(c *kube.Clients, namespace string, withNodes bool, onChange fu
 	h := &Informers{secrets: redact.Set{}}
 	inf, err := c.NewClusterInformers(namespace, withNodes, kube.CacheShape{
 		Trim:          h.trim,
-		EventSelector: diagnose.EventFieldSelector,
+		EventSelector: ray.EventFieldSelector,
 		KeepEvent:     diagnose.KeepEvent,
 	}, onChange)
 	if err != nil {
@@ -40,34 +42,34 @@ func NewInformers(c *kube.Clients, namespace string, withNodes bool, onChange fu
 	return h, nil
 }
 
-// trim keeps of an object what the rules and plans read (diagnose.TrimPod and the others), and
+// trim keeps of an object what the rules and plans read (state.TrimPod and the others), and
 // the secret values of what it drops.
 func (h *Informers) trim(obj any) {
 	switch o := obj.(type) {
 	case *corev1.Pod:
 		h.secretsMu.Lock()
-		diagnose.TrimPod(o, h.secrets)
+		state.TrimPod(o, h.secrets)
 		h.secretsMu.Unlock()
 	case *rayv1.RayCluster:
 		h.secretsMu.Lock()
-		diagnose.TrimCluster(o, h.secrets)
+		state.TrimCluster(o, h.secrets)
 		h.secretsMu.Unlock()
 	case *corev1.Node:
-		diagnose.TrimNode(o)
+		state.TrimNode(o)
 	case *corev1.Event:
-		diagnose.TrimEvent(o)
+		state.TrimEvent(o)
 	}
 }
 
 // Snapshot is the cached state of one RayCluster, its Ray pods, their nodes and the Events about
 // it, in the shape diagnose.Diagnose reads. ok is false when the RayCluster is not (or no longer)
 // there.
-func (h *Informers) Snapshot(key types.NamespacedName, now time.Time) (*diagnose.Snapshot, bool) {
+func (h *Informers) Snapshot(key types.NamespacedName, now time.Time) (*state.Snapshot, bool) {
 	rc, ok := h.Cluster(key)
 	if !ok {
 		return nil, false
 	}
-	s := &diagnose.Snapshot{Now: now, Clusters: []rayv1.RayCluster{*rc}, Secrets: redact.Set{}}
+	s := &state.Snapshot{Now: now, Clusters: []rayv1.RayCluster{*rc}, Secrets: redact.Set{}}
 	h.secretsMu.Lock()
 	s.Secrets.Merge(h.secrets)
 	h.secretsMu.Unlock()
@@ -83,17 +85,17 @@ func (h *Informers) Snapshot(key types.NamespacedName, now time.Time) (*diagnose
 		}
 	}
 	if !h.WatchesNodes() {
-		s.Blind = append(s.Blind, diagnose.Gap{Resource: "nodes", Reason: "the watchdog reads nodes only when it may force-delete stuck heads"})
+		s.Blind = append(s.Blind, state.Gap{Resource: "nodes", Reason: "the watchdog reads nodes only when it may force-delete stuck heads"})
 	}
 	events, blind := h.ClusterEvents(key)
 	if blind != "" {
-		s.Blind = append(s.Blind, diagnose.Gap{Resource: "events", Reason: blind})
+		s.Blind = append(s.Blind, state.Gap{Resource: "events", Reason: blind})
 	}
 	for _, ev := range events {
 		s.Events = append(s.Events, *ev)
 	}
 	// The watchdog reads only what head repairs need; doctor's other inputs are not cached.
-	s.Blind = append(s.Blind, diagnose.Gap{Resource: "deployments", Reason: "not watched by the watchdog"},
-		diagnose.Gap{Resource: "jobs", Reason: "not watched by the watchdog"})
+	s.Blind = append(s.Blind, state.Gap{Resource: "deployments", Reason: "not watched by the watchdog"},
+		state.Gap{Resource: "jobs", Reason: "not watched by the watchdog"})
 	return s, true
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/rayapi"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // RayQuery asks FromAPI for Ray's own view of RayClusters: each head's dashboard, read through a
@@ -44,7 +45,7 @@ const (
 // rayViews reads the dashboards of the clusters q picks in s, at most q.Parallel at once, each
 // within q.Timeout and all within q.Deadline: the slowest dashboard bounds the run, not the sum
 // of them. A dashboard that cannot be read is a View saying why, never an error.
-func rayViews(ctx context.Context, c *kube.Clients, s *diagnose.Snapshot, q RayQuery) []rayapi.View {
+func rayViews(ctx context.Context, c *kube.Clients, s *state.Snapshot, q RayQuery) []rayapi.View {
 	if q.Timeout <= 0 {
 		q.Timeout = DefaultRayTimeout
 	}
@@ -94,7 +95,7 @@ func rayViews(ctx context.Context, c *kube.Clients, s *diagnose.Snapshot, q RayQ
 
 // dashboardHeads is, per namespace/cluster, the head pod to reach the dashboard through: Running
 // and not being deleted, the newest when there are two (a replacement coming up).
-func dashboardHeads(s *diagnose.Snapshot) map[string]*corev1.Pod {
+func dashboardHeads(s *state.Snapshot) map[string]*corev1.Pod {
 	var heads []*corev1.Pod
 	for i := range s.Pods {
 		p := &s.Pods[i]

@@ -16,10 +16,11 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/rayapi"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
-func rayScene(clusters ...string) *diagnose.Snapshot {
-	s := &diagnose.Snapshot{}
+func rayScene(clusters ...string) *state.Snapshot {
+	s := &state.Snapshot{}
 	for _, c := range clusters {
 		s.Clusters = append(s.Clusters, rayv1.RayCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: c}})
 		if strings.HasPrefix(c, "headless") {

@@ -9,13 +9,13 @@ import (
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	sigsjson "sigs.k8s.io/json"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
 )
 
 // APITypesVersion is the KubeRay release whose API types the reader decodes into: a field a
 // newer release added is unknown to it, so an unknown field is information, not a warning.
-const APITypesVersion = diagnose.APITypesRelease
+const APITypesVersion = ray.APITypesRelease
 
 // Ray's API group: documents of other groups and kinds are skipped, and counted.
 const rayGroup = "ray.io"

@@ -7,6 +7,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // Locate points every finding of r at its document: Source gets the file and the line of the
@@ -157,14 +158,14 @@ func (s *Set) NoteFindings() []diagnose.Finding {
 		if ns == "" {
 			ns = s.namespace
 		}
-		f := diagnose.Finding{Rule: n.Rule, Severity: info.Severity, Object: diagnose.Ref{Kind: n.Doc.Kind, Namespace: ns, Name: n.Doc.Name},
+		f := diagnose.Finding{Rule: n.Rule, Severity: info.Severity, Object: state.Ref{Kind: n.Doc.Kind, Namespace: ns, Name: n.Doc.Name},
 			Message: n.Message, Remedy: n.Remedy, Field: n.Field, Evidence: map[string]string{"field": n.Field}}
 		switch n.Doc.Kind {
 		case "RayCluster":
 			f.Cluster = f.Object
 		default:
 			if c := s.clusterOf(n.Doc); c != "" {
-				f.Cluster = diagnose.Ref{Kind: "RayCluster", Namespace: ns, Name: c}
+				f.Cluster = state.Ref{Kind: "RayCluster", Namespace: ns, Name: c}
 			}
 		}
 		f.Source = &diagnose.Source{File: n.Doc.File, Line: n.Doc.lineOf(n.Field)}

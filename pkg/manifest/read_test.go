@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 func read(t *testing.T, in Input) *Set {
@@ -177,7 +177,7 @@ spec:
 `
 	s := read(t, Input{Paths: []string{"-"}, Stdin: strings.NewReader(doc)})
 	snap := s.Snapshot("default", time.Unix(0, 0))
-	got := snap.Undecoded[diagnose.UndecodedKey("RayService", "ml", "svc")]
+	got := snap.Undecoded[state.UndecodedKey("RayService", "ml", "svc")]
 	if !slices.Equal(got, []string{"spec.rayClusterConfig.upgradeStrategy"}) {
 		t.Fatalf("Undecoded = %v, want spec.rayClusterConfig.upgradeStrategy", snap.Undecoded)
 	}

@@ -6,8 +6,8 @@ import (
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // Snapshot is the set as doctor's rules read it, with the documents that name no namespace in
@@ -15,8 +15,8 @@ import (
 // cluster spec, owned by it, so that every rule about a cluster's spec runs on it too: its name
 // is the owner's (the operator adds a suffix of its own), or the owner's with "-raycluster" when
 // a RayCluster document has that name.
-func (s *Set) Snapshot(namespace string, now time.Time) *diagnose.Snapshot {
-	snap := &diagnose.Snapshot{Now: now, Secrets: redact.Set{}}
+func (s *Set) Snapshot(namespace string, now time.Time) *state.Snapshot {
+	snap := &state.Snapshot{Now: now, Secrets: redact.Set{}}
 	ns := func(d *Document) string {
 		if d.Namespace != "" {
 			return d.Namespace
@@ -56,7 +56,7 @@ func (s *Set) Snapshot(namespace string, now time.Time) *diagnose.Snapshot {
 			if snap.Undecoded == nil {
 				snap.Undecoded = map[string][]string{}
 			}
-			snap.Undecoded[diagnose.UndecodedKey("RayService", v.Namespace, v.Name)] = u
+			snap.Undecoded[state.UndecodedKey("RayService", v.Namespace, v.Name)] = u
 		}
 		owned(s.docOf[rs], &v.Spec.RayClusterSpec)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 func TestWriteDoctor(t *testing.T) {
@@ -20,11 +21,11 @@ func TestWriteDoctor(t *testing.T) {
 		},
 		Findings: []diagnose.Finding{
 			{Rule: "operator-outdated", Severity: diagnose.SeverityWarning},
-			{Rule: "head-evicted", Severity: diagnose.SeverityError, Cluster: diagnose.Ref{Namespace: "ml", Name: "a"}},
-			{Rule: "head-duplicate", Severity: diagnose.SeverityError, Cluster: diagnose.Ref{Namespace: "ml", Name: "a"}},
-			{Rule: "head-duplicate", Severity: diagnose.SeverityError, Cluster: diagnose.Ref{Namespace: "ml", Name: "a"}},
+			{Rule: "head-evicted", Severity: diagnose.SeverityError, Cluster: state.Ref{Namespace: "ml", Name: "a"}},
+			{Rule: "head-duplicate", Severity: diagnose.SeverityError, Cluster: state.Ref{Namespace: "ml", Name: "a"}},
+			{Rule: "head-duplicate", Severity: diagnose.SeverityError, Cluster: state.Ref{Namespace: "ml", Name: "a"}},
 		},
-		Blind: []diagnose.Gap{{Resource: "nodes", Reason: "forbidden"}},
+		Blind: []state.Gap{{Resource: "nodes", Reason: "forbidden"}},
 	}
 	var b bytes.Buffer
 	if err := WriteDoctor(&b, r); err != nil {

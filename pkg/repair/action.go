@@ -1,15 +1,17 @@
 package repair
 
-import "github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+import (
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
+)
 
 // Action is one pod delete. UID and ResourceVersion are what the planner saw: the delete carries
 // them as preconditions, so a pod that changed since is left alone.
 type Action struct {
-	Rule            string       `json:"rule"`
-	Cluster         diagnose.Ref `json:"cluster"`
-	Pod             diagnose.Ref `json:"pod"`
-	ResourceVersion string       `json:"resourceVersion"`
-	Node            string       `json:"node,omitempty"`
+	Rule            string    `json:"rule"`
+	Cluster         state.Ref `json:"cluster"`
+	Pod             state.Ref `json:"pod"`
+	ResourceVersion string    `json:"resourceVersion"`
+	Node            string    `json:"node,omitempty"`
 	// GracePeriodSeconds is nil (the pod's own grace period) or 0 (force, stuck heads only).
 	GracePeriodSeconds *int64 `json:"gracePeriodSeconds,omitempty"`
 	Why                string `json:"why"`
@@ -31,10 +33,10 @@ func (a Action) Verb() string {
 
 // Skip is a finding heal will not act on, and why.
 type Skip struct {
-	Rule    string       `json:"rule"`
-	Cluster diagnose.Ref `json:"cluster"`
-	Object  diagnose.Ref `json:"object"`
-	Why     string       `json:"why"`
+	Rule    string    `json:"rule"`
+	Cluster state.Ref `json:"cluster"`
+	Object  state.Ref `json:"object"`
+	Why     string    `json:"why"`
 }
 
 // HealPlan is what heal would do: the deletes, and the head findings it cannot fix.
@@ -58,7 +60,7 @@ type HealPlan struct {
 func (p HealPlan) Empty() bool { return len(p.Actions) == 0 && len(p.FinalizerRemovals) == 0 }
 
 // refLess orders refs by namespace, name and UID: the order of a plan and of its report.
-func refLess(a, b diagnose.Ref) bool {
+func refLess(a, b state.Ref) bool {
 	if a.Namespace != b.Namespace {
 		return a.Namespace < b.Namespace
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // A cluster in a recreate loop gets no delete, even for a head that is terminal (which heal would
@@ -23,7 +24,7 @@ import (
 func TestPlanBacksOffARecreateLoop(t *testing.T) {
 	looping, fine := cluster("ns", "loop"), cluster("ns", "fine")
 	lp, fp := evicted(head(looping, "loop-head-a")), evicted(head(fine, "fine-head-b"))
-	s := &diagnose.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{looping, fine}, Pods: []corev1.Pod{lp, fp}}
+	s := &state.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{looping, fine}, Pods: []corev1.Pod{lp, fp}}
 	loop := finding(diagnose.RuleHeadRecreateLoop, looping, &lp)
 	loop.Facts.Loop = &diagnose.RecreateLoop{Deletions: 4, Window: 6*time.Minute + 20*time.Second, LastExit: &diagnose.Exit{Code: 137, Reason: "OOMKilled"}}
 	got := Plan(s, []diagnose.Finding{
@@ -91,16 +92,16 @@ func operatorDeletedHead(c rayv1.RayCluster, pod string, at time.Time) corev1.Ev
 func TestWatchdogBacksOffARecreateLoop(t *testing.T) {
 	clk := clocktesting.NewFakeClock(t0)
 	c := cluster("ml", "rc")
-	s := diagnose.Snapshot{Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{evicted(head(c, "rc-head"))},
+	s := state.Snapshot{Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{evicted(head(c, "rc-head"))},
 		Events: []corev1.Event{operatorDeletedHead(c, "rc-head-1", t0.Add(-3*time.Minute)),
 			operatorDeletedHead(c, "rc-head-2", t0.Add(-2*time.Minute)), operatorDeletedHead(c, "rc-head-3", t0.Add(-time.Minute))},
-		Blind: []diagnose.Gap{{Resource: "deployments", Reason: "not watched"}, {Resource: "nodes", Reason: "not watched"}}}
+		Blind: []state.Gap{{Resource: "deployments", Reason: "not watched"}, {Resource: "nodes", Reason: "not watched"}}}
 	del := &countingDeleter{}
 	rec := &recordingEvents{}
 	rules := diagnose.DefaultOptions()
-	w := NewWatchdog(WatchdogConfig{
+	w := NewLoop(LoopConfig{
 		Cache:    fixedCache{s},
-		Diagnose: func(s *diagnose.Snapshot) []diagnose.Finding { return diagnose.Diagnose(s, rules).Findings },
+		Diagnose: func(s *state.Snapshot) []diagnose.Finding { return diagnose.Diagnose(s, rules).Findings },
 		Exec:     &Executor{Deleter: del, Events: rec, Now: clk.Now},
 		Now:      clk.Now, Clock: clk, Workers: 1,
 		Log:    NewLogger(io.Discard, "logfmt", clk.Now),
@@ -136,10 +137,10 @@ func TestPlanStaleWorkers(t *testing.T) {
 	gone.Labels[ray.LabelNodeType] = ray.NodeTypeWorker
 	now := metav1.NewTime(t0)
 	gone.DeletionTimestamp = &now
-	s := &diagnose.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{h, w, gone}}
-	f := diagnose.Finding{Rule: diagnose.RuleWorkersStale, Cluster: diagnose.Ref{Kind: "RayCluster", Namespace: "ns", Name: "rc", UID: string(c.UID)},
-		Object: diagnose.Ref{Kind: "RayCluster", Namespace: "ns", Name: "rc"},
-		Facts:  diagnose.Facts{Pods: []diagnose.Ref{diagnose.PodRef(&w), diagnose.PodRef(&gone)}, Head: "rc-head-new"}}
+	s := &state.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{h, w, gone}}
+	f := diagnose.Finding{Rule: diagnose.RuleWorkersStale, Cluster: state.Ref{Kind: "RayCluster", Namespace: "ns", Name: "rc", UID: string(c.UID)},
+		Object: state.Ref{Kind: "RayCluster", Namespace: "ns", Name: "rc"},
+		Facts:  diagnose.Facts{Pods: []state.Ref{state.PodRef(&w), state.PodRef(&gone)}, Head: "rc-head-new"}}
 
 	p := Plan(s, []diagnose.Finding{f}, Options{Name: asFlag})
 	if len(p.Actions) != 0 || len(p.NotHealable) != 1 || !strings.Contains(p.NotHealable[0].Why, "pass --stale-workers") {

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // The real doctor rules feed the planner: snapshot → Diagnose → Plan.
@@ -24,7 +25,7 @@ func operatorDeployment(image string) appsv1.Deployment {
 	}
 }
 
-func diagnoseAndPlan(s *diagnose.Snapshot, opts Options) HealPlan {
+func diagnoseAndPlan(s *state.Snapshot, opts Options) HealPlan {
 	return Plan(s, diagnose.Diagnose(s, diagnose.DefaultOptions()).Findings, opts)
 }
 
@@ -42,7 +43,7 @@ func TestDiagnosePlanHealthyClusterHasNothingToDo(t *testing.T) {
 	c := cluster("default", "rc")
 	c.CreationTimestamp = metav1.NewTime(t0.Add(-time.Hour))
 	h := head(c, "rc-head-a")
-	s := &diagnose.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{h},
+	s := &state.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{h},
 		Nodes:       []corev1.Node{node("node-a", corev1.ConditionTrue)},
 		Deployments: []appsv1.Deployment{operatorDeployment("quay.io/kuberay/operator:v1.1.1")}}
 	if got := diagnoseAndPlan(s, Options{Force: true}); !got.Empty() || len(got.NotHealable) != 0 {
@@ -53,7 +54,7 @@ func TestDiagnosePlanHealthyClusterHasNothingToDo(t *testing.T) {
 func TestDiagnosePlanStuckOnDeadNode(t *testing.T) {
 	c := cluster("default", "rc")
 	h := terminating(head(c, "rc-head-a"), "node-a")
-	s := &diagnose.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{h},
+	s := &state.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{h},
 		Nodes: []corev1.Node{node("node-a", corev1.ConditionUnknown)}}
 	got := diagnoseAndPlan(s, Options{})
 	if got.Stuck != 1 || !got.Empty() || len(got.NotHealable) != 1 || got.NotHealable[0].Rule != diagnose.RuleHeadTerminatingStuck {
@@ -71,7 +72,7 @@ func TestDiagnosePlanPendingIsNotHealable(t *testing.T) {
 	h.CreationTimestamp = metav1.NewTime(t0.Add(-time.Hour))
 	h.Status = corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{{
 		Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable, Message: "0/3 nodes are available"}}}
-	s := &diagnose.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{h}}
+	s := &state.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{h}}
 	got := diagnoseAndPlan(s, Options{})
 	if !got.Empty() || len(got.NotHealable) != 1 || got.NotHealable[0].Rule != diagnose.RuleHeadPending {
 		t.Fatalf("plan: %+v", got)

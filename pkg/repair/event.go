@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 const (
@@ -74,12 +74,12 @@ func newEvent(on corev1.ObjectReference, related *corev1.ObjectReference, typ, r
 	}
 }
 
-func clusterEventRef(c diagnose.Ref, resourceVersion string) corev1.ObjectReference {
+func clusterEventRef(c state.Ref, resourceVersion string) corev1.ObjectReference {
 	return corev1.ObjectReference{Kind: "RayCluster", APIVersion: "ray.io/v1", Namespace: c.Namespace, Name: c.Name,
 		UID: types.UID(c.UID), ResourceVersion: resourceVersion}
 }
 
-func podEventRef(p diagnose.Ref, resourceVersion string) corev1.ObjectReference {
+func podEventRef(p state.Ref, resourceVersion string) corev1.ObjectReference {
 	return corev1.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: p.Namespace, Name: p.Name,
 		UID: types.UID(p.UID), ResourceVersion: resourceVersion}
 }

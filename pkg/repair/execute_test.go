@@ -21,6 +21,7 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 var podsGVR = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
@@ -99,14 +100,14 @@ func (a *apiServer) executor(dryRun bool) *Executor {
 }
 
 // evictedPlan is heal's plan for the evicted head p of c (seed000's).
-func evictedPlan(c rayv1.RayCluster, p corev1.Pod, s *diagnose.Snapshot) HealPlan {
+func evictedPlan(c rayv1.RayCluster, p corev1.Pod, s *state.Snapshot) HealPlan {
 	return Plan(s, []diagnose.Finding{finding(diagnose.RuleHeadEvicted, c, &p)}, Options{})
 }
 
-func seed000() (rayv1.RayCluster, corev1.Pod, *diagnose.Snapshot) {
+func seed000() (rayv1.RayCluster, corev1.Pod, *state.Snapshot) {
 	c := cluster("default", "raycluster-kuberay")
 	p := evicted(head(c, "raycluster-kuberay-head-ldg9f"))
-	return c, p, &diagnose.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{p}}
+	return c, p, &state.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{p}}
 }
 
 func TestExecutorDeletesWithPreconditionsAndRecordsEvents(t *testing.T) {
@@ -188,7 +189,7 @@ func TestExecutorConflictReplansOnce(t *testing.T) {
 	replans := 0
 	ex.Replan = func(context.Context) (HealPlan, error) {
 		replans++
-		s2 := &diagnose.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{*changed}}
+		s2 := &state.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{*changed}}
 		return Plan(s2, []diagnose.Finding{finding(diagnose.RuleHeadEvicted, c, changed)}, Options{}), nil
 	}
 	rep, err := ex.Run(context.Background(), plan)
@@ -219,7 +220,7 @@ func TestExecutorLeavesAReplacedPodAlone(t *testing.T) {
 	plan := evictedPlan(c, p, s)
 	ex := api.executor(false)
 	ex.Replan = func(context.Context) (HealPlan, error) {
-		s2 := &diagnose.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{replacement}}
+		s2 := &state.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{replacement}}
 		return Plan(s2, nil, Options{}), nil
 	}
 	rep, err := ex.Run(context.Background(), plan)
@@ -304,7 +305,7 @@ func TestWaiterTimesFirstSightAndReady(t *testing.T) {
 	c, p, _ := seed000()
 	now := t0
 	w := newWaiter(func() time.Time { return now })
-	ref := diagnose.Ref{Kind: "RayCluster", Namespace: c.Namespace, Name: c.Name, UID: string(c.UID)}
+	ref := state.Ref{Kind: "RayCluster", Namespace: c.Namespace, Name: c.Name, UID: string(c.UID)}
 	w.expect(ref, p.UID, p.Name, t0, t0)
 	w.seal()
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // planFailedWorkers deletes the terminal workers a worker-failed finding names: the operator then
@@ -30,12 +31,12 @@ func (ix *index) planFailedWorkers(f diagnose.Finding, add func(Action), skip fu
 			why = fmt.Sprintf("the worker is %s, not terminal; heal never deletes a pod that may be running", phaseOf(pod))
 		}
 		if why != "" {
-			skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: diagnose.PodRef(pod), Why: why})
+			skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: state.PodRef(pod), Why: why})
 			continue
 		}
 		summary, full := terminalWhy(pod, "worker")
 		add(Action{
-			Rule: f.Rule, Cluster: diagnose.ClusterRef(c), Pod: diagnose.PodRef(pod),
+			Rule: f.Rule, Cluster: state.ClusterRef(c), Pod: state.PodRef(pod),
 			ResourceVersion: pod.ResourceVersion, Node: pod.Spec.NodeName, Summary: summary, Why: full,
 		})
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 func worker(c rayv1.RayCluster, name string) corev1.Pod {
@@ -22,7 +23,7 @@ func worker(c rayv1.RayCluster, name string) corev1.Pod {
 }
 
 // failedWorkerPlan diagnoses s as doctor does and plans heal from its findings.
-func failedWorkerPlan(s *diagnose.Snapshot) HealPlan {
+func failedWorkerPlan(s *state.Snapshot) HealPlan {
 	return Plan(s, diagnose.Diagnose(s, diagnose.DefaultOptions()).Findings, Options{})
 }
 
@@ -34,7 +35,7 @@ func TestPlanFailedWorkers(t *testing.T) {
 	ok := worker(c, "rc-worker-ok")
 	gone := evicted(worker(c, "rc-worker-gone"))
 	gone.ResourceVersion = "42"
-	s := &diagnose.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{h, ok, gone},
+	s := &state.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{h, ok, gone},
 		Deployments: []appsv1.Deployment{operatorDeployment("quay.io/kuberay/operator:v1.1.1")}}
 	p := failedWorkerPlan(s)
 	if len(p.Actions) != 1 {
@@ -62,8 +63,8 @@ func TestPlanFailedWorkersLeavesTheOperatorItsGrace(t *testing.T) {
 		w.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "ray-worker", State: corev1.ContainerState{
 			Terminated: &corev1.ContainerStateTerminated{ExitCode: 137, FinishedAt: metav1.NewTime(at)}}}}
 	}
-	snap := func() *diagnose.Snapshot {
-		return &diagnose.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{head(c, "rc-head-a"), w},
+	snap := func() *state.Snapshot {
+		return &state.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{head(c, "rc-head-a"), w},
 			Deployments: []appsv1.Deployment{operatorDeployment("quay.io/kuberay/operator:v1.5.0")}}
 	}
 	stopped(t0.Add(-30 * time.Second))
@@ -86,9 +87,9 @@ func TestPlanFailedWorkersChecksEachPod(t *testing.T) {
 	leaving.DeletionTimestamp = &now
 	foreign := evicted(worker(c, "rc-worker-foreign"))
 	foreign.OwnerReferences = nil
-	s := &diagnose.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{running, leaving, foreign}}
+	s := &state.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{running, leaving, foreign}}
 	f := finding(diagnose.RuleWorkerFailed, c, nil)
-	f.Facts.Pods = []diagnose.Ref{diagnose.PodRef(&running), diagnose.PodRef(&leaving), diagnose.PodRef(&foreign),
+	f.Facts.Pods = []state.Ref{state.PodRef(&running), state.PodRef(&leaving), state.PodRef(&foreign),
 		{Kind: "Pod", Namespace: "ml", Name: "rc-worker-missing"}}
 	p := Plan(s, []diagnose.Finding{f}, Options{})
 	if len(p.Actions) != 0 {

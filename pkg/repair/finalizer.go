@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // EventReasonFinalizer is the reason of the Event heal records when it removes KubeRay's Redis
@@ -23,11 +25,11 @@ const Removed Result = "removed"
 // being deleted (rule gcs-ft-finalizer-stuck, only with RemoveGCSFTFinalizer). The patch
 // carries the uid, resourceVersion and index heal saw as JSON patch tests.
 type FinalizerRemoval struct {
-	Rule            string       `json:"rule"`
-	Cluster         diagnose.Ref `json:"cluster"`
-	ResourceVersion string       `json:"resourceVersion"`
-	Finalizer       string       `json:"finalizer"`
-	Index           int          `json:"index"`
+	Rule            string    `json:"rule"`
+	Cluster         state.Ref `json:"cluster"`
+	ResourceVersion string    `json:"resourceVersion"`
+	Finalizer       string    `json:"finalizer"`
+	Index           int       `json:"index"`
 	// StorageNamespace is the cluster's GCS data in Redis that nobody will clean up any more.
 	StorageNamespace string `json:"storageNamespace"`
 	// LeftBehind is the warning printed before and after the removal.
@@ -62,14 +64,14 @@ func (ix *index) planFinalizer(f diagnose.Finding, opts Options) (*FinalizerRemo
 	}
 	index := -1
 	for i, fz := range rc.Finalizers {
-		if fz == diagnose.FinalizerGCSFTRedisCleanup {
+		if fz == ray.FinalizerGCSFTRedisCleanup {
 			index = i
 		}
 	}
 	if rc.DeletionTimestamp == nil || index < 0 {
-		return skip("the RayCluster is not being deleted with the finalizer " + diagnose.FinalizerGCSFTRedisCleanup)
+		return skip("the RayCluster is not being deleted with the finalizer " + ray.FinalizerGCSFTRedisCleanup)
 	}
-	ns := diagnose.StorageNamespace(rc)
+	ns := ray.StorageNamespace(rc)
 	left := fmt.Sprintf("the GCS data of storage namespace %s stays in Redis (gcsFaultToleranceOptions.redisAddress or RAY_REDIS_ADDRESS of the cluster): delete its keys there", ns)
 	if f.Facts.CleanupJobComplete {
 		left = "the cleanup Job completed: nothing of storage namespace " + ns + " is left in Redis"
@@ -79,9 +81,9 @@ func (ix *index) planFinalizer(f diagnose.Finding, opts Options) (*FinalizerRemo
 	}
 	return &FinalizerRemoval{
 		Rule:             f.Rule,
-		Cluster:          diagnose.ClusterRef(rc),
+		Cluster:          state.ClusterRef(rc),
 		ResourceVersion:  rc.ResourceVersion,
-		Finalizer:        diagnose.FinalizerGCSFTRedisCleanup,
+		Finalizer:        ray.FinalizerGCSFTRedisCleanup,
 		Index:            index,
 		StorageNamespace: ns,
 		LeftBehind:       left,

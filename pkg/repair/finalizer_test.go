@@ -17,6 +17,8 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // deletingGCSFT is a RayCluster deleted 20m before t0, held by KubeRay's Redis cleanup finalizer
@@ -24,7 +26,7 @@ import (
 func deletingGCSFT() rayv1.RayCluster {
 	c := cluster("ml", "rc")
 	c.ResourceVersion = "42"
-	c.Finalizers = []string{"example.com/keep", diagnose.FinalizerGCSFTRedisCleanup}
+	c.Finalizers = []string{"example.com/keep", ray.FinalizerGCSFTRedisCleanup}
 	c.Spec.GcsFaultToleranceOptions = &rayv1.GcsFaultToleranceOptions{RedisAddress: "redis:6379"}
 	dt := metav1.NewTime(t0.Add(-20 * time.Minute))
 	c.DeletionTimestamp = &dt
@@ -33,7 +35,7 @@ func deletingGCSFT() rayv1.RayCluster {
 
 func gcsFTPlan(t *testing.T, c rayv1.RayCluster, opts Options) HealPlan {
 	t.Helper()
-	s := &diagnose.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}}
+	s := &state.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}}
 	return Plan(s, diagnose.Diagnose(s, diagnose.DefaultOptions()).Findings, opts)
 }
 
@@ -53,7 +55,7 @@ func TestPlanGCSFTFinalizer(t *testing.T) {
 		t.Fatalf("with the flag: %+v", p)
 	}
 	r := p.FinalizerRemovals[0]
-	if r.Index != 1 || r.ResourceVersion != "42" || r.Cluster.UID != "uid-rc" || r.StorageNamespace != "uid-rc" || r.Finalizer != diagnose.FinalizerGCSFTRedisCleanup {
+	if r.Index != 1 || r.ResourceVersion != "42" || r.Cluster.UID != "uid-rc" || r.StorageNamespace != "uid-rc" || r.Finalizer != ray.FinalizerGCSFTRedisCleanup {
 		t.Errorf("removal = %+v", r)
 	}
 }
@@ -66,7 +68,7 @@ func TestPlanGCSFTFinalizerAfterCleanup(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: "rc-redis-cleanup", Labels: map[string]string{"ray.io/cluster": "rc"}},
 		Status:     batchv1.JobStatus{Conditions: []batchv1.JobCondition{{Type: batchv1.JobComplete, Status: corev1.ConditionTrue}}},
 	}
-	s := &diagnose.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, CleanupJobs: []batchv1.Job{job}}
+	s := &state.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, CleanupJobs: []batchv1.Job{job}}
 	findings := diagnose.Diagnose(s, diagnose.DefaultOptions()).Findings
 	var stuck []diagnose.Finding
 	for _, f := range findings {
@@ -101,8 +103,8 @@ func TestExecuteFinalizerRemoval(t *testing.T) {
 		remains []string
 	}{
 		{"as seen", "42", false, Removed, []string{"example.com/keep"}},
-		{"dry run", "42", true, DryRun, []string{"example.com/keep", diagnose.FinalizerGCSFTRedisCleanup}},
-		{"changed since", "43", false, Failed, []string{"example.com/keep", diagnose.FinalizerGCSFTRedisCleanup}},
+		{"dry run", "42", true, DryRun, []string{"example.com/keep", ray.FinalizerGCSFTRedisCleanup}},
+		{"changed since", "43", false, Failed, []string{"example.com/keep", ray.FinalizerGCSFTRedisCleanup}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := deletingGCSFT()

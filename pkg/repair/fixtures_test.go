@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 var t0 = time.Date(2024, 5, 8, 7, 55, 30, 0, time.UTC)
@@ -73,11 +74,11 @@ func node(name string, ready corev1.ConditionStatus) corev1.Node {
 func finding(rule string, c rayv1.RayCluster, p *corev1.Pod) diagnose.Finding {
 	f := diagnose.Finding{
 		Rule:    rule,
-		Cluster: diagnose.Ref{Kind: "RayCluster", Namespace: c.Namespace, Name: c.Name, UID: string(c.UID)},
-		Object:  diagnose.Ref{Kind: "RayCluster", Namespace: c.Namespace, Name: c.Name, UID: string(c.UID)},
+		Cluster: state.Ref{Kind: "RayCluster", Namespace: c.Namespace, Name: c.Name, UID: string(c.UID)},
+		Object:  state.Ref{Kind: "RayCluster", Namespace: c.Namespace, Name: c.Name, UID: string(c.UID)},
 	}
 	if p != nil {
-		f.Object = diagnose.Ref{Kind: "Pod", Namespace: p.Namespace, Name: p.Name, UID: string(p.UID)}
+		f.Object = state.Ref{Kind: "Pod", Namespace: p.Namespace, Name: p.Name, UID: string(p.UID)}
 	}
 	return f
 }

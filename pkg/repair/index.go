@@ -9,17 +9,18 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // index looks objects up in a snapshot by name.
 type index struct {
-	s        *diagnose.Snapshot
+	s        *state.Snapshot
 	clusters map[types.NamespacedName]*rayv1.RayCluster
 	pods     map[types.NamespacedName]*corev1.Pod
 	nodes    map[string]*corev1.Node
 }
 
-func newIndex(s *diagnose.Snapshot) *index {
+func newIndex(s *state.Snapshot) *index {
 	ix := &index{
 		s:        s,
 		clusters: map[types.NamespacedName]*rayv1.RayCluster{},
@@ -41,7 +42,7 @@ func newIndex(s *diagnose.Snapshot) *index {
 }
 
 // cluster is the finding's RayCluster, or the one the pod's ray.io/cluster label names.
-func (ix *index) cluster(ref diagnose.Ref, pod *corev1.Pod) *rayv1.RayCluster {
+func (ix *index) cluster(ref state.Ref, pod *corev1.Pod) *rayv1.RayCluster {
 	ns, name := ref.Namespace, ref.Name
 	if pod != nil {
 		if ns == "" {
@@ -78,7 +79,7 @@ func (ix *index) findingPod(f diagnose.Finding) (*corev1.Pod, string) {
 }
 
 // heads are the snapshot's head pods labelled as belonging to the cluster.
-func (ix *index) heads(ref diagnose.Ref) []*corev1.Pod {
+func (ix *index) heads(ref state.Ref) []*corev1.Pod {
 	var out []*corev1.Pod
 	for i := range ix.s.Pods {
 		p := &ix.s.Pods[i]

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // rulePriority orders the rules that may fire on the same pod: the first one names the action.
@@ -48,7 +49,7 @@ var notHealableWhy = map[string]string{
 // controlled by the finding's RayCluster, which exists and is not suspended or being deleted,
 // and that is not running: terminal (Failed or Succeeded), or with opts.Force, already being
 // deleted on a node that is NotReady, unreachable or gone.
-func Plan(s *diagnose.Snapshot, findings []diagnose.Finding, opts Options) HealPlan {
+func Plan(s *state.Snapshot, findings []diagnose.Finding, opts Options) HealPlan {
 	ix := newIndex(s)
 	var p HealPlan
 	chosen := map[types.UID]int{} // pod UID → index in p.Actions
@@ -84,11 +85,11 @@ func Plan(s *diagnose.Snapshot, findings []diagnose.Finding, opts Options) HealP
 				continue
 			}
 			if why := operatorReplacesWhy(s, f); why != "" {
-				skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: diagnose.PodRef(pod), Why: why})
+				skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: state.PodRef(pod), Why: why})
 				continue
 			}
 			if a, why := ix.action(f.Rule, f.Cluster, pod, opts); why != "" {
-				skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: diagnose.PodRef(pod), Why: why})
+				skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: state.PodRef(pod), Why: why})
 			} else {
 				add(a)
 			}
@@ -125,7 +126,7 @@ func Plan(s *diagnose.Snapshot, findings []diagnose.Finding, opts Options) HealP
 	p.Actions = backOffLoops(p.Actions, findings, skip)
 	// Reasons quote pod status messages, which can echo a command line or a Redis URI; they are
 	// printed, logged and written into Events, so they go through doctor's redactor.
-	redact := diagnose.Redactor(s).String
+	redact := state.Redactor(s).String
 	for i := range p.Actions {
 		p.Actions[i].Why = redact(p.Actions[i].Why)
 		p.Actions[i].Summary = redact(p.Actions[i].Summary)
@@ -184,7 +185,7 @@ func (ix *index) planDuplicate(f diagnose.Finding, opts Options, add func(Action
 	}
 	obj := f.Object
 	if len(heads) == 1 {
-		obj = diagnose.PodRef(heads[0])
+		obj = state.PodRef(heads[0])
 	}
 	skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: obj, Why: why})
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // TestPlanProperty checks, over generated pod states and arbitrary (even wrong) findings, that the
@@ -31,9 +32,9 @@ func TestPlanProperty(t *testing.T) {
 			t.Fatalf("seed %d: %v\nplan: %+v", seed, err, p)
 		}
 		actions += len(p.Actions)
-		// doctor's and heal's loader trims what it lists (diagnose.TrimPod and friends): the plan
+		// doctor's and heal's loader trims what it lists (state.TrimPod and friends): the plan
 		// must not depend on anything trimming drops.
-		if slim := Plan(diagnose.Trimmed(s), findings, opts); !reflect.DeepEqual(slim, p) {
+		if slim := Plan(state.Trimmed(s), findings, opts); !reflect.DeepEqual(slim, p) {
 			t.Fatalf("seed %d: the plan of the trimmed snapshot differs\ntrimmed: %+v\nfull:    %+v", seed, slim, p)
 		}
 	}
@@ -43,7 +44,7 @@ func TestPlanProperty(t *testing.T) {
 	}
 }
 
-func checkPlan(s *diagnose.Snapshot, p HealPlan, opts Options) error {
+func checkPlan(s *state.Snapshot, p HealPlan, opts Options) error {
 	seen := map[string]bool{}
 	for _, a := range p.Actions {
 		if seen[a.Pod.UID] {
@@ -103,8 +104,8 @@ func checkPlan(s *diagnose.Snapshot, p HealPlan, opts Options) error {
 
 func pick[T any](r *rand.Rand, xs ...T) T { return xs[r.IntN(len(xs))] }
 
-func generate(r *rand.Rand) (*diagnose.Snapshot, []diagnose.Finding, Options) {
-	s := &diagnose.Snapshot{Now: t0}
+func generate(r *rand.Rand) (*state.Snapshot, []diagnose.Finding, Options) {
+	s := &state.Snapshot{Now: t0}
 	names := []string{"a", "b"}
 	for _, n := range names {
 		c := cluster(pick(r, "ns1", "ns1", "ns2"), n)
@@ -127,7 +128,7 @@ func generate(r *rand.Rand) (*diagnose.Snapshot, []diagnose.Finding, Options) {
 		s.Nodes = append(s.Nodes, nd)
 	}
 	if r.IntN(6) == 0 {
-		s.Blind = []diagnose.Gap{{Resource: "nodes", Reason: "forbidden"}}
+		s.Blind = []state.Gap{{Resource: "nodes", Reason: "forbidden"}}
 	}
 	npods := r.IntN(6)
 	for i := 0; i < npods; i++ {

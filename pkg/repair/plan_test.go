@@ -13,12 +13,13 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 func TestPlanEvictedHead(t *testing.T) {
 	c := cluster("default", "raycluster-kuberay")
 	p := evicted(head(c, "raycluster-kuberay-head-ldg9f"))
-	s := &diagnose.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{p}}
+	s := &state.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{p}}
 	// head-evicted and head-terminated both fire on an evicted head: one delete, named by the
 	// more specific rule.
 	got := Plan(s, []diagnose.Finding{
@@ -36,7 +37,7 @@ func TestPlanTerminatedAnyRestartPolicy(t *testing.T) {
 			p := head(c, "rc-head-x")
 			p.Spec.RestartPolicy = rp
 			p.Status.Phase = phase
-			got := Plan(&diagnose.Snapshot{Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{p}},
+			got := Plan(&state.Snapshot{Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{p}},
 				[]diagnose.Finding{finding(diagnose.RuleHeadTerminated, c, &p)}, Options{})
 			if len(got.Actions) != 1 || got.Actions[0].Pod.Name != "rc-head-x" || got.Actions[0].GracePeriodSeconds != nil {
 				t.Errorf("%s/%s: want one graceful delete of rc-head-x, got %+v", rp, phase, got)
@@ -97,7 +98,7 @@ func TestPlanRefusals(t *testing.T) {
 			if f.Rule == "" {
 				f = finding(diagnose.RuleHeadEvicted, c, &tc.pod)
 			}
-			got := Plan(&diagnose.Snapshot{Clusters: tc.clusters, Pods: []corev1.Pod{tc.pod}}, []diagnose.Finding{f}, Options{Force: true})
+			got := Plan(&state.Snapshot{Clusters: tc.clusters, Pods: []corev1.Pod{tc.pod}}, []diagnose.Finding{f}, Options{Force: true})
 			if len(got.Actions) != 0 {
 				t.Fatalf("want no action, got %+v", got.Actions)
 			}
@@ -112,7 +113,7 @@ func TestPlanNotHealableRules(t *testing.T) {
 	c := cluster("ns", "rc")
 	p := head(c, "rc-head-a")
 	p.Status.Phase = corev1.PodPending
-	got := Plan(&diagnose.Snapshot{Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{p}}, []diagnose.Finding{
+	got := Plan(&state.Snapshot{Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{p}}, []diagnose.Finding{
 		finding(diagnose.RuleHeadPending, c, &p),
 		finding(diagnose.RuleHeadCrashLoop, c, &p),
 		finding(diagnose.RuleHeadMissing, c, nil),
@@ -154,9 +155,9 @@ func TestPlanStuckTerminating(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			// The kubelet on a dead node never reports, so the stuck pod still reads Running.
 			p := terminating(head(c, "rc-head-a"), "n1")
-			s := &diagnose.Snapshot{Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{p}, Nodes: tc.nodes}
+			s := &state.Snapshot{Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{p}, Nodes: tc.nodes}
 			if tc.blind {
-				s.Blind = []diagnose.Gap{{Resource: "nodes", Reason: "forbidden"}}
+				s.Blind = []state.Gap{{Resource: "nodes", Reason: "forbidden"}}
 			}
 			got := Plan(s, []diagnose.Finding{finding(diagnose.RuleHeadTerminatingStuck, c, &p)}, Options{Force: tc.force, Name: asFlag})
 			if got.Stuck != 1 {
@@ -179,7 +180,7 @@ func TestPlanDuplicateDeletesOnlyTheTerminalHead(t *testing.T) {
 	c := cluster("ns", "rc")
 	live := head(c, "rc-head-new")
 	old := evicted(head(c, "rc-head-old"))
-	s := &diagnose.Snapshot{Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{live, old}}
+	s := &state.Snapshot{Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{live, old}}
 	// Doctor names the extra head.
 	got := Plan(s, []diagnose.Finding{finding(diagnose.RuleHeadDuplicate, c, &old)}, Options{})
 	if len(got.Actions) != 1 || got.Actions[0].Pod.Name != "rc-head-old" || got.Actions[0].Rule != diagnose.RuleHeadDuplicate {
@@ -193,7 +194,7 @@ func TestPlanDuplicateDeletesOnlyTheTerminalHead(t *testing.T) {
 
 	// Two live heads: nothing a delete may do.
 	twin := head(c, "rc-head-twin")
-	s = &diagnose.Snapshot{Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{live, twin}}
+	s = &state.Snapshot{Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{live, twin}}
 	got = Plan(s, []diagnose.Finding{finding(diagnose.RuleHeadDuplicate, c, &twin)}, Options{Force: true})
 	if len(got.Actions) != 0 || len(got.NotHealable) != 1 || got.NotHealable[0].Object.Name != "rc-head-twin" ||
 		got.NotHealable[0].Why != "the extra head is live; heal deletes only terminal heads, never one that may be running" {
@@ -220,7 +221,7 @@ func TestPlanSummary(t *testing.T) {
 	c := cluster("ml", "rc")
 	p := evicted(head(c, "rc-head"))
 	p.Status.Message = "The node was low on resource: ephemeral-storage. Threshold quantity: 10%, available: 2%. Container ray-head was using 12Gi. "
-	plan := Plan(&diagnose.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{p}},
+	plan := Plan(&state.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{p}},
 		[]diagnose.Finding{finding(diagnose.RuleHeadEvicted, c, &p)}, Options{})
 	if len(plan.Actions) != 1 {
 		t.Fatalf("plan = %+v", plan)
@@ -244,9 +245,9 @@ func TestPlanRedactsSecretsInReasons(t *testing.T) {
 	p := evicted(head(c, "rc-head"))
 	p.Spec.Containers = []corev1.Container{{Name: "ray-head", Env: []corev1.EnvVar{{Name: "REDIS_PASSWORD", Value: "hunter2secret"}}}}
 	p.Status.Message = "ray start exited: redis://:hunter2secret@redis:6379 and redis://u:0therPass@x:1 refused"
-	for _, s := range []*diagnose.Snapshot{
+	for _, s := range []*state.Snapshot{
 		{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{p}},
-		diagnose.Trimmed(&diagnose.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{p}}),
+		state.Trimmed(&state.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{p}}),
 	} {
 		plan := Plan(s, []diagnose.Finding{finding(diagnose.RuleHeadEvicted, c, &p)}, Options{})
 		if len(plan.Actions) != 1 {

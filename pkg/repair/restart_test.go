@@ -11,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // evictedAt is an evicted head whose container stopped at t.
@@ -40,7 +42,7 @@ func TestPlanLeavesTheOperatorItsGrace(t *testing.T) {
 		c := cluster("default", "rc")
 		c.CreationTimestamp = metav1.NewTime(t0.Add(-time.Hour))
 		p := evictedAt(c, "rc-head-a", t0.Add(-tc.ago))
-		s := &diagnose.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{p},
+		s := &state.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{p},
 			Deployments: []appsv1.Deployment{operatorDeployment(tc.image)}}
 		got := diagnoseAndPlan(s, Options{})
 		if tc.act {
@@ -58,12 +60,12 @@ func TestPlanLeavesTheOperatorItsGrace(t *testing.T) {
 // A cluster whose head restart is disabled by design is never acted on, whatever the finding.
 func TestPlanNeverActsOnRestartDisabledClusters(t *testing.T) {
 	c := cluster("default", "rc")
-	c.Annotations = map[string]string{diagnose.AnnotationDisableProvisionedHeadRestart: "true"}
+	c.Annotations = map[string]string{ray.AnnotationDisableProvisionedHeadRestart: "true"}
 	c.Status.Conditions = []metav1.Condition{{Type: string(rayv1.RayClusterProvisioned), Status: metav1.ConditionTrue}}
 	p := evictedAt(c, "rc-head-a", t0.Add(-time.Hour))
 	stuck := terminating(head(c, "rc-head-b"), "node-gone")
 	for _, image := range []string{"quay.io/kuberay/operator:v1.6.0", "quay.io/kuberay/operator:v1.1.1", "kuberay/operator:latest"} {
-		s := &diagnose.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{p, stuck},
+		s := &state.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{p, stuck},
 			Deployments: []appsv1.Deployment{operatorDeployment(image)}}
 		// Findings as an older doctor (or a script) might hand them over: heal still refuses.
 		got := Plan(s, []diagnose.Finding{
@@ -81,7 +83,7 @@ func TestPlanNeverActsOnRestartDisabledClusters(t *testing.T) {
 		}
 	}
 	// The real doctor: head-restart-disabled is the one finding, and heal says why it will not act.
-	s := &diagnose.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{p},
+	s := &state.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{p},
 		Deployments: []appsv1.Deployment{operatorDeployment("quay.io/kuberay/operator:v1.6.0")}}
 	got := diagnoseAndPlan(s, Options{})
 	if !got.Empty() || len(got.NotHealable) != 1 || got.NotHealable[0].Rule != diagnose.RuleHeadRestartDisabled ||
@@ -94,12 +96,12 @@ func TestPlanNeverActsOnRestartDisabledClusters(t *testing.T) {
 // nothing recreates, so heal leaves it alone; with a known v1.6.0 operator it is healable.
 func TestPlanRayJobClusterWithoutOperatorVersion(t *testing.T) {
 	c := cluster("default", "rc")
-	c.Labels = map[string]string{diagnose.LabelOriginatedFromCRD: "RayJob"}
+	c.Labels = map[string]string{ray.LabelOriginatedFromCRD: "RayJob"}
 	c.Status.Conditions = []metav1.Condition{{Type: string(rayv1.RayClusterProvisioned), Status: metav1.ConditionTrue}}
 	p := evictedAt(c, "rc-head-a", t0.Add(-time.Hour))
 	fs := []diagnose.Finding{finding(diagnose.RuleHeadEvicted, c, &p)}
-	s := &diagnose.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{p},
-		Blind: []diagnose.Gap{{Resource: "deployments", Reason: "not watched by heal --watch"}}}
+	s := &state.Snapshot{Now: t0, Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{p},
+		Blind: []state.Gap{{Resource: "deployments", Reason: "not watched by heal --watch"}}}
 	if got := Plan(s, fs, Options{}); !got.Empty() {
 		t.Fatalf("unknown operator: %+v", got)
 	}

@@ -11,25 +11,25 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/version"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // action checks every safety condition for deleting pod under rule and returns the action, or
 // why the pod is not healable.
-func (ix *index) action(rule string, clusterRef diagnose.Ref, pod *corev1.Pod, opts Options) (Action, string) {
+func (ix *index) action(rule string, clusterRef state.Ref, pod *corev1.Pod, opts Options) (Action, string) {
 	if why := ix.notOwnedWhy(clusterRef, pod); why != "" {
 		return Action{}, why
 	}
 	a := Action{
 		Rule:            rule,
 		Cluster:         clusterRef,
-		Pod:             diagnose.PodRef(pod),
+		Pod:             state.PodRef(pod),
 		ResourceVersion: pod.ResourceVersion,
 		Node:            pod.Spec.NodeName,
 	}
 	if c := ix.cluster(clusterRef, pod); c != nil {
-		a.Cluster = diagnose.ClusterRef(c)
+		a.Cluster = state.ClusterRef(c)
 	}
 	switch {
 	case pod.DeletionTimestamp != nil:
@@ -51,7 +51,7 @@ func (ix *index) action(rule string, clusterRef diagnose.Ref, pod *corev1.Pod, o
 }
 
 // notOwnedWhy says why pod is not a head heal may touch, or "".
-func (ix *index) notOwnedWhy(clusterRef diagnose.Ref, pod *corev1.Pod) string {
+func (ix *index) notOwnedWhy(clusterRef state.Ref, pod *corev1.Pod) string {
 	c, why := ix.controller(clusterRef, pod, "head", ray.IsHead)
 	if why != "" {
 		return why
@@ -67,7 +67,7 @@ func (ix *index) notOwnedWhy(clusterRef diagnose.Ref, pod *corev1.Pod) string {
 // controller is the RayCluster that controls pod, a Ray pod of the role isRole checks (ray.IsHead,
 // ray.IsWorker), when it is one the operator would replace pod for; else why heal must not touch
 // pod.
-func (ix *index) controller(clusterRef diagnose.Ref, pod *corev1.Pod, role string, isRole func(*corev1.Pod) bool) (*rayv1.RayCluster, string) {
+func (ix *index) controller(clusterRef state.Ref, pod *corev1.Pod, role string, isRole func(*corev1.Pod) bool) (*rayv1.RayCluster, string) {
 	if !ray.IsRayPod(pod) {
 		return nil, "not a Ray pod (no label " + ray.RayPodSelector + ")"
 	}
@@ -98,8 +98,8 @@ func (ix *index) controller(clusterRef diagnose.Ref, pod *corev1.Pod, role strin
 // This costs no repair: only versions that write conditions can see a cluster provisioned, and
 // they delete terminal heads themselves.
 func (ix *index) mayNotRestart(c *rayv1.RayCluster) bool {
-	ops := diagnose.FindOperators(ix.s.Deployments)
-	if _, off := diagnose.HeadRestartDisabled(c, ops); off || c.Annotations[diagnose.AnnotationDisableProvisionedHeadRestart] == "true" {
+	ops := ray.FindOperators(ix.s.Deployments)
+	if _, off := ray.HeadRestartDisabled(c, ops); off || c.Annotations[ray.AnnotationDisableProvisionedHeadRestart] == "true" {
 		return true
 	}
 	for _, op := range ops {
@@ -107,7 +107,7 @@ func (ix *index) mayNotRestart(c *rayv1.RayCluster) bool {
 			return false
 		}
 	}
-	return c.Labels[diagnose.LabelOriginatedFromCRD] == "RayJob" &&
+	return c.Labels[ray.LabelOriginatedFromCRD] == "RayJob" &&
 		meta.IsStatusConditionTrue(c.Status.Conditions, string(rayv1.RayClusterProvisioned))
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // planStaleWorkers deletes the workers a workers-stale finding names, only with StaleWorkers
@@ -26,13 +27,13 @@ func (ix *index) planStaleWorkers(f diagnose.Finding, opts Options, add func(Act
 			continue
 		}
 		if why := ix.workerNotOwnedWhy(f.Cluster, pod); why != "" {
-			skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: diagnose.PodRef(pod), Why: why})
+			skip(Skip{Rule: f.Rule, Cluster: f.Cluster, Object: state.PodRef(pod), Why: why})
 			continue
 		}
 		c := ix.cluster(f.Cluster, pod)
 		add(Action{
-			Rule: f.Rule, Pod: diagnose.PodRef(pod), ResourceVersion: pod.ResourceVersion, Node: pod.Spec.NodeName,
-			Cluster: diagnose.ClusterRef(c),
+			Rule: f.Rule, Pod: state.PodRef(pod), ResourceVersion: pod.ResourceVersion, Node: pod.Spec.NodeName,
+			Cluster: state.ClusterRef(c),
 			Why: fmt.Sprintf("worker left from before head %s restarted, without GCS fault tolerance: it belongs to the previous Ray cluster; "+
 				"deleting it lets the operator create a worker that joins the new head", f.Facts.Head),
 		})
@@ -40,7 +41,7 @@ func (ix *index) planStaleWorkers(f diagnose.Finding, opts Options, add func(Act
 }
 
 // workerNotOwnedWhy says why pod is not a worker heal may delete, or "".
-func (ix *index) workerNotOwnedWhy(clusterRef diagnose.Ref, pod *corev1.Pod) string {
+func (ix *index) workerNotOwnedWhy(clusterRef state.Ref, pod *corev1.Pod) string {
 	if _, why := ix.controller(clusterRef, pod, "worker", ray.IsWorker); why != "" {
 		return why
 	}

@@ -8,15 +8,15 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // Replacement is how the operator replaced one cluster's deleted head.
 type Replacement struct {
-	Cluster   diagnose.Ref `json:"cluster"`
-	OldPods   []string     `json:"oldPods"`
-	DeletedAt time.Time    `json:"deletedAt"`
+	Cluster   state.Ref `json:"cluster"`
+	OldPods   []string  `json:"oldPods"`
+	DeletedAt time.Time `json:"deletedAt"`
 	// Pod is the new head, "" when none appeared.
 	Pod string `json:"pod,omitempty"`
 	// Existing: the head that took over was there before the delete (an extra head's survivor).
@@ -59,7 +59,7 @@ func newWaiter(now func() time.Time) *waiter {
 }
 
 // expect adds a deleted head: its cluster now needs a replacement.
-func (w *waiter) expect(cluster diagnose.Ref, old types.UID, oldName string, at, sent time.Time) {
+func (w *waiter) expect(cluster state.Ref, old types.UID, oldName string, at, sent time.Time) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	key := types.NamespacedName{Namespace: cluster.Namespace, Name: cluster.Name}

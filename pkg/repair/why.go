@@ -7,6 +7,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // restartDisabledWhy is heal's refusal on a cluster whose head restart is disabled by design.
@@ -14,13 +16,13 @@ func restartDisabledWhy(op string) string {
 	if op == "" {
 		op = "the operator"
 	}
-	return "head restart is disabled on this RayCluster by design (" + diagnose.AnnotationDisableProvisionedHeadRestart +
+	return "head restart is disabled on this RayCluster by design (" + ray.AnnotationDisableProvisionedHeadRestart +
 		", or a RayJob's cluster on KubeRay v1.5): " + op + " creates no new head, so heal never acts on it"
 }
 
 // operatorReplacesWhy: within the operator's grace a terminal head is the operator's to replace
 // (doctor's Facts.OperatorReplacesBy); heal deleting it would only race the operator.
-func operatorReplacesWhy(s *diagnose.Snapshot, f diagnose.Finding) string {
+func operatorReplacesWhy(s *state.Snapshot, f diagnose.Finding) string {
 	due := f.Facts.OperatorReplacesBy
 	if due.IsZero() || !s.Now.Before(due) {
 		return ""

@@ -7,11 +7,11 @@ import (
 
 	"golang.org/x/time/rate"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/bundle"
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/artifact"
 	"github.com/kubectl-ray/kubectl-ray/pkg/evidence"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/repair"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // The watchdog's evidence reads are smaller than one-shot heal's: what it keeps goes to its log,
@@ -22,7 +22,7 @@ import (
 // without evidence, each saying so: the reads before each delete would otherwise hold every
 // delete of the burst back (about 3 requests a head).
 var (
-	watchLimits                 = bundle.LogLimits{Tail: 100, LimitBytes: 2 * evidence.MaxLineBytes}
+	watchLimits                 = artifact.LogLimits{Tail: 100, LimitBytes: 2 * evidence.MaxLineBytes}
 	watchTimeout                = 5 * time.Second
 	evidenceQPS, evidenceBurstQ = float32(20), 40
 	evidenceRate                = rate.Limit(1)
@@ -33,7 +33,7 @@ var (
 // keeps it after the watchdog's pod is gone (docs/heal.md says why not an object in the cluster),
 // and also under cfg.EvidenceDir when one is given. snapshot is the informers' view of the
 // action's cluster, whose secrets the redactor must know.
-func keeper(c *kube.Clients, cfg Config, log *repair.Logger, snapshot func(repair.Action) *diagnose.Snapshot) (func(context.Context, repair.Action) (string, error), error) {
+func keeper(c *kube.Clients, cfg Config, log *repair.Logger, snapshot func(repair.Action) *state.Snapshot) (func(context.Context, repair.Action) (string, error), error) {
 	ec, err := c.WithOwnRateLimit(evidenceQPS, evidenceBurstQ)
 	if err != nil {
 		return nil, err

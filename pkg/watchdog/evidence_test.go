@@ -15,9 +15,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/repair"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // A burst of heals keeps evidence for the first evidenceBurst only; the rest are healed without
@@ -29,7 +29,7 @@ func TestKeeperBudgetsABurst(t *testing.T) {
 	for i := range n {
 		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: fmt.Sprintf("h%02d", i), UID: types.UID(fmt.Sprintf("u%d", i))}}
 		pods = append(pods, p)
-		actions = append(actions, repair.Action{Rule: "head-evicted", Pod: diagnose.Ref{Namespace: "ml", Name: p.Name, UID: string(p.UID)}})
+		actions = append(actions, repair.Action{Rule: "head-evicted", Pod: state.Ref{Namespace: "ml", Name: p.Name, UID: string(p.UID)}})
 	}
 	// No refill during the test, whatever the machine's speed: the burst alone is measured.
 	defer func(r rate.Limit) { evidenceRate = r }(evidenceRate)

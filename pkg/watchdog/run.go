@@ -1,5 +1,5 @@
 // Package watchdog assembles heal's watchdog against a cluster: the informers that feed
-// repair.Watchdog, leader election on a Lease, the Events written off the heal path, the metrics
+// repair.Loop, leader election on a Lease, the Events written off the heal path, the metrics
 // and probes, and the garbage collector's tuning. The command only turns its flags into a Config.
 package watchdog
 
@@ -23,6 +23,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/load"
 	"github.com/kubectl-ray/kubectl-ray/pkg/metrics"
 	"github.com/kubectl-ray/kubectl-ray/pkg/repair"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // The settings messages name; the command shows each as its flag.
@@ -36,7 +37,7 @@ type Config struct {
 	Namespace string
 	// Diagnose is doctor's diagnosis of one cluster's snapshot, as the command filters it (accept
 	// files); Rules are doctor's thresholds, for the times a plan changes on its own.
-	Diagnose func(*diagnose.Snapshot) []diagnose.Finding
+	Diagnose func(*state.Snapshot) []diagnose.Finding
 	Rules    diagnose.Options
 	// DryRun sends the deletes as server-side dry runs; Force and StaleWorkers are repair.Options'.
 	DryRun, Force, StaleWorkers bool
@@ -133,7 +134,7 @@ func Run(ctx context.Context, c *kube.Clients, cfg Config) error {
 	return err
 }
 
-// serve runs the informers and the repair.Watchdog until ctx ends or an error no retry can fix.
+// serve runs the informers and the repair.Loop until ctx ends or an error no retry can fix.
 func serve(ctx context.Context, c *kube.Clients, cfg Config, log *repair.Logger, wm *watchMetrics) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -146,7 +147,7 @@ func serve(ctx context.Context, c *kube.Clients, cfg Config, log *repair.Logger,
 	exec := &repair.Executor{Deleter: c, Events: events, DryRun: cfg.DryRun, Now: cfg.Now}
 	var inf *load.Informers
 	if cfg.KeepEvidence {
-		exec.Keep, err = keeper(c, cfg, log, func(a repair.Action) *diagnose.Snapshot {
+		exec.Keep, err = keeper(c, cfg, log, func(a repair.Action) *state.Snapshot {
 			s, _ := inf.Snapshot(types.NamespacedName{Namespace: a.Cluster.Namespace, Name: a.Cluster.Name}, cfg.Now())
 			return s
 		})
@@ -154,9 +155,9 @@ func serve(ctx context.Context, c *kube.Clients, cfg Config, log *repair.Logger,
 			return err
 		}
 	}
-	wd := repair.NewWatchdog(repair.WatchdogConfig{
+	wd := repair.NewLoop(repair.LoopConfig{
 		Diagnose:  cfg.Diagnose,
-		Recheck:   func(s *diagnose.Snapshot) (time.Time, bool) { return recheckAt(s, rules) },
+		Recheck:   func(s *state.Snapshot) (time.Time, bool) { return recheckAt(s, rules) },
 		Exec:      exec,
 		Workers:   cfg.Workers,
 		Opts:      repair.Options{Force: cfg.Force, StaleWorkers: cfg.StaleWorkers, Name: cfg.Name},
@@ -212,7 +213,7 @@ func serve(ctx context.Context, c *kube.Clients, cfg Config, log *repair.Logger,
 
 // recheckAt is the earliest time a cluster's plan can change with no object changing: a
 // terminating head passing its margin, or the operator's grace for a terminal head ending.
-func recheckAt(s *diagnose.Snapshot, rules diagnose.Options) (time.Time, bool) {
+func recheckAt(s *state.Snapshot, rules diagnose.Options) (time.Time, bool) {
 	a, okA := diagnose.TerminatingDeadline(s, rules)
 	b, okB := diagnose.ReplaceDeadline(s, rules)
 	switch {

@@ -11,7 +11,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
@@ -27,7 +26,7 @@ func TestDoctorGCSFTFinalizerStuck(t *testing.T) {
 	h := newHOn(t, sandboxPlayedOperator(t, "gcsft-finalizer"))
 	rc := h.CreateRayCluster("ftc", func(rc *rayv1.RayCluster) {
 		rc.Annotations = map[string]string{"ray.io/ft-enabled": "true"}
-		rc.Finalizers = []string{diagnose.FinalizerGCSFTRedisCleanup}
+		rc.Finalizers = []string{ray.FinalizerGCSFTRedisCleanup}
 	})
 	if err := h.Ray.RayV1().RayClusters(h.NS).Delete(h.Ctx, "ftc", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
@@ -35,8 +34,8 @@ func TestDoctorGCSFTFinalizerStuck(t *testing.T) {
 	yes, zero, deadline := true, int32(0), int64(300)
 	job := &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Name: "ftc-redis-cleanup", Namespace: h.NS,
-			Labels:          map[string]string{ray.LabelCluster: "ftc", ray.LabelNodeType: diagnose.NodeTypeRedisCleanup, ray.LabelIsRayNode: "yes"},
-			Annotations:     map[string]string{diagnose.AnnotationExternalStorageNS: string(rc.UID)},
+			Labels:          map[string]string{ray.LabelCluster: "ftc", ray.LabelNodeType: ray.NodeTypeRedisCleanup, ray.LabelIsRayNode: "yes"},
+			Annotations:     map[string]string{ray.AnnotationExternalStorageNS: string(rc.UID)},
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: "ray.io/v1", Kind: "RayCluster", Name: "ftc", UID: rc.UID, Controller: &yes}}},
 		Spec: batchv1.JobSpec{Suspend: &yes, BackoffLimit: &zero, ActiveDeadlineSeconds: &deadline,
 			Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever,

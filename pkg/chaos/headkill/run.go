@@ -12,11 +12,11 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/load"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/schema"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // Cluster is every API operation a head kill makes (pkg/kube's Clients in the command, a fake
@@ -32,7 +32,7 @@ type Cluster interface {
 	// PodDisruptionBudget blocks an eviction. dryRun has the API server check it only.
 	KillHeadPod(ctx context.Context, pod *corev1.Pod, mode kube.KillMode, dryRun bool) error
 	// LoadSnapshot is what doctor reads, for its advice.
-	LoadSnapshot(ctx context.Context, q load.Query) (*diagnose.Snapshot, error)
+	LoadSnapshot(ctx context.Context, q load.Query) (*state.Snapshot, error)
 	// The watches of a run: pods, RayClusters and the RayService; the Service's ready endpoints;
 	// a port-forward per endpoint.
 	experiment.Cluster

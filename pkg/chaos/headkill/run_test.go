@@ -20,6 +20,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/load"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // fakeCluster is Cluster without a cluster: a RayCluster demo with one head, and a record of
@@ -69,7 +70,7 @@ func (f *fakeCluster) KillHeadPod(_ context.Context, _ *corev1.Pod, mode kube.Ki
 	f.kills = append(f.kills, k)
 	return f.killErr
 }
-func (f *fakeCluster) LoadSnapshot(context.Context, load.Query) (*diagnose.Snapshot, error) {
+func (f *fakeCluster) LoadSnapshot(context.Context, load.Query) (*state.Snapshot, error) {
 	return nil, errors.New("forbidden: you cannot list pods")
 }
 func (f *fakeCluster) RunClusterWatch(_, _ context.Context, w kube.ClusterWatch) (<-chan error, error) {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/artifact"
 	corebundle "github.com/kubectl-ray/kubectl-ray/pkg/bundle"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
@@ -18,6 +19,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/load"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // Options for `kubectl ray bundle`.
@@ -32,7 +34,7 @@ type Options struct {
 	ray           bool // --ray as given; readRay is what it means for this target
 	readRay       bool
 	rayLogBytes   int64
-	limits        corebundle.LogLimits
+	limits        artifact.LogLimits
 	timeout       time.Duration
 
 	namespace string // "" with -A
@@ -175,7 +177,7 @@ func (o *Options) Run(cmd *cobra.Command) error {
 		p.done()
 		return err
 	}
-	if o.target != nil && !s.Has(*o.target) {
+	if o.target != nil && !diagnose.Has(s, *o.target) {
 		p.done()
 		return o.notFound()
 	}
@@ -187,7 +189,7 @@ func (o *Options) Run(cmd *cobra.Command) error {
 	report := diagnose.DiagnoseTarget(s, diagnose.DefaultOptions(), o.target)
 	contents.Files = append(o.doctorFiles(&report), contents.Files...)
 	index := corebundle.Index(o.header(s.Now), contents)
-	w, err := corebundle.Write(o.output, s.Now, index, contents.Files, diagnose.Redactor(s, contents.Found), o.force)
+	w, err := corebundle.Write(o.output, s.Now, index, contents.Files, state.Redactor(s, contents.Found), o.force)
 	if err != nil {
 		return exitError(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/artifact"
 	corebundle "github.com/kubectl-ray/kubectl-ray/pkg/bundle"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmd/doctor"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
@@ -15,8 +16,8 @@ import (
 // What Run adds to the archive beside pkg/bundle's files, and the words of its last line.
 
 // doctorFiles are doctor's report on the bundle's snapshot, as a table and as JSON.
-func (o *Options) doctorFiles(r *diagnose.Report) []corebundle.File {
-	var files []corebundle.File
+func (o *Options) doctorFiles(r *diagnose.Report) []artifact.File {
+	var files []artifact.File
 	for _, f := range []struct{ path, format, about string }{
 		{"doctor.txt", "table", "doctor's report on this bundle's snapshot (the table)"},
 		{"doctor.json", "json", "doctor's report as doctor -o json writes it"},
@@ -25,7 +26,7 @@ func (o *Options) doctorFiles(r *diagnose.Report) []corebundle.File {
 		if err := doctor.Render(&b, r, f.format, o.namespace, o.selector, o.target); err != nil {
 			fmt.Fprintf(&b, "cannot render doctor's report: %v\n", err)
 		}
-		files = append(files, corebundle.File{Path: f.path, About: f.about, Data: b.Bytes()})
+		files = append(files, artifact.File{Path: f.path, About: f.about, Data: b.Bytes()})
 	}
 	return files
 }

@@ -12,10 +12,10 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/evidence"
 	"github.com/kubectl-ray/kubectl-ray/pkg/internal/raytest"
 	"github.com/kubectl-ray/kubectl-ray/pkg/repair"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // The corpus's free text: what the containers print, Ray's log files and the dashboard's answers,
@@ -134,7 +134,7 @@ func TestCorpusNoPlantedValueSurvives(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev := evidence.Taker{Src: k}.Take(context.Background(), evidence.Subject{Pod: head, Cluster: diagnose.Ref{Namespace: "ml", Name: "sec"},
+	ev := evidence.Taker{Src: k}.Take(context.Background(), evidence.Subject{Pod: head, Cluster: state.Ref{Namespace: "ml", Name: "sec"},
 		Rule: "head-crashloop", Why: head.Status.Message}, nil)
 	dir, err := evidence.WriteDir(t.TempDir(), ev)
 	if err != nil {

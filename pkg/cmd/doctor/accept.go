@@ -1,18 +1,15 @@
 package doctor
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/accept"
-	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 )
 
 // acceptance is doctor's part of accept files: the flags, what was read, and what it did.
 type acceptance struct {
-	flags *cmdutil.AcceptFlags
+	flags *accept.Flags
 	set   *accept.Set
 	// rules are the thresholds: defaults, then the files, then the flags.
 	rules  diagnose.Options
@@ -20,7 +17,7 @@ type acceptance struct {
 }
 
 func (a *acceptance) addFlags(cmd *cobra.Command) {
-	a.flags = cmdutil.AddAcceptFlags(cmd, "Report the findings this file accepts as accepted, and never fail on them")
+	a.flags = accept.AddFlags(cmd, "Report the findings this file accepts as accepted, and never fail on them")
 }
 
 // load reads the accept files before anything else: a malformed file stops doctor before any
@@ -38,10 +35,8 @@ func (o *Options) applyAcceptance(r *diagnose.Report) {
 	}
 	st := accept.Apply(r, o.acc.set, accept.Scope{Namespace: o.namespace, Narrowed: o.target != nil || o.selector != ""})
 	o.acc.status = &st
-	cmdutil.WarnAcceptance(o.f.IOStreams.ErrOut, st)
+	accept.Warn(o.f.IOStreams.ErrOut, st)
 }
 
 // acceptedNote is how an accepted finding reads in the table and in JUnit.
-func acceptedNote(a *diagnose.Acceptance) string {
-	return fmt.Sprintf("accepted, expires %s (%s:%d): %s", a.Expires, a.File, a.Line, a.Reason)
-}
+func acceptedNote(a *diagnose.Acceptance) string { return accept.Note(a) }

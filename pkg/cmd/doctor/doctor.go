@@ -13,6 +13,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/gc"
 	"github.com/kubectl-ray/kubectl-ray/pkg/load"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // Options for `kubectl ray doctor`.
@@ -160,8 +161,8 @@ func (o *Options) Run(cmd *cobra.Command) error {
 }
 
 // diagnose runs the rules on s and prints the report: the live snapshot, or a bundle's.
-func (o *Options) diagnose(s *diagnose.Snapshot) error {
-	if o.target != nil && !s.Has(*o.target) {
+func (o *Options) diagnose(s *state.Snapshot) error {
+	if o.target != nil && !diagnose.Has(s, *o.target) {
 		return o.notFound()
 	}
 	r := diagnose.DiagnoseTarget(s, o.acc.rules, o.target)

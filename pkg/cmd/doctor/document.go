@@ -5,7 +5,9 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/accept"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/schema"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // APIVersion and Kind identify the -o json|yaml document; a breaking change bumps the version.
@@ -20,7 +22,7 @@ type Document struct {
 	Kind       string                   `json:"kind"`
 	Metadata   Metadata                 `json:"metadata"`
 	Summary    diagnose.Summary         `json:"summary"`
-	Operators  []diagnose.Operator      `json:"operators"`
+	Operators  []ray.Operator           `json:"operators"`
 	Clusters   []diagnose.ClusterReport `json:"clusters"`
 	// RayJobs are the RayJobs checked; absent when there were none.
 	RayJobs []diagnose.JobReport `json:"rayJobs,omitempty"`
@@ -29,7 +31,7 @@ type Document struct {
 	RayServices []diagnose.ServiceReport `json:"rayServices,omitempty"`
 	Findings    []Finding                `json:"findings"`
 	// Blind lists what could not be read; rules that need it did not run.
-	Blind []diagnose.Gap `json:"blind"`
+	Blind []state.Gap `json:"blind"`
 	// Acceptance is what the accept files did; absent when none was read.
 	Acceptance *accept.Status `json:"acceptance,omitempty"`
 	// Manifests is what doctor -f read; absent without -f.
@@ -50,11 +52,11 @@ type Metadata struct {
 type Finding struct {
 	Rule     string            `json:"rule"`
 	Severity diagnose.Severity `json:"severity"`
-	Cluster  *diagnose.Ref     `json:"cluster,omitempty"`
-	RayJob   *diagnose.Ref     `json:"rayJob,omitempty"`
+	Cluster  *state.Ref        `json:"cluster,omitempty"`
+	RayJob   *state.Ref        `json:"rayJob,omitempty"`
 	// RayService is set on the findings of the rules about a RayService itself.
-	RayService *diagnose.Ref        `json:"rayService,omitempty"`
-	Object     diagnose.Ref         `json:"object"`
+	RayService *state.Ref           `json:"rayService,omitempty"`
+	Object     state.Ref            `json:"object"`
 	Message    string               `json:"message"`
 	Remedy     string               `json:"remedy"`
 	Evidence   map[string]string    `json:"evidence,omitempty"`
@@ -92,7 +94,7 @@ func newDocument(r *diagnose.Report, o *Options) Document {
 		}
 	}
 	if d.Blind == nil {
-		d.Blind = []diagnose.Gap{}
+		d.Blind = []state.Gap{}
 	}
 	for _, f := range r.Findings {
 		wf := Finding{Rule: f.Rule, Severity: f.Severity, RayJob: f.RayJob, RayService: f.RayService, Object: f.Object, Message: f.Message, Remedy: f.Remedy, Evidence: f.Evidence, Accepted: f.Accepted,

@@ -12,6 +12,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/load"
 	"github.com/kubectl-ray/kubectl-ray/pkg/manifest"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // fileFlags are doctor -f's: manifests checked before they are applied (kuberay #736, #1009).
@@ -109,7 +110,7 @@ func (o *Options) runFiles(cmd *cobra.Command) error {
 // said once on stderr. When one answers, it returns the operator rules' findings (the KubeRay
 // version, and what it lacks: before v1.2.0 it never replaces an evicted head), and sets on s
 // what would admit and place the documents' heads (load.Admission).
-func (o *Options) clusterFindings(ctx context.Context, s *diagnose.Snapshot) *diagnose.Report {
+func (o *Options) clusterFindings(ctx context.Context, s *state.Snapshot) *diagnose.Report {
 	ff := &o.files
 	if ff.offline {
 		ff.offlineWhy = "--offline"

@@ -8,13 +8,14 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/repair"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // withoutAccepted marks the findings of r that the accept files accept and returns the others,
 // the ones heal may act on, with the plan it would have made for the accepted ones turned into
 // skips (so the plan says which heads were left alone, and why). With --include-accepted, or
 // without a file, every finding is returned.
-func (o *Options) withoutAccepted(s *diagnose.Snapshot, r *diagnose.Report, scope accept.Scope) ([]diagnose.Finding, []repair.Skip, *accept.Status) {
+func (o *Options) withoutAccepted(s *state.Snapshot, r *diagnose.Report, scope accept.Scope) ([]diagnose.Finding, []repair.Skip, *accept.Status) {
 	if o.acceptSet == nil || o.includeAccepted {
 		return r.Findings, nil, nil
 	}
@@ -44,7 +45,7 @@ func acceptedWhy(a *diagnose.Acceptance) string {
 	if a == nil {
 		return "accepted"
 	}
-	return fmt.Sprintf("accepted, expires %s (%s:%d): %s; pass --include-accepted to heal it anyway", a.Expires, a.File, a.Line, a.Reason)
+	return accept.Note(a) + "; pass --include-accepted to heal it anyway"
 }
 
 // printAccepted lists the deletes heal did not plan because their findings are accepted.
@@ -61,7 +62,7 @@ func printAccepted(w io.Writer, skips []repair.Skip) {
 // watchDiagnose is the watchdog's diagnosis of one cluster's snapshot: doctor's rules, without
 // the accepted findings (judged at the snapshot's time, so an entry stops accepting when it
 // expires, with no restart). Stale entries are not reported here: each snapshot holds one cluster.
-func (o *Options) watchDiagnose(s *diagnose.Snapshot) []diagnose.Finding {
+func (o *Options) watchDiagnose(s *state.Snapshot) []diagnose.Finding {
 	r := diagnose.Diagnose(s, o.rules)
 	fs, _, _ := o.withoutAccepted(s, &r, accept.Scope{Narrowed: true})
 	return fs

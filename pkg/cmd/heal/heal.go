@@ -13,6 +13,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/evidence"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 	"github.com/kubectl-ray/kubectl-ray/pkg/watchdog"
 )
 
@@ -44,13 +45,13 @@ type Options struct {
 	evidenceDir string
 	noEvidence  bool
 	// snapshot is the last one plan read: its secrets go into the evidence's redactor.
-	snapshot *diagnose.Snapshot
+	snapshot *state.Snapshot
 
 	changed func(flag string) bool
 	// rules are doctor's thresholds, from the same flags and accept files, so both agree.
 	rules diagnose.Options
 
-	accept          *cmdutil.AcceptFlags
+	accept          *accept.Flags
 	acceptSet       *accept.Set
 	includeAccepted bool
 	warnedAccept    bool
@@ -106,7 +107,7 @@ the RayCluster and the pod.`,
 	fl.StringVar(&o.evidenceDir, "evidence-dir", evidence.DefaultDir, "Before each delete, keep the pod's YAML, Events and log tails (current and previous) under this directory, redacted; with --watch they go to the log, and here too only when set")
 	fl.BoolVar(&o.noEvidence, "no-evidence", false, "Keep no evidence of the pods heal deletes")
 	fl.StringVar(&o.metricsAddr, "metrics-bind-address", "", "With --watch: serve /metrics, /healthz and /readyz on this host:port (e.g. :8080); off when empty")
-	o.accept = cmdutil.AddAcceptFlags(cmd, "Never act on the findings this file accepts")
+	o.accept = accept.AddFlags(cmd, "Never act on the findings this file accepts")
 	fl.BoolVar(&o.includeAccepted, "include-accepted", false, "Act on findings the accept files accept, too")
 	o.changed = func(name string) bool { return cmd.Flags().Changed(name) }
 	return cmd

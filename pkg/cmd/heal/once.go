@@ -14,6 +14,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/load"
 	"github.com/kubectl-ray/kubectl-ray/pkg/repair"
 	"github.com/kubectl-ray/kubectl-ray/pkg/schema"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // Document is the -o json output, versioned like doctor's DoctorReport (docs/heal.md).
@@ -123,7 +124,7 @@ func (o *Options) plan(ctx context.Context, c *kube.Clients) (repair.HealPlan, e
 	var target *diagnose.Target
 	if o.name != "" {
 		target = &diagnose.Target{Kind: "RayCluster", Name: o.name}
-		if !s.Has(*target) {
+		if !diagnose.Has(s, *target) {
 			return repair.HealPlan{}, cmdutil.NotFound(o.name, o.namespace, "", "RayCluster")
 		}
 	}
@@ -132,7 +133,7 @@ func (o *Options) plan(ctx context.Context, c *kube.Clients) (repair.HealPlan, e
 	findings, accepted, st := o.withoutAccepted(s, &r, accept.Scope{Namespace: o.namespace, Narrowed: target != nil})
 	if st != nil && !o.warnedAccept {
 		o.warnedAccept = true // once, not again after a re-plan
-		cmdutil.WarnAcceptance(o.f.IOStreams.ErrOut, *st)
+		accept.Warn(o.f.IOStreams.ErrOut, *st)
 	}
 	plan := repair.Plan(s, findings, repair.Options{Force: o.force, StaleWorkers: o.staleWorkers, RemoveGCSFTFinalizer: o.removeGCSFT, Name: exit.Flag})
 	plan.Accepted = accepted
@@ -146,7 +147,7 @@ func (o *Options) keeper(c *kube.Clients) evidence.Keeper {
 		Taker:    evidence.Taker{Src: c, Limits: evidence.Limits, Now: o.f.Now},
 		Pods:     c,
 		Timeout:  evidence.DefaultTimeout,
-		Snapshot: func(repair.Action) *diagnose.Snapshot { return o.snapshot },
+		Snapshot: func(repair.Action) *state.Snapshot { return o.snapshot },
 		Put:      func(ev evidence.Evidence) (string, error) { return evidence.WriteDir(o.evidenceDir, ev) },
 	}
 }

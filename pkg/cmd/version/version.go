@@ -10,16 +10,16 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	v "github.com/kubectl-ray/kubectl-ray/pkg/version"
 )
 
 // Info is the -o json|yaml document.
 type Info struct {
-	ClientVersion ClientVersion       `json:"clientVersion"`
-	ServerVersion string              `json:"serverVersion,omitempty"`
-	Operators     []diagnose.Operator `json:"operators,omitempty"`
+	ClientVersion ClientVersion  `json:"clientVersion"`
+	ServerVersion string         `json:"serverVersion,omitempty"`
+	Operators     []ray.Operator `json:"operators,omitempty"`
 	// Problems says what could not be read from the cluster; the client version is still valid.
 	Problems []string `json:"problems,omitempty"`
 }
@@ -110,5 +110,5 @@ func (o *Options) fillServer(ctx context.Context, info *Info) {
 		info.Problems = append(info.Problems, "cannot look for the KubeRay operator: "+err.Error())
 		return
 	}
-	info.Operators = diagnose.FindOperators(deps)
+	info.Operators = ray.FindOperators(deps)
 }

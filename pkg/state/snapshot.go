@@ -1,6 +1,14 @@
-// Package diagnose holds doctor's rules: pure functions from a Snapshot of cluster state to
-// Findings. Nothing here talks to the API server, so every rule is tested from fixtures.
-package diagnose
+// Package state is the snapshot of cluster state that doctor's rules read, heal's plans act on and
+// a bundle keeps: plain data, read once by the loaders (pkg/load, the bundle reader, doctor -f),
+// with nothing of the rules in it, so that what only reads or writes a snapshot need not know
+// the rules.
+//
+// The trimming of what a loader lists (trim.go, intern.go) lives here, beside the data it
+// shrinks, and not in pkg/load: the bundle reader trims the Events it reads back as the API
+// loader trims them as they arrive, and the rule and plan tests trim their fixtures to prove that
+// no rule or plan reads what is dropped; pkg/load imports the rules' event filters, so those
+// tests could not import it.
+package state
 
 import (
 	"time"

@@ -1,4 +1,4 @@
-package diagnose
+package state
 
 import (
 	"strings"
@@ -153,7 +153,7 @@ func internMeta(m *metav1.ObjectMeta) {
 func TrimCluster(rc *rayv1.RayCluster, secrets redact.Set) {
 	secrets.AddClusterSpec(&rc.Spec)
 	meta := trimMeta(&rc.ObjectMeta)
-	for _, k := range []string{AnnotationFTEnabled, AnnotationDisableProvisionedHeadRestart, AnnotationExternalStorageNS} {
+	for _, k := range []string{ray.AnnotationFTEnabled, ray.AnnotationDisableProvisionedHeadRestart, ray.AnnotationExternalStorageNS} {
 		if v, ok := rc.Annotations[k]; ok {
 			if meta.Annotations == nil {
 				meta.Annotations = map[string]string{}
@@ -193,12 +193,12 @@ func specTemplate(t *corev1.PodTemplateSpec) corev1.PodTemplateSpec {
 		for i, c := range cs {
 			out[i] = corev1.Container{Name: intern(c.Name), Image: intern(c.Image), Resources: internRequirements(c.Resources), RestartPolicy: c.RestartPolicy}
 			for _, e := range c.Env {
-				if e.Name == EnvGCSReconnectTimeout && e.ValueFrom == nil {
+				if e.Name == ray.EnvGCSReconnectTimeout && e.ValueFrom == nil {
 					out[i].Env = []corev1.EnvVar{{Name: e.Name, Value: e.Value}} // a number of seconds, never a secret
 				}
 			}
 			for _, m := range c.VolumeMounts {
-				if strings.TrimRight(m.MountPath, "/") == ShmPath {
+				if strings.TrimRight(m.MountPath, "/") == ray.ShmPath {
 					out[i].VolumeMounts = []corev1.VolumeMount{{Name: m.Name, MountPath: m.MountPath}}
 				}
 			}
@@ -222,8 +222,8 @@ func specTemplate(t *corev1.PodTemplateSpec) corev1.PodTemplateSpec {
 		Resources:         t.Spec.Resources,
 		PriorityClassName: intern(t.Spec.PriorityClassName),
 	}}
-	if v, ok := t.Annotations[AnnotationSafeToEvict]; ok {
-		out.Annotations = map[string]string{AnnotationSafeToEvict: v}
+	if v, ok := t.Annotations[ray.AnnotationSafeToEvict]; ok {
+		out.Annotations = map[string]string{ray.AnnotationSafeToEvict: v}
 	}
 	return out
 }
@@ -243,8 +243,8 @@ func trimMeta(m *metav1.ObjectMeta) metav1.ObjectMeta {
 func TrimJob(j *batchv1.Job, secrets redact.Set) {
 	secrets.AddPodSpec(&j.Spec.Template.Spec)
 	meta := trimMeta(&j.ObjectMeta)
-	if v, ok := j.Annotations[AnnotationExternalStorageNS]; ok {
-		meta.Annotations = map[string]string{AnnotationExternalStorageNS: v}
+	if v, ok := j.Annotations[ray.AnnotationExternalStorageNS]; ok {
+		meta.Annotations = map[string]string{ray.AnnotationExternalStorageNS: v}
 	}
 	j.ObjectMeta = meta
 	j.Spec = batchv1.JobSpec{Suspend: j.Spec.Suspend, ActiveDeadlineSeconds: j.Spec.ActiveDeadlineSeconds, BackoffLimit: j.Spec.BackoffLimit}
@@ -285,4 +285,29 @@ func trimmedCopy[T any, P interface {
 		trim(&out[i])
 	}
 	return out
+}
+
+// TrimEvent keeps what the rules read: the object, reason, message, count and times.
+func TrimEvent(ev *corev1.Event) {
+	*ev = corev1.Event{
+		ObjectMeta:     metav1.ObjectMeta{Name: ev.Name, Namespace: ev.Namespace, UID: ev.UID, CreationTimestamp: ev.CreationTimestamp},
+		InvolvedObject: ev.InvolvedObject,
+		Reason:         ev.Reason,
+		Message:        ev.Message,
+		Source:         ev.Source,
+		Count:          ev.Count,
+		FirstTimestamp: ev.FirstTimestamp,
+		LastTimestamp:  ev.LastTimestamp,
+		EventTime:      ev.EventTime,
+		Series:         ev.Series,
+		Type:           ev.Type,
+	}
+}
+
+// TrimNodeForFit keeps what says whether a pod fits a node: its name and labels (node
+// selectors, affinity), taints and unschedulable, and allocatable.
+func TrimNodeForFit(n *corev1.Node) {
+	n.ObjectMeta = metav1.ObjectMeta{Name: n.Name, Labels: n.Labels}
+	n.Spec = corev1.NodeSpec{Taints: n.Spec.Taints, Unschedulable: n.Spec.Unschedulable}
+	n.Status = corev1.NodeStatus{Allocatable: n.Status.Allocatable}
 }

@@ -15,13 +15,14 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // fixedCache serves one cluster whose objects never change: only the clock moves, so nothing
 // but the watchdog's own timers can bring the cluster back to it.
-type fixedCache struct{ s diagnose.Snapshot }
+type fixedCache struct{ s state.Snapshot }
 
-func (c fixedCache) Snapshot(_ types.NamespacedName, now time.Time) (*diagnose.Snapshot, bool) {
+func (c fixedCache) Snapshot(_ types.NamespacedName, now time.Time) (*state.Snapshot, bool) {
 	s := c.s
 	s.Now = now
 	return &s, true
@@ -54,13 +55,13 @@ type noEvents struct{}
 
 func (noEvents) CreateEvent(context.Context, *corev1.Event, bool) error { return nil }
 
-func startWatchdog(t *testing.T, s diagnose.Snapshot, del *countingDeleter, clk *clocktesting.FakeClock, force bool) *Watchdog {
+func startWatchdog(t *testing.T, s state.Snapshot, del *countingDeleter, clk *clocktesting.FakeClock, force bool) *Loop {
 	t.Helper()
 	rules := diagnose.DefaultOptions()
-	w := NewWatchdog(WatchdogConfig{
+	w := NewLoop(LoopConfig{
 		Cache:    fixedCache{s},
-		Diagnose: func(s *diagnose.Snapshot) []diagnose.Finding { return diagnose.Diagnose(s, rules).Findings },
-		Recheck:  func(s *diagnose.Snapshot) (time.Time, bool) { return diagnose.TerminatingDeadline(s, rules) },
+		Diagnose: func(s *state.Snapshot) []diagnose.Finding { return diagnose.Diagnose(s, rules).Findings },
+		Recheck:  func(s *state.Snapshot) (time.Time, bool) { return diagnose.TerminatingDeadline(s, rules) },
 		Exec:     &Executor{Deleter: del, Events: noEvents{}, Now: clk.Now},
 		Opts:     Options{Force: force},
 		Now:      clk.Now,
@@ -99,9 +100,9 @@ func TestWatchdogComesBackToAHeadThatBecomesStuck(t *testing.T) {
 	grace := metav1.NewTime(t0.Add(30 * time.Second))
 	p.DeletionTimestamp = &grace
 	p.Spec.NodeName = "dead"
-	s := diagnose.Snapshot{Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{p},
+	s := state.Snapshot{Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{p},
 		Nodes: []corev1.Node{node("dead", corev1.ConditionUnknown)},
-		Blind: []diagnose.Gap{{Resource: "deployments", Reason: "not watched"}}}
+		Blind: []state.Gap{{Resource: "deployments", Reason: "not watched"}}}
 	del := &countingDeleter{}
 	w := startWatchdog(t, s, del, clk, true)
 	w.Changed(types.NamespacedName{Namespace: "ml", Name: "rc"})
@@ -120,8 +121,8 @@ func TestWatchdogComesBackToAHeadThatBecomesStuck(t *testing.T) {
 func TestWatchdogRetriesAFailedDelete(t *testing.T) {
 	clk := clocktesting.NewFakeClock(t0)
 	c := cluster("ml", "rc")
-	s := diagnose.Snapshot{Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{evicted(head(c, "rc-head"))},
-		Blind: []diagnose.Gap{{Resource: "deployments", Reason: "not watched"}, {Resource: "nodes", Reason: "not watched"}}}
+	s := state.Snapshot{Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{evicted(head(c, "rc-head"))},
+		Blind: []state.Gap{{Resource: "deployments", Reason: "not watched"}, {Resource: "nodes", Reason: "not watched"}}}
 	del := &countingDeleter{failures: 2}
 	w := startWatchdog(t, s, del, clk, false)
 	w.Changed(types.NamespacedName{Namespace: "ml", Name: "rc"})

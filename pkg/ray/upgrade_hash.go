@@ -1,4 +1,4 @@
-package diagnose
+package ray
 
 import (
 	"bytes"
@@ -55,63 +55,63 @@ func ComparedClusterOf(rc *rayv1.RayCluster, pending bool) *ComparedCluster {
 		Spec: rc.Spec.DeepCopy()}
 }
 
-// applyVerdict is what KubeRay does with a RayService document applied over one that exists.
-type applyVerdict int
+// ApplyVerdict is what KubeRay does with a RayService document applied over one that exists.
+type ApplyVerdict int
 
 const (
-	// verdictUnknown: not judged (why says so); the admission rules judge a new cluster.
-	verdictUnknown applyVerdict = iota
-	// verdictUnchanged: the hashes are equal; no new cluster, replicas go to the cluster in place.
-	verdictUnchanged
-	// verdictAppended: equal once the appended worker groups are left out; updated in place.
-	verdictAppended
-	// verdictNewCluster: a new RayCluster beside the one compared, unless upgrades are off.
-	verdictNewCluster
+	// VerdictUnknown: not judged (why says so); the admission rules judge a new cluster.
+	VerdictUnknown ApplyVerdict = iota
+	// VerdictUnchanged: the hashes are equal; no new cluster, replicas go to the cluster in place.
+	VerdictUnchanged
+	// VerdictAppended: equal once the appended worker groups are left out; updated in place.
+	VerdictAppended
+	// VerdictNewCluster: a new RayCluster beside the one compared, unless upgrades are off.
+	VerdictNewCluster
 )
 
-// judgeApply is what KubeRay release would do with spec applied over the RayService whose cluster
+// JudgeApply is what KubeRay release would do with spec applied over the RayService whose cluster
 // compared with is cc. Only releases whose source was read are judged (v1.1, v1.5, v1.6); an
 // active cluster another release made is not (from v1.5.0 KubeRay first updates such a cluster in
 // place, to write its own hash: shouldUpdateCluster; a pending one is compared as it is).
-func judgeApply(spec *rayv1.RayClusterSpec, cc *ComparedCluster, release string) (applyVerdict, string) {
+func JudgeApply(spec *rayv1.RayClusterSpec, cc *ComparedCluster, release string) (ApplyVerdict, string) {
 	v, err := version.ParseSemantic(release)
 	if err != nil {
-		return verdictUnknown, "the operator's release is not known"
+		return VerdictUnknown, "the operator's release is not known"
 	}
 	mute, ok := hashings[fmt.Sprintf("v%d.%d", v.Major(), v.Minor())]
 	if !ok {
-		return verdictUnknown, "how KubeRay " + release + " hashes a cluster spec is not known here (v1.1, v1.5 and v1.6 are)"
+		return VerdictUnknown, "how KubeRay " + release + " hashes a cluster spec is not known here (v1.1, v1.5 and v1.6 are)"
 	}
 	want, groups := cc.Hash, cc.NumWorkerGroups
 	if v.Minor() == 1 && cc.Pending && cc.Spec != nil {
 		// v1.1 compares with a pending cluster's spec itself (getClusterAction).
 		h, err := clusterHash(cc.Spec, mute)
 		if err != nil {
-			return verdictUnknown, err.Error()
+			return VerdictUnknown, err.Error()
 		}
 		want, groups = h, strconv.Itoa(len(cc.Spec.WorkerGroupSpecs))
 	}
 	if want == "" {
-		return verdictUnknown, "cluster " + cc.Name + " has no " + AnnotationClusterHash + " annotation"
+		return VerdictUnknown, "cluster " + cc.Name + " has no " + AnnotationClusterHash + " annotation"
 	}
 	if !cc.Pending && v.AtLeast(version.MustParseSemantic("v1.5.0")) && cc.KubeRayVersion != "v"+v.String() && cc.KubeRayVersion != release {
-		return verdictUnknown, fmt.Sprintf("cluster %s was made by KubeRay %q, not %s, which first updates it in place with its own hash", cc.Name, cc.KubeRayVersion, release)
+		return VerdictUnknown, fmt.Sprintf("cluster %s was made by KubeRay %q, not %s, which first updates it in place with its own hash", cc.Name, cc.KubeRayVersion, release)
 	}
 	stored := spec.DeepCopy()
 	crdDefaults(stored, v)
 	if h, err := clusterHash(stored, mute); err != nil {
-		return verdictUnknown, err.Error()
+		return VerdictUnknown, err.Error()
 	} else if h == want {
-		return verdictUnchanged, ""
+		return VerdictUnchanged, ""
 	}
 	if n, err := strconv.Atoi(groups); err == nil && n < len(stored.WorkerGroupSpecs) {
 		first := stored.DeepCopy()
 		first.WorkerGroupSpecs = first.WorkerGroupSpecs[:n]
 		if h, err := clusterHash(first, mute); err == nil && h == want {
-			return verdictAppended, ""
+			return VerdictAppended, ""
 		}
 	}
-	return verdictNewCluster, ""
+	return VerdictNewCluster, ""
 }
 
 // hashing is how one KubeRay release hashes a cluster spec: the fields it clears first, and how

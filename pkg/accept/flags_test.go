@@ -1,4 +1,4 @@
-package cmdutil
+package accept
 
 import (
 	"io/fs"
@@ -16,7 +16,7 @@ func TestAcceptFlagsThresholdPrecedence(t *testing.T) {
 	files := map[string]string{"t.yaml": "apiVersion: kubectl-ray.io/v1alpha1\nkind: AcceptedFindings\nthresholds:\n  pendingTooLong: 20m\n  recentOOM: 2h\n"}
 	load := func(args ...string) (time.Duration, time.Duration, time.Duration, error) {
 		cmd := &cobra.Command{Use: "x"}
-		a := AddAcceptFlags(cmd, "accept")
+		a := AddFlags(cmd, "accept")
 		a.Getenv = func(string) string { return "" }
 		a.Exists = func(string) bool { return false }
 		a.ReadFile = func(name string) ([]byte, error) {

@@ -1,4 +1,4 @@
-package diagnose
+package state
 
 import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/redact"

@@ -1,4 +1,4 @@
-package diagnose
+package state
 
 import (
 	"encoding/json"

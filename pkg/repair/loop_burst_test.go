@@ -13,13 +13,14 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // manyCache serves one snapshot per cluster; like an informer, it keeps showing a deleted head
 // until the deletion lands (here: never).
-type manyCache map[types.NamespacedName]diagnose.Snapshot
+type manyCache map[types.NamespacedName]state.Snapshot
 
-func (c manyCache) Snapshot(key types.NamespacedName, now time.Time) (*diagnose.Snapshot, bool) {
+func (c manyCache) Snapshot(key types.NamespacedName, now time.Time) (*state.Snapshot, bool) {
 	s, ok := c[key]
 	if !ok {
 		return nil, false
@@ -69,15 +70,15 @@ func TestWatchdogBurstDeletesEachHeadOnce(t *testing.T) {
 	for i := 0; i < n; i++ {
 		c := cluster("ml", fmt.Sprintf("rc%03d", i))
 		key := types.NamespacedName{Namespace: "ml", Name: c.Name}
-		cache[key] = diagnose.Snapshot{Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{evicted(head(c, c.Name+"-head"))},
-			Blind: []diagnose.Gap{{Resource: "deployments", Reason: "not watched"}, {Resource: "nodes", Reason: "not watched"}}}
+		cache[key] = state.Snapshot{Clusters: []rayv1.RayCluster{c}, Pods: []corev1.Pod{evicted(head(c, c.Name+"-head"))},
+			Blind: []state.Gap{{Resource: "deployments", Reason: "not watched"}, {Resource: "nodes", Reason: "not watched"}}}
 		keys = append(keys, key)
 	}
 	del := &slowDeleter{byUID: map[types.UID]int{}}
 	rules := diagnose.DefaultOptions()
-	w := NewWatchdog(WatchdogConfig{
+	w := NewLoop(LoopConfig{
 		Cache:    cache,
-		Diagnose: func(s *diagnose.Snapshot) []diagnose.Finding { return diagnose.Diagnose(s, rules).Findings },
+		Diagnose: func(s *state.Snapshot) []diagnose.Finding { return diagnose.Diagnose(s, rules).Findings },
 		Exec:     &Executor{Deleter: del, Events: noEvents{}},
 		Log:      NewLogger(io.Discard, "logfmt", time.Now),
 		Workers:  workers,

@@ -1,4 +1,4 @@
-package diagnose
+package ray
 
 import (
 	"encoding/json"
@@ -51,29 +51,29 @@ func TestJudgeApply(t *testing.T) {
 			for _, tc := range []struct {
 				name string
 				edit func(*rayv1.RayClusterSpec)
-				want applyVerdict
+				want ApplyVerdict
 			}{
 				// Unchanged only if the document is defaulted as the API server stores it: the
 				// port's protocol TCP, the workers' bounds and numOfHosts.
-				{"the same document", func(*rayv1.RayClusterSpec) {}, verdictUnchanged},
-				{"more replicas", func(s *rayv1.RayClusterSpec) { n := int32(3); s.WorkerGroupSpecs[0].Replicas = &n }, verdictUnchanged},
+				{"the same document", func(*rayv1.RayClusterSpec) {}, VerdictUnchanged},
+				{"more replicas", func(s *rayv1.RayClusterSpec) { n := int32(3); s.WorkerGroupSpecs[0].Replicas = &n }, VerdictUnchanged},
 				{"a new head image", func(s *rayv1.RayClusterSpec) {
 					s.HeadGroupSpec.Template.Spec.Containers[0].Image = "rayproject/ray:2.53.0"
-				}, verdictNewCluster},
+				}, VerdictNewCluster},
 				{"a worker group appended", func(s *rayv1.RayClusterSpec) {
 					g := *s.WorkerGroupSpecs[0].DeepCopy()
 					g.GroupName = "extra"
 					s.WorkerGroupSpecs = append(s.WorkerGroupSpecs, g)
-				}, verdictAppended},
+				}, VerdictAppended},
 				{"a worker group put first", func(s *rayv1.RayClusterSpec) {
 					g := *s.WorkerGroupSpecs[0].DeepCopy()
 					g.GroupName = "extra"
 					s.WorkerGroupSpecs = append([]rayv1.WorkerGroupSpec{g}, s.WorkerGroupSpecs...)
-				}, verdictNewCluster},
+				}, VerdictNewCluster},
 			} {
 				doc := serveSpec()
 				tc.edit(doc)
-				if got, why := judgeApply(doc, cc, release); got != tc.want {
+				if got, why := JudgeApply(doc, cc, release); got != tc.want {
 					t.Errorf("%s: verdict %d (%s), want %d", tc.name, got, why, tc.want)
 				}
 			}
@@ -83,34 +83,34 @@ func TestJudgeApply(t *testing.T) {
 		doc := serveSpec()
 		n := int32(5)
 		doc.WorkerGroupSpecs[0].MaxReplicas = &n
-		if got, _ := judgeApply(doc, storedCluster(t, serveSpec(), "v1.1.1"), "v1.1.1"); got != verdictNewCluster {
+		if got, _ := JudgeApply(doc, storedCluster(t, serveSpec(), "v1.1.1"), "v1.1.1"); got != VerdictNewCluster {
 			t.Errorf("v1.1.1: verdict %d, want a new cluster", got)
 		}
-		if got, _ := judgeApply(doc, storedCluster(t, serveSpec(), "v1.5.0"), "v1.5.0"); got != verdictUnchanged {
+		if got, _ := JudgeApply(doc, storedCluster(t, serveSpec(), "v1.5.0"), "v1.5.0"); got != VerdictUnchanged {
 			t.Errorf("v1.5.0: verdict %d, want unchanged", got)
 		}
 	})
 	t.Run("tolerations count before v1.6", func(t *testing.T) {
 		doc := serveSpec()
 		doc.HeadGroupSpec.Template.Spec.Tolerations = []corev1.Toleration{{Key: "kueue", Operator: corev1.TolerationOpExists}}
-		if got, _ := judgeApply(doc, storedCluster(t, serveSpec(), "v1.6.0"), "v1.6.0"); got != verdictUnchanged {
+		if got, _ := JudgeApply(doc, storedCluster(t, serveSpec(), "v1.6.0"), "v1.6.0"); got != VerdictUnchanged {
 			t.Errorf("v1.6.0: verdict %d, want unchanged", got)
 		}
-		if got, _ := judgeApply(doc, storedCluster(t, serveSpec(), "v1.5.0"), "v1.5.0"); got != verdictNewCluster {
+		if got, _ := JudgeApply(doc, storedCluster(t, serveSpec(), "v1.5.0"), "v1.5.0"); got != VerdictNewCluster {
 			t.Errorf("v1.5.0: verdict %d, want a new cluster", got)
 		}
 	})
 	t.Run("a pending cluster another release made is compared as it is", func(t *testing.T) {
 		cc := storedCluster(t, serveSpec(), "v1.6.0")
 		cc.Pending, cc.KubeRayVersion = true, "v1.5.0"
-		if got, why := judgeApply(serveSpec(), cc, "v1.6.0"); got != verdictUnchanged {
+		if got, why := JudgeApply(serveSpec(), cc, "v1.6.0"); got != VerdictUnchanged {
 			t.Errorf("verdict %d (%s), want unchanged", got, why)
 		}
 	})
 	t.Run("v1.1 compares a pending cluster's spec", func(t *testing.T) {
 		cc := storedCluster(t, serveSpec(), "v1.1.1")
 		cc.Pending, cc.Hash, cc.NumWorkerGroups = true, "", ""
-		if got, why := judgeApply(serveSpec(), cc, "v1.1.1"); got != verdictUnchanged {
+		if got, why := JudgeApply(serveSpec(), cc, "v1.1.1"); got != VerdictUnchanged {
 			t.Errorf("verdict %d (%s), want unchanged", got, why)
 		}
 	})
@@ -125,7 +125,7 @@ func TestJudgeApply(t *testing.T) {
 	} {
 		cc := storedCluster(t, serveSpec(), "v1.5.0")
 		tc.edit(cc)
-		if got, why := judgeApply(serveSpec(), cc, tc.release); got != verdictUnknown || why == "" {
+		if got, why := JudgeApply(serveSpec(), cc, tc.release); got != VerdictUnknown || why == "" {
 			t.Errorf("%s: verdict %d (%q), want unknown with a reason", tc.name, got, why)
 		}
 	}

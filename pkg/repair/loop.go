@@ -12,19 +12,21 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // ClusterCache is the watchdog's view of the cluster: one RayCluster's state as a Snapshot.
 type ClusterCache interface {
-	Snapshot(key types.NamespacedName, now time.Time) (*diagnose.Snapshot, bool)
+	Snapshot(key types.NamespacedName, now time.Time) (*state.Snapshot, bool)
 }
 
-// Watchdog runs the same Diagnose and Plan as the one-shot command, for one RayCluster at a
-// time, whenever the informers report a change to it, and deletes a head once it has been
-// healable for MinAge. The grace guards against the Failed→Running flap of a pod with
+// Loop is the heart of heal's watchdog (pkg/watchdog assembles the rest: informers, leader
+// election, metrics): it runs the same Diagnose and Plan as the one-shot command, for one
+// RayCluster at a time, whenever the informers report a change to it, and deletes a head once it
+// has been healable for MinAge. The grace guards against the Failed→Running flap of a pod with
 // restartPolicy Always (seed 000): a head that leaves the plan before MinAge is never touched.
-type Watchdog struct {
-	WatchdogConfig
+type Loop struct {
+	LoopConfig
 
 	queue workqueue.TypedRateLimitingInterface[types.NamespacedName]
 	mu    sync.Mutex
@@ -45,10 +47,10 @@ type replacing struct {
 	old  types.UID
 }
 
-// WatchdogConfig is what a Watchdog is built from.
-type WatchdogConfig struct {
+// LoopConfig is what a Loop is built from.
+type LoopConfig struct {
 	Cache    ClusterCache
-	Diagnose func(*diagnose.Snapshot) []diagnose.Finding
+	Diagnose func(*state.Snapshot) []diagnose.Finding
 	Exec     *Executor // Deleter and Events; no Wait, no Replan: a change re-queues the cluster
 	Opts     Options
 	MinAge   time.Duration
@@ -58,7 +60,7 @@ type WatchdogConfig struct {
 	// Recheck says when a cluster's findings can change with time alone, no object changing (a
 	// terminating head passing its margin becomes stuck: diagnose.TerminatingDeadline); the
 	// cluster is examined again just after. Without it, only informer events re-examine.
-	Recheck func(*diagnose.Snapshot) (time.Time, bool)
+	Recheck func(*state.Snapshot) (time.Time, bool)
 	// Clock times the queue's delays (MinAge, Recheck, retries) and the heartbeat; nil is the
 	// real clock.
 	Clock clock.WithTicker
@@ -75,9 +77,9 @@ var heartbeatKey = types.NamespacedName{}
 // recheckSlack: rules compare with "past the deadline", so re-examine a little after it.
 const recheckSlack = time.Second
 
-// NewWatchdog is a Watchdog with its queue.
-func NewWatchdog(cfg WatchdogConfig) *Watchdog {
-	w := &Watchdog{WatchdogConfig: cfg}
+// NewLoop is a Loop with its queue.
+func NewLoop(cfg LoopConfig) *Loop {
+	w := &Loop{LoopConfig: cfg}
 	// A failed delete is retried with the controller backoff (5 ms doubling to 1000 s per cluster).
 	w.queue = workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[types.NamespacedName](),
 		workqueue.TypedRateLimitingQueueConfig[types.NamespacedName]{Clock: cfg.Clock})
@@ -101,11 +103,11 @@ func NewWatchdog(cfg WatchdogConfig) *Watchdog {
 }
 
 // Changed queues a RayCluster for examination; the informers' handlers call it.
-func (w *Watchdog) Changed(key types.NamespacedName) { w.queue.Add(key) }
+func (w *Loop) Changed(key types.NamespacedName) { w.queue.Add(key) }
 
 // Run examines queued clusters until ctx ends. Cancelling ctx (leadership lost) stops acting at
 // once: no delete starts after it, and a delete in flight is cancelled with it.
-func (w *Watchdog) Run(ctx context.Context) {
+func (w *Loop) Run(ctx context.Context) {
 	go func() {
 		<-ctx.Done()
 		w.queue.ShutDown()
@@ -136,7 +138,7 @@ func (w *Watchdog) Run(ctx context.Context) {
 }
 
 // sync examines one cluster.
-func (w *Watchdog) sync(ctx context.Context, key types.NamespacedName) {
+func (w *Loop) sync(ctx context.Context, key types.NamespacedName) {
 	now := w.Now()
 	s, ok := w.Cache.Snapshot(key, now)
 	if !ok {
@@ -206,7 +208,7 @@ type dueAction struct {
 
 // due returns the actions healable for MinAge, and re-queues the cluster for the others. broken
 // counts, by rule, the heads still to act on (nil when none).
-func (w *Watchdog) due(key types.NamespacedName, plan HealPlan, now time.Time) (out []dueAction, broken map[string]int) {
+func (w *Loop) due(key types.NamespacedName, plan HealPlan, now time.Time) (out []dueAction, broken map[string]int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for uid, at := range w.acted {
@@ -252,7 +254,7 @@ func (w *Watchdog) due(key types.NamespacedName, plan HealPlan, now time.Time) (
 }
 
 // heartbeat puts heartbeatKey through the queue every Heartbeat until ctx ends.
-func (w *Watchdog) heartbeat(ctx context.Context) {
+func (w *Loop) heartbeat(ctx context.Context) {
 	t := w.Clock.NewTicker(w.Heartbeat)
 	defer t.Stop()
 	for {
@@ -267,7 +269,7 @@ func (w *Watchdog) heartbeat(ctx context.Context) {
 
 // replacedYet tells the Observer how long a head deleted by the watchdog took to be replaced,
 // once the cluster has a Running and Ready head other than the deleted one.
-func (w *Watchdog) replacedYet(key types.NamespacedName, s *diagnose.Snapshot, now time.Time) {
+func (w *Loop) replacedYet(key types.NamespacedName, s *state.Snapshot, now time.Time) {
 	w.mu.Lock()
 	r, ok := w.replacing[key]
 	w.mu.Unlock()
@@ -289,7 +291,7 @@ func (w *Watchdog) replacedYet(key types.NamespacedName, s *diagnose.Snapshot, n
 
 // recordBackOff writes the Event saying the watchdog leaves a looping cluster alone; a failure
 // to write it is logged, and changes nothing else.
-func (w *Watchdog) recordBackOff(ctx context.Context, sk Skip, now time.Time) {
+func (w *Loop) recordBackOff(ctx context.Context, sk Skip, now time.Time) {
 	if w.Exec == nil || w.Exec.Events == nil {
 		return
 	}
@@ -299,7 +301,7 @@ func (w *Watchdog) recordBackOff(ctx context.Context, sk Skip, now time.Time) {
 }
 
 // tellOnce logs a not-healable finding the first time it is seen, and says whether it was.
-func (w *Watchdog) tellOnce(sk Skip) bool {
+func (w *Loop) tellOnce(sk Skip) bool {
 	why := sk.Why
 	if strings.HasPrefix(why, backOffPrefix) {
 		// Its counts and window move with every turn and every minute: once per head is enough.
@@ -322,7 +324,7 @@ func (w *Watchdog) tellOnce(sk Skip) bool {
 	return !seen
 }
 
-func (w *Watchdog) logOutcome(o Outcome) {
+func (w *Loop) logOutcome(o Outcome) {
 	a := o.Action
 	level := "info"
 	if o.Result == Failed {

@@ -6,9 +6,9 @@ import (
 	"time"
 
 	corebundle "github.com/kubectl-ray/kubectl-ray/pkg/bundle"
-	"github.com/kubectl-ray/kubectl-ray/pkg/cmd/doctor"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/doctorprint"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 )
 
@@ -22,7 +22,9 @@ func (o *Options) doctorFiles(r *diagnose.Report) []corebundle.File {
 		{"doctor.json", "json", "doctor's report as doctor -o json writes it"},
 	} {
 		var b bytes.Buffer
-		if err := doctor.Render(&b, r, f.format, o.namespace, o.selector, o.target); err != nil {
+		// As doctor -o prints to a pipe: no color, no width limit.
+		w := doctorprint.Report{Report: r, Namespace: o.namespace, Selector: o.selector, Target: o.target, FailOn: "error", Threshold: diagnose.SeverityError}
+		if err := w.Write(&b, f.format); err != nil {
 			fmt.Fprintf(&b, "cannot render doctor's report: %v\n", err)
 		}
 		files = append(files, corebundle.File{Path: f.path, About: f.about, Data: b.Bytes()})

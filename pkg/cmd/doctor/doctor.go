@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/doctorprint"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/gc"
 	"github.com/kubectl-ray/kubectl-ray/pkg/load"
@@ -170,13 +171,23 @@ func (o *Options) diagnose(s *diagnose.Snapshot) error {
 	for _, g := range r.Blind {
 		fmt.Fprintf(o.f.IOStreams.ErrOut, "warning: doctor could not see %s, so the rules that need them did not run: %s\n", g.Resource, g.Reason)
 	}
-	if err := o.output.Print(o.f.IOStreams.Out, report{r: &r, o: o}); err != nil {
+	if err := o.output.Print(o.f.IOStreams.Out, o.report(&r)); err != nil {
 		return err
 	}
 	if t := o.threshold(); t != "" && r.Worst().Rank() >= t.Rank() {
 		return exit.Silent{Code: exit.CheckFailed}
 	}
 	return nil
+}
+
+// report is r with what doctor was asked, for its writer.
+func (o *Options) report(r *diagnose.Report) doctorprint.Report {
+	w := doctorprint.Report{Report: r, Namespace: o.namespace, Selector: o.selector, Target: o.target, FailOn: o.failOn,
+		Threshold: o.threshold(), Acceptance: o.acc.status, Color: o.f.Color(), Width: o.f.TerminalWidth()}
+	if ff := &o.files; ff.set != nil {
+		w.Files = &doctorprint.Files{Set: ff.set, Online: ff.online, OfflineWhy: ff.offlineWhy}
+	}
+	return w
 }
 
 func (o *Options) notFound() error {

@@ -92,7 +92,7 @@ func (o *Options) runFiles(cmd *cobra.Command) error {
 	set.Locate(&r)
 	o.applyAcceptance(&r)
 	o.shown(&r)
-	if err := o.output.Print(o.f.IOStreams.Out, report{r: &r, o: o}); err != nil {
+	if err := o.output.Print(o.f.IOStreams.Out, o.report(&r)); err != nil {
 		return err
 	}
 	if len(set.Errors) > 0 {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/accept"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/doctorprint"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/load"
@@ -80,7 +81,7 @@ func (o *Options) runWatch(ctx context.Context, c *kube.Clients) error {
 	if o.selector != "" {
 		scope += " (-l " + o.selector + " is applied to each)"
 	}
-	fmt.Fprintf(errOut, "watching %s %s; Ctrl-C to stop\n", plural(len(keys), "RayCluster"), scope)
+	fmt.Fprintf(errOut, "watching %s %s; Ctrl-C to stop\n", doctorprint.Plural(len(keys), "RayCluster"), scope)
 
 	p := &changePrinter{w: o.f.IOStreams.Out, json: o.output.Value == "json", wide: o.output.Value == "wide"}
 	seen := map[types.NamespacedName][]diagnose.Finding{}

@@ -1,0 +1,57 @@
+// Package doctorprint writes doctor's report in every format doctor -o offers: the table, JSON
+// and YAML, JUnit and Prometheus. It sits below the commands so that doctor prints a report and
+// bundle keeps one in its archive through the same writer.
+package doctorprint
+
+import (
+	"io"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/accept"
+	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
+	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/manifest"
+	"github.com/kubectl-ray/kubectl-ray/pkg/metrics"
+)
+
+// Report is doctor's one writer (cmdutil.Writer): a report and what doctor was asked, in every
+// format -o offers, each written once here (table.go, document.go, junit.go, pkg/metrics).
+type Report struct {
+	Report *diagnose.Report
+
+	// Namespace checked, "" for all; Selector is -l; Target the named object, nil for a sweep.
+	Namespace string
+	Selector  string
+	Target    *diagnose.Target
+	// FailOn is --fail-on as given; Threshold its severity, "" for never.
+	FailOn    string
+	Threshold diagnose.Severity
+	// Acceptance is what the accept files did, nil when none was read.
+	Acceptance *accept.Status
+	// Files is doctor -f's, nil otherwise.
+	Files *Files
+
+	// Color and Width are the terminal's: Width 0 is no limit (a pipe, or a file).
+	Color bool
+	Width int
+}
+
+// Files is what doctor -f read, and whether a cluster answered.
+type Files struct {
+	Set *manifest.Set
+	// Online: the cluster answered, and its operator was read.
+	Online bool
+	// OfflineWhy says why no cluster was asked.
+	OfflineWhy string
+}
+
+func (w Report) Write(out io.Writer, format string) error {
+	switch format {
+	case "json", "yaml":
+		return cmdutil.PrintStructured(out, format, w.document())
+	case "junit":
+		return w.writeJUnit(out)
+	case "prometheus":
+		return metrics.WriteDoctor(out, w.Report)
+	}
+	return w.printTable(out, format == "wide")
+}

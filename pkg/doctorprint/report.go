@@ -44,14 +44,20 @@ type Files struct {
 	OfflineWhy string
 }
 
-func (w Report) Write(out io.Writer, format string) error {
-	switch format {
-	case "json", "yaml":
-		return cmdutil.PrintStructured(out, format, w.document())
-	case "junit":
+func (w Report) Write(out io.Writer, f cmdutil.Format) error {
+	switch f {
+	case cmdutil.FormatJSON, cmdutil.FormatYAML:
+		return cmdutil.PrintStructured(out, f, w.document())
+	case cmdutil.FormatJUnit:
 		return w.writeJUnit(out)
-	case "prometheus":
+	case cmdutil.FormatPrometheus:
 		return metrics.WriteDoctor(out, w.Report)
+	case cmdutil.FormatTable, cmdutil.FormatWide:
+		return w.printTable(out, f == cmdutil.FormatWide)
 	}
-	return w.printTable(out, format == "wide")
+	return cmdutil.UnknownOutput(f, Formats...)
 }
+
+// Formats are the formats doctor's report is written in, the table (its default) first.
+var Formats = []cmdutil.Format{cmdutil.FormatTable, cmdutil.FormatWide, cmdutil.FormatJSON, cmdutil.FormatYAML,
+	cmdutil.FormatJUnit, cmdutil.FormatPrometheus}

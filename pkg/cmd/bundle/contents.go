@@ -17,9 +17,13 @@ import (
 // doctorFiles are doctor's report on the bundle's snapshot, as a table and as JSON.
 func (o *Options) doctorFiles(r *diagnose.Report) []corebundle.File {
 	var files []corebundle.File
-	for _, f := range []struct{ path, format, about string }{
-		{"doctor.txt", "table", "doctor's report on this bundle's snapshot (the table)"},
-		{"doctor.json", "json", "doctor's report as doctor -o json writes it"},
+	for _, f := range []struct {
+		path   string
+		format cmdutil.Format
+		about  string
+	}{
+		{"doctor.txt", cmdutil.FormatTable, "doctor's report on this bundle's snapshot (the table)"},
+		{"doctor.json", cmdutil.FormatJSON, "doctor's report as doctor -o json writes it"},
 	} {
 		var b bytes.Buffer
 		// As doctor -o prints to a pipe: no color, no width limit.

@@ -93,7 +93,7 @@ installed; 4 forbidden; 5 the named object does not exist.`,
 		ValidArgsFunction: f.CompleteRayNames(cmdutil.CompleteClusters | cmdutil.CompleteServices),
 		RunE:              func(cmd *cobra.Command, args []string) error { return cmdutil.RunOptions(o, cmd, args) },
 	}
-	o.output = cmdutil.AddOutputFlag(cmd, "table", "wide", "json", "yaml", "junit", "prometheus")
+	o.output = cmdutil.AddOutputFlag(cmd, doctorprint.Formats...)
 	cmd.Flags().BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "Check RayClusters in all namespaces")
 	cmd.Flags().StringVarP(&o.selector, "selector", "l", "", "Check only RayClusters with these labels (e.g. team=ml,env!=dev)")
 	cmd.Flags().StringVar(&o.failOn, "fail-on", "error", "Exit 1 when a finding has this severity or worse: error|warning|never")

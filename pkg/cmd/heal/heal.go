@@ -88,7 +88,7 @@ the RayCluster and the pod.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return cmdutil.RunOptions(o, cmd, args) },
 	}
-	o.output = cmdutil.AddOutputFlag(cmd, "text", "json")
+	o.output = cmdutil.AddOutputFlag(cmd, formats...)
 	fl := cmd.Flags()
 	fl.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "Heal RayClusters in every namespace")
 	fl.BoolVar(&o.dryRun, "dry-run", false, "Print the plan and send the deletes as server-side dry runs; change nothing")

@@ -3,6 +3,7 @@ package heal
 import (
 	"context"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/watchdog"
@@ -24,7 +25,7 @@ func (o *Options) runWatch(ctx context.Context) error {
 		evidenceDir = o.evidenceDir
 	}
 	format := "logfmt"
-	if o.output.Value == "json" {
+	if o.output.Value == cmdutil.FormatJSON {
 		format = "json"
 	}
 	return watchdog.Run(ctx, c, watchdog.Config{

@@ -137,7 +137,7 @@ func (o *Options) Complete(cmd *cobra.Command, args []string) error {
 	return nil
 }
 
-// Validate checks flags and the output path before anything is read.
+// Validate checks the flags before anything is read; Run checks the output path first.
 func (o *Options) Validate() error {
 	if o.target != nil {
 		if err := cmdutil.NameScope(o.target.Name, o.allNamespaces); err != nil {
@@ -153,11 +153,16 @@ func (o *Options) Validate() error {
 	if o.timeout <= 0 {
 		return exit.Usagef("--timeout must be a positive duration, e.g. --timeout 2m")
 	}
-	return exitError(corebundle.CheckOutput(o.output, o.force))
+	return nil
 }
 
 // Run reads, renders and writes the bundle.
 func (o *Options) Run(cmd *cobra.Command) error {
+	// The output path is checked first, before anything is read, but here rather than in
+	// Validate: it asks the file system, and Validate judges the options alone.
+	if err := exitError(corebundle.CheckOutput(o.output, o.force)); err != nil {
+		return err
+	}
 	c, err := o.f.Clients()
 	if err != nil {
 		return err

@@ -111,8 +111,9 @@ installed; 4 forbidden; 5 the named object does not exist.`,
 	return cmd
 }
 
-// Complete reads the namespace and the target.
-func (o *Options) Complete(_ *cobra.Command, args []string) error {
+// Complete reads the namespace and the target, and records which flags were given.
+func (o *Options) Complete(cmd *cobra.Command, args []string) error {
+	o.ray.given = cmd.Flags().Changed("ray")
 	if err := o.acc.load(); err != nil {
 		return err
 	}

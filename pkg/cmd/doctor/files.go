@@ -53,7 +53,7 @@ func (o *Options) validateFiles() error {
 		return exit.Usagef("-f checks the objects in the files: -A and -l do not apply (their namespace is their own, or -n)")
 	case o.watch:
 		return exit.Usagef("-f checks files once: drop --watch")
-	case o.ray.cmd != nil && o.ray.cmd.Flags().Changed("ray") && o.ray.on:
+	case o.ray.given && o.ray.on:
 		return exit.Usagef("-f checks specs, not a running Ray: drop --ray")
 	}
 	return nil

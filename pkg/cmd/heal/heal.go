@@ -46,7 +46,8 @@ type Options struct {
 	// snapshot is the last one plan read: its secrets go into the evidence's redactor.
 	snapshot *diagnose.Snapshot
 
-	changed func(flag string) bool
+	// given records which flags were on the command line (Complete), for Validate to judge.
+	given given
 	// rules are doctor's thresholds, from the same flags and accept files, so both agree.
 	rules diagnose.Options
 
@@ -108,12 +109,14 @@ the RayCluster and the pod.`,
 	fl.StringVar(&o.metricsAddr, "metrics-bind-address", "", "With --watch: serve /metrics, /healthz and /readyz on this host:port (e.g. :8080); off when empty")
 	o.accept = cmdutil.AddAcceptFlags(cmd, "Never act on the findings this file accepts")
 	fl.BoolVar(&o.includeAccepted, "include-accepted", false, "Act on findings the accept files accept, too")
-	o.changed = func(name string) bool { return cmd.Flags().Changed(name) }
 	return cmd
 }
 
-// Complete reads NAME and the namespace.
+// Complete reads NAME and the namespace, and records which flags were given.
 func (o *Options) Complete(cmd *cobra.Command, args []string) error {
+	fl := cmd.Flags()
+	o.given = given{minAge: fl.Changed("min-age"), leaseNamespace: fl.Changed("lease-namespace"), workers: fl.Changed("workers"),
+		evidenceDir: fl.Changed("evidence-dir"), wait: fl.Changed("wait"), timeout: fl.Changed("timeout")}
 	set, rules, err := o.accept.Load()
 	if err != nil {
 		return err // a malformed accept file: nothing is read, nothing deleted
@@ -137,6 +140,12 @@ func (o *Options) Complete(cmd *cobra.Command, args []string) error {
 	return nil
 }
 
+// given says which of the flags whose default is a valid value were on the command line: heal
+// refuses a flag that does not apply only when it was given.
+type given struct {
+	minAge, leaseNamespace, workers, evidenceDir, wait, timeout bool
+}
+
 // Validate rejects flag combinations that make no sense, one line each.
 func (o *Options) Validate() error {
 	if err := o.output.Validate(); err != nil {
@@ -148,22 +157,22 @@ func (o *Options) Validate() error {
 	switch {
 	case o.timeout <= 0:
 		return exit.Usagef("--timeout must be positive, e.g. --timeout 5m")
-	case !o.watch && o.changed("min-age"):
+	case !o.watch && o.given.minAge:
 		return exit.Usagef("--min-age applies only to --watch; a one-shot heal acts on what it sees now")
 	case !o.watch && o.leaderElect:
 		return exit.Usagef("--leader-elect applies only to --watch; a one-shot heal needs no leader")
-	case o.changed("lease-namespace") && !o.leaderElect:
+	case o.given.leaseNamespace && !o.leaderElect:
 		return exit.Usagef("--lease-namespace applies only with --leader-elect")
 	case !o.watch && o.metricsAddr != "":
 		return exit.Usagef("--metrics-bind-address applies only to --watch; a one-shot heal has nothing to scrape")
-	case !o.watch && o.changed("workers"):
+	case !o.watch && o.given.workers:
 		return exit.Usagef("--workers applies only to --watch; a one-shot heal deletes its plan in order")
 	case o.watch && (o.workers < 1 || o.workers > watchdog.MaxWorkers):
 		return exit.Usagef("--workers must be between 1 and %d, e.g. --workers 8", watchdog.MaxWorkers)
 	case !o.noEvidence && o.evidenceDir == "":
 		// An empty directory would scatter NAMESPACE/POD directories into the working directory.
 		return exit.Usagef("--evidence-dir is empty: give a directory, e.g. --evidence-dir ./kubectl-ray-evidence, or pass --no-evidence")
-	case o.noEvidence && o.changed("evidence-dir"):
+	case o.noEvidence && o.given.evidenceDir:
 		return exit.Usagef("--no-evidence keeps nothing, so --evidence-dir has nowhere to apply: pass one or the other")
 	case o.watch && o.removeGCSFT:
 		return exit.Usagef("--remove-gcs-ft-finalizer is a one-shot decision about named clusters; a watchdog never removes finalizers: run without --watch")
@@ -174,7 +183,7 @@ func (o *Options) Validate() error {
 	switch {
 	case o.name != "":
 		return exit.Usagef("--watch watches every RayCluster in scope, not one: use -n NAMESPACE or -A instead of a NAME")
-	case o.changed("wait") || o.changed("timeout"):
+	case o.given.wait || o.given.timeout:
 		return exit.Usagef("--wait and --timeout belong to a one-shot heal; --watch never waits and never stops")
 	case o.minAge < 0:
 		return exit.Usagef("--min-age cannot be negative, e.g. --min-age 10s")

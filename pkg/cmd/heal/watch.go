@@ -21,7 +21,7 @@ func (o *Options) runWatch(ctx context.Context) error {
 	// The watchdog's evidence goes to its log; to a directory only when one is asked for (its
 	// default, relative to a container's working directory, would die with the pod).
 	evidenceDir := ""
-	if o.changed("evidence-dir") {
+	if o.given.evidenceDir {
 		evidenceDir = o.evidenceDir
 	}
 	format := "logfmt"

@@ -56,8 +56,9 @@ const example = `  # Bundle every RayCluster of the current namespace, with its 
   # Everything, without logs, overwriting yesterday's archive
   kubectl ray bundle -A --no-logs -o ray-bundle.tar.gz --force`
 
-// NewCmd returns `kubectl ray bundle`.
-func NewCmd(f *cmdutil.Factory) *cobra.Command {
+// NewCmd returns `kubectl ray bundle`; runF, when set, gets the completed and validated options
+// instead of Run (tests of the flags).
+func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 	o := &Options{f: f}
 	cmd := &cobra.Command{
 		Use:   "bundle [NAME | raycluster/NAME | rayservice/NAME | rayjob/NAME] -o FILE.tar.gz",
@@ -94,7 +95,7 @@ object does not exist.`,
 		Example:           example,
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: f.CompleteRayNames(cmdutil.CompleteClusters | cmdutil.CompleteServices),
-		RunE:              func(cmd *cobra.Command, args []string) error { return cmdutil.RunOptions(o, cmd, args) },
+		RunE:              func(cmd *cobra.Command, args []string) error { return cmdutil.RunOptionsOr(o, cmd, args, runF) },
 	}
 	fl := cmd.Flags()
 	fl.StringVarP(&o.output, "output", "o", "", "The archive to write (FILE.tar.gz); required")

@@ -58,8 +58,9 @@ const example = `  # Check every RayCluster in the current namespace
   # Check a bundle someone sent (kubectl ray bundle's archive), offline
   kubectl ray doctor --from ray-bundle.tar.gz`
 
-// NewCmd returns `kubectl ray doctor`.
-func NewCmd(f *cmdutil.Factory) *cobra.Command {
+// NewCmd returns `kubectl ray doctor`; runF, when set, gets the completed and validated options
+// instead of Run (tests of the flags).
+func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 	o := &Options{f: f}
 	cmd := &cobra.Command{
 		Use:   "doctor [NAME | raycluster/NAME | rayservice/NAME | rayjob/NAME]",
@@ -91,7 +92,7 @@ installed; 4 forbidden; 5 the named object does not exist.`,
 		Example:           example,
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: f.CompleteRayNames(cmdutil.CompleteClusters | cmdutil.CompleteServices),
-		RunE:              func(cmd *cobra.Command, args []string) error { return cmdutil.RunOptions(o, cmd, args) },
+		RunE:              func(cmd *cobra.Command, args []string) error { return cmdutil.RunOptionsOr(o, cmd, args, runF) },
 	}
 	o.output = cmdutil.AddOutputFlag(cmd, doctorprint.Formats...)
 	cmd.Flags().BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "Check RayClusters in all namespaces")

@@ -57,8 +57,9 @@ type Options struct {
 	warnedAccept    bool
 }
 
-// NewCmd returns `kubectl ray heal`.
-func NewCmd(f *cmdutil.Factory) *cobra.Command {
+// NewCmd returns `kubectl ray heal`; runF, when set, gets the completed and validated options
+// instead of Run (tests of the flags).
+func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 	o := &Options{f: f, rules: diagnose.DefaultOptions()}
 	cmd := &cobra.Command{
 		Use: "heal [NAME | -n NAMESPACE | -A]",
@@ -87,7 +88,7 @@ the RayCluster and the pod.`,
   # Run as a watchdog (see docs/deploy/watchdog.yaml to run it in-cluster)
   kubectl ray heal --watch -A --yes --leader-elect --lease-namespace ray-system`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return cmdutil.RunOptions(o, cmd, args) },
+		RunE: func(cmd *cobra.Command, args []string) error { return cmdutil.RunOptionsOr(o, cmd, args, runF) },
 	}
 	o.output = cmdutil.AddOutputFlag(cmd, formats...)
 	fl := cmd.Flags()

@@ -91,7 +91,7 @@ func (e *env) run(ctx context.Context, args ...string) error {
 	if !slices.ContainsFunc(args, func(a string) bool { return strings.Contains(a, "evidence") }) {
 		args = append(args, "--no-evidence")
 	}
-	cmd := NewCmd(e.f)
+	cmd := NewCmd(e.f, nil)
 	cmd.SetArgs(args)
 	cmd.SetOut(e.out)
 	cmd.SetErr(e.errOut)

@@ -39,14 +39,15 @@ type Options struct {
 	clientOnly bool
 }
 
-// NewCmd returns `kubectl ray version`.
-func NewCmd(f *cmdutil.Factory) *cobra.Command {
+// NewCmd returns `kubectl ray version`; runF, when set, gets the completed and validated options
+// instead of Run (tests of the flags).
+func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 	o := &Options{f: f}
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the client, API server and KubeRay operator versions",
 		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, args []string) error { return cmdutil.RunOptions(o, cmd, args) },
+		RunE:  func(cmd *cobra.Command, args []string) error { return cmdutil.RunOptionsOr(o, cmd, args, runF) },
 	}
 	o.output = cmdutil.AddOutputFlag(cmd, formats...)
 	cmd.Flags().BoolVar(&o.clientOnly, "client", false, "Print the client version only; do not contact the cluster")

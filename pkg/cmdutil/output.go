@@ -23,11 +23,16 @@ func AddOutputFlag(cmd *cobra.Command, allowed ...Format) *OutputFlag {
 	o := &OutputFlag{Value: allowed[0], Allowed: allowed}
 	// A string flag to pflag (its help reads "-o, --output string"); Validate checks the value.
 	cmd.Flags().StringVarP((*string)(&o.Value), "output", "o", string(o.Value), "Output format: "+joinFormats(allowed))
+	_ = cmd.Flags().SetAnnotation("output", FormatsAnnotation, formatNames(allowed))
 	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return formatNames(allowed), cobra.ShellCompDirectiveNoFileComp
 	})
 	return o
 }
+
+// FormatsAnnotation marks an -o that AddOutputFlag made, with its formats: a test of the whole
+// tree tells it from an -o that names a file (bundle's).
+const FormatsAnnotation = "kubectl-ray/formats"
 
 // Validate rejects a format the command does not print.
 func (o *OutputFlag) Validate() error {

@@ -15,6 +15,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/flagname"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/load"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
@@ -103,7 +104,7 @@ object does not exist.`,
 	fl.StringVarP(&o.selector, "selector", "l", "", "Bundle only RayClusters with these labels (e.g. team=ml,env!=dev)")
 	fl.BoolVar(&o.force, "force", false, "Overwrite FILE if it exists")
 	fl.BoolVar(&o.noLogs, "no-logs", false, "Leave container logs out (the operator's log and Ray's log files too)")
-	fl.BoolVar(&o.ray, "ray", false, "Also read each head's Ray dashboard through a port-forward, as doctor --ray does, and keep its answers; the default reads it only for a named cluster, RayService or RayJob; --ray=false never")
+	fl.BoolVar(&o.ray, flagname.Ray, false, "Also read each head's Ray dashboard through a port-forward, as doctor --ray does, and keep its answers; the default reads it only for a named cluster, RayService or RayJob; --ray=false never")
 	fl.BoolVar(&o.noRayLogs, "no-ray-logs", false, "Leave Ray's log files out (no exec in the heads); container logs stay")
 	fl.Int64Var(&o.rayLogBytes, "ray-log-bytes", 16<<20, "At most this many bytes of each head's Ray log directory; 0 for no limit")
 	fl.Int64Var(&o.limits.Tail, "tail", 2000, "Lines from the end of each container log; -1 for all")
@@ -132,7 +133,7 @@ func (o *Options) Complete(cmd *cobra.Command, args []string) error {
 	// As doctor: --ray asks every cluster bundled, --ray=false none; unset, a named one only (a
 	// port-forward per cluster of a sweep is doctor's opt-in too).
 	o.readRay = o.target != nil
-	if cmd.Flags().Changed("ray") {
+	if cmd.Flags().Changed(flagname.Ray) {
 		o.readRay = o.ray
 	}
 	return nil

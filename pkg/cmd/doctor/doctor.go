@@ -11,6 +11,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/doctorprint"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/flagname"
 	"github.com/kubectl-ray/kubectl-ray/pkg/gc"
 	"github.com/kubectl-ray/kubectl-ray/pkg/load"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
@@ -114,7 +115,7 @@ installed; 4 forbidden; 5 the named object does not exist.`,
 
 // Complete reads the namespace and the target, and records which flags were given.
 func (o *Options) Complete(cmd *cobra.Command, args []string) error {
-	o.ray.given = cmd.Flags().Changed("ray")
+	o.ray.given = cmd.Flags().Changed(flagname.Ray)
 	if err := o.acc.load(); err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/flagname"
 	"github.com/kubectl-ray/kubectl-ray/pkg/load"
 )
 
@@ -22,10 +23,10 @@ type rayFlags struct {
 
 func (r *rayFlags) addFlags(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.BoolVar(&r.on, "ray", false, "Also read each head's Ray dashboard through a port-forward (GCS, nodes, version, Serve apps); the default reads it only for a named cluster, RayService or RayJob; --ray=false never")
-	fl.DurationVar(&r.timeout, "ray-timeout", load.DefaultRayTimeout, "With Ray's view: the longest one cluster's port-forward and dashboard reads may take")
+	fl.BoolVar(&r.on, flagname.Ray, false, "Also read each head's Ray dashboard through a port-forward (GCS, nodes, version, Serve apps); the default reads it only for a named cluster, RayService or RayJob; --ray=false never")
+	fl.DurationVar(&r.timeout, flagname.RayTimeout, load.DefaultRayTimeout, "With Ray's view: the longest one cluster's port-forward and dashboard reads may take")
 	fl.IntVar(&r.parallel, "ray-parallel", load.DefaultRayParallel, "With Ray's view: how many dashboards are read at once")
-	fl.DurationVar(&r.deadline, "ray-deadline", load.DefaultRayDeadline, "With Ray's view: the longest all dashboard reads may take together (clusters not read by then are reported unreachable)")
+	fl.DurationVar(&r.deadline, flagname.RayDeadline, load.DefaultRayDeadline, "With Ray's view: the longest all dashboard reads may take together (clusters not read by then are reported unreachable)")
 }
 
 // asked reports whether doctor reads Ray's view for target: --ray asks for every cluster

@@ -12,6 +12,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/evidence"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/flagname"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/watchdog"
 )
@@ -95,9 +96,9 @@ the RayCluster and the pod.`,
 	fl.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "Heal RayClusters in every namespace")
 	fl.BoolVar(&o.dryRun, "dry-run", false, "Print the plan and send the deletes as server-side dry runs; change nothing")
 	fl.BoolVarP(&o.yes, "yes", "y", false, "Delete without asking")
-	fl.BoolVar(&o.force, "force", false, "Also force-delete (grace period 0) heads stuck Terminating on a NotReady, unreachable or gone node")
-	fl.BoolVar(&o.staleWorkers, "stale-workers", false, "Also delete workers left from before a head restart without GCS fault tolerance (rule workers-stale); KubeRay creates new ones")
-	fl.BoolVar(&o.removeGCSFT, "remove-gcs-ft-finalizer", false, "Also remove KubeRay's Redis cleanup finalizer from RayClusters whose deletion it holds (gcs-ft-finalizer-stuck); their GCS data stays in Redis")
+	fl.BoolVar(&o.force, flagname.Force, false, "Also force-delete (grace period 0) heads stuck Terminating on a NotReady, unreachable or gone node")
+	fl.BoolVar(&o.staleWorkers, flagname.StaleWorkers, false, "Also delete workers left from before a head restart without GCS fault tolerance (rule workers-stale); KubeRay creates new ones")
+	fl.BoolVar(&o.removeGCSFT, flagname.RemoveGCSFTFinalizer, false, "Also remove KubeRay's Redis cleanup finalizer from RayClusters whose deletion it holds (gcs-ft-finalizer-stuck); their GCS data stays in Redis")
 	fl.BoolVar(&o.wait, "wait", true, "Wait for each replacement head to be Running and Ready, and print how long it took")
 	fl.DurationVar(&o.timeout, "timeout", 5*time.Minute, "How long --wait waits for the replacement heads")
 	fl.BoolVar(&o.watch, "watch", false, "Run as a watchdog: heal heads as they break, until stopped")

@@ -3,22 +3,10 @@ package doctor
 import (
 	"testing"
 
-	"github.com/spf13/cobra"
-
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/internal/cmdtest"
 )
-
-// parse runs doctor with args up to Validate and returns the options Run would have had.
-func parse(t *testing.T, args ...string) (*Options, error) {
-	t.Helper()
-	var got *Options
-	err := cmdtest.Run(t, func(f *cmdutil.Factory) *cobra.Command {
-		return NewCmd(f, func(o *Options) error { got = o; return nil })
-	}, args...)
-	return got, err
-}
 
 // Without --ray only a named target's dashboard is asked; --ray asks every cluster's, --ray=false
 // none (TestRayIsAskedWhenNamedOrAsked checks the port-forwards themselves).
@@ -33,7 +21,7 @@ func TestRayFlagParses(t *testing.T) {
 		{[]string{"-n", "ml", "raycluster-b", "--ray=false"}, false},
 		{[]string{"-n", "ml", "--ray"}, true},
 	} {
-		o, err := parse(t, tc.args...)
+		o, err := cmdtest.Parse(t, NewCmd, tc.args...)
 		if err != nil {
 			t.Fatalf("%v: %v", tc.args, err)
 		}
@@ -53,7 +41,7 @@ func TestRayFlagErrors(t *testing.T) {
 		{[]string{"-n", "ml", "--ray-parallel", "0"}, "--ray-parallel must be 1 or more, not 0"},
 		{[]string{"-n", "ml", "--ray", "--watch"}, "--watch follows the Kubernetes objects only and does not read Ray's dashboards: run doctor --ray without --watch"},
 	} {
-		o, err := parse(t, tc.args...)
+		o, err := cmdtest.Parse(t, NewCmd, tc.args...)
 		if o != nil || exit.CodeOf(err) != exit.Usage || exit.Message(err) != tc.want {
 			t.Errorf("doctor %v: err %v (exit %d), want %q", tc.args, err, exit.CodeOf(err), tc.want)
 		}
@@ -61,7 +49,7 @@ func TestRayFlagErrors(t *testing.T) {
 }
 
 func TestOutputFlagParses(t *testing.T) {
-	o, err := parse(t, "-o", "junit", "--fail-on", "warning")
+	o, err := cmdtest.Parse(t, NewCmd, "-o", "junit", "--fail-on", "warning")
 	if err != nil || o.output.Value != cmdutil.FormatJUnit || o.threshold() != "warning" {
 		t.Errorf("err %v, options %+v", err, o)
 	}

@@ -3,22 +3,10 @@ package heal
 import (
 	"testing"
 
-	"github.com/spf13/cobra"
-
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/internal/cmdtest"
 )
-
-// parse runs heal with args up to Validate and returns the options Run would have had.
-func parse(t *testing.T, args ...string) (*Options, error) {
-	t.Helper()
-	var got *Options
-	err := cmdtest.Run(t, func(f *cmdutil.Factory) *cobra.Command {
-		return NewCmd(f, func(o *Options) error { got = o; return nil })
-	}, args...)
-	return got, err
-}
 
 func TestWorkersFlag(t *testing.T) {
 	for _, tc := range []struct {
@@ -29,26 +17,26 @@ func TestWorkersFlag(t *testing.T) {
 		{[]string{"--watch", "--yes", "--workers", "0"}, "--workers must be between 1 and 64, e.g. --workers 8"},
 		{[]string{"--watch", "--yes", "--workers", "65"}, "--workers must be between 1 and 64, e.g. --workers 8"},
 	} {
-		o, err := parse(t, tc.args...)
+		o, err := cmdtest.Parse(t, NewCmd, tc.args...)
 		if o != nil || exit.CodeOf(err) != exit.Usage || err.Error() != tc.want {
 			t.Errorf("%v: err = %v (code %d), want %q", tc.args, err, exit.CodeOf(err), tc.want)
 		}
 	}
-	if o, err := parse(t, "--watch", "--yes", "--workers", "8"); err != nil || o.workers != 8 || !o.given.workers {
+	if o, err := cmdtest.Parse(t, NewCmd, "--watch", "--yes", "--workers", "8"); err != nil || o.workers != 8 || !o.given.workers {
 		t.Errorf("--watch --yes --workers 8: err %v, options %+v", err, o)
 	}
 }
 
 // Complete records what was given, so a default given explicitly is judged as given.
 func TestGivenFlagsAreRecorded(t *testing.T) {
-	o, err := parse(t, "-A", "--wait=true", "--timeout", "5m", "--evidence-dir", "ev", "-o", "json")
+	o, err := cmdtest.Parse(t, NewCmd, "-A", "--wait=true", "--timeout", "5m", "--evidence-dir", "ev", "-o", "json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !o.given.wait || !o.given.timeout || !o.given.evidenceDir || o.given.minAge || o.output.Value != cmdutil.FormatJSON {
 		t.Errorf("options %+v", o)
 	}
-	if _, err := parse(t, "-A", "--watch", "--yes", "--wait=true"); exit.CodeOf(err) != exit.Usage {
+	if _, err := cmdtest.Parse(t, NewCmd, "-A", "--watch", "--yes", "--wait=true"); exit.CodeOf(err) != exit.Usage {
 		t.Errorf("--watch --wait=true: %v", err)
 	}
 }

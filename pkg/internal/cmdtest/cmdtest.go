@@ -36,3 +36,14 @@ func Run(t *testing.T, newCmd func(*cmdutil.Factory) *cobra.Command, args ...str
 	root.SetArgs(append([]string{cmd.Name()}, args...))
 	return root.ExecuteContext(context.Background())
 }
+
+// Parse runs the command newCmd builds (NewCmd(f, runF)) with args up to Validate, and returns
+// the options its runF got: nil when Complete or Validate refused.
+func Parse[O any](t *testing.T, newCmd func(*cmdutil.Factory, func(*O) error) *cobra.Command, args ...string) (*O, error) {
+	t.Helper()
+	var got *O
+	err := Run(t, func(f *cmdutil.Factory) *cobra.Command {
+		return newCmd(f, func(o *O) error { got = o; return nil })
+	}, args...)
+	return got, err
+}

@@ -66,7 +66,7 @@ missing), repairs them safely, and measures what clients see when a head dies.`,
 		return exit.Usagef("%v; see '%s --help'", err, c.CommandPath())
 	})
 	// Every command, in one explicit list (as kubectl's and KubeRay's own plugin root do).
-	root.AddCommand(doctor.NewCmd(f), heal.NewCmd(f), chaos.NewCmd(f), bundle.NewCmd(f), version.NewCmd(f))
+	root.AddCommand(doctor.NewCmd(f, nil), heal.NewCmd(f, nil), chaos.NewCmd(f), bundle.NewCmd(f, nil), version.NewCmd(f, nil))
 	// Cobra adds `completion` only when it executes; adding it here puts it in the tree that
 	// docs/reference is generated from.
 	root.InitDefaultCompletionCmd()

@@ -2,13 +2,11 @@ package cmdutil
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
@@ -16,19 +14,25 @@ import (
 
 // OutputFlag is -o/--output restricted to a fixed set of formats.
 type OutputFlag struct {
-	Value   string
-	Allowed []string
+	Value   Format
+	Allowed []Format
 }
 
 // AddOutputFlag registers -o with its completion; the first allowed format is the default.
-func AddOutputFlag(cmd *cobra.Command, allowed ...string) *OutputFlag {
+func AddOutputFlag(cmd *cobra.Command, allowed ...Format) *OutputFlag {
 	o := &OutputFlag{Value: allowed[0], Allowed: allowed}
-	cmd.Flags().StringVarP(&o.Value, "output", "o", o.Value, "Output format: "+strings.Join(allowed, "|"))
+	// A string flag to pflag (its help reads "-o, --output string"); Validate checks the value.
+	cmd.Flags().StringVarP((*string)(&o.Value), "output", "o", string(o.Value), "Output format: "+joinFormats(allowed))
+	_ = cmd.Flags().SetAnnotation("output", FormatsAnnotation, formatNames(allowed))
 	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return allowed, cobra.ShellCompDirectiveNoFileComp
+		return formatNames(allowed), cobra.ShellCompDirectiveNoFileComp
 	})
 	return o
 }
+
+// FormatsAnnotation marks an -o that AddOutputFlag made, with its formats: a test of the whole
+// tree tells it from an -o that names a file (bundle's).
+const FormatsAnnotation = "kubectl-ray/formats"
 
 // Validate rejects a format the command does not print.
 func (o *OutputFlag) Validate() error {
@@ -40,32 +44,25 @@ func (o *OutputFlag) Validate() error {
 
 // UnknownOutput is the error for an -o the command does not print, in the same words for
 // every command.
-func UnknownOutput(value string, allowed ...string) error {
-	return exit.Usagef("unknown output format %q: use -o %s", value, strings.Join(allowed, "|"))
+func UnknownOutput(value Format, allowed ...Format) error {
+	return exit.Usagef("unknown output format %q: use -o %s", value, joinFormats(allowed))
 }
 
-// PrintStructured writes v as indented JSON or as YAML.
-func PrintStructured(w io.Writer, format string, v any) error {
-	switch format {
-	case "yaml":
-		b, err := yaml.Marshal(v)
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(b)
-		return err
-	default:
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
+func formatNames(fs []Format) []string {
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		names[i] = string(f)
 	}
+	return names
 }
+
+func joinFormats(fs []Format) string { return strings.Join(formatNames(fs), "|") }
 
 // Writer prints one kind of document in each -o format its command offers (helm's
 // output.Writer): a command implements it once per document kind it prints, so what each format
 // looks like is decided in one place, and Run only picks the document.
 type Writer interface {
-	Write(out io.Writer, format string) error
+	Write(out io.Writer, f Format) error
 }
 
 // Print writes doc in the format -o asked for, every byte through the redactor's shapes (a

@@ -8,6 +8,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/flagname"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
@@ -87,7 +88,7 @@ func gcsFTFinalizerStuck(ix *index, c *clusterView) []Finding {
 	if cleaned {
 		left = "the cleanup Job completed, so Redis holds nothing of storage namespace " + storageNS + " any more"
 	}
-	heal := fmt.Sprintf("kubectl ray heal %s -n %s --remove-gcs-ft-finalizer", rc.Name, rc.Namespace)
+	heal := fmt.Sprintf("kubectl ray heal %s -n %s %s", rc.Name, rc.Namespace, flagname.Flag(flagname.RemoveGCSFTFinalizer))
 	msg := fmt.Sprintf("RayCluster %s has been deleting for %s, held by finalizer %s: %s; %s (kuberay #1557, #4721, #4767)",
 		key(rc.Namespace, rc.Name), age(deleting), ray.FinalizerGCSFTRedisCleanup, why, left)
 	remedy := "fix what holds the cleanup (" + ix.operatorLogs() + "); or remove the finalizer with `" + heal + "`"

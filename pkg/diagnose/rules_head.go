@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/flagname"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
@@ -222,7 +223,7 @@ func headTerminatingStuck(ix *index, c *clusterView, p *corev1.Pod) (Finding, bo
 		msg += fmt.Sprintf("; its node %s is %s", p.Spec.NodeName, nodeState)
 		if nodeDown {
 			remedy = "the kubelet cannot confirm the kill, so the operator keeps counting this pod as the head (kuberay #4078): `" +
-				healCmd(c) + " --force` (or: kubectl delete pod " + p.Name + " -n " + p.Namespace + " --grace-period=0 --force)"
+				healCmd(c) + " " + flagname.Flag(flagname.Force) + "` (or: kubectl delete pod " + p.Name + " -n " + p.Namespace + " --grace-period=0 --force)"
 		}
 	}
 	if len(p.Finalizers) > 0 {

@@ -11,6 +11,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/flagname"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/rayapi"
 	"github.com/kubectl-ray/kubectl-ray/pkg/state"
@@ -294,9 +295,9 @@ func rayUnreachable(c *clusterView, v *rayapi.View) Finding {
 	msg := fmt.Sprintf("%s: doctor could not read Ray's own view from %s: %s; nothing is known of Ray's health", c.what(), where, strings.TrimSuffix(u.Detail, "."))
 	remedy := map[rayapi.Reason]string{
 		rayapi.NoHead:    "the head rules above say why no head runs; once one does, run doctor again",
-		rayapi.Forbidden: "ask for RBAC verb \"create\" on \"pods/portforward\" in namespace " + c.rc.Namespace + " (docs/rbac.md), or pass --ray=false",
-		rayapi.Timeout:   "check the head's dashboard (kubectl port-forward -n " + c.rc.Namespace + " pod/" + v.Head + " 8265, then curl localhost:8265/api/gcs_healthz), or raise --ray-timeout",
-		rayapi.Deadline:  "raise --ray-deadline, or name the cluster (doctor " + c.rc.Name + ") to read only its dashboard",
+		rayapi.Forbidden: "ask for RBAC verb \"create\" on \"pods/portforward\" in namespace " + c.rc.Namespace + " (docs/rbac.md), or pass " + flagname.Flag(flagname.Ray) + "=false",
+		rayapi.Timeout:   "check the head's dashboard (kubectl port-forward -n " + c.rc.Namespace + " pod/" + v.Head + " 8265, then curl localhost:8265/api/gcs_healthz), or raise " + flagname.Flag(flagname.RayTimeout),
+		rayapi.Deadline:  "raise " + flagname.Flag(flagname.RayDeadline) + ", or name the cluster (doctor " + c.rc.Name + ") to read only its dashboard",
 		rayapi.HTTPError: fmt.Sprintf("port %d of the head answers, but not as Ray's dashboard does: check that the head's container port named dashboard is Ray's (ray start --dashboard-port)", v.Port),
 	}[u.Reason]
 	if remedy == "" {

@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/flagname"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
@@ -47,7 +48,7 @@ func workersStale(ix *index, c *clusterView) []Finding {
 	msg := fmt.Sprintf("%d worker(s) started before head %s (started %s ago, Ready %s ago) and have not restarted since: "+
 		"without GCS fault tolerance they belong to the previous Ray cluster, not the new one (kuberay #1141)",
 		len(names), head.Name, age(now.Sub(headStart)), age(now.Sub(rc.LastTransitionTime.Time)))
-	remedy := "`" + healCmd(c) + " --stale-workers` deletes them (KubeRay creates new workers that join the new head); " +
+	remedy := "`" + healCmd(c) + " " + flagname.Flag(flagname.StaleWorkers) + "` deletes them (KubeRay creates new workers that join the new head); " +
 		"enable GCS fault tolerance (gcsFaultToleranceOptions with an external Redis) so workers survive a head restart"
 	f := c.finding(RuleWorkersStale, state.ClusterRef(c.rc), msg, remedy, ev)
 	f.Facts.Pods, f.Facts.Head = refs, head.Name

@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/flagname"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/load"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
@@ -58,8 +59,9 @@ const example = `  # Bundle every RayCluster of the current namespace, with its 
   # Everything, without logs, overwriting yesterday's archive
   kubectl ray bundle -A --no-logs -o ray-bundle.tar.gz --force`
 
-// NewCmd returns `kubectl ray bundle`.
-func NewCmd(f *cmdutil.Factory) *cobra.Command {
+// NewCmd returns `kubectl ray bundle`; runF, when set, gets the completed and validated options
+// instead of Run (tests of the flags).
+func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 	o := &Options{f: f}
 	cmd := &cobra.Command{
 		Use:   "bundle [NAME | raycluster/NAME | rayservice/NAME | rayjob/NAME] -o FILE.tar.gz",
@@ -96,7 +98,7 @@ object does not exist.`,
 		Example:           example,
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: f.CompleteRayNames(cmdutil.CompleteClusters | cmdutil.CompleteServices),
-		RunE:              func(cmd *cobra.Command, args []string) error { return cmdutil.RunOptions(o, cmd, args) },
+		RunE:              func(cmd *cobra.Command, args []string) error { return cmdutil.RunOptionsOr(o, cmd, args, runF) },
 	}
 	fl := cmd.Flags()
 	fl.StringVarP(&o.output, "output", "o", "", "The archive to write (FILE.tar.gz); required")
@@ -104,7 +106,7 @@ object does not exist.`,
 	fl.StringVarP(&o.selector, "selector", "l", "", "Bundle only RayClusters with these labels (e.g. team=ml,env!=dev)")
 	fl.BoolVar(&o.force, "force", false, "Overwrite FILE if it exists")
 	fl.BoolVar(&o.noLogs, "no-logs", false, "Leave container logs out (the operator's log and Ray's log files too)")
-	fl.BoolVar(&o.ray, "ray", false, "Also read each head's Ray dashboard through a port-forward, as doctor --ray does, and keep its answers; the default reads it only for a named cluster, RayService or RayJob; --ray=false never")
+	fl.BoolVar(&o.ray, flagname.Ray, false, "Also read each head's Ray dashboard through a port-forward, as doctor --ray does, and keep its answers; the default reads it only for a named cluster, RayService or RayJob; --ray=false never")
 	fl.BoolVar(&o.noRayLogs, "no-ray-logs", false, "Leave Ray's log files out (no exec in the heads); container logs stay")
 	fl.Int64Var(&o.rayLogBytes, "ray-log-bytes", 16<<20, "At most this many bytes of each head's Ray log directory; 0 for no limit")
 	fl.Int64Var(&o.limits.Tail, "tail", 2000, "Lines from the end of each container log; -1 for all")
@@ -133,13 +135,13 @@ func (o *Options) Complete(cmd *cobra.Command, args []string) error {
 	// As doctor: --ray asks every cluster bundled, --ray=false none; unset, a named one only (a
 	// port-forward per cluster of a sweep is doctor's opt-in too).
 	o.readRay = o.target != nil
-	if cmd.Flags().Changed("ray") {
+	if cmd.Flags().Changed(flagname.Ray) {
 		o.readRay = o.ray
 	}
 	return nil
 }
 
-// Validate checks flags and the output path before anything is read.
+// Validate checks the flags before anything is read; Run checks the output path first.
 func (o *Options) Validate() error {
 	if o.target != nil {
 		if err := cmdutil.NameScope(o.target.Name, o.allNamespaces); err != nil {
@@ -155,11 +157,16 @@ func (o *Options) Validate() error {
 	if o.timeout <= 0 {
 		return exit.Usagef("--timeout must be a positive duration, e.g. --timeout 2m")
 	}
-	return exitError(corebundle.CheckOutput(o.output, o.force))
+	return nil
 }
 
 // Run reads, renders and writes the bundle.
 func (o *Options) Run(cmd *cobra.Command) error {
+	// The output path is checked first, before anything is read, but here rather than in
+	// Validate: it asks the file system, and Validate judges the options alone.
+	if err := exitError(corebundle.CheckOutput(o.output, o.force)); err != nil {
+		return err
+	}
 	c, err := o.f.Clients()
 	if err != nil {
 		return err

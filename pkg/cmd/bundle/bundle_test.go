@@ -193,7 +193,7 @@ func runCmd(t *testing.T, k *kubelet, setup func(*kfake.Clientset), args ...stri
 	root := &cobra.Command{Use: "kubectl-ray", SilenceErrors: true, SilenceUsage: true}
 	f.ConfigFlags.AddFlags(root.PersistentFlags())
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return exit.Usagef("%v", err) })
-	root.AddCommand(NewCmd(f), doctor.NewCmd(f))
+	root.AddCommand(NewCmd(f, nil), doctor.NewCmd(f, nil))
 	root.SetArgs(args)
 	root.SetOut(out)
 	root.SetErr(errOut)

@@ -7,9 +7,9 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/artifact"
 	corebundle "github.com/kubectl-ray/kubectl-ray/pkg/bundle"
-	"github.com/kubectl-ray/kubectl-ray/pkg/cmd/doctor"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/doctorprint"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 )
 
@@ -18,12 +18,18 @@ import (
 // doctorFiles are doctor's report on the bundle's snapshot, as a table and as JSON.
 func (o *Options) doctorFiles(r *diagnose.Report) []artifact.File {
 	var files []artifact.File
-	for _, f := range []struct{ path, format, about string }{
-		{"doctor.txt", "table", "doctor's report on this bundle's snapshot (the table)"},
-		{"doctor.json", "json", "doctor's report as doctor -o json writes it"},
+	for _, f := range []struct {
+		path   string
+		format cmdutil.Format
+		about  string
+	}{
+		{"doctor.txt", cmdutil.FormatTable, "doctor's report on this bundle's snapshot (the table)"},
+		{"doctor.json", cmdutil.FormatJSON, "doctor's report as doctor -o json writes it"},
 	} {
 		var b bytes.Buffer
-		if err := doctor.Render(&b, r, f.format, o.namespace, o.selector, o.target); err != nil {
+		// As doctor -o prints to a pipe: no color, no width limit.
+		w := doctorprint.Report{Report: r, Namespace: o.namespace, Selector: o.selector, Target: o.target, FailOn: "error", Threshold: diagnose.SeverityError}
+		if err := w.Write(&b, f.format); err != nil {
 			fmt.Fprintf(&b, "cannot render doctor's report: %v\n", err)
 		}
 		files = append(files, artifact.File{Path: f.path, About: f.about, Data: b.Bytes()})

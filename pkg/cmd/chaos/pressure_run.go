@@ -73,9 +73,9 @@ func (o *PressureOptions) Run(cmd *cobra.Command) error {
 			return o.exitError(err)
 		}
 		// text is the container as YAML, as kubectl debug shows it; -o json the same as JSON.
-		format := "yaml"
+		format := cmdutil.FormatYAML
 		if o.output.Value == "json" {
-			format = "json"
+			format = cmdutil.FormatJSON
 		}
 		if err := cmdutil.PrintStructured(out, format, p.Container); err != nil {
 			return err

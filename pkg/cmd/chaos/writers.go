@@ -9,6 +9,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/upgrade"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/workerkill"
+	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 )
 
 // The one writer of each document kind the experiments print (cmdutil.Writer): every format
@@ -20,7 +21,7 @@ type headKillReport struct {
 	color bool
 }
 
-func (w headKillReport) Write(out io.Writer, format string) error {
+func (w headKillReport) Write(out io.Writer, format cmdutil.Format) error {
 	switch format {
 	case "json":
 		return report.WriteJSON(out, w.r)
@@ -37,7 +38,7 @@ type pressureReport struct {
 	watched bool
 }
 
-func (w pressureReport) Write(out io.Writer, format string) error {
+func (w pressureReport) Write(out io.Writer, format cmdutil.Format) error {
 	switch format {
 	case "json":
 		return report.WriteJSON(out, w.r)
@@ -57,7 +58,7 @@ type upgradeReport struct {
 	color bool
 }
 
-func (w upgradeReport) Write(out io.Writer, format string) error {
+func (w upgradeReport) Write(out io.Writer, format cmdutil.Format) error {
 	if format == "json" {
 		return report.WriteJSON(out, w.r)
 	}
@@ -70,7 +71,7 @@ type dryRunPlan[P any] struct {
 	text func(io.Writer, P) error
 }
 
-func (w dryRunPlan[P]) Write(out io.Writer, format string) error {
+func (w dryRunPlan[P]) Write(out io.Writer, format cmdutil.Format) error {
 	if format == "json" {
 		return report.WriteJSON(out, w.plan)
 	}
@@ -83,7 +84,7 @@ type drainReport struct {
 	color bool
 }
 
-func (w drainReport) Write(out io.Writer, format string) error {
+func (w drainReport) Write(out io.Writer, format cmdutil.Format) error {
 	if format == "json" {
 		return report.WriteJSON(out, w.r)
 	}
@@ -96,7 +97,7 @@ type workerKillReport struct {
 	color bool
 }
 
-func (w workerKillReport) Write(out io.Writer, format string) error {
+func (w workerKillReport) Write(out io.Writer, format cmdutil.Format) error {
 	if format == "json" {
 		return report.WriteJSON(out, w.r)
 	}

@@ -9,7 +9,9 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/doctorprint"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/flagname"
 	"github.com/kubectl-ray/kubectl-ray/pkg/gc"
 	"github.com/kubectl-ray/kubectl-ray/pkg/load"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
@@ -58,8 +60,9 @@ const example = `  # Check every RayCluster in the current namespace
   # Check a bundle someone sent (kubectl ray bundle's archive), offline
   kubectl ray doctor --from ray-bundle.tar.gz`
 
-// NewCmd returns `kubectl ray doctor`.
-func NewCmd(f *cmdutil.Factory) *cobra.Command {
+// NewCmd returns `kubectl ray doctor`; runF, when set, gets the completed and validated options
+// instead of Run (tests of the flags).
+func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 	o := &Options{f: f}
 	cmd := &cobra.Command{
 		Use:   "doctor [NAME | raycluster/NAME | rayservice/NAME | rayjob/NAME]",
@@ -91,9 +94,9 @@ installed; 4 forbidden; 5 the named object does not exist.`,
 		Example:           example,
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: f.CompleteRayNames(cmdutil.CompleteClusters | cmdutil.CompleteServices),
-		RunE:              func(cmd *cobra.Command, args []string) error { return cmdutil.RunOptions(o, cmd, args) },
+		RunE:              func(cmd *cobra.Command, args []string) error { return cmdutil.RunOptionsOr(o, cmd, args, runF) },
 	}
-	o.output = cmdutil.AddOutputFlag(cmd, "table", "wide", "json", "yaml", "junit", "prometheus")
+	o.output = cmdutil.AddOutputFlag(cmd, doctorprint.Formats...)
 	cmd.Flags().BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "Check RayClusters in all namespaces")
 	cmd.Flags().StringVarP(&o.selector, "selector", "l", "", "Check only RayClusters with these labels (e.g. team=ml,env!=dev)")
 	cmd.Flags().StringVar(&o.failOn, "fail-on", "error", "Exit 1 when a finding has this severity or worse: error|warning|never")
@@ -111,8 +114,9 @@ installed; 4 forbidden; 5 the named object does not exist.`,
 	return cmd
 }
 
-// Complete reads the namespace and the target.
-func (o *Options) Complete(_ *cobra.Command, args []string) error {
+// Complete reads the namespace and the target, and records which flags were given.
+func (o *Options) Complete(cmd *cobra.Command, args []string) error {
+	o.ray.given = cmd.Flags().Changed(flagname.Ray)
 	if err := o.acc.load(); err != nil {
 		return err
 	}
@@ -171,13 +175,23 @@ func (o *Options) diagnose(s *state.Snapshot) error {
 	for _, g := range r.Blind {
 		fmt.Fprintf(o.f.IOStreams.ErrOut, "warning: doctor could not see %s, so the rules that need them did not run: %s\n", g.Resource, g.Reason)
 	}
-	if err := o.output.Print(o.f.IOStreams.Out, report{r: &r, o: o}); err != nil {
+	if err := o.output.Print(o.f.IOStreams.Out, o.report(&r)); err != nil {
 		return err
 	}
 	if t := o.threshold(); t != "" && r.Worst().Rank() >= t.Rank() {
 		return exit.Silent{Code: exit.CheckFailed}
 	}
 	return nil
+}
+
+// report is r with what doctor was asked, for its writer.
+func (o *Options) report(r *diagnose.Report) doctorprint.Report {
+	w := doctorprint.Report{Report: r, Namespace: o.namespace, Selector: o.selector, Target: o.target, FailOn: o.failOn,
+		Threshold: o.threshold(), Acceptance: o.acc.status, Color: o.f.Color(), Width: o.f.TerminalWidth()}
+	if ff := &o.files; ff.set != nil {
+		w.Files = &doctorprint.Files{Set: ff.set, Online: ff.online, OfflineWhy: ff.offlineWhy}
+	}
+	return w
 }
 
 func (o *Options) notFound() error {

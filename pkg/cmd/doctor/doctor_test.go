@@ -97,7 +97,7 @@ func runWith(t *testing.T, scene string, setup func(*kfake.Clientset, *rayfake.C
 	f.ConfigFlags.AddFlags(root.PersistentFlags())
 	root.PersistentFlags().BoolVar(&f.NoColor, "no-color", false, "")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return exit.Usagef("%v", err) })
-	root.AddCommand(doctor.NewCmd(f))
+	root.AddCommand(doctor.NewCmd(f, nil))
 	root.SetArgs(append([]string{"doctor"}, args...))
 	root.SetOut(out)
 	root.SetErr(errOut)
@@ -263,7 +263,7 @@ func TestCompletion(t *testing.T) {
 	}
 	root := &cobra.Command{Use: "kubectl-ray"}
 	f.ConfigFlags.AddFlags(root.PersistentFlags())
-	root.AddCommand(doctor.NewCmd(f))
+	root.AddCommand(doctor.NewCmd(f, nil))
 	root.SetOut(out)
 	root.SetArgs([]string{cobra.ShellCompNoDescRequestCmd, "doctor", "-n", "ml", "r"})
 	if err := root.Execute(); err != nil {

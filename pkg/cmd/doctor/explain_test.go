@@ -33,7 +33,7 @@ func TestExplainCompletion(t *testing.T) {
 	streams, _, out, _ := genericiooptions.NewTestIOStreams()
 	f := cmdutil.NewFactory(genericclioptions.NewConfigFlags(true), streams)
 	root := &cobra.Command{Use: "kubectl-ray"}
-	root.AddCommand(doctor.NewCmd(f))
+	root.AddCommand(doctor.NewCmd(f, nil))
 	root.SetOut(out)
 	root.SetArgs([]string{cobra.ShellCompNoDescRequestCmd, "doctor", "explain", "head-t"})
 	if err := root.Execute(); err != nil {

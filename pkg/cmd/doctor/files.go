@@ -54,7 +54,7 @@ func (o *Options) validateFiles() error {
 		return exit.Usagef("-f checks the objects in the files: -A and -l do not apply (their namespace is their own, or -n)")
 	case o.watch:
 		return exit.Usagef("-f checks files once: drop --watch")
-	case o.ray.cmd != nil && o.ray.cmd.Flags().Changed("ray") && o.ray.on:
+	case o.ray.given && o.ray.on:
 		return exit.Usagef("-f checks specs, not a running Ray: drop --ray")
 	}
 	return nil
@@ -93,7 +93,7 @@ func (o *Options) runFiles(cmd *cobra.Command) error {
 	set.Locate(&r)
 	o.applyAcceptance(&r)
 	o.shown(&r)
-	if err := o.output.Print(o.f.IOStreams.Out, report{r: &r, o: o}); err != nil {
+	if err := o.output.Print(o.f.IOStreams.Out, o.report(&r)); err != nil {
 		return err
 	}
 	if len(set.Errors) > 0 {

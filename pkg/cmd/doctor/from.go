@@ -19,7 +19,7 @@ func (o *Options) validateFrom() error {
 		return exit.Usagef("--from checks what the bundle holds: -A and -l do not apply (it was made with its own)")
 	case o.watch:
 		return exit.Usagef("--from checks a bundle once: drop --watch")
-	case o.ray.cmd != nil && o.ray.cmd.Flags().Changed("ray") && o.ray.on:
+	case o.ray.given && o.ray.on:
 		return exit.Usagef("--from reads no cluster: drop --ray (Ray's view is checked where the bundle kept it)")
 	}
 	return nil

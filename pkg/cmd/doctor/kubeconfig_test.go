@@ -33,7 +33,7 @@ func TestBrokenKubeconfigNamesTheKubeconfig(t *testing.T) {
 			f := cmdutil.NewFactory(genericclioptions.NewConfigFlags(true), streams)
 			root := &cobra.Command{Use: "kubectl-ray", SilenceErrors: true, SilenceUsage: true}
 			f.ConfigFlags.AddFlags(root.PersistentFlags())
-			root.AddCommand(doctor.NewCmd(f))
+			root.AddCommand(doctor.NewCmd(f, nil))
 			root.SetArgs(append([]string{"doctor"}, args...))
 			err := root.Execute()
 			if exit.CodeOf(err) != exit.API || err == nil ||

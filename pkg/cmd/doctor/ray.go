@@ -7,31 +7,32 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/flagname"
 	"github.com/kubectl-ray/kubectl-ray/pkg/load"
 )
 
 // rayFlags are doctor's --ray flags: whether to read Ray's own view, and its bounds.
 type rayFlags struct {
-	cmd      *cobra.Command
-	on       bool
+	on bool
+	// given: --ray was on the command line, either way (Complete records it).
+	given    bool
 	timeout  time.Duration
 	deadline time.Duration
 	parallel int
 }
 
 func (r *rayFlags) addFlags(cmd *cobra.Command) {
-	r.cmd = cmd
 	fl := cmd.Flags()
-	fl.BoolVar(&r.on, "ray", false, "Also read each head's Ray dashboard through a port-forward (GCS, nodes, version, Serve apps); the default reads it only for a named cluster, RayService or RayJob; --ray=false never")
-	fl.DurationVar(&r.timeout, "ray-timeout", load.DefaultRayTimeout, "With Ray's view: the longest one cluster's port-forward and dashboard reads may take")
+	fl.BoolVar(&r.on, flagname.Ray, false, "Also read each head's Ray dashboard through a port-forward (GCS, nodes, version, Serve apps); the default reads it only for a named cluster, RayService or RayJob; --ray=false never")
+	fl.DurationVar(&r.timeout, flagname.RayTimeout, load.DefaultRayTimeout, "With Ray's view: the longest one cluster's port-forward and dashboard reads may take")
 	fl.IntVar(&r.parallel, "ray-parallel", load.DefaultRayParallel, "With Ray's view: how many dashboards are read at once")
-	fl.DurationVar(&r.deadline, "ray-deadline", load.DefaultRayDeadline, "With Ray's view: the longest all dashboard reads may take together (clusters not read by then are reported unreachable)")
+	fl.DurationVar(&r.deadline, flagname.RayDeadline, load.DefaultRayDeadline, "With Ray's view: the longest all dashboard reads may take together (clusters not read by then are reported unreachable)")
 }
 
 // asked reports whether doctor reads Ray's view for target: --ray asks for every cluster
 // inspected, --ray=false for none; unset, a named target is asked about and a sweep is not.
 func (r *rayFlags) asked(target *diagnose.Target) bool {
-	if r.cmd != nil && r.cmd.Flags().Changed("ray") {
+	if r.given {
 		return r.on
 	}
 	return target != nil
@@ -45,7 +46,7 @@ func (r *rayFlags) validate(watch bool) error {
 		return exit.Usagef("--ray-deadline must be positive, e.g. --ray-deadline 60s")
 	case r.parallel < 1:
 		return exit.Usagef("--ray-parallel must be 1 or more, not %d", r.parallel)
-	case watch && r.cmd != nil && r.cmd.Flags().Changed("ray") && r.on:
+	case watch && r.given && r.on:
 		return exit.Usagef("--watch follows the Kubernetes objects only and does not read Ray's dashboards: run doctor --ray without --watch")
 	}
 	return nil

@@ -108,20 +108,3 @@ func TestRayUnreachableIsOneWarning(t *testing.T) {
 	}
 	golden.Assert(t, filepath.Join("testdata", "ray-unreachable-junit.golden"), []byte(r.stdout))
 }
-
-func TestRayFlagErrors(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		line string
-	}{
-		{[]string{"-n", "ml", "--ray-timeout", "0s"}, "error: --ray-timeout must be positive, e.g. --ray-timeout 10s\n"},
-		{[]string{"-n", "ml", "--ray-deadline", "-1s"}, "error: --ray-deadline must be positive, e.g. --ray-deadline 60s\n"},
-		{[]string{"-n", "ml", "--ray-parallel", "0"}, "error: --ray-parallel must be 1 or more, not 0\n"},
-		{[]string{"-n", "ml", "--ray", "--watch"}, "error: --watch follows the Kubernetes objects only and does not read Ray's dashboards: run doctor --ray without --watch\n"},
-	} {
-		r := run(t, "scene", nil, tc.args...)
-		if r.code != exit.Usage || r.stderr != tc.line || r.stdout != "" {
-			t.Errorf("doctor %v: exit %d stderr %q", tc.args, r.code, r.stderr)
-		}
-	}
-}

@@ -15,7 +15,9 @@ import (
 	"k8s.io/client-go/util/workqueue"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/accept"
+	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/doctorprint"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/load"
@@ -33,7 +35,7 @@ func (o *Options) validateWatch() error {
 	switch {
 	case o.target != nil:
 		return exit.Usagef("--watch watches every RayCluster in scope, not one: use -n NAMESPACE or -A instead of a NAME")
-	case !slices.Contains([]string{"table", "wide", "json"}, o.output.Value):
+	case !slices.Contains([]cmdutil.Format{cmdutil.FormatTable, cmdutil.FormatWide, cmdutil.FormatJSON}, o.output.Value):
 		return exit.Usagef("--watch prints one line per change: use -o table, -o wide or -o json, not -o %s", o.output.Value)
 	}
 	return nil
@@ -80,9 +82,9 @@ func (o *Options) runWatch(ctx context.Context, c *kube.Clients) error {
 	if o.selector != "" {
 		scope += " (-l " + o.selector + " is applied to each)"
 	}
-	fmt.Fprintf(errOut, "watching %s %s; Ctrl-C to stop\n", plural(len(keys), "RayCluster"), scope)
+	fmt.Fprintf(errOut, "watching %s %s; Ctrl-C to stop\n", doctorprint.Plural(len(keys), "RayCluster"), scope)
 
-	p := &changePrinter{w: o.f.IOStreams.Out, json: o.output.Value == "json", wide: o.output.Value == "wide"}
+	p := &changePrinter{w: o.f.IOStreams.Out, json: o.output.Value == cmdutil.FormatJSON, wide: o.output.Value == cmdutil.FormatWide}
 	seen := map[types.NamespacedName][]diagnose.Finding{}
 	var found []diagnose.Change
 	slices.SortFunc(keys, func(a, b types.NamespacedName) int { return strings.Compare(a.String(), b.String()) })

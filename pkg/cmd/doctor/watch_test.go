@@ -44,7 +44,7 @@ func startWatch(t *testing.T, args ...string) *watching {
 	}
 	root := &cobra.Command{Use: "kubectl-ray", SilenceErrors: true, SilenceUsage: true}
 	f.ConfigFlags.AddFlags(root.PersistentFlags())
-	root.AddCommand(doctor.NewCmd(f))
+	root.AddCommand(doctor.NewCmd(f, nil))
 	root.SetArgs(append([]string{"doctor"}, args...))
 	w.ctx, w.cancel = context.WithCancel(context.Background())
 	go func() { w.done <- root.ExecuteContext(w.ctx) }()

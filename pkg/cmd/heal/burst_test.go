@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/repair"
 )
 
@@ -88,21 +87,4 @@ func (e *env) healEvents() int {
 		}
 	}
 	return n
-}
-
-func TestWorkersFlag(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"--workers", "4"}, "--workers applies only to --watch; a one-shot heal deletes its plan in order"},
-		{[]string{"--watch", "--yes", "--workers", "0"}, "--workers must be between 1 and 64, e.g. --workers 8"},
-		{[]string{"--watch", "--yes", "--workers", "65"}, "--workers must be between 1 and 64, e.g. --workers 8"},
-	} {
-		e, _ := seedEnv()
-		err := e.run(context.Background(), tc.args...)
-		if exit.CodeOf(err) != exit.Usage || err.Error() != tc.want {
-			t.Errorf("%v: err = %v (code %d), want %q", tc.args, err, exit.CodeOf(err), tc.want)
-		}
-	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/evidence"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/flagname"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 	"github.com/kubectl-ray/kubectl-ray/pkg/watchdog"
@@ -47,7 +48,8 @@ type Options struct {
 	// snapshot is the last one plan read: its secrets go into the evidence's redactor.
 	snapshot *state.Snapshot
 
-	changed func(flag string) bool
+	// given records which flags were on the command line (Complete), for Validate to judge.
+	given given
 	// rules are doctor's thresholds, from the same flags and accept files, so both agree.
 	rules diagnose.Options
 
@@ -57,8 +59,9 @@ type Options struct {
 	warnedAccept    bool
 }
 
-// NewCmd returns `kubectl ray heal`.
-func NewCmd(f *cmdutil.Factory) *cobra.Command {
+// NewCmd returns `kubectl ray heal`; runF, when set, gets the completed and validated options
+// instead of Run (tests of the flags).
+func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 	o := &Options{f: f, rules: diagnose.DefaultOptions()}
 	cmd := &cobra.Command{
 		Use: "heal [NAME | -n NAMESPACE | -A]",
@@ -87,16 +90,16 @@ the RayCluster and the pod.`,
   # Run as a watchdog (see docs/deploy/watchdog.yaml to run it in-cluster)
   kubectl ray heal --watch -A --yes --leader-elect --lease-namespace ray-system`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return cmdutil.RunOptions(o, cmd, args) },
+		RunE: func(cmd *cobra.Command, args []string) error { return cmdutil.RunOptionsOr(o, cmd, args, runF) },
 	}
-	o.output = cmdutil.AddOutputFlag(cmd, "text", "json")
+	o.output = cmdutil.AddOutputFlag(cmd, formats...)
 	fl := cmd.Flags()
 	fl.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "Heal RayClusters in every namespace")
 	fl.BoolVar(&o.dryRun, "dry-run", false, "Print the plan and send the deletes as server-side dry runs; change nothing")
 	fl.BoolVarP(&o.yes, "yes", "y", false, "Delete without asking")
-	fl.BoolVar(&o.force, "force", false, "Also force-delete (grace period 0) heads stuck Terminating on a NotReady, unreachable or gone node")
-	fl.BoolVar(&o.staleWorkers, "stale-workers", false, "Also delete workers left from before a head restart without GCS fault tolerance (rule workers-stale); KubeRay creates new ones")
-	fl.BoolVar(&o.removeGCSFT, "remove-gcs-ft-finalizer", false, "Also remove KubeRay's Redis cleanup finalizer from RayClusters whose deletion it holds (gcs-ft-finalizer-stuck); their GCS data stays in Redis")
+	fl.BoolVar(&o.force, flagname.Force, false, "Also force-delete (grace period 0) heads stuck Terminating on a NotReady, unreachable or gone node")
+	fl.BoolVar(&o.staleWorkers, flagname.StaleWorkers, false, "Also delete workers left from before a head restart without GCS fault tolerance (rule workers-stale); KubeRay creates new ones")
+	fl.BoolVar(&o.removeGCSFT, flagname.RemoveGCSFTFinalizer, false, "Also remove KubeRay's Redis cleanup finalizer from RayClusters whose deletion it holds (gcs-ft-finalizer-stuck); their GCS data stays in Redis")
 	fl.BoolVar(&o.wait, "wait", true, "Wait for each replacement head to be Running and Ready, and print how long it took")
 	fl.DurationVar(&o.timeout, "timeout", 5*time.Minute, "How long --wait waits for the replacement heads")
 	fl.BoolVar(&o.watch, "watch", false, "Run as a watchdog: heal heads as they break, until stopped")
@@ -109,12 +112,14 @@ the RayCluster and the pod.`,
 	fl.StringVar(&o.metricsAddr, "metrics-bind-address", "", "With --watch: serve /metrics, /healthz and /readyz on this host:port (e.g. :8080); off when empty")
 	o.accept = accept.AddFlags(cmd, "Never act on the findings this file accepts")
 	fl.BoolVar(&o.includeAccepted, "include-accepted", false, "Act on findings the accept files accept, too")
-	o.changed = func(name string) bool { return cmd.Flags().Changed(name) }
 	return cmd
 }
 
-// Complete reads NAME and the namespace.
+// Complete reads NAME and the namespace, and records which flags were given.
 func (o *Options) Complete(cmd *cobra.Command, args []string) error {
+	fl := cmd.Flags()
+	o.given = given{minAge: fl.Changed("min-age"), leaseNamespace: fl.Changed("lease-namespace"), workers: fl.Changed("workers"),
+		evidenceDir: fl.Changed("evidence-dir"), wait: fl.Changed("wait"), timeout: fl.Changed("timeout")}
 	set, rules, err := o.accept.Load()
 	if err != nil {
 		return err // a malformed accept file: nothing is read, nothing deleted
@@ -138,6 +143,12 @@ func (o *Options) Complete(cmd *cobra.Command, args []string) error {
 	return nil
 }
 
+// given says which of the flags whose default is a valid value were on the command line: heal
+// refuses a flag that does not apply only when it was given.
+type given struct {
+	minAge, leaseNamespace, workers, evidenceDir, wait, timeout bool
+}
+
 // Validate rejects flag combinations that make no sense, one line each.
 func (o *Options) Validate() error {
 	if err := o.output.Validate(); err != nil {
@@ -149,22 +160,22 @@ func (o *Options) Validate() error {
 	switch {
 	case o.timeout <= 0:
 		return exit.Usagef("--timeout must be positive, e.g. --timeout 5m")
-	case !o.watch && o.changed("min-age"):
+	case !o.watch && o.given.minAge:
 		return exit.Usagef("--min-age applies only to --watch; a one-shot heal acts on what it sees now")
 	case !o.watch && o.leaderElect:
 		return exit.Usagef("--leader-elect applies only to --watch; a one-shot heal needs no leader")
-	case o.changed("lease-namespace") && !o.leaderElect:
+	case o.given.leaseNamespace && !o.leaderElect:
 		return exit.Usagef("--lease-namespace applies only with --leader-elect")
 	case !o.watch && o.metricsAddr != "":
 		return exit.Usagef("--metrics-bind-address applies only to --watch; a one-shot heal has nothing to scrape")
-	case !o.watch && o.changed("workers"):
+	case !o.watch && o.given.workers:
 		return exit.Usagef("--workers applies only to --watch; a one-shot heal deletes its plan in order")
 	case o.watch && (o.workers < 1 || o.workers > watchdog.MaxWorkers):
 		return exit.Usagef("--workers must be between 1 and %d, e.g. --workers 8", watchdog.MaxWorkers)
 	case !o.noEvidence && o.evidenceDir == "":
 		// An empty directory would scatter NAMESPACE/POD directories into the working directory.
 		return exit.Usagef("--evidence-dir is empty: give a directory, e.g. --evidence-dir ./kubectl-ray-evidence, or pass --no-evidence")
-	case o.noEvidence && o.changed("evidence-dir"):
+	case o.noEvidence && o.given.evidenceDir:
 		return exit.Usagef("--no-evidence keeps nothing, so --evidence-dir has nowhere to apply: pass one or the other")
 	case o.watch && o.removeGCSFT:
 		return exit.Usagef("--remove-gcs-ft-finalizer is a one-shot decision about named clusters; a watchdog never removes finalizers: run without --watch")
@@ -175,7 +186,7 @@ func (o *Options) Validate() error {
 	switch {
 	case o.name != "":
 		return exit.Usagef("--watch watches every RayCluster in scope, not one: use -n NAMESPACE or -A instead of a NAME")
-	case o.changed("wait") || o.changed("timeout"):
+	case o.given.wait || o.given.timeout:
 		return exit.Usagef("--wait and --timeout belong to a one-shot heal; --watch never waits and never stops")
 	case o.minAge < 0:
 		return exit.Usagef("--min-age cannot be negative, e.g. --min-age 10s")

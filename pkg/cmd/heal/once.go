@@ -42,25 +42,25 @@ func (o *Options) runOnce(ctx context.Context) error {
 		return exit.Usagef("--remove-gcs-ft-finalizer only removes the Redis cleanup finalizer from RayClusters whose deletion it holds, and doctor finds none%s; run without it", o.where())
 	}
 	doc := Document{APIVersion: schema.APIVersion, Kind: "HealReport", Plan: plan}
-	text := o.output.Value == "text"
+	text := o.output.Value == cmdutil.FormatText
 	out := o.f.IOStreams.Out
 	if text {
-		printPlan(out, plan, o.where())
+		_ = o.write(out, doc, cmdutil.FormatText)
 	}
 	if plan.Empty() {
 		if !text {
-			return o.printJSON(doc)
+			return o.write(out, doc, o.output.Value)
 		}
 		return nil
 	}
 	if !o.yes && !o.dryRun {
 		if !text && o.f.StdinIsTerminal() {
 			// The document comes after the deletes: whoever answers sees the plan first.
-			printPlan(o.f.IOStreams.ErrOut, plan, o.where())
+			_ = o.write(o.f.IOStreams.ErrOut, doc, cmdutil.FormatText)
 		}
 		if err := o.confirm(len(plan.Actions), len(plan.FinalizerRemovals)); err != nil {
 			if !text {
-				_ = o.printJSON(doc)
+				_ = o.write(out, doc, o.output.Value)
 			}
 			return err
 		}
@@ -79,9 +79,7 @@ func (o *Options) runOnce(ctx context.Context) error {
 	}
 	rep, runErr := ex.Run(ctx, plan)
 	doc.Result = &rep
-	if text {
-		printReplacements(out, rep, o.timeout)
-	} else if err := o.printJSON(doc); err != nil {
+	if err := o.write(out, doc, o.output.Value); err != nil {
 		return err
 	}
 	if runErr != nil {
@@ -177,14 +175,4 @@ func (o *Options) where() string {
 		return fmt.Sprintf(" in namespace %s", o.namespace)
 	}
 	return " in any namespace"
-}
-
-func (o *Options) printJSON(doc Document) error {
-	if doc.Plan.Actions == nil {
-		doc.Plan.Actions = []repair.Action{}
-	}
-	if doc.Plan.NotHealable == nil {
-		doc.Plan.NotHealable = []repair.Skip{}
-	}
-	return printStructured(o.f.IOStreams.Out, doc)
 }

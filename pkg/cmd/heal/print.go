@@ -5,7 +5,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/repair"
 )
 
@@ -104,5 +103,3 @@ func lower(kind string) string {
 	}
 	return kind
 }
-
-func printStructured(w io.Writer, v any) error { return cmdutil.PrintStructured(w, "json", v) }

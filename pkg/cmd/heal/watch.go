@@ -3,6 +3,7 @@ package heal
 import (
 	"context"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/watchdog"
@@ -20,11 +21,11 @@ func (o *Options) runWatch(ctx context.Context) error {
 	// The watchdog's evidence goes to its log; to a directory only when one is asked for (its
 	// default, relative to a container's working directory, would die with the pod).
 	evidenceDir := ""
-	if o.changed("evidence-dir") {
+	if o.given.evidenceDir {
 		evidenceDir = o.evidenceDir
 	}
 	format := "logfmt"
-	if o.output.Value == "json" {
+	if o.output.Value == cmdutil.FormatJSON {
 		format = "json"
 	}
 	return watchdog.Run(ctx, c, watchdog.Config{

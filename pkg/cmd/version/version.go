@@ -39,16 +39,17 @@ type Options struct {
 	clientOnly bool
 }
 
-// NewCmd returns `kubectl ray version`.
-func NewCmd(f *cmdutil.Factory) *cobra.Command {
+// NewCmd returns `kubectl ray version`; runF, when set, gets the completed and validated options
+// instead of Run (tests of the flags).
+func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 	o := &Options{f: f}
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the client, API server and KubeRay operator versions",
 		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, args []string) error { return cmdutil.RunOptions(o, cmd, args) },
+		RunE:  func(cmd *cobra.Command, args []string) error { return cmdutil.RunOptionsOr(o, cmd, args, runF) },
 	}
-	o.output = cmdutil.AddOutputFlag(cmd, "text", "json", "yaml")
+	o.output = cmdutil.AddOutputFlag(cmd, formats...)
 	cmd.Flags().BoolVar(&o.clientOnly, "client", false, "Print the client version only; do not contact the cluster")
 	return cmd
 }
@@ -66,26 +67,9 @@ func (o *Options) Run(cmd *cobra.Command) error {
 	if !o.clientOnly {
 		o.fillServer(cmd.Context(), &info)
 	}
-	out := o.f.IOStreams.Out
-	if o.output.Value != "text" {
-		return cmdutil.PrintStructured(out, o.output.Value, info)
-	}
-	fmt.Fprintf(out, "Client Version: %s\n", info.ClientVersion.Version)
-	if o.clientOnly {
-		return nil
-	}
-	if info.ServerVersion != "" {
-		fmt.Fprintf(out, "Server Version: %s\n", info.ServerVersion)
-	}
-	for _, op := range info.Operators {
-		ver := op.Version
-		if ver == "" {
-			ver = "unknown (image " + op.Image + ")"
-		}
-		fmt.Fprintf(out, "KubeRay Operator: %s (%s/%s)\n", ver, op.Namespace, op.Name)
-	}
-	if info.ServerVersion != "" && len(info.Operators) == 0 && len(info.Problems) == 0 {
-		fmt.Fprintln(out, "KubeRay Operator: not found")
+	err := report{info: info, clientOnly: o.clientOnly}.Write(o.f.IOStreams.Out, o.output.Value)
+	if err != nil || o.output.Value != cmdutil.FormatText {
+		return err // the document has its problems; text says them on stderr
 	}
 	for _, p := range info.Problems {
 		fmt.Fprintf(o.f.IOStreams.ErrOut, "warning: %s\n", p)

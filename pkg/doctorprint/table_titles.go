@@ -1,4 +1,4 @@
-package doctor
+package doctorprint
 
 import (
 	"fmt"
@@ -54,7 +54,7 @@ func jobsSuffix(p cmdutil.Painter, r *diagnose.Report) string {
 			warns++
 		}
 	}
-	return fmt.Sprintf("; %s: %s, %s, %s", plural(len(r.RayJobs), "RayJob"), paintIf(p.Green, healthy, fmt.Sprintf("%d healthy", healthy)),
+	return fmt.Sprintf("; %s: %s, %s, %s", Plural(len(r.RayJobs), "RayJob"), paintIf(p.Green, healthy, fmt.Sprintf("%d healthy", healthy)),
 		paintIf(p.Red, errs, fmt.Sprintf("%d with errors", errs)), paintIf(p.Yellow, warns, fmt.Sprintf("%d with warnings", warns)))
 }
 
@@ -149,7 +149,8 @@ func orDash(s string) string {
 	return s
 }
 
-func plural(n int, what string) string {
+// Plural is "1 RayCluster" or "3 RayClusters".
+func Plural(n int, what string) string {
 	if n == 1 {
 		return "1 " + what
 	}

@@ -1,4 +1,4 @@
-package doctor
+package doctorprint
 
 import (
 	"time"
@@ -80,17 +80,18 @@ type Manifests struct {
 	NotRun []string `json:"notRun"`
 }
 
-func newDocument(r *diagnose.Report, o *Options) Document {
+func (w Report) document() Document {
+	r := w.Report
 	d := Document{
 		APIVersion: APIVersion, Kind: Kind,
-		Metadata:  Metadata{GeneratedAt: r.Now.UTC(), Namespace: o.namespace, Selector: o.selector, FailOn: o.failOn},
+		Metadata:  Metadata{GeneratedAt: r.Now.UTC(), Namespace: w.Namespace, Selector: w.Selector, FailOn: w.FailOn},
 		Summary:   r.Summary(),
-		Operators: r.Operators, Clusters: r.Clusters, RayJobs: r.RayJobs, RayServices: r.RayServices, Findings: []Finding{}, Blind: r.Blind, Acceptance: o.acc.status,
+		Operators: r.Operators, Clusters: r.Clusters, RayJobs: r.RayJobs, RayServices: r.RayServices, Findings: []Finding{}, Blind: r.Blind, Acceptance: w.Acceptance,
 	}
-	if o.target != nil {
-		d.Metadata.Target = o.target.Name
-		if o.target.Kind != "" {
-			d.Metadata.Target = string(o.target.Kind) + "/" + o.target.Name
+	if w.Target != nil {
+		d.Metadata.Target = w.Target.Name
+		if w.Target.Kind != "" {
+			d.Metadata.Target = string(w.Target.Kind) + "/" + w.Target.Name
 		}
 	}
 	if d.Blind == nil {
@@ -105,23 +106,22 @@ func newDocument(r *diagnose.Report, o *Options) Document {
 		}
 		d.Findings = append(d.Findings, wf)
 	}
-	d.Manifests = o.manifestsSection()
+	d.Manifests = w.Files.section()
 	return d
 }
 
 // manifestsSection is doctor -f's part of the document, nil without -f.
-func (o *Options) manifestsSection() *Manifests {
-	ff := &o.files
-	if ff.set == nil {
+func (ff *Files) section() *Manifests {
+	if ff == nil {
 		return nil
 	}
-	m := &Manifests{Files: ff.set.Files, Documents: len(ff.set.Documents), Skipped: ff.set.Skipped, Errors: []string{},
-		Offline: !ff.online, OfflineReason: ff.offlineWhy, NotRun: notRun(ff.online)}
-	for _, e := range ff.set.Errors {
+	m := &Manifests{Files: ff.Set.Files, Documents: len(ff.Set.Documents), Skipped: ff.Set.Skipped, Errors: []string{},
+		Offline: !ff.Online, OfflineReason: ff.OfflineWhy, NotRun: notRun(ff.Online)}
+	for _, e := range ff.Set.Errors {
 		m.Errors = append(m.Errors, e.Error())
 	}
-	if !ff.online {
-		m.OfflineReason = ff.offlineWhy
+	if !ff.Online {
+		m.OfflineReason = ff.OfflineWhy
 	}
 	return m
 }

@@ -1,4 +1,4 @@
-package doctor
+package doctorprint
 
 import (
 	"fmt"
@@ -12,11 +12,11 @@ import (
 
 // documentTitle heads the findings of a cluster read from a file by its document: "RayService
 // ml/web (web.yaml:1): warning". ok is false outside doctor -f.
-func (o *Options) documentTitle(p cmdutil.Painter, c *diagnose.ClusterReport) (string, bool) {
-	if o.files.set == nil || c == nil {
+func (ff *Files) documentTitle(p cmdutil.Painter, c *diagnose.ClusterReport) (string, bool) {
+	if ff == nil || c == nil {
 		return "", false
 	}
-	d := o.files.set.Of(c.Namespace, c.Name)
+	d := ff.Set.Of(c.Namespace, c.Name)
 	if d == nil {
 		return "", false
 	}
@@ -38,33 +38,32 @@ func where(f diagnose.Finding) string {
 
 // printFilesSummary is doctor -f's last lines: what was read and skipped, the verdict, and the
 // rules that did not run offline.
-func (o *Options) printFilesSummary(w io.Writer, p cmdutil.Painter, width int, r *diagnose.Report) error {
-	ff := &o.files
+func (ff *Files) printSummary(w io.Writer, p cmdutil.Painter, width int, r *diagnose.Report) error {
 	s := r.Summary()
-	line := fmt.Sprintf("%s in %s checked: %s, %s, %s%s.", plural(len(ff.set.Documents), "document"), plural(ff.set.Files, "file"),
+	line := fmt.Sprintf("%s in %s checked: %s, %s, %s%s.", Plural(len(ff.Set.Documents), "document"), Plural(ff.Set.Files, "file"),
 		paintIf(p.Green, s.Healthy, fmt.Sprintf("%d healthy", s.Healthy)),
 		paintIf(p.Red, s.WithErrors, fmt.Sprintf("%d with errors", s.WithErrors)),
 		paintIf(p.Yellow, s.WithWarnings, fmt.Sprintf("%d with warnings", s.WithWarnings)), acceptedSuffix(s))
-	if n := ff.set.SkippedCount(); n > 0 {
-		line += fmt.Sprintf(" Skipped %s of other kinds (%s).", plural(n, "document"), skippedKinds(ff.set.Skipped))
+	if n := ff.Set.SkippedCount(); n > 0 {
+		line += fmt.Sprintf(" Skipped %s of other kinds (%s).", Plural(n, "document"), skippedKinds(ff.Set.Skipped))
 	}
-	if len(ff.set.Errors) > 0 {
-		line += fmt.Sprintf(" %s could not be read or does not parse (above).", plural(len(ff.set.Errors), "file"))
+	if len(ff.Set.Errors) > 0 {
+		line += fmt.Sprintf(" %s could not be read or does not parse (above).", Plural(len(ff.Set.Errors), "file"))
 	}
 	if err := printWrapped(w, width, line); err != nil {
 		return err
 	}
-	return printWrapped(w, width, p.Faint(o.notRunLine()))
+	return printWrapped(w, width, p.Faint(ff.notRunLine()))
 }
 
 // notRunLine says which rules did not run, and why: doctor -f has no pods, nodes or Events to
 // look at, and offline no operator either.
-func (o *Options) notRunLine() string {
-	n := len(notRun(o.files.online))
-	if o.files.online {
+func (ff *Files) notRunLine() string {
+	n := len(notRun(ff.Online))
+	if ff.Online {
 		return fmt.Sprintf("Checked as if applied now, with the cluster's operator, quotas, limit ranges and nodes; the %d rules about running clusters did not run (kubectl ray doctor checks them once applied).", n)
 	}
-	return fmt.Sprintf("Offline (%s): only the rules about the spec ran; %d rules did not (the operator's, the cluster's admission and placement, and those about running clusters).", o.files.offlineWhy, n)
+	return fmt.Sprintf("Offline (%s): only the rules about the spec ran; %d rules did not (the operator's, the cluster's admission and placement, and those about running clusters).", ff.OfflineWhy, n)
 }
 
 // notRun are the rules doctor -f did not run: all but the spec's and the document's, and the

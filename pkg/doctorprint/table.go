@@ -1,4 +1,4 @@
-package doctor
+package doctorprint
 
 import (
 	"fmt"
@@ -13,11 +13,12 @@ import (
 // operator"), each finding followed by its remedy, then one summary line. Healthy clusters are
 // only counted: with a thousand clusters, listing them would bury the broken ones. On a
 // terminal, every line fits its width (-o wide prints everything whole).
-func (o *Options) printTable(w io.Writer, r *diagnose.Report, wide bool) error {
-	p := cmdutil.NewPainter(o.f.Color())
+func (o Report) printTable(w io.Writer, wide bool) error {
+	r := o.Report
+	p := cmdutil.NewPainter(o.Color)
 	width := 0
 	if !wide {
-		width = o.f.TerminalWidth()
+		width = o.Width
 	}
 	byCluster := map[string]*diagnose.ClusterReport{}
 	for i := range r.Clusters {
@@ -60,7 +61,7 @@ func (o *Options) printTable(w io.Writer, r *diagnose.Report, wide bool) error {
 			printWrapped(w, width, jobTitle(p, j, wide))
 		} else if sv := byService[g]; sv != nil {
 			printWrapped(w, width, serviceTitle(p, sv))
-		} else if title, ok := o.documentTitle(p, byCluster[g]); ok {
+		} else if title, ok := o.Files.documentTitle(p, byCluster[g]); ok {
 			printWrapped(w, width, title)
 		} else {
 			printWrapped(w, width, groupTitle(p, byCluster[g], r, wide))
@@ -105,22 +106,22 @@ func (o *Options) printTable(w io.Writer, r *diagnose.Report, wide bool) error {
 			fmt.Fprintln(w)
 		}
 		where := "in any namespace"
-		if o.namespace != "" {
-			where = fmt.Sprintf("in namespace %q", o.namespace)
+		if o.Namespace != "" {
+			where = fmt.Sprintf("in namespace %q", o.Namespace)
 		}
-		if o.selector != "" {
-			where += " matching -l " + o.selector
+		if o.Selector != "" {
+			where += " matching -l " + o.Selector
 		}
 		return printWrapped(w, width, fmt.Sprintf("No RayClusters found %s.", where))
 	}
 	if len(groups) > 0 {
 		fmt.Fprintln(w)
 	}
-	if o.files.set != nil {
-		return o.printFilesSummary(w, p, width, r)
+	if o.Files != nil {
+		return o.Files.printSummary(w, p, width, r)
 	}
 	s := r.Summary()
-	return printWrapped(w, width, fmt.Sprintf("%s checked: %s, %s, %s%s%s.", plural(s.Clusters, "RayCluster"),
+	return printWrapped(w, width, fmt.Sprintf("%s checked: %s, %s, %s%s%s.", Plural(s.Clusters, "RayCluster"),
 		paintIf(p.Green, s.Healthy, fmt.Sprintf("%d healthy", s.Healthy)),
 		paintIf(p.Red, s.WithErrors, fmt.Sprintf("%d with errors", s.WithErrors)),
 		paintIf(p.Yellow, s.WithWarnings, fmt.Sprintf("%d with warnings", s.WithWarnings)), jobsSuffix(p, r), acceptedSuffix(s)))

@@ -1,4 +1,4 @@
-package doctor
+package doctorprint
 
 import (
 	"fmt"
@@ -18,7 +18,8 @@ import (
 // writeJUnit writes r as JUnit. files is doctor -f's: each document's cluster lists the rules
 // that ran on files (scopes spec and manifest), and the operator is a suite only when a cluster
 // was asked.
-func writeJUnit(w io.Writer, r *diagnose.Report, threshold diagnose.Severity, files *fileFlags) error {
+func (rep Report) writeJUnit(w io.Writer) error {
+	r, threshold, files := rep.Report, rep.Threshold, rep.Files
 	doc := junit.Report{Name: "kubectl ray doctor", Counts: true}
 	byCluster := map[string][]diagnose.Finding{}
 	byJob := map[string][]diagnose.Finding{}
@@ -82,7 +83,7 @@ func writeJUnit(w io.Writer, r *diagnose.Report, threshold diagnose.Severity, fi
 		}
 		doc.Suites = append(doc.Suites, s)
 	}
-	if files == nil || files.online {
+	if files == nil || files.Online {
 		suite("kuberay-operator", []string{"operator"}, byCluster["/"], false, nil)
 	}
 	for _, c := range r.Clusters {
@@ -90,7 +91,7 @@ func writeJUnit(w io.Writer, r *diagnose.Report, threshold diagnose.Severity, fi
 		scopes := []string{"spec", "cluster", "rayservice"}
 		if files != nil {
 			scopes = []string{"spec", "manifest"}
-			if files.online {
+			if files.Online {
 				scopes = append(scopes, "admission")
 			}
 		}

@@ -1,4 +1,4 @@
-package doctor
+package doctorprint
 
 import (
 	"fmt"
@@ -39,5 +39,10 @@ func acceptedSuffix(s diagnose.Summary) string {
 	if s.Accepted == 0 {
 		return ""
 	}
-	return fmt.Sprintf("; %s accepted", plural(s.Accepted, "finding"))
+	return fmt.Sprintf("; %s accepted", Plural(s.Accepted, "finding"))
+}
+
+// acceptedNote is how an accepted finding reads in the table and in JUnit.
+func acceptedNote(a *diagnose.Acceptance) string {
+	return fmt.Sprintf("accepted, expires %s (%s:%d): %s", a.Expires, a.File, a.Line, a.Reason)
 }

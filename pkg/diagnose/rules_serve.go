@@ -7,14 +7,13 @@ import (
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // AnnotationFTEnabled turns on GCS fault tolerance on a RayCluster (KubeRay's older switch;
 // spec.gcsFaultToleranceOptions is the newer one).
 const AnnotationFTEnabled = "ray.io/ft-enabled"
-
-// ServeServiceName is the Service a RayService's traffic goes through.
-func ServeServiceName(rayService string) string { return rayService + "-serve-svc" }
 
 // serveRules are the causes of 502s while a RayService's head recovers (seed 003,
 // failure-modes row 9). They apply to clusters a RayService owns.
@@ -58,7 +57,7 @@ func serveHeadInService(ix *index, c *clusterView) []Finding {
 	if rs.Spec.ExcludeHeadPodFromServeSvc || !ix.s.CanSee("services") {
 		return nil
 	}
-	svcName := ServeServiceName(rs.Name)
+	svcName := ray.ServeServiceName(rs.Name)
 	svc := ix.services[key(rs.Namespace, svcName)]
 	if svc == nil || len(svc.Spec.Selector) == 0 {
 		return nil

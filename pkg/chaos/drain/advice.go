@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 )
 
 // Advice rule IDs are stable: scripts and docs/chaos-drain.md refer to them.
@@ -23,8 +22,8 @@ const (
 )
 
 // advice draws conclusions from this run only; each names the fact it rests on, and the doctor
-// rule that would have predicted it.
-func advice(r *Report, t *target, heads []string, endpointsAtCordon []string, recovered bool, until bool) []report.Advice {
+// rule that would have predicted it (headRule: Settings.HeadStateRule).
+func advice(r *Report, t *target, heads []string, headRule string, endpointsAtCordon []string, recovered bool, until bool) []report.Advice {
 	out := []report.Advice{}
 	add := func(rule, format string, a ...any) {
 		out = append(out, report.Advice{Source: adviceSourceObserved, Rule: rule, Text: fmt.Sprintf(format, a...)})
@@ -47,7 +46,7 @@ func advice(r *Report, t *target, heads []string, endpointsAtCordon []string, re
 	for _, h := range heads {
 		add(AdviceHeadOnNode, "The head pod %s was on the drained node: every Ray pod of its cluster depends on it (and Serve's controller, "+
 			"without GCS fault tolerance). Keep heads off nodes that are drained often (a node pool of its own, or a nodeSelector); "+
-			"doctor's rule %s says when a head would lose its state.", h, diagnose.RuleGCSFTOff)
+			"doctor's rule %s says when a head would lose its state.", h, headRule)
 	}
 	if len(endpointsAtCordon) > 0 && allOn(endpointsAtCordon, t) {
 		add(AdviceAllEndpoints, "Every ready endpoint of the probed Service (%s) was on node %s: nothing else could answer while it drained. "+

@@ -70,7 +70,7 @@ func TestAdviceFromWhatWasSeen(t *testing.T) {
 		{"cordoned before the run", base(func(x *run) { x.r.Drain.AlreadyCordoned = true }), []string{AdviceNoErrors, AdviceStillCordoned}, "still cordoned"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got := advice(c.run.r, c.run.t, c.run.heads, c.run.endpoints, c.run.recovered, c.run.until)
+			got := advice(c.run.r, c.run.t, c.run.heads, "gcs-ft-off", c.run.endpoints, c.run.recovered, c.run.until)
 			var rules []string
 			for _, a := range got {
 				rules = append(rules, a.Rule)

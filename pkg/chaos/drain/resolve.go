@@ -15,7 +15,6 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
@@ -138,7 +137,7 @@ func (s *Settings) pickNode(ctx context.Context, c Cluster, t *target) error {
 			return chaos.Errorf(chaos.NotFound, "RayService %s/%s has no active RayCluster yet (status.activeServiceStatus.rayClusterName is empty): wait until it serves", s.Namespace, s.NodeOf.Name)
 		}
 		if s.Service == "" && s.Target == "" {
-			s.Service = diagnose.ServeServiceName(s.NodeOf.Name)
+			s.Service = ray.ServeServiceName(s.NodeOf.Name)
 			if !s.PortSet {
 				s.Port = experiment.DefaultServePort
 			}
@@ -218,7 +217,7 @@ func matchBudgets(pdbs []policyv1.PodDisruptionBudget, pods []corev1.Pod) []budg
 		if err != nil {
 			continue
 		}
-		b := budget{Namespace: pdb.Namespace, Name: pdb.Name, Allowed: pdb.Status.DisruptionsAllowed, Never: diagnose.BudgetNeverAllows(&pdb)}
+		b := budget{Namespace: pdb.Namespace, Name: pdb.Name, Allowed: pdb.Status.DisruptionsAllowed, Never: ray.BudgetNeverAllows(&pdb)}
 		for _, p := range pods {
 			if sel.Matches(labels.Set(p.Labels)) {
 				b.Pods = append(b.Pods, p.Name)

@@ -153,7 +153,7 @@ func (s *Settings) buildReport(t *target, res *experiment.Result, tr *follow.Los
 	if cordon, ok := tl.First(timeline.NodeCordoned, time.Time{}); ok {
 		atCordon = tl.EndpointsAt(cordon.At)
 	}
-	r.Advice = advice(r, t, heads, atCordon, res.Recovered, s.UntilRecovered)
+	r.Advice = advice(r, t, heads, s.HeadStateRule, atCordon, res.Recovered, s.UntilRecovered)
 	r.base.Advice = r.Advice
 	return r
 }

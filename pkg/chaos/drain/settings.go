@@ -60,6 +60,10 @@ type Settings struct {
 	// is retried until then).
 	experiment.Aim
 	experiment.ProbeSettings
+
+	// HeadStateRule is doctor's rule that says when a head would lose its state, named by the
+	// advice when a head was on the node (the command names it: an experiment imports no rule).
+	HeadStateRule string
 }
 
 func invalid(format string, args ...any) error { return chaos.Errorf(chaos.Invalid, format, args...) }

@@ -12,9 +12,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
-	"github.com/kubectl-ray/kubectl-ray/pkg/load"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/schema"
 )
@@ -31,8 +29,6 @@ type Cluster interface {
 	// KillHeadPod kills pod while it is the version read; *kube.Refused when a
 	// PodDisruptionBudget blocks an eviction. dryRun has the API server check it only.
 	KillHeadPod(ctx context.Context, pod *corev1.Pod, mode kube.KillMode, dryRun bool) error
-	// LoadSnapshot is what doctor reads, for its advice.
-	LoadSnapshot(ctx context.Context, q load.Query) (*diagnose.Snapshot, error)
 	// The watches of a run: pods, RayClusters and the RayService; the Service's ready endpoints;
 	// a port-forward per endpoint.
 	experiment.Cluster
@@ -57,7 +53,7 @@ func Run(ctx context.Context, c Cluster, s Settings) (*report.Report, chaos.Outc
 	if err := c.KillHeadPod(ctx, t.head, s.killMode(), true); err != nil {
 		return nil, chaos.Outcome{}, killError(err)
 	}
-	advice := doctorAdvice(ctx, c, &s)
+	advice := doctorAdvice(ctx, &s)
 	return s.run(ctx, c, t, advice)
 }
 

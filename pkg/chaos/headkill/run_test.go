@@ -16,9 +16,8 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
-	"github.com/kubectl-ray/kubectl-ray/pkg/load"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
@@ -69,9 +68,6 @@ func (f *fakeCluster) KillHeadPod(_ context.Context, _ *corev1.Pod, mode kube.Ki
 	f.kills = append(f.kills, k)
 	return f.killErr
 }
-func (f *fakeCluster) LoadSnapshot(context.Context, load.Query) (*diagnose.Snapshot, error) {
-	return nil, errors.New("forbidden: you cannot list pods")
-}
 func (f *fakeCluster) RunClusterWatch(_, _ context.Context, w kube.ClusterWatch) (<-chan error, error) {
 	w.OnPod(f.head, false)
 	errs := make(chan error)
@@ -99,6 +95,9 @@ func TestRunKillsOnceAfterAHealthyWarmup(t *testing.T) {
 	var warned strings.Builder
 	s := urlSettings(srv.URL)
 	s.Warn = &warned
+	s.Doctor = func(context.Context) ([]report.Advice, error) {
+		return nil, errors.New("forbidden: you cannot list pods")
+	}
 	r, outcome, err := Run(context.Background(), f, s)
 	if err != nil {
 		t.Fatal(err)
@@ -170,18 +169,5 @@ func TestTargetPath(t *testing.T) {
 	}
 	if s.targetBase() != "http://serve.example:8000" || s.config().Path != "/healthz?x=1" {
 		t.Fatalf("base %q path %q", s.targetBase(), s.config().Path)
-	}
-}
-
-func TestAdviceFromDoctorKeepsServeRules(t *testing.T) {
-	fs := []diagnose.Finding{
-		{Rule: diagnose.RuleServeHeadInService, Message: "serve Service demo-serve-svc sends traffic to head pod h", Remedy: "set spec.excludeHeadPodFromServeSvc: true"},
-		{Rule: "head-evicted", Message: "not about 502s", Remedy: "x"},
-		{Rule: diagnose.RuleGCSFTOff, Message: "no GCS FT", Remedy: "enable it"},
-	}
-	got := AdviceFrom(fs)
-	if len(got) != 2 || got[0].Source != "doctor" || got[0].Rule != diagnose.RuleServeHeadInService ||
-		got[0].Text != "serve Service demo-serve-svc sends traffic to head pod h; fix: set spec.excludeHeadPodFromServeSvc: true" || got[1].Rule != diagnose.RuleGCSFTOff {
-		t.Fatalf("advice %+v", got)
 	}
 }

@@ -42,6 +42,9 @@ type Settings struct {
 	UntilRecovered bool
 	Timeout        time.Duration // with UntilRecovered
 
+	// Doctor, when set, is doctor's advice for the report (the command runs the rules).
+	Doctor Doctor
+
 	experiment.ProbeSettings
 }
 

@@ -8,7 +8,7 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // target is what the run resolved before anything is changed.
@@ -28,7 +28,7 @@ func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &target{rs: rs, active: rs.Status.ActiveServiceStatus.RayClusterName, service: diagnose.ServeServiceName(s.RayService)}
+	t := &target{rs: rs, active: rs.Status.ActiveServiceStatus.RayClusterName, service: ray.ServeServiceName(s.RayService)}
 	switch {
 	case t.active == "":
 		return nil, chaos.Errorf(chaos.NotFound, "RayService %s/%s has no active RayCluster yet (status.activeServiceStatus.rayClusterName is empty): wait until it serves", s.Namespace, s.RayService)

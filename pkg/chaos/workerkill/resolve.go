@@ -13,7 +13,6 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/rayapi"
@@ -62,7 +61,7 @@ func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
 			return nil, chaos.Errorf(chaos.NotFound, "RayService %s/%s has no active RayCluster yet (status.activeServiceStatus.rayClusterName is empty): wait until it serves", s.Namespace, s.RayService)
 		}
 		if s.Service == "" && s.Target == "" {
-			s.Service = diagnose.ServeServiceName(s.RayService)
+			s.Service = ray.ServeServiceName(s.RayService)
 			if !s.PortSet {
 				s.Port = experiment.DefaultServePort
 			}

@@ -109,6 +109,7 @@ func (o *DrainOptions) Complete(cmd *cobra.Command, args []string) error {
 	completeProbeFlags(cmd, &o.s.ProbeSettings)
 	o.s.AfterSet = cmd.Flags().Changed("after")
 	o.s.PortSet = cmd.Flags().Changed("port")
+	o.s.HeadStateRule = headStateRule
 	ns, err := o.f.Namespace()
 	if err != nil {
 		return err

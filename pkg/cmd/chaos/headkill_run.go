@@ -41,7 +41,9 @@ func (o *HeadKillOptions) Run(cmd *cobra.Command) error {
 		return writePlan(o.f.IOStreams.Out, o.output, plan, err, report.WritePlanText)
 	}
 	prog := hookProbe(o.f, &o.s.ProbeSettings, o.yes, "not confirmed: nothing was killed")
-	r, outcome, runErr := headkill.Run(ctx, load.API{Clients: c}, o.s)
+	api := load.API{Clients: c}
+	o.s.Doctor = headKillDoctor(api, &o.s)
+	r, outcome, runErr := headkill.Run(ctx, api, o.s)
 	prog.done()
 	if r == nil {
 		return exitError(runErr, flagOf)

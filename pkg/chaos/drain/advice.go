@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/availability"
 )
 
 // Advice rule IDs are stable: scripts and docs/chaos-drain.md refer to them.
@@ -23,22 +23,22 @@ const (
 
 // advice draws conclusions from this run only; each names the fact it rests on, and the doctor
 // rule that would have predicted it (headRule: Settings.HeadStateRule).
-func advice(r *Report, t *target, heads []string, headRule string, endpointsAtCordon []string, recovered bool, until bool) []report.Advice {
-	out := []report.Advice{}
+func advice(r *Report, t *target, heads []string, headRule string, endpointsAtCordon []string, recovered bool, until bool) []availability.Advice {
+	out := []availability.Advice{}
 	add := func(rule, format string, a ...any) {
-		out = append(out, report.Advice{Source: adviceSourceObserved, Rule: rule, Text: fmt.Sprintf(format, a...)})
+		out = append(out, availability.Advice{Source: adviceSourceObserved, Rule: rule, Text: fmt.Sprintf(format, a...)})
 	}
 	tot := r.Totals
 	switch {
 	case r.Probe.WarmupFailed:
 		add(AdviceDrainWarmup, "Nothing was drained: %d of %s failed. The node is cordoned only after a warm-up in which every request succeeds.",
-			tot.Errors, report.Plural(tot.Requests, "warm-up request", "warm-up requests"))
+			tot.Errors, availability.Plural(tot.Requests, "warm-up request", "warm-up requests"))
 		return out
 	case r.Probe.KillAtMs == nil:
 		return out
 	case r.Probe.Interrupted:
 		add(AdviceDrainPartial, "The run was interrupted after %d of %s; the numbers cover only what was seen.",
-			r.Probe.Scheduled, report.Plural(r.Probe.Planned, "planned request", "planned requests"))
+			r.Probe.Scheduled, availability.Plural(r.Probe.Planned, "planned request", "planned requests"))
 	}
 	if tot.Requests > 0 && tot.Errors == 0 {
 		add(AdviceNoErrors, "No request failed: the drain of node %s was invisible to this client at %v/s.", t.node, r.Settings.Rate)
@@ -56,7 +56,7 @@ func advice(r *Report, t *target, heads []string, headRule string, endpointsAtCo
 	switch {
 	case refused > 0:
 		add(AdviceRefused, "A PodDisruptionBudget refused %s: it held pods on the node until others were healthy, as it should; "+
-			"a drain that must finish waits for it (kubectl drain --timeout).", report.Plural(refused, "eviction", "evictions"))
+			"a drain that must finish waits for it (kubectl drain --timeout).", availability.Plural(refused, "eviction", "evictions"))
 	case t.rayPods > 0 && !budgetOverRay(t) && tot.Errors > 0:
 		add(AdviceNoBudget, "No PodDisruptionBudget covers the Ray pods of node %s, so the Eviction API let them all go at once: "+
 			"KubeRay creates none (kuberay #5004). A budget with an integer minAvailable over each worker group (its replicas less one) keeps Serve's capacity through a drain; maxUnavailable and percentages cannot be computed over Ray pods, whose owner has no scale subresource.", t.node)

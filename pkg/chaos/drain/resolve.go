@@ -13,8 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/availability"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
@@ -93,7 +93,7 @@ func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
 	case len(t.pods) == 0:
 		return nil, chaos.Errorf(chaos.NotFound, "node %s has no pod to evict%s: nothing was cordoned", t.node, skippedNote(t.skipped))
 	case t.rayPods == 0 && !s.AnyPods:
-		return nil, chaos.Errorf(chaos.NotFound, "node %s runs no Ray pod (%s): nothing was cordoned; pass %s to drain it anyway", t.node, report.Plural(len(t.pods), "other pod", "other pods"), SetAnyPods)
+		return nil, chaos.Errorf(chaos.NotFound, "node %s runs no Ray pod (%s): nothing was cordoned; pass %s to drain it anyway", t.node, availability.Plural(len(t.pods), "other pod", "other pods"), SetAnyPods)
 	}
 	if t.budgets, err = budgetsOver(ctx, c, t.pods); err != nil {
 		return nil, err

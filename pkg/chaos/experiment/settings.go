@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/availability"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
 )
 
@@ -132,8 +132,8 @@ func (p *ProbeSettings) Config(path string) probe.Config {
 }
 
 // SLO is what the run must hold.
-func (p *ProbeSettings) SLO() report.SLO {
-	var slo report.SLO
+func (p *ProbeSettings) SLO() availability.SLO {
+	var slo availability.SLO
 	if p.MaxErrorsSet {
 		slo.MaxErrors = &p.MaxErrors
 	}
@@ -144,9 +144,9 @@ func (p *ProbeSettings) SLO() report.SLO {
 }
 
 // PlanSLO is the SLO as a dry-run plan shows it.
-func (p *ProbeSettings) PlanSLO() report.PlanSLO {
+func (p *ProbeSettings) PlanSLO() availability.PlanSLO {
 	slo := p.SLO()
-	return report.PlanSLO{MaxErrors: slo.MaxErrors, MinAvailability: slo.MinAvailability}
+	return availability.PlanSLO{MaxErrors: slo.MaxErrors, MinAvailability: slo.MinAvailability}
 }
 
 // Ask asks Confirm before action, which happens while the probe runs against target.

@@ -9,9 +9,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/availability"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/schema"
@@ -38,7 +38,7 @@ type Cluster interface {
 // PodDisruptionBudgets are checked before any request is sent), and runs the kill under the
 // probe. It returns the report whenever the probe ran (with an error too when the run did not
 // conclude: interrupted, a failed warm-up, a refused kill), and the SLO's outcome.
-func Run(ctx context.Context, c Cluster, s Settings) (*report.Report, chaos.Outcome, error) {
+func Run(ctx context.Context, c Cluster, s Settings) (*Report, chaos.Outcome, error) {
 	s.Defaults()
 	if err := s.Validate(); err != nil {
 		return nil, chaos.Outcome{}, err
@@ -60,7 +60,7 @@ func Run(ctx context.Context, c Cluster, s Settings) (*report.Report, chaos.Outc
 // DryRun says exactly what a run would do. The kill is dry-run on the API server first (RBAC,
 // admission and PodDisruptionBudgets are checked), so a plan is returned only once the server
 // accepted it; no port-forward is opened, no request is sent.
-func DryRun(ctx context.Context, c Cluster, s Settings) (*report.Plan, error) {
+func DryRun(ctx context.Context, c Cluster, s Settings) (*Plan, error) {
 	s.DryRun = true
 	if err := s.Validate(); err != nil {
 		return nil, err
@@ -77,8 +77,8 @@ func DryRun(ctx context.Context, c Cluster, s Settings) (*report.Plan, error) {
 		return nil, killError(err)
 	}
 	cfg := s.config()
-	p := &report.Plan{APIVersion: schema.APIVersion, Kind: report.PlanKind, Settings: s.reportSettings(t),
-		Head: report.PlanHead{Namespace: t.head.Namespace, Name: t.head.Name, UID: string(t.head.UID), RayCluster: t.cluster},
+	p := &Plan{APIVersion: schema.APIVersion, Kind: PlanKind, Settings: s.reportSettings(t),
+		Head: PlanHead{Namespace: t.head.Namespace, Name: t.head.Name, UID: string(t.head.UID), RayCluster: t.cluster},
 		Kill: s.killWhat(t), Endpoints: []string{},
 		PlannedRequests: probe.Planned(cfg.Rate, s.Warmup+s.post()),
 		MaxRequests:     probe.Planned(cfg.Rate, s.Schedule(s.post())),
@@ -107,7 +107,7 @@ func readyEndpoints(ctx context.Context, c Cluster, s *Settings, t *target) ([]k
 
 // run starts the watches and the probe's endpoints, runs the kill under the probe, and builds
 // the report.
-func (s *Settings) run(ctx context.Context, c Cluster, t *target, advice []report.Advice) (*report.Report, chaos.Outcome, error) {
+func (s *Settings) run(ctx context.Context, c Cluster, t *target, advice []availability.Advice) (*Report, chaos.Outcome, error) {
 	tr := NewTracker(t.head, t.cluster)
 	podSelector := ray.LabelCluster + "=" + t.cluster
 	if s.RayService != "" {
@@ -162,10 +162,10 @@ func warmupError(target string, w probe.Live) error {
 		}
 	}
 	return invalid("nothing was killed: %d of %s to %s failed (%s); check %s/%s and that it answers 2xx",
-		w.Errors(), report.Plural(int(w.Requests()), "warm-up request", "warm-up requests"), target, strings.Join(how, ", "), SetTarget, SetService)
+		w.Errors(), availability.Plural(int(w.Requests()), "warm-up request", "warm-up requests"), target, strings.Join(how, ", "), SetTarget, SetService)
 }
 
-func (s *Settings) buildReport(t *target, res *experiment.Result, tr *Tracker, advice []report.Advice) *report.Report {
-	return report.Build(report.Input{Settings: s.reportSettings(t), Probe: res.Probe, Timeline: tr.Timeline(), SLO: s.SLO(), Advice: advice,
+func (s *Settings) buildReport(t *target, res *experiment.Result, tr *Tracker, advice []availability.Advice) *Report {
+	return Build(Input{Settings: s.reportSettings(t), Probe: res.Probe, Timeline: tr.Timeline(), SLO: s.SLO(), Advice: advice,
 		WarmupFailed: res.WarmupFailed})
 }

@@ -15,8 +15,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/availability"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
@@ -95,7 +95,7 @@ func TestRunKillsOnceAfterAHealthyWarmup(t *testing.T) {
 	var warned strings.Builder
 	s := urlSettings(srv.URL)
 	s.Warn = &warned
-	s.Doctor = func(context.Context) ([]report.Advice, error) {
+	s.Doctor = func(context.Context) ([]availability.Advice, error) {
 		return nil, errors.New("forbidden: you cannot list pods")
 	}
 	r, outcome, err := Run(context.Background(), f, s)

@@ -7,7 +7,6 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 )
 
@@ -120,8 +119,8 @@ func (s *Settings) post() time.Duration {
 }
 
 // reportSettings echo what was asked, for the report and the dry-run plan.
-func (s *Settings) reportSettings(t *target) report.Settings {
-	rs := report.Settings{Cluster: s.targetName(), Namespace: s.Namespace, Mode: s.Mode, Target: s.probeTarget(t),
+func (s *Settings) reportSettings(t *target) ReportSettings {
+	rs := ReportSettings{Cluster: s.targetName(), Namespace: s.Namespace, Mode: s.Mode, Target: s.probeTarget(t),
 		Method: s.config().Method, Path: experiment.ShownPath(s.config().Path), Rate: s.config().Rate, WarmupMs: s.Warmup.Milliseconds(),
 		RequestTimeout: s.RequestTimeout.Milliseconds()}
 	if s.UntilRecovered {

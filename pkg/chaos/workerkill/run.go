@@ -11,10 +11,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/availability"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/follow"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
@@ -34,7 +34,7 @@ func Run(ctx context.Context, c Cluster, s Settings) (*Report, chaos.Outcome, er
 	}
 	// Said before anything is killed, so an interrupted run can be repeated.
 	fmt.Fprintf(s.Warn, "seed %d (--seed %d picks the same workers again)\n", s.Seed, s.Seed)
-	if err := s.Ask(fmt.Sprintf("%s %s of %d in group %s of RayCluster %s (seed %d): %s", s.Mode, report.Plural(len(t.chosen), "worker", "workers"),
+	if err := s.Ask(fmt.Sprintf("%s %s of %d in group %s of RayCluster %s (seed %d): %s", s.Mode, availability.Plural(len(t.chosen), "worker", "workers"),
 		t.live, t.group, t.cluster, s.Seed, names(t.chosen)), s.probeTarget(t)); err != nil {
 		return nil, chaos.Outcome{}, err
 	}
@@ -94,7 +94,7 @@ func (s *Settings) run(ctx context.Context, c Cluster, t *target) (*Report, chao
 		return r, outcome, chaos.Errorf(chaos.Interrupted, "interrupted: the report above covers what was seen")
 	case res.WarmupFailed:
 		return r, outcome, invalid("nothing was killed: %d of %s to %s failed; check %s/%s and that it answers 2xx",
-			res.Warmup.Errors(), report.Plural(int(res.Warmup.Requests()), "warm-up request", "warm-up requests"), s.probeTarget(t),
+			res.Warmup.Errors(), availability.Plural(int(res.Warmup.Requests()), "warm-up request", "warm-up requests"), s.probeTarget(t),
 			experiment.SetTarget, experiment.SetService)
 	case res.StepErr != nil:
 		return r, outcome, killError(res.StepErr)

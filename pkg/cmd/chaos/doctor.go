@@ -3,8 +3,8 @@ package chaos
 import (
 	"context"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/availability"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/headkill"
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/load"
 )
@@ -14,7 +14,7 @@ import (
 // headKillDoctor is doctor's advice for a head kill of s's target, on what doctor reads of its
 // namespace when the run asks (after the kill's dry run).
 func headKillDoctor(api load.API, s *headkill.Settings) headkill.Doctor {
-	return func(ctx context.Context) ([]report.Advice, error) {
+	return func(ctx context.Context) ([]availability.Advice, error) {
 		snap, err := api.LoadSnapshot(ctx, load.Query{Namespace: s.Namespace, Now: s.Now()})
 		if err != nil {
 			return nil, err
@@ -35,11 +35,11 @@ var headKillRules = map[string]bool{
 }
 
 // headKillAdvice keeps doctor's findings about 502s during a head restart, as report advice.
-func headKillAdvice(fs []diagnose.Finding) []report.Advice {
-	var out []report.Advice
+func headKillAdvice(fs []diagnose.Finding) []availability.Advice {
+	var out []availability.Advice
 	for _, f := range fs {
 		if headKillRules[f.Rule] {
-			out = append(out, report.Advice{Source: "doctor", Rule: f.Rule, Text: f.Message + "; fix: " + f.Remedy})
+			out = append(out, availability.Advice{Source: "doctor", Rule: f.Rule, Text: f.Message + "; fix: " + f.Remedy})
 		}
 	}
 	return out

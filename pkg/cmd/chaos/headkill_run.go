@@ -13,7 +13,6 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/headkill"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/load"
 )
@@ -38,7 +37,7 @@ func (o *HeadKillOptions) Run(cmd *cobra.Command) error {
 	o.s.Now, o.s.Warn = o.f.Now, errOut
 	if o.s.DryRun {
 		plan, err := headkill.DryRun(ctx, load.API{Clients: c}, o.s)
-		return writePlan(o.f.IOStreams.Out, o.output, plan, err, report.WritePlanText)
+		return writePlan(o.f.IOStreams.Out, o.output, plan, err, headkill.WritePlanText)
 	}
 	prog := hookProbe(o.f, &o.s.ProbeSettings, o.yes, "not confirmed: nothing was killed")
 	api := load.API{Clients: c}
@@ -52,7 +51,7 @@ func (o *HeadKillOptions) Run(cmd *cobra.Command) error {
 		return err
 	}
 	verdict := outcomeExit(errOut, runErr, outcome, flagOf)
-	return withHTML(o.f, o.reportHTML, verdict, func(w io.Writer) error { return report.WriteHTML(w, r) })
+	return withHTML(o.f, o.reportHTML, verdict, func(w io.Writer) error { return headkill.WriteHTML(w, r) })
 }
 
 // signalContext ends on Ctrl-C, SIGTERM or SIGHUP (the terminal of a 3 a.m. ssh session

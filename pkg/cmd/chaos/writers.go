@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/availability"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/drain"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/headkill"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/pressure"
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/upgrade"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/workerkill"
 )
@@ -16,18 +17,18 @@ import (
 
 // headKillReport is chaos head-kill's report: text (colored on a terminal), json or junit.
 type headKillReport struct {
-	r     *report.Report
+	r     *headkill.Report
 	color bool
 }
 
 func (w headKillReport) Write(out io.Writer, format string) error {
 	switch format {
 	case "json":
-		return report.WriteJSON(out, w.r)
+		return availability.WriteJSON(out, w.r)
 	case "junit":
-		return report.WriteJUnit(out, w.r)
+		return headkill.WriteJUnit(out, w.r)
 	}
-	return report.WriteText(out, w.r, w.color)
+	return headkill.WriteText(out, w.r, w.color)
 }
 
 // pressureReport is chaos pressure's report: text has printed the timeline as it happened, so it
@@ -40,7 +41,7 @@ type pressureReport struct {
 func (w pressureReport) Write(out io.Writer, format string) error {
 	switch format {
 	case "json":
-		return report.WriteJSON(out, w.r)
+		return availability.WriteJSON(out, w.r)
 	case "junit":
 		return pressure.WriteJUnit(out, w.r)
 	}
@@ -59,7 +60,7 @@ type upgradeReport struct {
 
 func (w upgradeReport) Write(out io.Writer, format string) error {
 	if format == "json" {
-		return report.WriteJSON(out, w.r)
+		return availability.WriteJSON(out, w.r)
 	}
 	return upgrade.WriteText(out, w.r, w.color)
 }
@@ -72,7 +73,7 @@ type dryRunPlan[P any] struct {
 
 func (w dryRunPlan[P]) Write(out io.Writer, format string) error {
 	if format == "json" {
-		return report.WriteJSON(out, w.plan)
+		return availability.WriteJSON(out, w.plan)
 	}
 	return w.text(out, w.plan)
 }
@@ -85,7 +86,7 @@ type drainReport struct {
 
 func (w drainReport) Write(out io.Writer, format string) error {
 	if format == "json" {
-		return report.WriteJSON(out, w.r)
+		return availability.WriteJSON(out, w.r)
 	}
 	return drain.WriteText(out, w.r, w.color)
 }
@@ -98,7 +99,7 @@ type workerKillReport struct {
 
 func (w workerKillReport) Write(out io.Writer, format string) error {
 	if format == "json" {
-		return report.WriteJSON(out, w.r)
+		return availability.WriteJSON(out, w.r)
 	}
 	return workerkill.WriteText(out, w.r, w.color)
 }

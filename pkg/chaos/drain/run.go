@@ -14,6 +14,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/follow"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/schema"
@@ -89,7 +90,7 @@ func (s *Settings) run(ctx context.Context, c Cluster, t *target) (*Report, chao
 	outcome := chaos.Outcome{Passed: r.Verdict.Passed}
 	switch {
 	case res.Probe != nil && res.Probe.Interrupted:
-		return r, outcome, chaos.Errorf(chaos.Interrupted, "interrupted: the report above covers what was seen; node %s %s", t.node, cordonWords(d, uncordoned, s))
+		return r, outcome, fault.Errorf(fault.Interrupted, "interrupted: the report above covers what was seen; node %s %s", t.node, cordonWords(d, uncordoned, s))
 	case res.WarmupFailed:
 		return r, outcome, invalid("nothing was cordoned: %d of %s to %s failed; check %s/%s and that it answers 2xx",
 			res.Warmup.Errors(), availability.Plural(int(res.Warmup.Requests()), "warm-up request", "warm-up requests"), s.probeTarget(t), SetTarget, SetService)
@@ -98,10 +99,10 @@ func (s *Settings) run(ctx context.Context, c Cluster, t *target) (*Report, chao
 	}
 	if held := r.Drain.StillRefused(); held != "" {
 		// kubectl drain fails the same way: the node is not drained while a budget holds a pod.
-		return r, outcome, chaos.Errorf(chaos.Failed, "node %s was not drained: %s; the node %s", t.node, held, cordonWords(d, uncordoned, s))
+		return r, outcome, fault.Errorf(fault.API, "node %s was not drained: %s; the node %s", t.node, held, cordonWords(d, uncordoned, s))
 	}
 	if s.UntilRecovered && !res.Recovered {
-		outcome = chaos.Outcome{Passed: false, Note: chaos.Errorf(chaos.Failed, "not recovered within %s %s", SetTimeout, s.Timeout)}
+		outcome = chaos.Outcome{Passed: false, Note: fault.Errorf(fault.API, "not recovered within %s %s", SetTimeout, s.Timeout)}
 	}
 	return r, outcome, nil
 }

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 )
 
 // Aim is what an experiment that takes pods away probes and for how long (drain, worker-kill):
@@ -25,9 +25,9 @@ type Aim struct {
 
 // The schedule's settings that messages name.
 const (
-	SetAfter          chaos.Setting = "after"
-	SetUntilRecovered chaos.Setting = "until-recovered"
-	SetTimeout        chaos.Setting = "timeout"
+	SetAfter          fault.Field = "after"
+	SetUntilRecovered fault.Field = "until-recovered"
+	SetTimeout        fault.Field = "timeout"
 )
 
 // Validate checks the schedule and the target. defaulted says a Service is the default (a

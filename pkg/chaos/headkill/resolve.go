@@ -6,8 +6,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
@@ -33,7 +33,7 @@ func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
 		}
 		t.cluster = rs.Status.ActiveServiceStatus.RayClusterName
 		if t.cluster == "" {
-			return nil, chaos.Errorf(chaos.NotFound, "RayService %s/%s has no active RayCluster yet (status.activeServiceStatus.rayClusterName is empty): wait until it serves", s.Namespace, s.RayService)
+			return nil, fault.Errorf(fault.NotFound, "RayService %s/%s has no active RayCluster yet (status.activeServiceStatus.rayClusterName is empty): wait until it serves", s.Namespace, s.RayService)
 		}
 		if s.Service == "" {
 			s.Service = ray.ServeServiceName(s.RayService)
@@ -56,7 +56,7 @@ func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
 		}
 	}
 	if len(live) == 0 {
-		return nil, chaos.Errorf(chaos.NotFound, "RayCluster %s/%s has no live head pod to kill; list its pods with: kubectl get pods -n %s -l %s",
+		return nil, fault.Errorf(fault.NotFound, "RayCluster %s/%s has no live head pod to kill; list its pods with: kubectl get pods -n %s -l %s",
 			s.Namespace, t.cluster, s.Namespace, selector)
 	}
 	sort.Slice(live, func(i, j int) bool { return live[i].Name < live[j].Name })

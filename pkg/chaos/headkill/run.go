@@ -12,6 +12,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/availability"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/schema"
@@ -134,13 +135,13 @@ func (s *Settings) run(ctx context.Context, c Cluster, t *target, advice []avail
 	outcome := chaos.Outcome{Passed: r.Verdict.Passed}
 	switch {
 	case res.Probe != nil && res.Probe.Interrupted:
-		return r, outcome, chaos.Errorf(chaos.Interrupted, "interrupted: the report above covers what was seen")
+		return r, outcome, fault.Errorf(fault.Interrupted, "interrupted: the report above covers what was seen")
 	case res.WarmupFailed:
 		return r, outcome, warmupError(s.probeTarget(t), res.Warmup)
 	case res.StepErr != nil:
 		return r, outcome, killError(res.StepErr)
 	case s.UntilRecovered && !res.Recovered:
-		outcome = chaos.Outcome{Passed: false, Note: chaos.Errorf(chaos.Failed, "not recovered within %s %s", SetTimeout, s.Timeout)}
+		outcome = chaos.Outcome{Passed: false, Note: fault.Errorf(fault.API, "not recovered within %s %s", SetTimeout, s.Timeout)}
 	}
 	return r, outcome, nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/availability"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
@@ -120,24 +121,24 @@ func TestRunRefusalsKillNothing(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		change func(*Settings, *fakeCluster)
-		kind   chaos.ErrorKind
+		kind   fault.Kind
 		want   string
 		kills  string
 	}{
 		{"not confirmed", func(s *Settings, _ *fakeCluster) { s.Confirm = func(chaos.Confirmation) error { return declined } }, 0, "declined", ""},
 		{"pdb", func(s *Settings, f *fakeCluster) {
 			s.Mode, f.killErr = "evict", &kube.Refused{Pod: "demo-head-x7k2p", Code: 429, Message: "would violate the budget."}
-		}, chaos.Failed, "the API refused to evict pod demo-head-x7k2p (429): would violate the budget: a PodDisruptionBudget blocks the eviction; nothing was killed (use mode delete to ignore PodDisruptionBudgets)", "evict (dry run)"},
-		{"warm-up fails", func(*Settings, *fakeCluster) {}, chaos.Invalid, " warm-up requests to http://127.0.0.1:", "delete (dry run)"},
+		}, fault.API, "the API refused to evict pod demo-head-x7k2p (429): would violate the budget: a PodDisruptionBudget blocks the eviction; nothing was killed (use mode delete to ignore PodDisruptionBudgets)", "evict (dry run)"},
+		{"warm-up fails", func(*Settings, *fakeCluster) {}, fault.Invalid, " warm-up requests to http://127.0.0.1:", "delete (dry run)"},
 		{"unknown cluster", func(s *Settings, _ *fakeCluster) { s.Cluster = "nope" }, 0, `raycluster "nope" not found`, ""},
-		{"bad rate", func(s *Settings, _ *fakeCluster) { s.Rate = "5/h" }, chaos.Invalid, `rate "5/h": use requests per second or minute`, ""},
+		{"bad rate", func(s *Settings, _ *fakeCluster) { s.Rate = "5/h" }, fault.Invalid, `rate "5/h": use requests per second or minute`, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f, s := newFakeCluster(), urlSettings(srv.URL)
 			c.change(&s, f)
 			_, _, err := Run(context.Background(), f, s)
-			if err == nil || !strings.Contains(err.Error(), c.want) || chaos.KindOf(err) != c.kind {
-				t.Errorf("err = %v (kind %d), want %q (kind %d)", err, chaos.KindOf(err), c.want, c.kind)
+			if err == nil || !strings.Contains(err.Error(), c.want) || fault.KindOf(err) != c.kind {
+				t.Errorf("err = %v (kind %d), want %q (kind %d)", err, fault.KindOf(err), c.want, c.kind)
 			}
 			if got := strings.Join(f.kills, "; "); got != c.kills {
 				t.Errorf("kills %q, want %q", got, c.kills)
@@ -153,9 +154,9 @@ func TestKillSparesAHeadReplacedDuringTheWarmup(t *testing.T) {
 	f.headNow = f.head.DeepCopy()
 	f.headNow.UID = "uid-of-the-replacement"
 	err := killHead(context.Background(), f, f.head, kube.KillDelete)
-	if chaos.KindOf(err) != chaos.NotFound || !strings.Contains(err.Error(), "was replaced during the warm-up") ||
+	if fault.KindOf(err) != fault.NotFound || !strings.Contains(err.Error(), "was replaced during the warm-up") ||
 		!strings.Contains(err.Error(), "nothing was killed; run again to target the new head") {
-		t.Fatalf("err = %v (kind %d)", err, chaos.KindOf(err))
+		t.Fatalf("err = %v (kind %d)", err, fault.KindOf(err))
 	}
 	if len(f.kills) != 0 {
 		t.Fatalf("the replacement head was killed: %v", f.kills)

@@ -4,21 +4,21 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 )
 
 // The settings of a head kill that messages name; the command shows each as its flag. The
 // probe's are experiment's (SetRate, SetPort, SetPath, SetHeader...).
 const (
-	SetMode           chaos.Setting = "mode"
-	SetAfter          chaos.Setting = "after"
-	SetUntilRecovered chaos.Setting = "until-recovered"
-	SetTimeout        chaos.Setting = "timeout"
-	SetTarget                       = experiment.SetTarget
-	SetService                      = experiment.SetService
+	SetMode           fault.Field = "mode"
+	SetAfter          fault.Field = "after"
+	SetUntilRecovered fault.Field = "until-recovered"
+	SetTimeout        fault.Field = "timeout"
+	SetTarget                     = experiment.SetTarget
+	SetService                    = experiment.SetService
 )
 
 // Settings is one head kill: what to kill, what to probe, for how long, and the SLO.
@@ -53,7 +53,7 @@ func (s *Settings) killMode() kube.KillMode { return kube.KillMode(s.Mode) }
 // targetBase is Target's scheme://host[:port] (Validate has checked it is an http(s) URL).
 func (s *Settings) targetBase() string { return experiment.TargetBase(s.Target) }
 
-func invalid(format string, args ...any) error { return chaos.Errorf(chaos.Invalid, format, args...) }
+func invalid(format string, args ...any) error { return fault.Errorf(fault.Invalid, format, args...) }
 
 // Validate checks every setting before the API is touched: bad input kills nothing.
 func (s *Settings) Validate() error {

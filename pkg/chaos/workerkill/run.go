@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/follow"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
@@ -60,7 +61,7 @@ func killError(err error) error {
 	if !errors.As(err, &refused) {
 		return err
 	}
-	return chaos.Errorf(chaos.Failed, "%s: a PodDisruptionBudget blocks the eviction; nothing was killed (use %s delete to ignore PodDisruptionBudgets)",
+	return fault.Errorf(fault.API, "%s: a PodDisruptionBudget blocks the eviction; nothing was killed (use %s delete to ignore PodDisruptionBudgets)",
 		strings.TrimSuffix(refused.Error(), "."), SetMode)
 }
 
@@ -91,7 +92,7 @@ func (s *Settings) run(ctx context.Context, c Cluster, t *target) (*Report, chao
 	outcome := chaos.Outcome{Passed: r.Verdict.Passed}
 	switch {
 	case res.Probe != nil && res.Probe.Interrupted:
-		return r, outcome, chaos.Errorf(chaos.Interrupted, "interrupted: the report above covers what was seen")
+		return r, outcome, fault.Errorf(fault.Interrupted, "interrupted: the report above covers what was seen")
 	case res.WarmupFailed:
 		return r, outcome, invalid("nothing was killed: %d of %s to %s failed; check %s/%s and that it answers 2xx",
 			res.Warmup.Errors(), availability.Plural(int(res.Warmup.Requests()), "warm-up request", "warm-up requests"), s.probeTarget(t),
@@ -99,7 +100,7 @@ func (s *Settings) run(ctx context.Context, c Cluster, t *target) (*Report, chao
 	case res.StepErr != nil:
 		return r, outcome, killError(res.StepErr)
 	case s.UntilRecovered && !res.Recovered:
-		outcome = chaos.Outcome{Passed: false, Note: chaos.Errorf(chaos.Failed, "not recovered within %s %s", SetTimeout, s.Timeout)}
+		outcome = chaos.Outcome{Passed: false, Note: fault.Errorf(fault.API, "not recovered within %s %s", SetTimeout, s.Timeout)}
 	}
 	return r, outcome, nil
 }

@@ -6,10 +6,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	corechaos "github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/pressure"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
@@ -50,7 +50,7 @@ func (o *PressureOptions) Validate() error {
 func (o *PressureOptions) exitError(err error) error { return exitError(err, o.flagOf) }
 
 // flagOf is a setting's flag on this command: the amount's is --size or --bytes.
-func (o *PressureOptions) flagOf(s corechaos.Setting) string {
+func (o *PressureOptions) flagOf(s fault.Field) string {
 	if s == pressure.SetAmount {
 		return o.amountFlag
 	}

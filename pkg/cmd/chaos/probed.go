@@ -14,6 +14,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 )
 
@@ -76,7 +77,7 @@ func writePlan[P any](out io.Writer, output *cmdutil.OutputFlag, plan P, err err
 
 // outcomeExit is the exit of a run whose report was printed: an unfinished run first
 // (interrupted, a failed warm-up, a refused step), then the outcome, whose note goes to errOut.
-func outcomeExit(errOut io.Writer, runErr error, outcome corechaos.Outcome, flag func(corechaos.Setting) string) error {
+func outcomeExit(errOut io.Writer, runErr error, outcome corechaos.Outcome, flag func(fault.Field) string) error {
 	if err := exitError(runErr, flag); err != nil {
 		return err
 	}

@@ -128,20 +128,12 @@ func skippedNote(warnings string) string {
 func (s *Settings) pickNode(ctx context.Context, c Cluster, t *target) error {
 	t.cluster = s.NodeOf.Name
 	if s.NodeOf.Kind == ray.KindRayService {
-		rs, err := c.GetRayService(ctx, s.Namespace, s.NodeOf.Name)
+		sv, err := experiment.ServingOf(ctx, c, s.Namespace, s.NodeOf.Name)
 		if err != nil {
 			return err
 		}
-		t.cluster = rs.Status.ActiveServiceStatus.RayClusterName
-		if t.cluster == "" {
-			return fault.Errorf(fault.NotFound, "RayService %s/%s has no active RayCluster yet (status.activeServiceStatus.rayClusterName is empty): wait until it serves", s.Namespace, s.NodeOf.Name)
-		}
-		if s.Service == "" && s.Target == "" {
-			s.Service = ray.ServeServiceName(s.NodeOf.Name)
-			if !s.PortSet {
-				s.Port = experiment.DefaultServePort
-			}
-		}
+		t.cluster = sv.Cluster
+		s.Service, s.Port = sv.Aim(s.Target, s.Service, s.Port, s.PortSet)
 	} else if _, err := c.GetRayCluster(ctx, s.Namespace, s.NodeOf.Name); err != nil {
 		return err
 	}

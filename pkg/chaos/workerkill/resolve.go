@@ -52,20 +52,12 @@ type target struct {
 func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
 	t := &target{cluster: s.Cluster}
 	if s.RayService != "" {
-		rs, err := c.GetRayService(ctx, s.Namespace, s.RayService)
+		sv, err := experiment.ServingOf(ctx, c, s.Namespace, s.RayService)
 		if err != nil {
 			return nil, err
 		}
-		t.cluster = rs.Status.ActiveServiceStatus.RayClusterName
-		if t.cluster == "" {
-			return nil, fault.Errorf(fault.NotFound, "RayService %s/%s has no active RayCluster yet (status.activeServiceStatus.rayClusterName is empty): wait until it serves", s.Namespace, s.RayService)
-		}
-		if s.Service == "" && s.Target == "" {
-			s.Service = ray.ServeServiceName(s.RayService)
-			if !s.PortSet {
-				s.Port = experiment.DefaultServePort
-			}
-		}
+		t.cluster = sv.Cluster
+		s.Service, s.Port = sv.Aim(s.Target, s.Service, s.Port, s.PortSet)
 	}
 	rc, err := c.GetRayCluster(ctx, s.Namespace, t.cluster)
 	if err != nil {

@@ -1,7 +1,6 @@
 package drain
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/availability"
@@ -9,37 +8,25 @@ import (
 
 // Advice rule IDs are stable: scripts and docs/chaos-drain.md refer to them.
 const (
-	AdviceNoErrors       = "no-errors"
-	AdviceNoBudget       = "no-budget"
-	AdviceRefused        = "budget-refused"
-	AdviceHeadOnNode     = "head-on-node"
-	AdviceAllEndpoints   = "all-endpoints-on-node"
-	AdviceStillCordoned  = "still-cordoned"
-	AdviceNotRecovered   = "not-recovered"
-	AdviceDrainPartial   = "partial-run"
-	AdviceDrainWarmup    = "warmup-failed"
-	adviceSourceObserved = "observed"
+	AdviceNoErrors      = "no-errors"
+	AdviceNoBudget      = "no-budget"
+	AdviceRefused       = "budget-refused"
+	AdviceHeadOnNode    = "head-on-node"
+	AdviceAllEndpoints  = "all-endpoints-on-node"
+	AdviceStillCordoned = "still-cordoned"
+	AdviceNotRecovered  = "not-recovered"
+	AdviceDrainPartial  = availability.AdvicePartial
+	AdviceDrainWarmup   = availability.AdviceWarmupFailed
 )
 
 // advice draws conclusions from this run only; each names the fact it rests on, and the doctor
 // rule that would have predicted it (headRule: Settings.HeadStateRule).
 func advice(r *Report, t *target, heads []string, headRule string, endpointsAtCordon []string, recovered bool, until bool) []availability.Advice {
-	out := []availability.Advice{}
-	add := func(rule, format string, a ...any) {
-		out = append(out, availability.Advice{Source: adviceSourceObserved, Rule: rule, Text: fmt.Sprintf(format, a...)})
-	}
-	tot := r.Totals
-	switch {
-	case r.Probe.WarmupFailed:
-		add(AdviceDrainWarmup, "Nothing was drained: %d of %s failed. The node is cordoned only after a warm-up in which every request succeeds.",
-			tot.Errors, availability.Plural(tot.Requests, "warm-up request", "warm-up requests"))
+	out, more := availability.OpenAdvice(r.Probe, r.Totals, "Nothing was drained", "The node is cordoned only after a warm-up in which every request succeeds.")
+	if !more {
 		return out
-	case r.Probe.KillAtMs == nil:
-		return out
-	case r.Probe.Interrupted:
-		add(AdviceDrainPartial, "The run was interrupted after %d of %s; the numbers cover only what was seen.",
-			r.Probe.Scheduled, availability.Plural(r.Probe.Planned, "planned request", "planned requests"))
 	}
+	add, tot := out.Add, r.Totals
 	if tot.Requests > 0 && tot.Errors == 0 {
 		add(AdviceNoErrors, "No request failed: the drain of node %s was invisible to this client at %v/s.", t.node, r.Settings.Rate)
 	}

@@ -96,34 +96,22 @@ func (s *Settings) buildReport(t *target, res *experiment.Result, tr *follow.Los
 
 // Advice rule IDs are stable: docs/chaos-worker-kill.md refers to them.
 const (
-	AdviceNoErrors      = "no-errors"
-	AdviceErrorsKilled  = "errors-from-killed-workers"
-	AdviceErrorsOthers  = "errors-from-other-pods"
-	AdviceNotReplaced   = "not-replaced"
-	AdvicePartial       = "partial-run"
-	AdviceWarmupFailed  = "warmup-failed"
-	AdviceAllReplicas   = "all-replicas-killed"
-	adviceSourceObserve = "observed"
+	AdviceNoErrors     = "no-errors"
+	AdviceErrorsKilled = "errors-from-killed-workers"
+	AdviceErrorsOthers = "errors-from-other-pods"
+	AdviceNotReplaced  = "not-replaced"
+	AdvicePartial      = availability.AdvicePartial
+	AdviceWarmupFailed = availability.AdviceWarmupFailed
+	AdviceAllReplicas  = "all-replicas-killed"
 )
 
 // advice draws conclusions from this run only; each names the fact it rests on.
 func advice(r *Report, t *target) []availability.Advice {
-	out := []availability.Advice{}
-	add := func(rule, format string, a ...any) {
-		out = append(out, availability.Advice{Source: adviceSourceObserve, Rule: rule, Text: fmt.Sprintf(format, a...)})
-	}
-	tot := r.Totals
-	switch {
-	case r.Probe.WarmupFailed:
-		add(AdviceWarmupFailed, "Nothing was killed: %d of %s failed. The workers are killed only after a warm-up in which every request succeeds.",
-			tot.Errors, availability.Plural(tot.Requests, "warm-up request", "warm-up requests"))
+	out, more := availability.OpenAdvice(r.Probe, r.Totals, "Nothing was killed", "The workers are killed only after a warm-up in which every request succeeds.")
+	if !more {
 		return out
-	case r.Probe.KillAtMs == nil:
-		return out
-	case r.Probe.Interrupted:
-		add(AdvicePartial, "The run was interrupted after %d of %s; the numbers cover only what was seen.",
-			r.Probe.Scheduled, availability.Plural(r.Probe.Planned, "planned request", "planned requests"))
 	}
+	add, tot := out.Add, r.Totals
 	if tot.Requests > 0 && tot.Errors == 0 {
 		add(AdviceNoErrors, "No request failed: losing %s of group %s was invisible to this client at %v/s.",
 			availability.Plural(len(t.chosen), "worker", "workers"), t.group, r.Settings.Rate)

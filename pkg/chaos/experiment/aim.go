@@ -7,7 +7,8 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 )
 
-// Aim is what an experiment that takes pods away probes and for how long (drain, worker-kill):
+// Aim is what an experiment that takes pods away probes and for how long (head-kill, drain,
+// worker-kill):
 // a URL or a Service and port, and After or UntilRecovered within Timeout. Embedded, its fields
 // are the experiment's settings.
 type Aim struct {

@@ -84,7 +84,7 @@ func (f *fakeCluster) OpenTunnel(context.Context, string, string, int) (kube.Tun
 
 // urlSettings probe a loopback server for a short run.
 func urlSettings(url string) Settings {
-	return Settings{Namespace: "ml", Cluster: "demo", Mode: "delete", Target: url, After: 300 * time.Millisecond,
+	return Settings{Namespace: "ml", Cluster: "demo", Mode: "delete", Aim: experiment.Aim{Target: url, After: 300 * time.Millisecond},
 		ProbeSettings: experiment.ProbeSettings{Method: "GET", Rate: "50/s", Warmup: 200 * time.Millisecond, RequestTimeout: time.Second,
 			ProgressEvery: time.Second, MaxErrors: 0, MaxErrorsSet: true}}
 }

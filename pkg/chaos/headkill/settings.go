@@ -30,16 +30,9 @@ type Settings struct {
 	Mode                string // delete, force or evict
 
 	// What is probed: Target (a URL), or Service and Port (for a RayService, by default its
-	// serve Service on experiment.DefaultServePort); the requests are ProbeSettings'.
-	Target  string
-	Service string
-	Port    int
-	PortSet bool
-
-	After          time.Duration
-	AfterSet       bool
-	UntilRecovered bool
-	Timeout        time.Duration // with UntilRecovered
+	// serve Service on experiment.DefaultServePort), and for how long; Timeout bounds only a run
+	// with UntilRecovered. The requests are ProbeSettings'.
+	experiment.Aim
 
 	// Doctor, when set, is doctor's advice for the report (the command runs the rules).
 	Doctor Doctor

@@ -116,11 +116,13 @@ func (o *DrainOptions) Validate() error {
 
 // Run drains under the probe, prints the report and maps the outcome to the exit code.
 func (o *DrainOptions) Run(cmd *cobra.Command) error {
-	return probedRun(o.f, cmd, &o.s.ProbeSettings, o.output, o.yes, "not confirmed: nothing was cordoned",
-		func(ctx context.Context, c *kube.Clients) (*drain.Plan, error) { return drain.DryRun(ctx, c, o.s) },
-		func(w io.Writer, p *drain.Plan) error { return drain.WritePlanText(w, p) },
-		func(ctx context.Context, c *kube.Clients) (*drain.Report, corechaos.Outcome, error) {
+	return probedRun(o.f, cmd, probed[*drain.Plan, *drain.Report]{p: &o.s.ProbeSettings, output: o.output, yes: o.yes, undone: "not confirmed: nothing was cordoned",
+		dryRun:   func(ctx context.Context, c *kube.Clients) (*drain.Plan, error) { return drain.DryRun(ctx, c, o.s) },
+		planText: func(w io.Writer, p *drain.Plan) error { return drain.WritePlanText(w, p) },
+		run: func(ctx context.Context, c *kube.Clients) (*drain.Report, corechaos.Outcome, error) {
 			return drain.Run(ctx, c, o.s)
 		},
-		func(r *drain.Report) cmdutil.Writer { return drainReport{r: r, color: o.f.Color()} })
+		report: func(r *drain.Report) cmdutil.Writer {
+			return probedReport[*drain.Report]{r: r, color: o.f.Color(), text: drain.WriteText}
+		}})
 }

@@ -43,7 +43,7 @@ func (o *PressureOptions) Validate() error {
 	if err := o.s.Validate(); err != nil {
 		return o.exitError(err)
 	}
-	return validateOutput(o.output, o.s.DryRun, "--dry-run prints the ephemeral container, which has no result for JUnit: use -o text (YAML) or -o json", o.reportHTML)
+	return validateOutput(o.output, o.s.DryRun, "--dry-run prints the ephemeral container, which has no result for JUnit: use -o text (YAML) or -o json")
 }
 
 // exitError shows the runner's settings as this command's flags.
@@ -59,6 +59,9 @@ func (o *PressureOptions) flagOf(s fault.Field) string {
 
 // Run runs the experiment, prints its report and maps the outcome to the exit code.
 func (o *PressureOptions) Run(cmd *cobra.Command) error {
+	if err := reportHTMLWritable(o.reportHTML); err != nil {
+		return err
+	}
 	ctx := cmdutil.Context(cmd)
 	c, err := o.f.Clients()
 	if err != nil {

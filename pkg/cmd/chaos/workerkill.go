@@ -118,13 +118,15 @@ func (o *WorkerKillOptions) Validate() error {
 
 // Run kills the workers under the probe, prints the report and maps the outcome to the exit code.
 func (o *WorkerKillOptions) Run(cmd *cobra.Command) error {
-	return probedRun(o.f, cmd, &o.s.ProbeSettings, o.output, o.yes, "not confirmed: nothing was killed",
-		func(ctx context.Context, c *kube.Clients) (*workerkill.Plan, error) {
+	return probedRun(o.f, cmd, probed[*workerkill.Plan, *workerkill.Report]{p: &o.s.ProbeSettings, output: o.output, yes: o.yes, undone: "not confirmed: nothing was killed",
+		dryRun: func(ctx context.Context, c *kube.Clients) (*workerkill.Plan, error) {
 			return workerkill.DryRun(ctx, c, o.s)
 		},
-		workerkill.WritePlanText,
-		func(ctx context.Context, c *kube.Clients) (*workerkill.Report, corechaos.Outcome, error) {
+		planText: workerkill.WritePlanText,
+		run: func(ctx context.Context, c *kube.Clients) (*workerkill.Report, corechaos.Outcome, error) {
 			return workerkill.Run(ctx, c, o.s)
 		},
-		func(r *workerkill.Report) cmdutil.Writer { return workerKillReport{r: r, color: o.f.Color()} })
+		report: func(r *workerkill.Report) cmdutil.Writer {
+			return probedReport[*workerkill.Report]{r: r, color: o.f.Color(), text: workerkill.WriteText}
+		}})
 }

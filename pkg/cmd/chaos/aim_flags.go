@@ -8,6 +8,8 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
+	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // aimWords are the help words that differ between the experiments that take something away under
@@ -42,4 +44,17 @@ func completeAim(cmd *cobra.Command, a *experiment.Aim, p *experiment.ProbeSetti
 	completeProbeFlags(cmd, p)
 	a.AfterSet = cmd.Flags().Changed("after")
 	a.PortSet = cmd.Flags().Changed("port")
+}
+
+// clusterOrService reads the argument of a command that takes a RayCluster, or a RayService as
+// rayservice/NAME (head-kill, worker-kill): one of the two names is set.
+func clusterOrService(arg string) (cluster, rayService string, err error) {
+	t, err := ray.ParseTarget(arg, ray.KindRayCluster, ray.KindRayService)
+	if err != nil || t.Name == "" {
+		return "", "", exit.Usagef("cannot target %q: name a RayCluster, or a RayService as rayservice/NAME", arg)
+	}
+	if t.Kind == ray.KindRayService {
+		return "", t.Name, nil
+	}
+	return t.Name, "", nil
 }

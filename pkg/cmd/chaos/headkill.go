@@ -5,9 +5,7 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/headkill"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
-	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
-	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // HeadKillOptions is `kubectl ray chaos head-kill`: flags bound to the runner's Settings
@@ -71,14 +69,9 @@ printed first).`,
 
 // Complete reads the argument, the namespace and which flags were given.
 func (o *HeadKillOptions) Complete(cmd *cobra.Command, args []string) error {
-	t, err := ray.ParseTarget(args[0], ray.KindRayCluster, ray.KindRayService)
-	if err != nil || t.Name == "" {
-		return exit.Usagef("cannot target %q: name a RayCluster, or a RayService as rayservice/NAME", args[0])
-	}
-	if t.Kind == ray.KindRayService {
-		o.s.RayService = t.Name
-	} else {
-		o.s.Cluster = t.Name
+	var err error
+	if o.s.Cluster, o.s.RayService, err = clusterOrService(args[0]); err != nil {
+		return err
 	}
 	completeAim(cmd, &o.s.Aim, &o.s.ProbeSettings)
 	ns, err := o.f.Namespace()

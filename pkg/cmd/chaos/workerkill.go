@@ -8,9 +8,7 @@ import (
 	corechaos "github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/workerkill"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
-	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
-	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // WorkerKillOptions is `kubectl ray chaos worker-kill`: flags bound to the runner's Settings.
@@ -85,14 +83,9 @@ interrupted (the report of what was seen is printed first).`,
 
 // Complete reads the argument, the namespace, the seed and which flags were given.
 func (o *WorkerKillOptions) Complete(cmd *cobra.Command, args []string) error {
-	t, err := ray.ParseTarget(args[0], ray.KindRayCluster, ray.KindRayService)
-	if err != nil || t.Name == "" {
-		return exit.Usagef("cannot target %q: name a RayCluster, or a RayService as rayservice/NAME", args[0])
-	}
-	if t.Kind == ray.KindRayService {
-		o.s.RayService = t.Name
-	} else {
-		o.s.Cluster = t.Name
+	var err error
+	if o.s.Cluster, o.s.RayService, err = clusterOrService(args[0]); err != nil {
+		return err
 	}
 	if !cmd.Flags().Changed("seed") {
 		// Printed by the plan and the report, so the choice can be repeated.

@@ -24,22 +24,6 @@ import (
 // nothing resolves it but the user.
 const RuleBudgetNeverAllows = "budget-never-allows"
 
-// BudgetNeverAllows says why pdb, as the disruption controller reports it, can never allow an
-// eviction ("" when it can): maxUnavailable 0 (or 0%), or the controller's own SyncFailed
-// condition. chaos drain refuses a drain over such a budget before it cordons.
-func BudgetNeverAllows(pdb *policyv1.PodDisruptionBudget) string {
-	if mu := pdb.Spec.MaxUnavailable; mu != nil && (mu.String() == "0" || mu.String() == "0%") {
-		return "its maxUnavailable is " + mu.String() + ": it allows no eviction by its own words (and maxUnavailable cannot be computed over Ray pods)"
-	}
-	for _, c := range pdb.Status.Conditions {
-		if c.Type == policyv1.DisruptionAllowedCondition && c.Status == metav1.ConditionFalse && c.Reason == policyv1.SyncFailedReason {
-			return "the disruption controller cannot compute it (" + c.Reason + ": " + c.Message + "): " +
-				"over Ray pods, whose owner (a RayCluster) has no scale subresource, only an integer minAvailable can be computed"
-		}
-	}
-	return ""
-}
-
 // budgetShapeUncomputable says which field of pdb's spec the disruption controller cannot
 // compute over Ray pods ("" for an integer minAvailable): what a budget read from a file shows
 // before any controller has seen it.
@@ -55,7 +39,7 @@ func budgetShapeUncomputable(pdb *policyv1.PodDisruptionBudget) string {
 
 // budgetNeverAllows reports each budget of the cluster's namespace that selects its pods and can
 // never allow an eviction. Live, it selects the cluster's live pods and trusts what the
-// disruption controller wrote (BudgetNeverAllows); read from a file (Options.SpecOnly), it
+// disruption controller wrote (ray.BudgetNeverAllows); read from a file (Options.SpecOnly), it
 // selects the labels KubeRay would put on each group's pods and judges the budget's shape.
 // Silent on budgets and clusters being deleted, and on a suspended cluster (no pods to evict).
 func budgetNeverAllows(ix *index, c *clusterView) []Finding {
@@ -85,7 +69,7 @@ func budgetNeverAllows(ix *index, c *clusterView) []Finding {
 			}
 		} else {
 			covered = podsSelected(c, sel)
-			why = BudgetNeverAllows(pdb)
+			why = ray.BudgetNeverAllows(pdb)
 		}
 		if len(covered) == 0 || why == "" {
 			continue

@@ -12,9 +12,6 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
-// ServeServiceName is the Service a RayService's traffic goes through.
-func ServeServiceName(rayService string) string { return rayService + "-serve-svc" }
-
 // serveRules are the causes of 502s while a RayService's head recovers (seed 003,
 // failure-modes row 9). They apply to clusters a RayService owns.
 func serveRules(ix *index, c *clusterView) []Finding {
@@ -56,7 +53,7 @@ func serveHeadInService(ix *index, c *clusterView) []Finding {
 	if rs.Spec.ExcludeHeadPodFromServeSvc || !ix.s.CanSee("services") {
 		return nil
 	}
-	svcName := ServeServiceName(rs.Name)
+	svcName := ray.ServeServiceName(rs.Name)
 	svc := ix.services[key(rs.Namespace, svcName)]
 	if svc == nil || len(svc.Spec.Selector) == 0 {
 		return nil

@@ -71,7 +71,7 @@ func serveNoEndpoints(ix *index, c *clusterView) []Finding {
 	if rs == nil || rs.Status.ActiveServiceStatus.RayClusterName != c.rc.Name || !ix.s.CanSee("services") || !ix.s.CanSee("endpointslices") {
 		return nil
 	}
-	svcName := ServeServiceName(rs.Name)
+	svcName := ray.ServeServiceName(rs.Name)
 	svc := ix.services[key(rs.Namespace, svcName)]
 	if svc == nil {
 		return nil

@@ -23,7 +23,7 @@ func TestChaosShape(t *testing.T) {
 	if err := Write(&b, r); err != nil {
 		t.Fatal(err)
 	}
-	want, err := os.ReadFile(filepath.Join("..", "chaos", "report", "testdata", "headkill.junit.xml"))
+	want, err := os.ReadFile(filepath.Join("..", "chaos", "headkill", "testdata", "headkill.junit.xml"))
 	if err != nil {
 		t.Fatal(err)
 	}

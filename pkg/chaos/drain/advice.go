@@ -1,53 +1,39 @@
 package drain
 
 import (
-	"fmt"
 	"strings"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/availability"
 )
 
 // Advice rule IDs are stable: scripts and docs/chaos-drain.md refer to them.
 const (
-	AdviceNoErrors       = "no-errors"
-	AdviceNoBudget       = "no-budget"
-	AdviceRefused        = "budget-refused"
-	AdviceHeadOnNode     = "head-on-node"
-	AdviceAllEndpoints   = "all-endpoints-on-node"
-	AdviceStillCordoned  = "still-cordoned"
-	AdviceNotRecovered   = "not-recovered"
-	AdviceDrainPartial   = "partial-run"
-	AdviceDrainWarmup    = "warmup-failed"
-	adviceSourceObserved = "observed"
+	AdviceNoErrors      = "no-errors"
+	AdviceNoBudget      = "no-budget"
+	AdviceRefused       = "budget-refused"
+	AdviceHeadOnNode    = "head-on-node"
+	AdviceAllEndpoints  = "all-endpoints-on-node"
+	AdviceStillCordoned = "still-cordoned"
+	AdviceNotRecovered  = "not-recovered"
+	AdviceDrainPartial  = availability.AdvicePartial
+	AdviceDrainWarmup   = availability.AdviceWarmupFailed
 )
 
 // advice draws conclusions from this run only; each names the fact it rests on, and the doctor
-// rule that would have predicted it.
-func advice(r *Report, t *target, heads []string, endpointsAtCordon []string, recovered bool, until bool) []report.Advice {
-	out := []report.Advice{}
-	add := func(rule, format string, a ...any) {
-		out = append(out, report.Advice{Source: adviceSourceObserved, Rule: rule, Text: fmt.Sprintf(format, a...)})
-	}
-	tot := r.Totals
-	switch {
-	case r.Probe.WarmupFailed:
-		add(AdviceDrainWarmup, "Nothing was drained: %d of %s failed. The node is cordoned only after a warm-up in which every request succeeds.",
-			tot.Errors, report.Plural(tot.Requests, "warm-up request", "warm-up requests"))
+// rule that would have predicted it (headRule: Settings.HeadStateRule).
+func advice(r *Report, t *target, heads []string, headRule string, endpointsAtCordon []string, recovered bool, until bool) []availability.Advice {
+	out, more := availability.OpenAdvice(r.Probe, r.Totals, "Nothing was drained", "The node is cordoned only after a warm-up in which every request succeeds.")
+	if !more {
 		return out
-	case r.Probe.KillAtMs == nil:
-		return out
-	case r.Probe.Interrupted:
-		add(AdviceDrainPartial, "The run was interrupted after %d of %s; the numbers cover only what was seen.",
-			r.Probe.Scheduled, report.Plural(r.Probe.Planned, "planned request", "planned requests"))
 	}
+	add, tot := out.Add, r.Totals
 	if tot.Requests > 0 && tot.Errors == 0 {
 		add(AdviceNoErrors, "No request failed: the drain of node %s was invisible to this client at %v/s.", t.node, r.Settings.Rate)
 	}
 	for _, h := range heads {
 		add(AdviceHeadOnNode, "The head pod %s was on the drained node: every Ray pod of its cluster depends on it (and Serve's controller, "+
 			"without GCS fault tolerance). Keep heads off nodes that are drained often (a node pool of its own, or a nodeSelector); "+
-			"doctor's rule %s says when a head would lose its state.", h, diagnose.RuleGCSFTOff)
+			"doctor's rule %s says when a head would lose its state.", h, headRule)
 	}
 	if len(endpointsAtCordon) > 0 && allOn(endpointsAtCordon, t) {
 		add(AdviceAllEndpoints, "Every ready endpoint of the probed Service (%s) was on node %s: nothing else could answer while it drained. "+
@@ -57,7 +43,7 @@ func advice(r *Report, t *target, heads []string, endpointsAtCordon []string, re
 	switch {
 	case refused > 0:
 		add(AdviceRefused, "A PodDisruptionBudget refused %s: it held pods on the node until others were healthy, as it should; "+
-			"a drain that must finish waits for it (kubectl drain --timeout).", report.Plural(refused, "eviction", "evictions"))
+			"a drain that must finish waits for it (kubectl drain --timeout).", availability.Plural(refused, "eviction", "evictions"))
 	case t.rayPods > 0 && !budgetOverRay(t) && tot.Errors > 0:
 		add(AdviceNoBudget, "No PodDisruptionBudget covers the Ray pods of node %s, so the Eviction API let them all go at once: "+
 			"KubeRay creates none (kuberay #5004). A budget with an integer minAvailable over each worker group (its replicas less one) keeps Serve's capacity through a drain; maxUnavailable and percentages cannot be computed over Ray pods, whose owner has no scale subresource.", t.node)

@@ -6,7 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/availability"
 	"github.com/kubectl-ray/kubectl-ray/pkg/internal/raytest"
 )
 
@@ -25,7 +25,7 @@ func TestAdviceFromWhatWasSeen(t *testing.T) {
 	}
 	// base: a drain of node n2 (one Ray worker, no budget), every request answered, uncordoned.
 	base := func(edit func(*run)) run {
-		x := run{r: &Report{Probe: report.ProbeInfo{KillAtMs: &killAt}, Totals: report.Totals{Requests: 100},
+		x := run{r: &Report{Probe: availability.ProbeInfo{KillAtMs: &killAt}, Availability: availability.Availability{Totals: availability.Totals{Requests: 100}},
 			Settings: ReportSettings{Rate: 20}, Drain: Section{Uncordoned: true}},
 			t: &target{node: "n2", pods: []corev1.Pod{*worker}, rayPods: 1}, recovered: true}
 		if edit != nil {
@@ -53,7 +53,7 @@ func TestAdviceFromWhatWasSeen(t *testing.T) {
 			x.t.budgets = []budget{{Namespace: "ml", Name: "workers", Pods: []string{"demo-worker-a"}}}
 		}), nil, ""},
 		{"refused", base(func(x *run) {
-			x.r.Drain.Pods = []report.TakenPod{{Pod: "ml/demo-worker-a", Refusals: 3, Outcome: "refused"}}
+			x.r.Drain.Pods = []availability.TakenPod{{Pod: "ml/demo-worker-a", Refusals: 3, Outcome: "refused"}}
 		}), []string{AdviceNoErrors, AdviceRefused}, "refused 3 evictions"},
 		{"the head on the node", base(func(x *run) {
 			x.t.pods = append(x.t.pods, *head)
@@ -70,7 +70,7 @@ func TestAdviceFromWhatWasSeen(t *testing.T) {
 		{"cordoned before the run", base(func(x *run) { x.r.Drain.AlreadyCordoned = true }), []string{AdviceNoErrors, AdviceStillCordoned}, "still cordoned"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got := advice(c.run.r, c.run.t, c.run.heads, c.run.endpoints, c.run.recovered, c.run.until)
+			got := advice(c.run.r, c.run.t, c.run.heads, "gcs-ft-off", c.run.endpoints, c.run.recovered, c.run.until)
 			var rules []string
 			for _, a := range got {
 				rules = append(rules, a.Rule)

@@ -9,8 +9,8 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/availability"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/follow"
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
 	"github.com/kubectl-ray/kubectl-ray/pkg/internal/raytest"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
@@ -34,7 +34,7 @@ func TestRefusedPodIsReportedWithItsBudget(t *testing.T) {
 	}
 	tr.GaveUp(worker, "still refused when the run ended (--timeout or its end)", at(9000))
 	tgt := &target{node: "n2", pods: []corev1.Pod{*worker}, rayPods: 1}
-	in := report.Input{Timeline: tr.Timeline()}
+	in := availability.Input{Timeline: tr.Timeline()}
 	r := buildReport(in, ReportSettings{Node: "n2"}, tgt, true, map[string]bool{"ml/demo-worker-a": true})
 	p := r.Drain.Pods[0]
 	if p.Outcome != "refused" || p.Refusals != 2 || !strings.HasPrefix(p.RefusedBy, "PodDisruptionBudget demo-workers: ") || p.GoneMs != nil {

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/availability"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
 	"github.com/kubectl-ray/kubectl-ray/pkg/schema"
 )
@@ -36,21 +36,19 @@ type ReportSettings struct {
 // latency, per-second bars, events, verdict) around the cordon, and what the drain did. Times
 // named ...Ms are relative to the cordon (to the probe start if there was none).
 type Report struct {
-	APIVersion  string            `json:"apiVersion"`
-	Kind        string            `json:"kind"`
-	Settings    ReportSettings    `json:"settings"`
-	Probe       report.ProbeInfo  `json:"probe"`
-	Totals      report.Totals     `json:"totals"`
-	ErrorWindow *report.Window    `json:"errorWindow"`
-	Drain       Section           `json:"drain"`
-	Endpoints   []report.Endpoint `json:"endpoints"`
-	Latency     report.Latency    `json:"latency"`
-	Seconds     []report.Second   `json:"seconds"`
-	Events      []report.Event    `json:"events"`
-	Verdict     report.Verdict    `json:"verdict"`
-	Advice      []report.Advice   `json:"advice"`
+	APIVersion string                 `json:"apiVersion"`
+	Kind       string                 `json:"kind"`
+	Settings   ReportSettings         `json:"settings"`
+	Probe      availability.ProbeInfo `json:"probe"`
 
-	base *report.Report
+	availability.Availability `json:"-"`
+	Drain                     Section `json:"-"`
+}
+
+// MarshalJSON writes the drain's section after the error window, where the schema has it.
+func (r Report) MarshalJSON() ([]byte, error) {
+	type head Report
+	return availability.JSON(head(r), &r.Availability, "drain", r.Drain)
 }
 
 // Section is what the drain did: the node, each pod it evicted, and the Ray pods KubeRay made.
@@ -60,28 +58,26 @@ type Section struct {
 	Uncordoned      bool   `json:"uncordoned"`
 	// Skipped is kubectl's drain library's warning about the pods it left (DaemonSet pods...).
 	Skipped string `json:"skipped,omitempty"`
-	report.Losses
+	availability.Losses
 }
 
 // buildReport is the report of a run; it is pure.
-func buildReport(in report.Input, rs ReportSettings, t *target, uncordoned bool, ray map[string]bool) *Report {
+func buildReport(in availability.Input, rs ReportSettings, t *target, uncordoned bool, ray map[string]bool) *Report {
 	in.Reference = timeline.NodeCordoned
-	base := report.Build(in)
-	r := &Report{APIVersion: schema.APIVersion, Kind: ReportKind, Settings: rs, Probe: base.Probe, Totals: base.Totals,
-		ErrorWindow: base.ErrorWindow, Endpoints: base.Endpoints, Latency: base.Latency, Seconds: base.Seconds,
-		Events: base.Events, Verdict: base.Verdict, Advice: base.Advice, base: base}
-	r.Drain = section(base.Events, t, uncordoned, ray)
+	m := availability.Build(in)
+	r := &Report{APIVersion: schema.APIVersion, Kind: ReportKind, Settings: rs, Probe: m.Probe, Availability: m.Availability}
+	r.Drain = section(r.Events, t, uncordoned, ray)
 	return r
 }
 
 // section is the drain's own section, from the timeline's events.
-func section(events []report.Event, t *target, uncordoned bool, ray map[string]bool) Section {
+func section(events []availability.Event, t *target, uncordoned bool, ray map[string]bool) Section {
 	var pods []string
 	for _, p := range t.pods {
 		pods = append(pods, p.Namespace+"/"+p.Name)
 	}
 	return Section{Node: t.node, AlreadyCordoned: t.alreadyCordoned, Uncordoned: uncordoned, Skipped: t.skipped,
-		Losses: report.BuildLosses(events, pods, ray)}
+		Losses: availability.BuildLosses(events, pods, ray)}
 }
 
 // WriteText renders the report for a person; color adds ANSI colors to the bars and verdict.
@@ -109,11 +105,11 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 	} else {
 		fmt.Fprintf(&b, ", %dms after the cordon\n", s.AfterMs)
 	}
-	b.WriteString(report.RanLines(r.Probe.Start, r.Probe.KillAtMs, r.Probe.ProbeRun, "the cordon", "the node was not cordoned"))
+	b.WriteString(availability.RanLines(r.Probe.Start, r.Probe.KillAtMs, r.Probe.ProbeRun, "the cordon", "the node was not cordoned"))
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
 	}
-	return report.WriteAvailability(w, r.base, color, func(w io.Writer) error { return writeSection(w, r.Drain) })
+	return availability.WriteText(w, &r.Availability, color, func(w io.Writer) error { return writeSection(w, r.Drain) })
 }
 
 // writeSection is the drain's own part of the text: the node, each pod, each new Ray pod.
@@ -134,5 +130,5 @@ func writeSection(w io.Writer, d Section) error {
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
 	}
-	return report.WriteLosses(w, d.Losses, "the cordon")
+	return availability.WriteLosses(w, d.Losses, "the cordon")
 }

@@ -12,10 +12,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/availability"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
@@ -92,9 +91,9 @@ func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
 	}
 	switch {
 	case len(t.pods) == 0:
-		return nil, chaos.Errorf(chaos.NotFound, "node %s has no pod to evict%s: nothing was cordoned", t.node, skippedNote(t.skipped))
+		return nil, fault.Errorf(fault.NotFound, "node %s has no pod to evict%s: nothing was cordoned", t.node, skippedNote(t.skipped))
 	case t.rayPods == 0 && !s.AnyPods:
-		return nil, chaos.Errorf(chaos.NotFound, "node %s runs no Ray pod (%s): nothing was cordoned; pass %s to drain it anyway", t.node, report.Plural(len(t.pods), "other pod", "other pods"), SetAnyPods)
+		return nil, fault.Errorf(fault.NotFound, "node %s runs no Ray pod (%s): nothing was cordoned; pass %s to drain it anyway", t.node, availability.Plural(len(t.pods), "other pod", "other pods"), SetAnyPods)
 	}
 	if t.budgets, err = budgetsOver(ctx, c, t.pods); err != nil {
 		return nil, err
@@ -129,20 +128,12 @@ func skippedNote(warnings string) string {
 func (s *Settings) pickNode(ctx context.Context, c Cluster, t *target) error {
 	t.cluster = s.NodeOf.Name
 	if s.NodeOf.Kind == ray.KindRayService {
-		rs, err := c.GetRayService(ctx, s.Namespace, s.NodeOf.Name)
+		sv, err := experiment.ServingOf(ctx, c, s.Namespace, s.NodeOf.Name)
 		if err != nil {
 			return err
 		}
-		t.cluster = rs.Status.ActiveServiceStatus.RayClusterName
-		if t.cluster == "" {
-			return chaos.Errorf(chaos.NotFound, "RayService %s/%s has no active RayCluster yet (status.activeServiceStatus.rayClusterName is empty): wait until it serves", s.Namespace, s.NodeOf.Name)
-		}
-		if s.Service == "" && s.Target == "" {
-			s.Service = diagnose.ServeServiceName(s.NodeOf.Name)
-			if !s.PortSet {
-				s.Port = experiment.DefaultServePort
-			}
-		}
+		t.cluster = sv.Cluster
+		s.Service, s.Port = sv.Aim(s.Target, s.Service, s.Port, s.PortSet)
 	} else if _, err := c.GetRayCluster(ctx, s.Namespace, s.NodeOf.Name); err != nil {
 		return err
 	}
@@ -152,7 +143,7 @@ func (s *Settings) pickNode(ctx context.Context, c Cluster, t *target) error {
 	}
 	t.node = pickFrom(pods, s.Role)
 	if t.node == "" {
-		return chaos.Errorf(chaos.NotFound, "RayCluster %s/%s has no running %s pod on a node: nothing to drain; list its pods with: kubectl get pods -n %s -l %s=%s -o wide",
+		return fault.Errorf(fault.NotFound, "RayCluster %s/%s has no running %s pod on a node: nothing to drain; list its pods with: kubectl get pods -n %s -l %s=%s -o wide",
 			s.Namespace, t.cluster, roleWords(s.Role), s.Namespace, ray.LabelCluster, t.cluster)
 	}
 	return nil
@@ -218,7 +209,7 @@ func matchBudgets(pdbs []policyv1.PodDisruptionBudget, pods []corev1.Pod) []budg
 		if err != nil {
 			continue
 		}
-		b := budget{Namespace: pdb.Namespace, Name: pdb.Name, Allowed: pdb.Status.DisruptionsAllowed, Never: diagnose.BudgetNeverAllows(&pdb)}
+		b := budget{Namespace: pdb.Namespace, Name: pdb.Name, Allowed: pdb.Status.DisruptionsAllowed, Never: ray.BudgetNeverAllows(&pdb)}
 		for _, p := range pods {
 			if sel.Matches(labels.Set(p.Labels)) {
 				b.Pods = append(b.Pods, p.Name)

@@ -9,11 +9,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/availability"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/follow"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/schema"
@@ -35,7 +36,7 @@ func Run(ctx context.Context, c Cluster, s Settings) (*Report, chaos.Outcome, er
 	if err != nil {
 		return nil, chaos.Outcome{}, err
 	}
-	if err := s.Ask(fmt.Sprintf("cordon node %s and %s its %s (%d Ray)", t.node, s.how(), report.Plural(len(t.pods), "pod", "pods"), t.rayPods), s.probeTarget(t)); err != nil {
+	if err := s.Ask(fmt.Sprintf("cordon node %s and %s its %s (%d Ray)", t.node, s.how(), availability.Plural(len(t.pods), "pod", "pods"), t.rayPods), s.probeTarget(t)); err != nil {
 		return nil, chaos.Outcome{}, err
 	}
 	if err := serverDryRun(ctx, c, &s, t); err != nil {
@@ -89,19 +90,19 @@ func (s *Settings) run(ctx context.Context, c Cluster, t *target) (*Report, chao
 	outcome := chaos.Outcome{Passed: r.Verdict.Passed}
 	switch {
 	case res.Probe != nil && res.Probe.Interrupted:
-		return r, outcome, chaos.Errorf(chaos.Interrupted, "interrupted: the report above covers what was seen; node %s %s", t.node, cordonWords(d, uncordoned, s))
+		return r, outcome, fault.Errorf(fault.Interrupted, "interrupted: the report above covers what was seen; node %s %s", t.node, cordonWords(d, uncordoned, s))
 	case res.WarmupFailed:
 		return r, outcome, invalid("nothing was cordoned: %d of %s to %s failed; check %s/%s and that it answers 2xx",
-			res.Warmup.Errors(), report.Plural(int(res.Warmup.Requests()), "warm-up request", "warm-up requests"), s.probeTarget(t), SetTarget, SetService)
+			res.Warmup.Errors(), availability.Plural(int(res.Warmup.Requests()), "warm-up request", "warm-up requests"), s.probeTarget(t), SetTarget, SetService)
 	case res.StepErr != nil:
 		return r, outcome, res.StepErr
 	}
 	if held := r.Drain.StillRefused(); held != "" {
 		// kubectl drain fails the same way: the node is not drained while a budget holds a pod.
-		return r, outcome, chaos.Errorf(chaos.Failed, "node %s was not drained: %s; the node %s", t.node, held, cordonWords(d, uncordoned, s))
+		return r, outcome, fault.Errorf(fault.API, "node %s was not drained: %s; the node %s", t.node, held, cordonWords(d, uncordoned, s))
 	}
 	if s.UntilRecovered && !res.Recovered {
-		outcome = chaos.Outcome{Passed: false, Note: chaos.Errorf(chaos.Failed, "not recovered within %s %s", SetTimeout, s.Timeout)}
+		outcome = chaos.Outcome{Passed: false, Note: fault.Errorf(fault.API, "not recovered within %s %s", SetTimeout, s.Timeout)}
 	}
 	return r, outcome, nil
 }
@@ -147,14 +148,13 @@ func (s *Settings) buildReport(t *target, res *experiment.Result, tr *follow.Los
 		}
 	}
 	tl := tr.Timeline()
-	in := report.Input{Probe: res.Probe, Timeline: tl, SLO: s.SLO(), WarmupFailed: res.WarmupFailed}
+	in := availability.Input{Probe: res.Probe, Timeline: tl, SLO: s.SLO(), WarmupFailed: res.WarmupFailed}
 	r := buildReport(in, s.reportSettings(t), t, uncordoned, rayPods)
 	var atCordon []string
 	if cordon, ok := tl.First(timeline.NodeCordoned, time.Time{}); ok {
 		atCordon = tl.EndpointsAt(cordon.At)
 	}
-	r.Advice = advice(r, t, heads, atCordon, res.Recovered, s.UntilRecovered)
-	r.base.Advice = r.Advice
+	r.Advice = advice(r, t, heads, s.HeadStateRule, atCordon, res.Recovered, s.UntilRecovered)
 	return r
 }
 
@@ -200,18 +200,18 @@ func nodeOfWords(t ray.Target) string {
 // Plan is what a drain would do, judged by the API server's dry run of the cordon and each
 // eviction; nothing was changed and no request was sent.
 type Plan struct {
-	APIVersion      string         `json:"apiVersion"`
-	Kind            string         `json:"kind"`
-	Settings        ReportSettings `json:"settings"`
-	AlreadyCordoned bool           `json:"alreadyCordoned"`
-	Evict           []PlanPod      `json:"evict"`
-	Skipped         string         `json:"skipped,omitempty"`
-	Budgets         []PlanBudget   `json:"budgets"`
-	PlannedRequests int            `json:"plannedRequests"`
-	SLO             report.PlanSLO `json:"slo"`
-	ServerDryRun    string         `json:"serverDryRun"`
-	Endpoints       []string       `json:"endpoints"`
-	Refusals        []PlanRefusal  `json:"refusals"`
+	APIVersion      string               `json:"apiVersion"`
+	Kind            string               `json:"kind"`
+	Settings        ReportSettings       `json:"settings"`
+	AlreadyCordoned bool                 `json:"alreadyCordoned"`
+	Evict           []PlanPod            `json:"evict"`
+	Skipped         string               `json:"skipped,omitempty"`
+	Budgets         []PlanBudget         `json:"budgets"`
+	PlannedRequests int                  `json:"plannedRequests"`
+	SLO             availability.PlanSLO `json:"slo"`
+	ServerDryRun    string               `json:"serverDryRun"`
+	Endpoints       []string             `json:"endpoints"`
+	Refusals        []PlanRefusal        `json:"refusals"`
 }
 
 // PlanKind identifies a drain's dry-run plan (`--dry-run -o json`).
@@ -305,7 +305,7 @@ func WritePlanText(w interface{ Write([]byte) (int, error) }, p *Plan) error {
 	} else {
 		fmt.Fprintf(&b, "Cordon:       would cordon it, and uncordon it when the run ends\n")
 	}
-	fmt.Fprintf(&b, "Would %s %s:\n", s.How, report.Plural(len(p.Evict), "pod", "pods"))
+	fmt.Fprintf(&b, "Would %s %s:\n", s.How, availability.Plural(len(p.Evict), "pod", "pods"))
 	for _, e := range p.Evict {
 		role := "not a Ray pod"
 		if e.Ray {
@@ -326,7 +326,7 @@ func WritePlanText(w interface{ Write([]byte) (int, error) }, p *Plan) error {
 		fmt.Fprintf(&b, "Refused now:  %s: %s (the run asks again every %s until --timeout)\n", r.Pod, r.Said, RetryRefused)
 	}
 	fmt.Fprintf(&b, "Would probe:  %s %s%s at %v/s, warm-up %dms (the node is cordoned only if every warm-up request succeeds), about %s\n",
-		s.Method, s.Target, s.Path, s.Rate, s.WarmupMs, report.Plural(p.PlannedRequests, "request", "requests"))
+		s.Method, s.Target, s.Path, s.Rate, s.WarmupMs, availability.Plural(p.PlannedRequests, "request", "requests"))
 	if len(p.Endpoints) > 0 {
 		fmt.Fprintf(&b, "Endpoints:    %s\n", strings.Join(p.Endpoints, ", "))
 	}

@@ -9,24 +9,24 @@ package drain
 import (
 	"time"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // The settings of a drain that messages name; the command shows each as its flag.
 const (
-	SetNodeOf          chaos.Setting = "node-of"
-	SetRole            chaos.Setting = "role"
-	SetTimeout                       = experiment.SetTimeout
-	SetGracePeriod     chaos.Setting = "grace-period"
-	SetIgnoreDaemonSet chaos.Setting = "ignore-daemonsets"
-	SetDeleteEmptyDir  chaos.Setting = "delete-emptydir-data"
-	SetForce           chaos.Setting = "force"
-	SetAnyPods         chaos.Setting = "any-pods"
-	SetService                       = experiment.SetService
-	SetTarget                        = experiment.SetTarget
+	SetNodeOf          fault.Field = "node-of"
+	SetRole            fault.Field = "role"
+	SetTimeout                     = experiment.SetTimeout
+	SetGracePeriod     fault.Field = "grace-period"
+	SetIgnoreDaemonSet fault.Field = "ignore-daemonsets"
+	SetDeleteEmptyDir  fault.Field = "delete-emptydir-data"
+	SetForce           fault.Field = "force"
+	SetAnyPods         fault.Field = "any-pods"
+	SetService                     = experiment.SetService
+	SetTarget                      = experiment.SetTarget
 )
 
 // Roles --role takes.
@@ -60,9 +60,13 @@ type Settings struct {
 	// is retried until then).
 	experiment.Aim
 	experiment.ProbeSettings
+
+	// HeadStateRule is doctor's rule that says when a head would lose its state, named by the
+	// advice when a head was on the node (the command names it: an experiment imports no rule).
+	HeadStateRule string
 }
 
-func invalid(format string, args ...any) error { return chaos.Errorf(chaos.Invalid, format, args...) }
+func invalid(format string, args ...any) error { return fault.Errorf(fault.Invalid, format, args...) }
 
 // Validate checks every setting before the API is touched: bad input drains nothing.
 func (s *Settings) Validate() error {

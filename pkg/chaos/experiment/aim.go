@@ -4,10 +4,11 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 )
 
-// Aim is what an experiment that takes pods away probes and for how long (drain, worker-kill):
+// Aim is what an experiment that takes pods away probes and for how long (head-kill, drain,
+// worker-kill):
 // a URL or a Service and port, and After or UntilRecovered within Timeout. Embedded, its fields
 // are the experiment's settings.
 type Aim struct {
@@ -25,9 +26,9 @@ type Aim struct {
 
 // The schedule's settings that messages name.
 const (
-	SetAfter          chaos.Setting = "after"
-	SetUntilRecovered chaos.Setting = "until-recovered"
-	SetTimeout        chaos.Setting = "timeout"
+	SetAfter          fault.Field = "after"
+	SetUntilRecovered fault.Field = "until-recovered"
+	SetTimeout        fault.Field = "timeout"
 )
 
 // Validate checks the schedule and the target. defaulted says a Service is the default (a

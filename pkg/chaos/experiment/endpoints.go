@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 )
 
@@ -86,6 +86,6 @@ func (s *session) followServe(c EndpointWatcher, sp EndpointsSpec) (*EndpointSet
 // NoReadyEndpoints says the probed Service has no ready endpoints; undone says that nothing was
 // changed ("nothing was killed").
 func NoReadyEndpoints(ns, svc, undone string) error {
-	return chaos.Errorf(chaos.NotFound, "Service %s/%s has no ready endpoints, so there is nothing to probe and %s; check with: kubectl get endpointslices -n %s -l kubernetes.io/service-name=%s",
+	return fault.Errorf(fault.NotFound, "Service %s/%s has no ready endpoints, so there is nothing to probe and %s; check with: kubectl get endpointslices -n %s -l kubernetes.io/service-name=%s",
 		ns, svc, undone, ns, svc)
 }

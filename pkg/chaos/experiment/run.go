@@ -3,7 +3,9 @@
 // Service's endpoints behind the probe, recovery, and the result the experiment builds its report
 // from. The watches are the follow half's (pkg/chaos/follow), heard by the experiment's tracker.
 // head-kill's disruption is a pod delete or eviction, upgrade's a RayService patch; a new
-// experiment supplies its own and imports no other.
+// experiment supplies its own and imports no other. It is not an experiment itself: what every
+// experiment is run with (experiment.Aim, experiment.ProbeSettings, experiment.Probed), as
+// `kubectl ray chaos` offers each one.
 package experiment
 
 import (

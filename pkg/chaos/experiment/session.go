@@ -5,8 +5,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/follow"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 )
 
@@ -62,9 +62,9 @@ func (s *session) watch(c follow.Watcher, w kube.ClusterWatch, tr follow.Tracker
 func (s *session) startError(err error) error {
 	switch {
 	case s.ctx.Err() != nil:
-		return chaos.Errorf(chaos.Interrupted, "interrupted before the probe started: %s", s.undone)
+		return fault.Errorf(fault.Interrupted, "interrupted before the probe started: %s", s.undone)
 	case s.startCtx.Err() != nil:
-		return chaos.Errorf(chaos.Failed, "the watches and port-forwards did not start within %s (the API server is slow or failing): %s; check the cluster and run again", WatchStartTimeout, s.undone)
+		return fault.Errorf(fault.API, "the watches and port-forwards did not start within %s (the API server is slow or failing): %s; check the cluster and run again", WatchStartTimeout, s.undone)
 	}
 	return err
 }

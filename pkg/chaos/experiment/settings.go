@@ -12,22 +12,23 @@ import (
 	"time"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/availability"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
 )
 
 // The settings of the probe that messages name; the command shows each as its flag.
 const (
-	SetRate            chaos.Setting = "rate"
-	SetWarmup          chaos.Setting = "warmup"
-	SetRequestTimeout  chaos.Setting = "request-timeout"
-	SetProgressEvery   chaos.Setting = "progress-interval"
-	SetMaxErrors       chaos.Setting = "max-errors"
-	SetMinAvailability chaos.Setting = "min-availability"
-	SetPort            chaos.Setting = "port"
-	SetPath            chaos.Setting = "path"
-	SetHeader          chaos.Setting = "header"
+	SetRate            fault.Field = "rate"
+	SetWarmup          fault.Field = "warmup"
+	SetRequestTimeout  fault.Field = "request-timeout"
+	SetProgressEvery   fault.Field = "progress-interval"
+	SetMaxErrors       fault.Field = "max-errors"
+	SetMinAvailability fault.Field = "min-availability"
+	SetPort            fault.Field = "port"
+	SetPath            fault.Field = "path"
+	SetHeader          fault.Field = "header"
 )
 
 // DefaultServePort is the port of a RayService's serve Service (<name>-serve-svc).
@@ -75,7 +76,7 @@ func (p *ProbeSettings) Defaults() {
 	}
 }
 
-func invalid(format string, args ...any) error { return chaos.Errorf(chaos.Invalid, format, args...) }
+func invalid(format string, args ...any) error { return fault.Errorf(fault.Invalid, format, args...) }
 
 // ValidateProbe checks the probe's settings, once the experiment checked its own: guarded is what
 // a healthy warm-up guards ("the head is killed"), path the path to probe, and post how long the
@@ -132,8 +133,8 @@ func (p *ProbeSettings) Config(path string) probe.Config {
 }
 
 // SLO is what the run must hold.
-func (p *ProbeSettings) SLO() report.SLO {
-	var slo report.SLO
+func (p *ProbeSettings) SLO() availability.SLO {
+	var slo availability.SLO
 	if p.MaxErrorsSet {
 		slo.MaxErrors = &p.MaxErrors
 	}
@@ -144,9 +145,9 @@ func (p *ProbeSettings) SLO() report.SLO {
 }
 
 // PlanSLO is the SLO as a dry-run plan shows it.
-func (p *ProbeSettings) PlanSLO() report.PlanSLO {
+func (p *ProbeSettings) PlanSLO() availability.PlanSLO {
 	slo := p.SLO()
-	return report.PlanSLO{MaxErrors: slo.MaxErrors, MinAvailability: slo.MinAvailability}
+	return availability.PlanSLO{MaxErrors: slo.MaxErrors, MinAvailability: slo.MinAvailability}
 }
 
 // Ask asks Confirm before action, which happens while the probe runs against target.

@@ -9,15 +9,15 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 )
 
 // What every experiment that probes a URL or a Service resolves the same way (head-kill, drain).
 
 // SetTarget and SetService name the probe's target flags in messages.
 const (
-	SetTarget  chaos.Setting = "target"
-	SetService chaos.Setting = "service"
+	SetTarget  fault.Field = "target"
+	SetService fault.Field = "service"
 )
 
 // TargetPath is the path to probe: path, or the path of target (a URL). It refuses a target that

@@ -7,7 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 )
 
@@ -20,7 +20,7 @@ func killHead(ctx context.Context, c Cluster, head *corev1.Pod, mode kube.KillMo
 	}
 	if now.UID != head.UID {
 		// Not a failed SLO: none was measured. The head that was the target no longer exists.
-		return chaos.Errorf(chaos.NotFound, "head pod %s/%s was replaced during the warm-up (uid %s, was %s); nothing was killed; run again to target the new head",
+		return fault.Errorf(fault.NotFound, "head pod %s/%s was replaced during the warm-up (uid %s, was %s); nothing was killed; run again to target the new head",
 			now.Namespace, now.Name, now.UID, head.UID)
 	}
 	return c.KillHeadPod(ctx, now, mode, false)
@@ -32,6 +32,6 @@ func killError(err error) error {
 	if !errors.As(err, &refused) {
 		return err // explained by pkg/kube, or the head replaced during the warm-up
 	}
-	return chaos.Errorf(chaos.Failed, "%s: a PodDisruptionBudget blocks the eviction; nothing was killed (use %s delete to ignore PodDisruptionBudgets)",
+	return fault.Errorf(fault.API, "%s: a PodDisruptionBudget blocks the eviction; nothing was killed (use %s delete to ignore PodDisruptionBudgets)",
 		strings.TrimSuffix(refused.Error(), "."), SetMode)
 }

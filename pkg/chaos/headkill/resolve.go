@@ -6,9 +6,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
@@ -28,20 +27,12 @@ type target struct {
 func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
 	t := &target{cluster: s.Cluster}
 	if s.RayService != "" {
-		rs, err := c.GetRayService(ctx, s.Namespace, s.RayService)
+		sv, err := experiment.ServingOf(ctx, c, s.Namespace, s.RayService)
 		if err != nil {
 			return nil, err
 		}
-		t.cluster = rs.Status.ActiveServiceStatus.RayClusterName
-		if t.cluster == "" {
-			return nil, chaos.Errorf(chaos.NotFound, "RayService %s/%s has no active RayCluster yet (status.activeServiceStatus.rayClusterName is empty): wait until it serves", s.Namespace, s.RayService)
-		}
-		if s.Service == "" {
-			s.Service = diagnose.ServeServiceName(s.RayService)
-		}
-		if !s.PortSet && s.Target == "" {
-			s.Port = experiment.DefaultServePort
-		}
+		t.cluster = sv.Cluster
+		s.Service, s.Port = sv.Aim(s.Target, s.Service, s.Port, s.PortSet)
 	} else if _, err := c.GetRayCluster(ctx, s.Namespace, s.Cluster); err != nil {
 		return nil, err
 	}
@@ -57,7 +48,7 @@ func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
 		}
 	}
 	if len(live) == 0 {
-		return nil, chaos.Errorf(chaos.NotFound, "RayCluster %s/%s has no live head pod to kill; list its pods with: kubectl get pods -n %s -l %s",
+		return nil, fault.Errorf(fault.NotFound, "RayCluster %s/%s has no live head pod to kill; list its pods with: kubectl get pods -n %s -l %s",
 			s.Namespace, t.cluster, s.Namespace, selector)
 	}
 	sort.Slice(live, func(i, j int) bool { return live[i].Name < live[j].Name })

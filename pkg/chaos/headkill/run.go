@@ -9,14 +9,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/availability"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
-	"github.com/kubectl-ray/kubectl-ray/pkg/load"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/schema"
-	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // Cluster is every API operation a head kill makes (pkg/kube's Clients in the command, a fake
@@ -31,8 +30,6 @@ type Cluster interface {
 	// KillHeadPod kills pod while it is the version read; *kube.Refused when a
 	// PodDisruptionBudget blocks an eviction. dryRun has the API server check it only.
 	KillHeadPod(ctx context.Context, pod *corev1.Pod, mode kube.KillMode, dryRun bool) error
-	// LoadSnapshot is what doctor reads, for its advice.
-	LoadSnapshot(ctx context.Context, q load.Query) (*state.Snapshot, error)
 	// The watches of a run: pods, RayClusters and the RayService; the Service's ready endpoints;
 	// a port-forward per endpoint.
 	experiment.Cluster
@@ -42,7 +39,7 @@ type Cluster interface {
 // PodDisruptionBudgets are checked before any request is sent), and runs the kill under the
 // probe. It returns the report whenever the probe ran (with an error too when the run did not
 // conclude: interrupted, a failed warm-up, a refused kill), and the SLO's outcome.
-func Run(ctx context.Context, c Cluster, s Settings) (*report.Report, chaos.Outcome, error) {
+func Run(ctx context.Context, c Cluster, s Settings) (*Report, chaos.Outcome, error) {
 	s.Defaults()
 	if err := s.Validate(); err != nil {
 		return nil, chaos.Outcome{}, err
@@ -57,14 +54,14 @@ func Run(ctx context.Context, c Cluster, s Settings) (*report.Report, chaos.Outc
 	if err := c.KillHeadPod(ctx, t.head, s.killMode(), true); err != nil {
 		return nil, chaos.Outcome{}, killError(err)
 	}
-	advice := doctorAdvice(ctx, c, &s)
+	advice := doctorAdvice(ctx, &s)
 	return s.run(ctx, c, t, advice)
 }
 
 // DryRun says exactly what a run would do. The kill is dry-run on the API server first (RBAC,
 // admission and PodDisruptionBudgets are checked), so a plan is returned only once the server
 // accepted it; no port-forward is opened, no request is sent.
-func DryRun(ctx context.Context, c Cluster, s Settings) (*report.Plan, error) {
+func DryRun(ctx context.Context, c Cluster, s Settings) (*Plan, error) {
 	s.DryRun = true
 	if err := s.Validate(); err != nil {
 		return nil, err
@@ -81,8 +78,8 @@ func DryRun(ctx context.Context, c Cluster, s Settings) (*report.Plan, error) {
 		return nil, killError(err)
 	}
 	cfg := s.config()
-	p := &report.Plan{APIVersion: schema.APIVersion, Kind: report.PlanKind, Settings: s.reportSettings(t),
-		Head: report.PlanHead{Namespace: t.head.Namespace, Name: t.head.Name, UID: string(t.head.UID), RayCluster: t.cluster},
+	p := &Plan{APIVersion: schema.APIVersion, Kind: PlanKind, Settings: s.reportSettings(t),
+		Head: PlanHead{Namespace: t.head.Namespace, Name: t.head.Name, UID: string(t.head.UID), RayCluster: t.cluster},
 		Kill: s.killWhat(t), Endpoints: []string{},
 		PlannedRequests: probe.Planned(cfg.Rate, s.Warmup+s.post()),
 		MaxRequests:     probe.Planned(cfg.Rate, s.Schedule(s.post())),
@@ -111,7 +108,7 @@ func readyEndpoints(ctx context.Context, c Cluster, s *Settings, t *target) ([]k
 
 // run starts the watches and the probe's endpoints, runs the kill under the probe, and builds
 // the report.
-func (s *Settings) run(ctx context.Context, c Cluster, t *target, advice []report.Advice) (*report.Report, chaos.Outcome, error) {
+func (s *Settings) run(ctx context.Context, c Cluster, t *target, advice []availability.Advice) (*Report, chaos.Outcome, error) {
 	tr := NewTracker(t.head, t.cluster)
 	podSelector := ray.LabelCluster + "=" + t.cluster
 	if s.RayService != "" {
@@ -138,13 +135,13 @@ func (s *Settings) run(ctx context.Context, c Cluster, t *target, advice []repor
 	outcome := chaos.Outcome{Passed: r.Verdict.Passed}
 	switch {
 	case res.Probe != nil && res.Probe.Interrupted:
-		return r, outcome, chaos.Errorf(chaos.Interrupted, "interrupted: the report above covers what was seen")
+		return r, outcome, fault.Errorf(fault.Interrupted, "interrupted: the report above covers what was seen")
 	case res.WarmupFailed:
 		return r, outcome, warmupError(s.probeTarget(t), res.Warmup)
 	case res.StepErr != nil:
 		return r, outcome, killError(res.StepErr)
 	case s.UntilRecovered && !res.Recovered:
-		outcome = chaos.Outcome{Passed: false, Note: chaos.Errorf(chaos.Failed, "not recovered within %s %s", SetTimeout, s.Timeout)}
+		outcome = chaos.Outcome{Passed: false, Note: fault.Errorf(fault.API, "not recovered within %s %s", SetTimeout, s.Timeout)}
 	}
 	return r, outcome, nil
 }
@@ -166,10 +163,10 @@ func warmupError(target string, w probe.Live) error {
 		}
 	}
 	return invalid("nothing was killed: %d of %s to %s failed (%s); check %s/%s and that it answers 2xx",
-		w.Errors(), report.Plural(int(w.Requests()), "warm-up request", "warm-up requests"), target, strings.Join(how, ", "), SetTarget, SetService)
+		w.Errors(), availability.Plural(int(w.Requests()), "warm-up request", "warm-up requests"), target, strings.Join(how, ", "), SetTarget, SetService)
 }
 
-func (s *Settings) buildReport(t *target, res *experiment.Result, tr *Tracker, advice []report.Advice) *report.Report {
-	return report.Build(report.Input{Settings: s.reportSettings(t), Probe: res.Probe, Timeline: tr.Timeline(), SLO: s.SLO(), Advice: advice,
+func (s *Settings) buildReport(t *target, res *experiment.Result, tr *Tracker, advice []availability.Advice) *Report {
+	return Build(Input{Settings: s.reportSettings(t), Probe: res.Probe, Timeline: tr.Timeline(), SLO: s.SLO(), Advice: advice,
 		WarmupFailed: res.WarmupFailed})
 }

@@ -15,12 +15,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/availability"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
-	"github.com/kubectl-ray/kubectl-ray/pkg/load"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
-	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // fakeCluster is Cluster without a cluster: a RayCluster demo with one head, and a record of
@@ -70,9 +69,6 @@ func (f *fakeCluster) KillHeadPod(_ context.Context, _ *corev1.Pod, mode kube.Ki
 	f.kills = append(f.kills, k)
 	return f.killErr
 }
-func (f *fakeCluster) LoadSnapshot(context.Context, load.Query) (*state.Snapshot, error) {
-	return nil, errors.New("forbidden: you cannot list pods")
-}
 func (f *fakeCluster) RunClusterWatch(_, _ context.Context, w kube.ClusterWatch) (<-chan error, error) {
 	w.OnPod(f.head, false)
 	errs := make(chan error)
@@ -88,7 +84,7 @@ func (f *fakeCluster) OpenTunnel(context.Context, string, string, int) (kube.Tun
 
 // urlSettings probe a loopback server for a short run.
 func urlSettings(url string) Settings {
-	return Settings{Namespace: "ml", Cluster: "demo", Mode: "delete", Target: url, After: 300 * time.Millisecond,
+	return Settings{Namespace: "ml", Cluster: "demo", Mode: "delete", Aim: experiment.Aim{Target: url, After: 300 * time.Millisecond},
 		ProbeSettings: experiment.ProbeSettings{Method: "GET", Rate: "50/s", Warmup: 200 * time.Millisecond, RequestTimeout: time.Second,
 			ProgressEvery: time.Second, MaxErrors: 0, MaxErrorsSet: true}}
 }
@@ -100,6 +96,9 @@ func TestRunKillsOnceAfterAHealthyWarmup(t *testing.T) {
 	var warned strings.Builder
 	s := urlSettings(srv.URL)
 	s.Warn = &warned
+	s.Doctor = func(context.Context) ([]availability.Advice, error) {
+		return nil, errors.New("forbidden: you cannot list pods")
+	}
 	r, outcome, err := Run(context.Background(), f, s)
 	if err != nil {
 		t.Fatal(err)
@@ -122,24 +121,24 @@ func TestRunRefusalsKillNothing(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		change func(*Settings, *fakeCluster)
-		kind   chaos.ErrorKind
+		kind   fault.Kind
 		want   string
 		kills  string
 	}{
 		{"not confirmed", func(s *Settings, _ *fakeCluster) { s.Confirm = func(chaos.Confirmation) error { return declined } }, 0, "declined", ""},
 		{"pdb", func(s *Settings, f *fakeCluster) {
 			s.Mode, f.killErr = "evict", &kube.Refused{Pod: "demo-head-x7k2p", Code: 429, Message: "would violate the budget."}
-		}, chaos.Failed, "the API refused to evict pod demo-head-x7k2p (429): would violate the budget: a PodDisruptionBudget blocks the eviction; nothing was killed (use mode delete to ignore PodDisruptionBudgets)", "evict (dry run)"},
-		{"warm-up fails", func(*Settings, *fakeCluster) {}, chaos.Invalid, " warm-up requests to http://127.0.0.1:", "delete (dry run)"},
+		}, fault.API, "the API refused to evict pod demo-head-x7k2p (429): would violate the budget: a PodDisruptionBudget blocks the eviction; nothing was killed (use mode delete to ignore PodDisruptionBudgets)", "evict (dry run)"},
+		{"warm-up fails", func(*Settings, *fakeCluster) {}, fault.Invalid, " warm-up requests to http://127.0.0.1:", "delete (dry run)"},
 		{"unknown cluster", func(s *Settings, _ *fakeCluster) { s.Cluster = "nope" }, 0, `raycluster "nope" not found`, ""},
-		{"bad rate", func(s *Settings, _ *fakeCluster) { s.Rate = "5/h" }, chaos.Invalid, `rate "5/h": use requests per second or minute`, ""},
+		{"bad rate", func(s *Settings, _ *fakeCluster) { s.Rate = "5/h" }, fault.Invalid, `rate "5/h": use requests per second or minute`, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f, s := newFakeCluster(), urlSettings(srv.URL)
 			c.change(&s, f)
 			_, _, err := Run(context.Background(), f, s)
-			if err == nil || !strings.Contains(err.Error(), c.want) || chaos.KindOf(err) != c.kind {
-				t.Errorf("err = %v (kind %d), want %q (kind %d)", err, chaos.KindOf(err), c.want, c.kind)
+			if err == nil || !strings.Contains(err.Error(), c.want) || fault.KindOf(err) != c.kind {
+				t.Errorf("err = %v (kind %d), want %q (kind %d)", err, fault.KindOf(err), c.want, c.kind)
 			}
 			if got := strings.Join(f.kills, "; "); got != c.kills {
 				t.Errorf("kills %q, want %q", got, c.kills)
@@ -155,9 +154,9 @@ func TestKillSparesAHeadReplacedDuringTheWarmup(t *testing.T) {
 	f.headNow = f.head.DeepCopy()
 	f.headNow.UID = "uid-of-the-replacement"
 	err := killHead(context.Background(), f, f.head, kube.KillDelete)
-	if chaos.KindOf(err) != chaos.NotFound || !strings.Contains(err.Error(), "was replaced during the warm-up") ||
+	if fault.KindOf(err) != fault.NotFound || !strings.Contains(err.Error(), "was replaced during the warm-up") ||
 		!strings.Contains(err.Error(), "nothing was killed; run again to target the new head") {
-		t.Fatalf("err = %v (kind %d)", err, chaos.KindOf(err))
+		t.Fatalf("err = %v (kind %d)", err, fault.KindOf(err))
 	}
 	if len(f.kills) != 0 {
 		t.Fatalf("the replacement head was killed: %v", f.kills)
@@ -171,18 +170,5 @@ func TestTargetPath(t *testing.T) {
 	}
 	if s.targetBase() != "http://serve.example:8000" || s.config().Path != "/healthz?x=1" {
 		t.Fatalf("base %q path %q", s.targetBase(), s.config().Path)
-	}
-}
-
-func TestAdviceFromDoctorKeepsServeRules(t *testing.T) {
-	fs := []diagnose.Finding{
-		{Rule: diagnose.RuleServeHeadInService, Message: "serve Service demo-serve-svc sends traffic to head pod h", Remedy: "set spec.excludeHeadPodFromServeSvc: true"},
-		{Rule: "head-evicted", Message: "not about 502s", Remedy: "x"},
-		{Rule: diagnose.RuleGCSFTOff, Message: "no GCS FT", Remedy: "enable it"},
-	}
-	got := AdviceFrom(fs)
-	if len(got) != 2 || got[0].Source != "doctor" || got[0].Rule != diagnose.RuleServeHeadInService ||
-		got[0].Text != "serve Service demo-serve-svc sends traffic to head pod h; fix: set spec.excludeHeadPodFromServeSvc: true" || got[1].Rule != diagnose.RuleGCSFTOff {
-		t.Fatalf("advice %+v", got)
 	}
 }

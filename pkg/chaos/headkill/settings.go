@@ -4,22 +4,21 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 )
 
 // The settings of a head kill that messages name; the command shows each as its flag. The
 // probe's are experiment's (SetRate, SetPort, SetPath, SetHeader...).
 const (
-	SetMode           chaos.Setting = "mode"
-	SetAfter          chaos.Setting = "after"
-	SetUntilRecovered chaos.Setting = "until-recovered"
-	SetTimeout        chaos.Setting = "timeout"
-	SetTarget                       = experiment.SetTarget
-	SetService                      = experiment.SetService
+	SetMode           fault.Field = "mode"
+	SetAfter          fault.Field = "after"
+	SetUntilRecovered fault.Field = "until-recovered"
+	SetTimeout        fault.Field = "timeout"
+	SetTarget                     = experiment.SetTarget
+	SetService                    = experiment.SetService
 )
 
 // Settings is one head kill: what to kill, what to probe, for how long, and the SLO.
@@ -31,16 +30,12 @@ type Settings struct {
 	Mode                string // delete, force or evict
 
 	// What is probed: Target (a URL), or Service and Port (for a RayService, by default its
-	// serve Service on experiment.DefaultServePort); the requests are ProbeSettings'.
-	Target  string
-	Service string
-	Port    int
-	PortSet bool
+	// serve Service on experiment.DefaultServePort), and for how long; Timeout bounds only a run
+	// with UntilRecovered. The requests are ProbeSettings'.
+	experiment.Aim
 
-	After          time.Duration
-	AfterSet       bool
-	UntilRecovered bool
-	Timeout        time.Duration // with UntilRecovered
+	// Doctor, when set, is doctor's advice for the report (the command runs the rules).
+	Doctor Doctor
 
 	experiment.ProbeSettings
 }
@@ -51,7 +46,7 @@ func (s *Settings) killMode() kube.KillMode { return kube.KillMode(s.Mode) }
 // targetBase is Target's scheme://host[:port] (Validate has checked it is an http(s) URL).
 func (s *Settings) targetBase() string { return experiment.TargetBase(s.Target) }
 
-func invalid(format string, args ...any) error { return chaos.Errorf(chaos.Invalid, format, args...) }
+func invalid(format string, args ...any) error { return fault.Errorf(fault.Invalid, format, args...) }
 
 // Validate checks every setting before the API is touched: bad input kills nothing.
 func (s *Settings) Validate() error {
@@ -117,8 +112,8 @@ func (s *Settings) post() time.Duration {
 }
 
 // reportSettings echo what was asked, for the report and the dry-run plan.
-func (s *Settings) reportSettings(t *target) report.Settings {
-	rs := report.Settings{Cluster: s.targetName(), Namespace: s.Namespace, Mode: s.Mode, Target: s.probeTarget(t),
+func (s *Settings) reportSettings(t *target) ReportSettings {
+	rs := ReportSettings{Cluster: s.targetName(), Namespace: s.Namespace, Mode: s.Mode, Target: s.probeTarget(t),
 		Method: s.config().Method, Path: experiment.ShownPath(s.config().Path), Rate: s.config().Rate, WarmupMs: s.Warmup.Milliseconds(),
 		RequestTimeout: s.RequestTimeout.Milliseconds()}
 	if s.UntilRecovered {

@@ -9,7 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
@@ -221,7 +221,7 @@ func targetContainer(pod *corev1.Pod, name string) (*corev1.Container, error) {
 		}
 		names = append(names, pod.Spec.Containers[i].Name)
 	}
-	return nil, chaos.Errorf(chaos.NotFound, "container %q not found in pod %s/%s; it has: %s (pass one with %s)",
+	return nil, fault.Errorf(fault.NotFound, "container %q not found in pod %s/%s; it has: %s (pass one with %s)",
 		name, pod.Namespace, pod.Name, strings.Join(names, ", "), SetTargetContainer)
 }
 

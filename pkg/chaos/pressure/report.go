@@ -6,7 +6,7 @@ import (
 
 	"k8s.io/utils/ptr"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/availability"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
 	"github.com/kubectl-ray/kubectl-ray/pkg/schema"
 )
@@ -37,12 +37,12 @@ type ReportSettings struct {
 
 // Report is one pressure run. Times named ...Ms are milliseconds after the injection.
 type Report struct {
-	APIVersion string         `json:"apiVersion"`
-	Kind       string         `json:"kind"`
-	Settings   ReportSettings `json:"settings"`
-	Injected   time.Time      `json:"injected"`
-	Events     []report.Event `json:"events"`
-	Eviction   Eviction       `json:"eviction"`
+	APIVersion string               `json:"apiVersion"`
+	Kind       string               `json:"kind"`
+	Settings   ReportSettings       `json:"settings"`
+	Injected   time.Time            `json:"injected"`
+	Events     []availability.Event `json:"events"`
+	Eviction   Eviction             `json:"eviction"`
 	// Ramp is when memory-pressure's allocation was resident, from its container's log; null
 	// for disk, without --watch-eviction, or when the log never said so while the run watched.
 	Ramp    *Ramp   `json:"ramp"`
@@ -115,10 +115,10 @@ type reportInput struct {
 // buildReport computes the report; it is pure.
 func buildReport(in reportInput) *Report {
 	r := &Report{APIVersion: schema.APIVersion, Kind: ReportKind, Settings: in.Settings,
-		Injected: in.Injected, Events: []report.Event{}, Eviction: Eviction{Pods: []EvictedPod{}}, Ramp: in.Ramp, Verdict: in.Verdict}
-	rel := func(t time.Time) float64 { return report.Millis(t.Sub(in.Injected)) }
+		Injected: in.Injected, Events: []availability.Event{}, Eviction: Eviction{Pods: []EvictedPod{}}, Ramp: in.Ramp, Verdict: in.Verdict}
+	rel := func(t time.Time) float64 { return availability.Millis(t.Sub(in.Injected)) }
 	for _, e := range in.Timeline.Events() {
-		r.Events = append(r.Events, report.Event{Event: e, AtMs: rel(e.At)})
+		r.Events = append(r.Events, availability.Event{Event: e, AtMs: rel(e.At)})
 		switch e.Kind {
 		case timeline.PodEvicted:
 			r.Eviction.Pods = append(r.Eviction.Pods, EvictedPod{Namespace: in.Settings.Namespace, Pod: e.Object, AtMs: rel(e.At), Message: e.Detail})

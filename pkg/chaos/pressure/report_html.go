@@ -5,7 +5,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/availability"
 )
 
 // WriteHTML writes a pressure run as one self-contained page: the settings, the verdict,
@@ -14,7 +14,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 	return pressurePage.Execute(w, r)
 }
 
-var pressurePage = template.Must(template.New("pressure").Funcs(template.FuncMap{"secs": report.Secs, "opt": report.OptSecs,
+var pressurePage = template.Must(template.New("pressure").Funcs(template.FuncMap{"secs": availability.Secs, "opt": availability.OptSecs,
 	"dur": func(ms int64) string { return (time.Duration(ms) * time.Millisecond).String() }}).Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <title>{{.Settings.Experiment}}: {{.Settings.Namespace}}/{{.Settings.Pod}}</title>

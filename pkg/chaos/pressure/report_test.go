@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/availability"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
 	"github.com/kubectl-ray/kubectl-ray/pkg/internal/golden"
 	"github.com/kubectl-ray/kubectl-ray/pkg/schema"
@@ -96,7 +96,7 @@ func TestPressureGolden(t *testing.T) {
 	in.Verdict = Verdict{Passed: true, Outcome: OutcomeEvicted, Message: "pod demo-worker-4mbx9 was evicted; bystanders the kubelet evicted on node node-a: default/web-0"}
 	bystander := buildReport(in)
 	for name, write := range map[string]func(*bytes.Buffer, *Report) error{
-		"json":      func(b *bytes.Buffer, r *Report) error { return report.WriteJSON(b, r) },
+		"json":      func(b *bytes.Buffer, r *Report) error { return availability.WriteJSON(b, r) },
 		"junit.xml": func(b *bytes.Buffer, r *Report) error { return WriteJUnit(b, r) },
 		"html":      func(b *bytes.Buffer, r *Report) error { return WriteHTML(b, r) },
 	} {
@@ -116,7 +116,7 @@ func TestPressureGolden(t *testing.T) {
 // The schema in docs/chaos-pressure.md names these top-level fields; a rename breaks saved reports.
 func TestPressureJSONFields(t *testing.T) {
 	var b bytes.Buffer
-	if err := report.WriteJSON(&b, buildReport(pressureInput())); err != nil {
+	if err := availability.WriteJSON(&b, buildReport(pressureInput())); err != nil {
 		t.Fatal(err)
 	}
 	var doc map[string]json.RawMessage
@@ -138,7 +138,7 @@ func TestPressureRamp(t *testing.T) {
 	in := pressureInput()
 	in.Ramp = &Ramp{Bytes: 2 << 30, ResidentMs: 1070, SeenMs: 1500}
 	var b bytes.Buffer
-	if err := report.WriteJSON(&b, buildReport(in)); err != nil {
+	if err := availability.WriteJSON(&b, buildReport(in)); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), `"ramp": {
@@ -149,7 +149,7 @@ func TestPressureRamp(t *testing.T) {
 		t.Errorf("no ramp in:\n%s", b.String())
 	}
 	b.Reset()
-	if err := report.WriteJSON(&b, buildReport(pressureInput())); err != nil {
+	if err := availability.WriteJSON(&b, buildReport(pressureInput())); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), `"ramp": null,`) {

@@ -156,7 +156,7 @@ func targetPod(ctx context.Context, c Cluster, s Settings) (*corev1.Pod, error) 
 		if _, err := c.GetRayCluster(ctx, s.Namespace, s.Cluster); fault.KindOf(err) == fault.NotFound {
 			return nil, err
 		}
-		return nil, chaos.Errorf(chaos.NotFound, "no %s pod of RayCluster %q in namespace %q; list them with: kubectl get pods -n %s -l %s",
+		return nil, fault.Errorf(fault.NotFound, "no %s pod of RayCluster %q in namespace %q; list them with: kubectl get pods -n %s -l %s",
 			s.Role, s.Cluster, s.Namespace, s.Namespace, selector)
 	}
 	// Prefer a Running pod that is not going away; the name order makes the choice repeatable.

@@ -189,23 +189,23 @@ func TestRunRefusalsInjectNothing(t *testing.T) {
 	cases := []struct {
 		name   string
 		change func(*Settings, *fakeCluster)
-		kind   chaos.ErrorKind
+		kind   fault.Kind
 		want   string
 	}{
 		{"not confirmed", func(s *Settings, _ *fakeCluster) { s.Confirm = func(chaos.Confirmation) error { return declined } }, 0, "declined"},
 		{"watch refused", func(s *Settings, f *fakeCluster) { s.Watch, f.watchErr = true, errors.New("forbidden") }, 0, "forbidden"},
-		{"no worker", func(s *Settings, _ *fakeCluster) { s.Role = "worker" }, chaos.NotFound, `no worker pod of RayCluster "raycluster-demo" in namespace "ml"`},
-		{"no such cluster", func(s *Settings, _ *fakeCluster) { s.Cluster = "nope" }, chaos.NotFound, `RayCluster "nope" not found in namespace "ml"`},
-		{"kube-system", func(s *Settings, _ *fakeCluster) { s.Namespace = "kube-system" }, chaos.Invalid, "refusing to put pressure on pods in kube-system"},
-		{"role with a pod", func(s *Settings, _ *fakeCluster) { s.Pod, s.RoleSet = "x", true }, chaos.Invalid, "role applies to a RAYCLUSTER argument"},
+		{"no worker", func(s *Settings, _ *fakeCluster) { s.Role = "worker" }, fault.NotFound, `no worker pod of RayCluster "raycluster-demo" in namespace "ml"`},
+		{"no such cluster", func(s *Settings, _ *fakeCluster) { s.Cluster = "nope" }, fault.NotFound, `RayCluster "nope" not found in namespace "ml"`},
+		{"kube-system", func(s *Settings, _ *fakeCluster) { s.Namespace = "kube-system" }, fault.Invalid, "refusing to put pressure on pods in kube-system"},
+		{"role with a pod", func(s *Settings, _ *fakeCluster) { s.Pod, s.RoleSet = "x", true }, fault.Invalid, "role applies to a RAYCLUSTER argument"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			f, s := newFake(), settings()
 			c.change(&s, f)
 			_, _, err := Run(context.Background(), f, s)
-			if err == nil || !strings.Contains(err.Error(), c.want) || chaos.KindOf(err) != c.kind {
-				t.Errorf("err = %v (kind %d), want %q (kind %d)", err, chaos.KindOf(err), c.want, c.kind)
+			if err == nil || !strings.Contains(err.Error(), c.want) || fault.KindOf(err) != c.kind {
+				t.Errorf("err = %v (kind %d), want %q (kind %d)", err, fault.KindOf(err), c.want, c.kind)
 			}
 			if len(f.injected) != 0 {
 				t.Errorf("injected although refused: %v", f.injected)

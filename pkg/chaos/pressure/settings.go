@@ -5,19 +5,20 @@ import (
 	"time"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // The settings messages name; the command shows each as its flag.
 const (
-	SetAmount          chaos.Setting = "amount" // --size (disk) or --bytes (memory)
-	SetPercent         chaos.Setting = "percent"
-	SetFill            chaos.Setting = "fill"
-	SetDuration        chaos.Setting = "duration"
-	SetForce           chaos.Setting = "force"
-	SetTargetContainer chaos.Setting = "target-container"
-	SetRole            chaos.Setting = "role"
-	SetTimeout         chaos.Setting = "timeout"
+	SetAmount          fault.Field = "amount" // --size (disk) or --bytes (memory)
+	SetPercent         fault.Field = "percent"
+	SetFill            fault.Field = "fill"
+	SetDuration        fault.Field = "duration"
+	SetForce           fault.Field = "force"
+	SetTargetContainer fault.Field = "target-container"
+	SetRole            fault.Field = "role"
+	SetTimeout         fault.Field = "timeout"
 )
 
 // Settings is one pressure run: which pod, what container, and what to do after injecting it.
@@ -64,4 +65,4 @@ func (s Settings) Validate() error {
 	return s.Options.Validate()
 }
 
-func invalid(format string, args ...any) error { return chaos.Errorf(chaos.Invalid, format, args...) }
+func invalid(format string, args ...any) error { return fault.Errorf(fault.Invalid, format, args...) }

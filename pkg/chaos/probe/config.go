@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 )
 
 // Limits on what a probe will attempt. MaxRate is far above what a head-kill test needs and near
@@ -92,11 +92,11 @@ func (c Config) Validate(d time.Duration) error {
 
 // The settings of the experiment that runs the probe, named in messages.
 const (
-	setRate           chaos.Setting = "rate"
-	setRequestTimeout chaos.Setting = "request-timeout"
+	setRate           fault.Field = "rate"
+	setRequestTimeout fault.Field = "request-timeout"
 )
 
-func invalid(format string, args ...any) error { return chaos.Errorf(chaos.Invalid, format, args...) }
+func invalid(format string, args ...any) error { return fault.Errorf(fault.Invalid, format, args...) }
 
 // Planned is how many requests a run of d at rate schedules: those with Seq/rate < d.
 func Planned(rate float64, d time.Duration) int {

@@ -8,7 +8,7 @@ import (
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 )
 
 // rayContainer is the index of the Ray container in a group's pod template: KubeRay runs Ray in
@@ -22,7 +22,7 @@ const rayContainer = 0
 func ImagePatch(rs *rayv1.RayService, image string) ([]byte, error) {
 	spec := rs.Spec.RayClusterSpec
 	if len(spec.HeadGroupSpec.Template.Spec.Containers) == 0 {
-		return nil, chaos.Errorf(chaos.Invalid, "RayService %s/%s has no head container to set %s on", rs.Namespace, rs.Name, SetImage)
+		return nil, fault.Errorf(fault.Invalid, "RayService %s/%s has no head container to set %s on", rs.Namespace, rs.Name, SetImage)
 	}
 	changed := false
 	set := func(cs []corev1.Container) []corev1.Container {
@@ -40,7 +40,7 @@ func ImagePatch(rs *rayv1.RayService, image string) ([]byte, error) {
 		workers[i] = g
 	}
 	if !changed {
-		return nil, chaos.Errorf(chaos.Invalid, "RayService %s/%s already runs %s %s in every Ray container: nothing would start a new cluster; give another %s, or %s",
+		return nil, fault.Errorf(fault.Invalid, "RayService %s/%s already runs %s %s in every Ray container: nothing would start a new cluster; give another %s, or %s",
 			rs.Namespace, rs.Name, SetImage, image, SetImage, SetPatch)
 	}
 	cfg := map[string]any{"headGroupSpec": map[string]any{"template": map[string]any{"spec": map[string]any{"containers": head}}}}
@@ -64,12 +64,12 @@ func ImagePatch(rs *rayv1.RayService, image string) ([]byte, error) {
 func PinnedPatch(patch []byte, rs *rayv1.RayService) ([]byte, error) {
 	var p map[string]any
 	if err := json.Unmarshal(patch, &p); err != nil || p == nil {
-		return nil, chaos.Errorf(chaos.Invalid, "%s is not a JSON object: give a JSON merge patch such as '{\"spec\":{...}}'", SetPatch)
+		return nil, fault.Errorf(fault.Invalid, "%s is not a JSON object: give a JSON merge patch such as '{\"spec\":{...}}'", SetPatch)
 	}
 	meta, ok := p["metadata"].(map[string]any)
 	if !ok {
 		if p["metadata"] != nil {
-			return nil, chaos.Errorf(chaos.Invalid, "%s has a metadata that is not a JSON object", SetPatch)
+			return nil, fault.Errorf(fault.Invalid, "%s has a metadata that is not a JSON object", SetPatch)
 		}
 		meta = map[string]any{}
 		p["metadata"] = meta
@@ -104,10 +104,10 @@ func (s *Settings) apply(ctx context.Context, c Cluster, t *target) error {
 	}
 	switch {
 	case rs.Generation != t.rs.Generation:
-		return chaos.Errorf(chaos.Failed, "RayService %s/%s changed since it was read (generation %d, now %d): nothing was patched; run the command again",
+		return fault.Errorf(fault.API, "RayService %s/%s changed since it was read (generation %d, now %d): nothing was patched; run the command again",
 			s.Namespace, s.RayService, t.rs.Generation, rs.Generation)
 	case rs.Status.PendingServiceStatus.RayClusterName != "":
-		return chaos.Errorf(chaos.Failed, "RayService %s/%s started upgrading to RayCluster %s during the warm-up: nothing was patched",
+		return fault.Errorf(fault.API, "RayService %s/%s started upgrading to RayCluster %s during the warm-up: nothing was patched",
 			s.Namespace, s.RayService, rs.Status.PendingServiceStatus.RayClusterName)
 	}
 	var patch []byte

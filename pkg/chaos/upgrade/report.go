@@ -9,7 +9,7 @@ import (
 
 	"k8s.io/utils/ptr"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/availability"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
 	"github.com/kubectl-ray/kubectl-ray/pkg/schema"
 )
@@ -52,33 +52,33 @@ type Steps struct {
 type Probe struct {
 	Start     time.Time `json:"start"`
 	PatchAtMs *float64  `json:"patchAtMs"`
-	report.ProbeRun
+	availability.ProbeRun
 }
 
 // Report is one chaos upgrade: head-kill's availability model (totals, error window,
 // per-endpoint table, latency, per-second bars, SLO verdict) around the patch, and the upgrade's
 // steps. Times named ...Ms are relative to the patch (to the probe start if none was applied).
 type Report struct {
-	APIVersion  string            `json:"apiVersion"`
-	Kind        string            `json:"kind"`
-	Settings    ReportSettings    `json:"settings"`
-	Probe       Probe             `json:"probe"`
-	Totals      report.Totals     `json:"totals"`
-	ErrorWindow *report.Window    `json:"errorWindow"`
-	Upgrade     Steps             `json:"upgrade"`
-	Endpoints   []report.Endpoint `json:"endpoints"`
-	Latency     report.Latency    `json:"latency"`
-	Seconds     []report.Second   `json:"seconds"`
-	Events      []report.Event    `json:"events"`
-	Verdict     report.Verdict    `json:"verdict"`
+	APIVersion string         `json:"apiVersion"`
+	Kind       string         `json:"kind"`
+	Settings   ReportSettings `json:"settings"`
+	Probe      Probe          `json:"probe"`
 
-	base *report.Report // the availability sections' source, for WriteText
+	// The upgrade's report has no advice section: Advice stays nil.
+	availability.Availability `json:"-"`
+	Upgrade                   Steps `json:"-"`
 }
 
-// reportInput is everything buildReport needs besides head-kill's report.Input (its Settings are
+// MarshalJSON writes the upgrade's steps after the error window, where the schema has it.
+func (r Report) MarshalJSON() ([]byte, error) {
+	type head Report
+	return availability.JSON(head(r), &r.Availability, "upgrade", r.Upgrade)
+}
+
+// reportInput is everything buildReport needs besides head-kill's availability.Input (its Settings are
 // left empty; Reference is set here).
 type reportInput struct {
-	report.Input
+	availability.Input
 	Settings   ReportSettings
 	OldCluster string
 	LastSeen   string
@@ -90,38 +90,33 @@ const CheckSwitch = "switch"
 // buildReport computes the report; it is pure.
 func buildReport(in reportInput) *Report {
 	in.Input.Reference = timeline.UpgradePatched
-	in.Input.Advice = nil
-	base := report.Build(in.Input)
+	m := availability.Build(in.Input)
 	r := &Report{APIVersion: schema.APIVersion, Kind: ReportKind, Settings: in.Settings,
-		Probe:  Probe{Start: base.Probe.Start, PatchAtMs: base.Probe.KillAtMs, ProbeRun: base.Probe.ProbeRun},
-		Totals: base.Totals, ErrorWindow: base.ErrorWindow, Endpoints: base.Endpoints, Latency: base.Latency,
-		Seconds: base.Seconds, Events: base.Events, Verdict: base.Verdict}
+		Probe:        Probe{Start: m.Probe.Start, PatchAtMs: m.Probe.KillAtMs, ProbeRun: m.Probe.ProbeRun},
+		Availability: m.Availability}
 	for i, c := range r.Verdict.Checks {
 		if c.Name == "warm-up" {
 			r.Verdict.Checks[i].Message = strings.Replace(c.Message, "nothing was killed", "nothing was patched", 1)
 		}
 	}
-	r.base = base
 	r.Upgrade = steps(r.Events, in.OldCluster, in.LastSeen)
 	if r.Probe.PatchAtMs != nil {
-		c := report.Check{Name: CheckSwitch, Passed: r.Upgrade.Switched}
+		c := availability.Check{Name: CheckSwitch, Passed: r.Upgrade.Switched}
 		if c.Passed {
 			c.Message = fmt.Sprintf("traffic switched from %s to %s", in.OldCluster, r.Upgrade.NewCluster)
 		} else {
 			c.Message = "the active cluster never switched: " + in.LastSeen
 		}
-		r.Verdict.Checks = append([]report.Check{c}, r.Verdict.Checks...)
+		r.Verdict.Checks = append([]availability.Check{c}, r.Verdict.Checks...)
 		r.Verdict.Passed = r.Verdict.Passed && c.Passed
 	}
-	// The upgrade's report has no advice section: what base's text sections show is the report's.
-	base.Verdict, base.Advice = r.Verdict, nil
 	return r
 }
 
-func steps(events []report.Event, old, lastSeen string) Steps {
+func steps(events []availability.Event, old, lastSeen string) Steps {
 	u := Steps{OldCluster: old, LastSeen: lastSeen}
 	patched := false
-	first := func(dst **float64, e report.Event) {
+	first := func(dst **float64, e availability.Event) {
 		if *dst == nil {
 			*dst = ptr.To(e.AtMs)
 		}
@@ -160,7 +155,7 @@ func steps(events []report.Event, old, lastSeen string) Steps {
 }
 
 // WriteText renders the report for a person; color adds ANSI colors. Around the upgrade's own
-// section it has the availability sections every probed experiment shows (report.WriteAvailability).
+// section it has the availability sections every probed experiment shows (availability.WriteText).
 func WriteText(w io.Writer, r *Report, color bool) error {
 	var b strings.Builder
 	s := r.Settings
@@ -173,21 +168,21 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 		fmt.Fprintf(&b, "  probe     %s %s%s at %v/s, warm-up %s\n", s.Method, s.Target, s.Path, s.Rate, millis(s.WarmupMs))
 		fmt.Fprintf(&b, "  requests  %d ok, %d failed\n", r.Totals.Status2xx+r.Totals.Status3xx, r.Totals.Errors)
 		if len(r.Totals.ByStatus) > 0 {
-			fmt.Fprintf(&b, "  by status: %s\n", report.Counts(r.Totals.ByStatus))
+			fmt.Fprintf(&b, "  by status: %s\n", availability.Counts(r.Totals.ByStatus))
 		}
 		if len(r.Totals.ByClass) > 0 {
-			fmt.Fprintf(&b, "  by error class: %s\n", report.Counts(r.Totals.ByClass))
+			fmt.Fprintf(&b, "  by error class: %s\n", availability.Counts(r.Totals.ByClass))
 		}
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
 	fmt.Fprintf(&b, "Upgrade of rayservice/%s in namespace %s (%s)\n", s.RayService, s.Namespace, change)
 	fmt.Fprintf(&b, "Probe: %s %s%s at %v/s, request timeout %dms, warm-up %dms, at most %s in all\n", s.Method, s.Target, s.Path, s.Rate, s.RequestTimeout, s.WarmupMs, millis(s.TimeoutMs))
-	b.WriteString(report.RanLines(r.Probe.Start, r.Probe.PatchAtMs, r.Probe.ProbeRun, "the patch", "nothing was patched"))
+	b.WriteString(availability.RanLines(r.Probe.Start, r.Probe.PatchAtMs, r.Probe.ProbeRun, "the patch", "nothing was patched"))
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
 	}
-	if err := report.WriteAvailability(w, r.base, color, func(w io.Writer) error { return writeSteps(w, r.Upgrade) }); err != nil {
+	if err := availability.WriteText(w, &r.Availability, color, func(w io.Writer) error { return writeSteps(w, r.Upgrade) }); err != nil {
 		return err
 	}
 	_, err := io.WriteString(w, "\nkubectl ray never reverts an upgrade: the RayService keeps the patched spec.\n")
@@ -199,7 +194,7 @@ func writeSteps(w io.Writer, u Steps) error {
 	var b strings.Builder
 	b.WriteString("\nUpgrade (from the patch)\n")
 	step := func(name string, v *float64, extra string) {
-		fmt.Fprintf(&b, "  %-25s %s\n", name, report.StepAt(v, "  ", extra))
+		fmt.Fprintf(&b, "  %-25s %s\n", name, availability.StepAt(v, "  ", extra))
 	}
 	step("pending cluster created", u.PendingClusterCreatedMs, u.NewCluster)
 	step("its head Ready", u.NewHeadReadyMs, "")
@@ -227,11 +222,11 @@ type Plan struct {
 	Patch json.RawMessage `json:"patch"`
 	// Generation is the RayService's metadata.generation now; GenerationAfter is what the API
 	// server's dry run of the patch returned (greater: the spec would change).
-	Generation      int64          `json:"generation"`
-	GenerationAfter int64          `json:"generationAfter"`
-	PlannedRequests int            `json:"plannedRequests"` // at most, if the run takes all of --timeout
-	SLO             report.PlanSLO `json:"slo"`
-	ServerDryRun    string         `json:"serverDryRun"` // "accepted"
+	Generation      int64                `json:"generation"`
+	GenerationAfter int64                `json:"generationAfter"`
+	PlannedRequests int                  `json:"plannedRequests"` // at most, if the run takes all of --timeout
+	SLO             availability.PlanSLO `json:"slo"`
+	ServerDryRun    string               `json:"serverDryRun"` // "accepted"
 }
 
 // WritePlanText writes the plan for a person.
@@ -242,7 +237,7 @@ func WritePlanText(w io.Writer, p *Plan) error {
 	fmt.Fprintf(&b, "Would patch:  %s (JSON merge patch)\n", p.Patch)
 	fmt.Fprintf(&b, "Active:       RayCluster %s; KubeRay starts a new one when spec.rayClusterConfig changes, then switches traffic to it\n", p.ActiveCluster)
 	fmt.Fprintf(&b, "Would probe:  %s %s%s at %v/s through a port-forward to each ready endpoint, warm-up %s (the patch is applied only if every warm-up request succeeds), at most %s in all (about %s)\n",
-		s.Method, s.Target, s.Path, s.Rate, millis(s.WarmupMs), millis(s.TimeoutMs), report.Plural(p.PlannedRequests, "request", "requests"))
+		s.Method, s.Target, s.Path, s.Rate, millis(s.WarmupMs), millis(s.TimeoutMs), availability.Plural(p.PlannedRequests, "request", "requests"))
 	fmt.Fprintf(&b, "SLO:          %s, and the active cluster must switch\n", p.SLO)
 	fmt.Fprintf(&b, "The API server accepted a dry run of the patch: generation %d -> %d.\n", p.Generation, p.GenerationAfter)
 	_, err := io.WriteString(w, b.String())

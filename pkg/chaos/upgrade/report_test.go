@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/availability"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
 	"github.com/kubectl-ray/kubectl-ray/pkg/internal/golden"
 )
@@ -51,7 +51,7 @@ func upgradeInput(switched bool) reportInput {
 	}
 	maxErrors := int64(1)
 	return reportInput{
-		Input: report.Input{Probe: res, Timeline: timeline.New(ev...), SLO: report.SLO{MaxErrors: &maxErrors}},
+		Input: availability.Input{Probe: res, Timeline: timeline.New(ev...), SLO: availability.SLO{MaxErrors: &maxErrors}},
 		Settings: ReportSettings{RayService: "svc", Namespace: "ml", Image: "rayproject/ray:2.47.0", Patch: `{"spec":{}}`,
 			Target: "service/svc-serve-svc:8000", Method: "GET", Path: "/fruit", Rate: 10, WarmupMs: 2000, TimeoutMs: 60000, RequestTimeout: 2000},
 		OldCluster: "old", LastSeen: last}
@@ -70,7 +70,7 @@ func TestUpgradeReportGolden(t *testing.T) {
 		if err := WriteText(&txt, r, false); err != nil {
 			t.Fatal(err)
 		}
-		if err := report.WriteJSON(&js, r); err != nil {
+		if err := availability.WriteJSON(&js, r); err != nil {
 			t.Fatal(err)
 		}
 		golden.Assert(t, filepath.Join("testdata", c.name+".txt"), txt.Bytes())

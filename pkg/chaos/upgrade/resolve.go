@@ -6,9 +6,7 @@ import (
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 )
 
 // target is what the run resolved before anything is changed.
@@ -24,14 +22,13 @@ type target struct {
 // resolve reads the RayService and its serve Service, builds the patch and has the API server
 // dry-run it: a patch that would change nothing in the spec is refused here.
 func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
-	rs, err := c.GetRayService(ctx, s.Namespace, s.RayService)
+	sv, err := experiment.ServingOf(ctx, c, s.Namespace, s.RayService)
 	if err != nil {
 		return nil, err
 	}
-	t := &target{rs: rs, active: rs.Status.ActiveServiceStatus.RayClusterName, service: diagnose.ServeServiceName(s.RayService)}
+	rs := sv.RayService
+	t := &target{rs: rs, active: sv.Cluster, service: sv.Service}
 	switch {
-	case t.active == "":
-		return nil, chaos.Errorf(chaos.NotFound, "RayService %s/%s has no active RayCluster yet (status.activeServiceStatus.rayClusterName is empty): wait until it serves", s.Namespace, s.RayService)
 	case rs.Spec.UpgradeStrategy != nil && rs.Spec.UpgradeStrategy.Type != nil && *rs.Spec.UpgradeStrategy.Type == rayv1.None:
 		return nil, invalid("RayService %s/%s has spec.upgradeStrategy.type None: KubeRay would not start a new cluster for the change, so there is no upgrade to probe; nothing was changed",
 			s.Namespace, s.RayService)

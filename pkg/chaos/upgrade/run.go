@@ -8,9 +8,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/availability"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/schema"
@@ -77,19 +78,19 @@ func (s *Settings) run(ctx context.Context, c Cluster, t *target) (*Report, chao
 		return nil, chaos.Outcome{}, err
 	}
 	r := buildReport(reportInput{
-		Input:    report.Input{Probe: res.Probe, Timeline: tr.Timeline(), SLO: s.SLO(), WarmupFailed: res.WarmupFailed},
+		Input:    availability.Input{Probe: res.Probe, Timeline: tr.Timeline(), SLO: s.SLO(), WarmupFailed: res.WarmupFailed},
 		Settings: s.reportSettings(t), OldCluster: t.active, LastSeen: tr.LastSeen()})
 	outcome := chaos.Outcome{Passed: r.Verdict.Passed}
 	switch {
 	case res.Probe != nil && res.Probe.Interrupted:
-		return r, outcome, chaos.Errorf(chaos.Interrupted, "interrupted: the report above covers what was seen; the upgrade goes on without the probe (it is not reverted)")
+		return r, outcome, fault.Errorf(fault.Interrupted, "interrupted: the report above covers what was seen; the upgrade goes on without the probe (it is not reverted)")
 	case res.WarmupFailed:
 		return r, outcome, invalid("nothing was changed: %d of %s to %s failed; check that it answers 2xx", res.Warmup.Errors(),
-			report.Plural(int(res.Warmup.Requests()), "warm-up request", "warm-up requests"), s.probeTarget(t))
+			availability.Plural(int(res.Warmup.Requests()), "warm-up request", "warm-up requests"), s.probeTarget(t))
 	case res.StepErr != nil:
 		return r, outcome, res.StepErr
 	case !r.Upgrade.Switched:
-		outcome.Note = chaos.Errorf(chaos.Failed, "the upgrade did not complete within %s %s: %s; it is not reverted", SetTimeout, s.Timeout, r.Upgrade.LastSeen)
+		outcome.Note = fault.Errorf(fault.API, "the upgrade did not complete within %s %s: %s; it is not reverted", SetTimeout, s.Timeout, r.Upgrade.LastSeen)
 	case r.Upgrade.OldClusterDeletedMs == nil:
 		fmt.Fprintf(s.Warn, "warning: the old cluster %s was not deleted within %s %s (KubeRay waits spec.rayClusterDeletionDelaySeconds, 60s by default)\n",
 			t.active, SetTimeout, s.Timeout)

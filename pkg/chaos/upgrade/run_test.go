@@ -15,8 +15,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
@@ -220,8 +220,8 @@ func TestApplyRefusesAChangedRayService(t *testing.T) {
 				}
 			}
 			_, _, err := Run(context.Background(), f, settings())
-			if chaos.KindOf(err) != chaos.Failed || err == nil || err.Error() != c.want {
-				t.Fatalf("err = %v (kind %v), want %q", err, chaos.KindOf(err), c.want)
+			if fault.KindOf(err) != fault.API || err == nil || err.Error() != c.want {
+				t.Fatalf("err = %v (kind %v), want %q", err, fault.KindOf(err), c.want)
 			}
 			if len(f.patches) != 0 {
 				t.Errorf("patched: %q", f.patches)
@@ -242,7 +242,7 @@ func TestPinnedPatch(t *testing.T) {
 			t.Errorf("PinnedPatch(%s) = %s, %v; want %s", c.in, got, err, c.want)
 		}
 	}
-	if _, err := PinnedPatch([]byte(`{"metadata":[1]}`), rs); chaos.KindOf(err) != chaos.Invalid {
+	if _, err := PinnedPatch([]byte(`{"metadata":[1]}`), rs); fault.KindOf(err) != fault.Invalid {
 		t.Errorf("metadata not an object: %v", err)
 	}
 }
@@ -294,28 +294,28 @@ func TestRefusals(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		change func(*Settings, *fakeCluster)
-		kind   chaos.ErrorKind
+		kind   fault.Kind
 		want   string
 	}{
-		{"neither", func(s *Settings, _ *fakeCluster) { s.Image = "" }, chaos.Invalid, "say what to change: image IMAGE or patch"},
-		{"both", func(s *Settings, _ *fakeCluster) { s.Patch = `{"spec":{}}` }, chaos.Invalid, "image and patch exclude each other"},
-		{"bad patch", func(s *Settings, _ *fakeCluster) { s.Image, s.Patch = "", "[1]" }, chaos.Invalid, "patch is not a JSON object"},
-		{"same image", func(s *Settings, _ *fakeCluster) { s.Image = "rayproject/ray:2.46.0" }, chaos.Invalid, "already runs image rayproject/ray:2.46.0"},
-		{"no-op patch", func(s *Settings, _ *fakeCluster) { s.Image, s.Patch = "", `{"metadata":{"labels":{"a":"b"}}}` }, chaos.Invalid, "changes nothing in the spec"},
-		{"upgrading", func(_ *Settings, f *fakeCluster) { f.rs.Status.PendingServiceStatus.RayClusterName = "p" }, chaos.Invalid, "already upgrading to RayCluster p"},
+		{"neither", func(s *Settings, _ *fakeCluster) { s.Image = "" }, fault.Invalid, "say what to change: image IMAGE or patch"},
+		{"both", func(s *Settings, _ *fakeCluster) { s.Patch = `{"spec":{}}` }, fault.Invalid, "image and patch exclude each other"},
+		{"bad patch", func(s *Settings, _ *fakeCluster) { s.Image, s.Patch = "", "[1]" }, fault.Invalid, "patch is not a JSON object"},
+		{"same image", func(s *Settings, _ *fakeCluster) { s.Image = "rayproject/ray:2.46.0" }, fault.Invalid, "already runs image rayproject/ray:2.46.0"},
+		{"no-op patch", func(s *Settings, _ *fakeCluster) { s.Image, s.Patch = "", `{"metadata":{"labels":{"a":"b"}}}` }, fault.Invalid, "changes nothing in the spec"},
+		{"upgrading", func(_ *Settings, f *fakeCluster) { f.rs.Status.PendingServiceStatus.RayClusterName = "p" }, fault.Invalid, "already upgrading to RayCluster p"},
 		{"strategy None", func(_ *Settings, f *fakeCluster) {
 			none := rayv1.None
 			f.rs.Spec.UpgradeStrategy = &rayv1.RayServiceUpgradeStrategy{Type: &none}
-		}, chaos.Invalid, "upgradeStrategy.type None"},
-		{"short timeout", func(s *Settings, _ *fakeCluster) { s.Timeout = 5 * time.Second }, chaos.Invalid, "timeout 5s leaves no time after the patch"},
+		}, fault.Invalid, "upgradeStrategy.type None"},
+		{"short timeout", func(s *Settings, _ *fakeCluster) { s.Timeout = 5 * time.Second }, fault.Invalid, "timeout 5s leaves no time after the patch"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := newFake(t)
 			s := settings()
 			c.change(&s, f)
 			_, _, err := Run(context.Background(), f, s)
-			if chaos.KindOf(err) != c.kind || err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("err = %v (kind %v), want %v %q", err, chaos.KindOf(err), c.kind, c.want)
+			if fault.KindOf(err) != c.kind || err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v (kind %v), want %v %q", err, fault.KindOf(err), c.kind, c.want)
 			}
 			if len(f.patches) != 0 {
 				t.Errorf("patched despite the refusal: %q", f.patches)

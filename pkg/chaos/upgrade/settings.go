@@ -11,17 +11,17 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 )
 
 // The settings messages name; the command shows each as its flag. The probe's are
 // experiment's.
 const (
-	SetImage   chaos.Setting = "image"
-	SetPatch   chaos.Setting = "patch"
-	SetTimeout chaos.Setting = "timeout"
+	SetImage   fault.Field = "image"
+	SetPatch   fault.Field = "patch"
+	SetTimeout fault.Field = "timeout"
 )
 
 // Settings is one upgrade: what to change, what to probe, for how long, and the SLO.
@@ -43,7 +43,7 @@ type Settings struct {
 	experiment.ProbeSettings
 }
 
-func invalid(format string, args ...any) error { return chaos.Errorf(chaos.Invalid, format, args...) }
+func invalid(format string, args ...any) error { return fault.Errorf(fault.Invalid, format, args...) }
 
 // Validate checks every setting before the API is touched: bad input changes nothing, and it
 // changes nothing itself (Defaults fills the unset ones).

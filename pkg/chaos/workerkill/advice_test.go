@@ -7,7 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/availability"
 )
 
 // Each piece of advice rests on one fact of the run: whose proxies the errors came through,
@@ -19,8 +19,8 @@ func TestAdviceFromWhatWasSeen(t *testing.T) {
 	}
 	// base: w1 and w2 of group small killed out of 3, both replaced and Ready, nothing failed.
 	base := func(edit func(*Report, *target)) (*Report, *target) {
-		r := &Report{Probe: report.ProbeInfo{KillAtMs: &killAt}, Totals: report.Totals{Requests: 100}, Settings: ReportSettings{Rate: 40},
-			Kill: Section{Losses: report.Losses{Replacements: []report.Replacement{{Pod: "ml/w4", ReadyMs: &ready}, {Pod: "ml/w5", ReadyMs: &ready}}}}}
+		r := &Report{Probe: availability.ProbeInfo{KillAtMs: &killAt}, Availability: availability.Availability{Totals: availability.Totals{Requests: 100}}, Settings: ReportSettings{Rate: 40},
+			Kill: Section{Losses: availability.Losses{Replacements: []availability.Replacement{{Pod: "ml/w4", ReadyMs: &ready}, {Pod: "ml/w5", ReadyMs: &ready}}}}}
 		t := &target{group: "small", live: 3, chosen: []corev1.Pod{pod("w1"), pod("w2")}}
 		if edit != nil {
 			edit(r, t)
@@ -36,7 +36,7 @@ func TestAdviceFromWhatWasSeen(t *testing.T) {
 		{"warm-up failed", func(r *Report, _ *target) { r.Probe.WarmupFailed, r.Totals.Errors = true, 1 }, AdviceWarmupFailed, "Nothing was killed: 1 of 100"},
 		{"errors through the killed workers and the others", func(r *Report, _ *target) {
 			r.Totals.Errors = 7
-			r.Endpoints = []report.Endpoint{{Name: "w1", Errors: 5}, {Name: "w3", Errors: 2}, {Name: "head", Errors: 0}}
+			r.Endpoints = []availability.Endpoint{{Name: "w1", Errors: 5}, {Name: "w3", Errors: 2}, {Name: "head", Errors: 0}}
 		}, AdviceErrorsKilled + "," + AdviceErrorsOthers, "2 of 7 errors came through pods that were not killed"},
 		{"every replica of a deployment killed", func(_ *Report, t *target) {
 			t.replicas = &placement{byPod: map[string][]string{"w1": {"app/fruit#a"}, "w2": {"app/fruit#b", "app/veg#c"}, "w3": {"app/veg#d"}},

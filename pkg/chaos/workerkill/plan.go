@@ -6,8 +6,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/availability"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/schema"
 )
@@ -27,11 +27,11 @@ type Plan struct {
 	Kill       []string       `json:"kill"` // NAMESPACE/NAME, by name
 	// ServeReplicas are, with --serve-replicas, the replicas Ray's view places on each worker
 	// to kill (by NAMESPACE/NAME).
-	ServeReplicas   map[string][]string `json:"serveReplicas,omitempty"`
-	Endpoints       []string            `json:"endpoints"`
-	PlannedRequests int                 `json:"plannedRequests"`
-	SLO             report.PlanSLO      `json:"slo"`
-	ServerDryRun    string              `json:"serverDryRun"` // "accepted"
+	ServeReplicas   map[string][]string  `json:"serveReplicas,omitempty"`
+	Endpoints       []string             `json:"endpoints"`
+	PlannedRequests int                  `json:"plannedRequests"`
+	SLO             availability.PlanSLO `json:"slo"`
+	ServerDryRun    string               `json:"serverDryRun"` // "accepted"
 }
 
 // DryRun says exactly which workers a run with this seed would kill; each kill is dry-run on the
@@ -76,12 +76,12 @@ func WritePlanText(w io.Writer, p *Plan) error {
 	s := p.Settings
 	fmt.Fprintf(&b, "Dry run of a worker kill of %s in namespace %s: nothing is killed and no request is sent.\n", s.Target, s.Namespace)
 	fmt.Fprintf(&b, "Would %s:  %s of %d live workers of group %s of RayCluster %s, chosen with seed %d (%s %d picks the same ones again)%s:\n",
-		s.Mode, report.Plural(len(p.Kill), "worker", "workers"), p.Live, p.Group, p.RayCluster, s.Seed, "--seed", s.Seed, amongHosts(s.ServeReplicas))
+		s.Mode, availability.Plural(len(p.Kill), "worker", "workers"), p.Live, p.Group, p.RayCluster, s.Seed, "--seed", s.Seed, amongHosts(s.ServeReplicas))
 	for _, k := range p.Kill {
 		fmt.Fprintf(&b, "  %s%s\n", k, replicaList(p.ServeReplicas[k]))
 	}
 	fmt.Fprintf(&b, "Would probe:  %s %s%s at %v/s, warm-up %dms (the workers are killed only if every warm-up request succeeds), about %s\n",
-		s.Method, s.Probe, s.Path, s.Rate, s.WarmupMs, report.Plural(p.PlannedRequests, "request", "requests"))
+		s.Method, s.Probe, s.Path, s.Rate, s.WarmupMs, availability.Plural(p.PlannedRequests, "request", "requests"))
 	if len(p.Endpoints) > 0 {
 		fmt.Fprintf(&b, "Endpoints:    %s\n", strings.Join(p.Endpoints, ", "))
 	}

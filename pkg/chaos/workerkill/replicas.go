@@ -8,7 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/rayapi"
 )
@@ -68,16 +68,16 @@ func readReplicas(ctx context.Context, c Cluster, namespace, cluster string, wor
 	}
 	head := servingHead(heads)
 	if head == nil {
-		return nil, chaos.Errorf(chaos.NotFound, "RayCluster %s/%s has no Running head to read Serve's replicas from (%s needs Ray's view): nothing was killed",
+		return nil, fault.Errorf(fault.NotFound, "RayCluster %s/%s has no Running head to read Serve's replicas from (%s needs Ray's view): nothing was killed",
 			namespace, cluster, SetServeReplicas)
 	}
 	v := c.ReadRayView(ctx, head, 0)
 	switch {
 	case v.Unreachable != nil:
-		return nil, chaos.Errorf(chaos.Failed, "could not read Serve's replicas from the dashboard of head %s/%s (%s): %s; nothing was killed",
+		return nil, fault.Errorf(fault.API, "could not read Serve's replicas from the dashboard of head %s/%s (%s): %s; nothing was killed",
 			namespace, head.Name, v.Unreachable.Reason, v.Unreachable.Detail)
 	case !v.AppsRead:
-		return nil, chaos.Errorf(chaos.Failed, "the dashboard of head %s/%s did not list Serve's applications (%s); nothing was killed",
+		return nil, fault.Errorf(fault.API, "the dashboard of head %s/%s did not list Serve's applications (%s); nothing was killed",
 			namespace, head.Name, strings.Join(v.Failed, "; "))
 	}
 	p := place(v, workers)
@@ -110,7 +110,7 @@ func (pl *placement) hosting(live []corev1.Pod) []corev1.Pod {
 
 // noReplicaError says that Ray's view places no replica on a live worker of the group.
 func noReplicaError(namespace, cluster, group string, live int) error {
-	return chaos.Errorf(chaos.NotFound, "Ray's view places no Serve replica on any of the %d live workers of group %s of RayCluster %s/%s: nothing was killed (%s)",
+	return fault.Errorf(fault.NotFound, "Ray's view places no Serve replica on any of the %d live workers of group %s of RayCluster %s/%s: nothing was killed (%s)",
 		live, group, namespace, cluster, fmt.Sprintf("see where they run: kubectl ray doctor --ray raycluster/%s -n %s", cluster, namespace))
 }
 

@@ -7,9 +7,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/availability"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/follow"
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
 	"github.com/kubectl-ray/kubectl-ray/pkg/schema"
 )
@@ -45,27 +45,25 @@ type Section struct {
 	// ServeReplicas are, with --serve-replicas, the replicas Ray's view placed on each killed
 	// worker (by NAMESPACE/NAME) when they were chosen.
 	ServeReplicas map[string][]string `json:"serveReplicas,omitempty"`
-	report.Losses
+	availability.Losses
 }
 
 // Report is one worker kill: head-kill's availability model around the kill, and the kill.
 // Times named ...Ms are relative to the kill (to the probe start if there was none).
 type Report struct {
-	APIVersion  string            `json:"apiVersion"`
-	Kind        string            `json:"kind"`
-	Settings    ReportSettings    `json:"settings"`
-	Probe       report.ProbeInfo  `json:"probe"`
-	Totals      report.Totals     `json:"totals"`
-	ErrorWindow *report.Window    `json:"errorWindow"`
-	Kill        Section           `json:"kill"`
-	Endpoints   []report.Endpoint `json:"endpoints"`
-	Latency     report.Latency    `json:"latency"`
-	Seconds     []report.Second   `json:"seconds"`
-	Events      []report.Event    `json:"events"`
-	Verdict     report.Verdict    `json:"verdict"`
-	Advice      []report.Advice   `json:"advice"`
+	APIVersion string                 `json:"apiVersion"`
+	Kind       string                 `json:"kind"`
+	Settings   ReportSettings         `json:"settings"`
+	Probe      availability.ProbeInfo `json:"probe"`
 
-	base *report.Report
+	availability.Availability `json:"-"`
+	Kill                      Section `json:"-"`
+}
+
+// MarshalJSON writes the kill's section after the error window, where the schema has it.
+func (r Report) MarshalJSON() ([]byte, error) {
+	type head Report
+	return availability.JSON(head(r), &r.Availability, "kill", r.Kill)
 }
 
 func (s *Settings) reportSettings(t *target) ReportSettings {
@@ -82,56 +80,41 @@ func (s *Settings) reportSettings(t *target) ReportSettings {
 }
 
 func (s *Settings) buildReport(t *target, res *experiment.Result, tr *follow.Losses) *Report {
-	in := report.Input{Probe: res.Probe, Timeline: tr.Timeline(), SLO: s.SLO(), WarmupFailed: res.WarmupFailed, Reference: timeline.WorkersKilled}
-	base := report.Build(in)
+	in := availability.Input{Probe: res.Probe, Timeline: tr.Timeline(), SLO: s.SLO(), WarmupFailed: res.WarmupFailed, Reference: timeline.WorkersKilled}
+	m := availability.Build(in)
 	var pods []string
 	ray := map[string]bool{}
 	for _, p := range t.chosen {
 		pods = append(pods, p.Namespace+"/"+p.Name)
 		ray[p.Namespace+"/"+p.Name] = true
 	}
-	r := &Report{APIVersion: schema.APIVersion, Kind: ReportKind, Settings: s.reportSettings(t), Probe: base.Probe, Totals: base.Totals,
-		ErrorWindow: base.ErrorWindow, Endpoints: base.Endpoints, Latency: base.Latency, Seconds: base.Seconds, Events: base.Events,
-		Verdict: base.Verdict, base: base,
-		Kill: Section{Cluster: t.cluster, Group: t.group, Live: t.live, ServeReplicas: t.chosenReplicas(), Losses: report.BuildLosses(base.Events, pods, ray)}}
+	r := &Report{APIVersion: schema.APIVersion, Kind: ReportKind, Settings: s.reportSettings(t), Probe: m.Probe, Availability: m.Availability,
+		Kill: Section{Cluster: t.cluster, Group: t.group, Live: t.live, ServeReplicas: t.chosenReplicas(), Losses: availability.BuildLosses(m.Events, pods, ray)}}
 	r.Advice = advice(r, t)
-	base.Advice = r.Advice
 	return r
 }
 
 // Advice rule IDs are stable: docs/chaos-worker-kill.md refers to them.
 const (
-	AdviceNoErrors      = "no-errors"
-	AdviceErrorsKilled  = "errors-from-killed-workers"
-	AdviceErrorsOthers  = "errors-from-other-pods"
-	AdviceNotReplaced   = "not-replaced"
-	AdvicePartial       = "partial-run"
-	AdviceWarmupFailed  = "warmup-failed"
-	AdviceAllReplicas   = "all-replicas-killed"
-	adviceSourceObserve = "observed"
+	AdviceNoErrors     = "no-errors"
+	AdviceErrorsKilled = "errors-from-killed-workers"
+	AdviceErrorsOthers = "errors-from-other-pods"
+	AdviceNotReplaced  = "not-replaced"
+	AdvicePartial      = availability.AdvicePartial
+	AdviceWarmupFailed = availability.AdviceWarmupFailed
+	AdviceAllReplicas  = "all-replicas-killed"
 )
 
 // advice draws conclusions from this run only; each names the fact it rests on.
-func advice(r *Report, t *target) []report.Advice {
-	out := []report.Advice{}
-	add := func(rule, format string, a ...any) {
-		out = append(out, report.Advice{Source: adviceSourceObserve, Rule: rule, Text: fmt.Sprintf(format, a...)})
-	}
-	tot := r.Totals
-	switch {
-	case r.Probe.WarmupFailed:
-		add(AdviceWarmupFailed, "Nothing was killed: %d of %s failed. The workers are killed only after a warm-up in which every request succeeds.",
-			tot.Errors, report.Plural(tot.Requests, "warm-up request", "warm-up requests"))
+func advice(r *Report, t *target) []availability.Advice {
+	out, more := availability.OpenAdvice(r.Probe, r.Totals, "Nothing was killed", "The workers are killed only after a warm-up in which every request succeeds.")
+	if !more {
 		return out
-	case r.Probe.KillAtMs == nil:
-		return out
-	case r.Probe.Interrupted:
-		add(AdvicePartial, "The run was interrupted after %d of %s; the numbers cover only what was seen.",
-			r.Probe.Scheduled, report.Plural(r.Probe.Planned, "planned request", "planned requests"))
 	}
+	add, tot := out.Add, r.Totals
 	if tot.Requests > 0 && tot.Errors == 0 {
 		add(AdviceNoErrors, "No request failed: losing %s of group %s was invisible to this client at %v/s.",
-			report.Plural(len(t.chosen), "worker", "workers"), t.group, r.Settings.Rate)
+			availability.Plural(len(t.chosen), "worker", "workers"), t.group, r.Settings.Rate)
 	}
 	killed := map[string]bool{}
 	for _, p := range t.chosen {
@@ -148,7 +131,7 @@ func advice(r *Report, t *target) []report.Advice {
 	if fromKilled > 0 {
 		add(AdviceErrorsKilled, "%d of %s came through the killed workers' own proxies while they went: the Service still routed to them. "+
 			"A preStop sleep longer than the endpoints' propagation (KubeRay sets none, kuberay #5004) lets a worker leave the Service first.",
-			fromKilled, report.Plural(tot.Errors, "error", "errors"))
+			fromKilled, availability.Plural(tot.Errors, "error", "errors"))
 	}
 	if lost := t.wipedOut(); len(lost) > 0 {
 		add(AdviceAllReplicas, "Every replica of %s was on the killed workers: Serve had none to route to until its controller placed new ones. "+
@@ -156,7 +139,7 @@ func advice(r *Report, t *target) []report.Advice {
 	}
 	if fromOthers > 0 {
 		add(AdviceErrorsOthers, "%d of %s came through pods that were not killed: requests they routed to replicas on the lost workers failed. "+
-			"More replicas than workers lost, spread over the group, keep Serve answering.", fromOthers, report.Plural(tot.Errors, "error", "errors"))
+			"More replicas than workers lost, spread over the group, keep Serve answering.", fromOthers, availability.Plural(tot.Errors, "error", "errors"))
 	}
 	ready := 0
 	for _, p := range r.Kill.Replacements {
@@ -194,14 +177,14 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 	} else {
 		fmt.Fprintf(&b, ", %dms after the kill\n", s.AfterMs)
 	}
-	b.WriteString(report.RanLines(r.Probe.Start, r.Probe.KillAtMs, r.Probe.ProbeRun, "the kill", "nothing was killed"))
+	b.WriteString(availability.RanLines(r.Probe.Start, r.Probe.KillAtMs, r.Probe.ProbeRun, "the kill", "nothing was killed"))
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
 	}
-	return report.WriteAvailability(w, r.base, color, func(w io.Writer) error {
+	return availability.WriteText(w, &r.Availability, color, func(w io.Writer) error {
 		if _, err := fmt.Fprintf(w, "\nWorkers killed (from the kill)\n"); err != nil {
 			return err
 		}
-		return report.WriteLosses(w, r.Kill.Losses, "the kill")
+		return availability.WriteLosses(w, r.Kill.Losses, "the kill")
 	})
 }

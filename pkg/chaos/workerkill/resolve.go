@@ -11,9 +11,8 @@ import (
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/rayapi"
@@ -53,20 +52,12 @@ type target struct {
 func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
 	t := &target{cluster: s.Cluster}
 	if s.RayService != "" {
-		rs, err := c.GetRayService(ctx, s.Namespace, s.RayService)
+		sv, err := experiment.ServingOf(ctx, c, s.Namespace, s.RayService)
 		if err != nil {
 			return nil, err
 		}
-		t.cluster = rs.Status.ActiveServiceStatus.RayClusterName
-		if t.cluster == "" {
-			return nil, chaos.Errorf(chaos.NotFound, "RayService %s/%s has no active RayCluster yet (status.activeServiceStatus.rayClusterName is empty): wait until it serves", s.Namespace, s.RayService)
-		}
-		if s.Service == "" && s.Target == "" {
-			s.Service = diagnose.ServeServiceName(s.RayService)
-			if !s.PortSet {
-				s.Port = experiment.DefaultServePort
-			}
-		}
+		t.cluster = sv.Cluster
+		s.Service, s.Port = sv.Aim(s.Target, s.Service, s.Port, s.PortSet)
 	}
 	rc, err := c.GetRayCluster(ctx, s.Namespace, t.cluster)
 	if err != nil {
@@ -88,7 +79,7 @@ func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
 	}
 	t.live = len(live)
 	if len(live) == 0 {
-		return nil, chaos.Errorf(chaos.NotFound, "worker group %s of RayCluster %s/%s has no live worker to kill; list its pods with: kubectl get pods -n %s -l %s",
+		return nil, fault.Errorf(fault.NotFound, "worker group %s of RayCluster %s/%s has no live worker to kill; list its pods with: kubectl get pods -n %s -l %s",
 			t.group, s.Namespace, t.cluster, s.Namespace, selector)
 	}
 	candidates, among := live, "live workers"
@@ -132,13 +123,13 @@ func pickGroup(rc *rayv1.RayCluster, group string) (string, error) {
 	}
 	switch {
 	case len(names) == 0:
-		return "", chaos.Errorf(chaos.NotFound, "RayCluster %s/%s has no worker group: nothing to kill", rc.Namespace, rc.Name)
+		return "", fault.Errorf(fault.NotFound, "RayCluster %s/%s has no worker group: nothing to kill", rc.Namespace, rc.Name)
 	case group == "" && len(names) == 1:
 		return names[0], nil
 	case group == "":
 		return "", invalid("RayCluster %s/%s has %d worker groups (%s): pick one with %s", rc.Namespace, rc.Name, len(names), strings.Join(names, ", "), SetGroup)
 	}
-	return "", chaos.Errorf(chaos.NotFound, "RayCluster %s/%s has no worker group %q (its groups: %s)", rc.Namespace, rc.Name, group, strings.Join(names, ", "))
+	return "", fault.Errorf(fault.NotFound, "RayCluster %s/%s has no worker group %q (its groups: %s)", rc.Namespace, rc.Name, group, strings.Join(names, ", "))
 }
 
 // choose is n of pods, picked by seed: the same seed over the same pods picks the same ones. The

@@ -11,11 +11,12 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/availability"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/follow"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
@@ -34,7 +35,7 @@ func Run(ctx context.Context, c Cluster, s Settings) (*Report, chaos.Outcome, er
 	}
 	// Said before anything is killed, so an interrupted run can be repeated.
 	fmt.Fprintf(s.Warn, "seed %d (--seed %d picks the same workers again)\n", s.Seed, s.Seed)
-	if err := s.Ask(fmt.Sprintf("%s %s of %d in group %s of RayCluster %s (seed %d): %s", s.Mode, report.Plural(len(t.chosen), "worker", "workers"),
+	if err := s.Ask(fmt.Sprintf("%s %s of %d in group %s of RayCluster %s (seed %d): %s", s.Mode, availability.Plural(len(t.chosen), "worker", "workers"),
 		t.live, t.group, t.cluster, s.Seed, names(t.chosen)), s.probeTarget(t)); err != nil {
 		return nil, chaos.Outcome{}, err
 	}
@@ -60,7 +61,7 @@ func killError(err error) error {
 	if !errors.As(err, &refused) {
 		return err
 	}
-	return chaos.Errorf(chaos.Failed, "%s: a PodDisruptionBudget blocks the eviction; nothing was killed (use %s delete to ignore PodDisruptionBudgets)",
+	return fault.Errorf(fault.API, "%s: a PodDisruptionBudget blocks the eviction; nothing was killed (use %s delete to ignore PodDisruptionBudgets)",
 		strings.TrimSuffix(refused.Error(), "."), SetMode)
 }
 
@@ -91,15 +92,15 @@ func (s *Settings) run(ctx context.Context, c Cluster, t *target) (*Report, chao
 	outcome := chaos.Outcome{Passed: r.Verdict.Passed}
 	switch {
 	case res.Probe != nil && res.Probe.Interrupted:
-		return r, outcome, chaos.Errorf(chaos.Interrupted, "interrupted: the report above covers what was seen")
+		return r, outcome, fault.Errorf(fault.Interrupted, "interrupted: the report above covers what was seen")
 	case res.WarmupFailed:
 		return r, outcome, invalid("nothing was killed: %d of %s to %s failed; check %s/%s and that it answers 2xx",
-			res.Warmup.Errors(), report.Plural(int(res.Warmup.Requests()), "warm-up request", "warm-up requests"), s.probeTarget(t),
+			res.Warmup.Errors(), availability.Plural(int(res.Warmup.Requests()), "warm-up request", "warm-up requests"), s.probeTarget(t),
 			experiment.SetTarget, experiment.SetService)
 	case res.StepErr != nil:
 		return r, outcome, killError(res.StepErr)
 	case s.UntilRecovered && !res.Recovered:
-		outcome = chaos.Outcome{Passed: false, Note: chaos.Errorf(chaos.Failed, "not recovered within %s %s", SetTimeout, s.Timeout)}
+		outcome = chaos.Outcome{Passed: false, Note: fault.Errorf(fault.API, "not recovered within %s %s", SetTimeout, s.Timeout)}
 	}
 	return r, outcome, nil
 }

@@ -6,21 +6,21 @@
 package workerkill
 
 import (
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 )
 
 // The settings of a worker kill that messages name; the command shows each as its flag.
 const (
-	SetGroup          chaos.Setting = "group"
-	SetCount          chaos.Setting = "count"
-	SetPercent        chaos.Setting = "percent"
-	SetMode           chaos.Setting = "mode"
-	SetServeReplicas  chaos.Setting = "serve-replicas"
-	SetAfter                        = experiment.SetAfter
-	SetUntilRecovered               = experiment.SetUntilRecovered
-	SetTimeout                      = experiment.SetTimeout
+	SetGroup          fault.Field = "group"
+	SetCount          fault.Field = "count"
+	SetPercent        fault.Field = "percent"
+	SetMode           fault.Field = "mode"
+	SetServeReplicas  fault.Field = "serve-replicas"
+	SetAfter                      = experiment.SetAfter
+	SetUntilRecovered             = experiment.SetUntilRecovered
+	SetTimeout                    = experiment.SetTimeout
 )
 
 // Settings is one worker kill: which workers, what to probe, for how long.
@@ -46,7 +46,7 @@ type Settings struct {
 	experiment.ProbeSettings
 }
 
-func invalid(format string, args ...any) error { return chaos.Errorf(chaos.Invalid, format, args...) }
+func invalid(format string, args ...any) error { return fault.Errorf(fault.Invalid, format, args...) }
 
 // Validate checks every setting before the API is touched: bad input kills nothing.
 func (s *Settings) Validate() error {

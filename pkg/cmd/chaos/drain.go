@@ -3,13 +3,11 @@ package chaos
 import (
 	"context"
 	"io"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	corechaos "github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/drain"
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
@@ -75,18 +73,9 @@ seen is printed first).`,
 	fl.BoolVar(&o.s.DisableEviction, "disable-eviction", false, "Delete the pods instead of evicting them: PodDisruptionBudgets do NOT apply")
 	fl.BoolVar(&o.s.KeepCordoned, "keep-cordoned", false, "Leave the node cordoned when the run ends")
 	fl.BoolVar(&o.s.AnyPods, "any-pods", false, "Drain a node that runs no Ray pod")
-	fl.StringVar(&o.s.Target, "target", "", "Probe this URL (http or https); its path is the default --path")
-	fl.StringVar(&o.s.Service, "service", "", "Probe this Service through port-forwards to its ready endpoint pods (default for --node-of rayservice/NAME: NAME-serve-svc)")
-	fl.IntVar(&o.s.Port, "port", 0, "The --service port to probe (default 8000 for a RayService's serve Service)")
-	fl.StringVar(&o.s.Path, "path", "", "Request path (and query), e.g. /healthz (default /)")
-	fl.StringVar(&o.s.Data, "data", "", "Request body")
-	fl.StringArrayVar(&o.s.Headers, "header", nil, "Request header K:V (repeatable); Host:NAME sets the Host")
-	fl.DurationVar(&o.s.Warmup, "warmup", 10*time.Second, "Probe this long before the cordon; the node is drained only if every warm-up request succeeded")
-	fl.DurationVar(&o.s.After, "after", 60*time.Second, "Probe this long after the cordon (or use --until-recovered)")
-	fl.BoolVar(&o.s.UntilRecovered, "until-recovered", false, "Probe after the cordon until every pod is gone, every group has its Ready pods back, the endpoints are back and no request failed for 1s, at most --timeout")
-	fl.DurationVar(&o.s.Timeout, "timeout", 5*time.Minute, "The longest the evictions are asked for (a refused one is retried until then); with --until-recovered, the longest the probe runs after the cordon")
-	addProbeFlags(fl, &o.s.ProbeSettings)
-	fl.DurationVar(&o.s.RequestTimeout, "request-timeout", probe.DefaultTimeout, "Per-request timeout of the probe (on this command it replaces kubectl's --request-timeout for API calls, which then use client-go's defaults)")
+	bindAim(fl, &o.s.Aim, &o.s.ProbeSettings, aimWords{serviceDefault: "--node-of rayservice/NAME", step: "the cordon", done: "the node is drained",
+		untilRecovered: "Probe after the cordon until every pod is gone, every group has its Ready pods back, the endpoints are back and no request failed for 1s, at most --timeout",
+		timeout:        "The longest the evictions are asked for (a refused one is retried until then); with --until-recovered, the longest the probe runs after the cordon"})
 	o.output = cmdutil.AddOutputFlag(cmd, "text", "json")
 	fl.Lookup("output").Usage = "Report format: text|json (with --dry-run, the plan)"
 	fl.BoolVarP(&o.yes, "yes", "y", false, "Do not ask for confirmation")
@@ -106,9 +95,8 @@ func (o *DrainOptions) Complete(cmd *cobra.Command, args []string) error {
 		}
 		o.s.NodeOf = t
 	}
-	completeProbeFlags(cmd, &o.s.ProbeSettings)
-	o.s.AfterSet = cmd.Flags().Changed("after")
-	o.s.PortSet = cmd.Flags().Changed("port")
+	completeAim(cmd, &o.s.Aim, &o.s.ProbeSettings)
+	o.s.HeadStateRule = headStateRule
 	ns, err := o.f.Namespace()
 	if err != nil {
 		return err
@@ -128,11 +116,13 @@ func (o *DrainOptions) Validate() error {
 
 // Run drains under the probe, prints the report and maps the outcome to the exit code.
 func (o *DrainOptions) Run(cmd *cobra.Command) error {
-	return probedRun(o.f, cmd, &o.s.ProbeSettings, o.output, o.yes, "not confirmed: nothing was cordoned",
-		func(ctx context.Context, c *kube.Clients) (*drain.Plan, error) { return drain.DryRun(ctx, c, o.s) },
-		func(w io.Writer, p *drain.Plan) error { return drain.WritePlanText(w, p) },
-		func(ctx context.Context, c *kube.Clients) (*drain.Report, corechaos.Outcome, error) {
+	return probedRun(o.f, cmd, probed[*drain.Plan, *drain.Report]{p: &o.s.ProbeSettings, output: o.output, yes: o.yes, undone: "not confirmed: nothing was cordoned",
+		dryRun:   func(ctx context.Context, c *kube.Clients) (*drain.Plan, error) { return drain.DryRun(ctx, c, o.s) },
+		planText: func(w io.Writer, p *drain.Plan) error { return drain.WritePlanText(w, p) },
+		run: func(ctx context.Context, c *kube.Clients) (*drain.Report, corechaos.Outcome, error) {
 			return drain.Run(ctx, c, o.s)
 		},
-		func(r *drain.Report) cmdutil.Writer { return drainReport{r: r, color: o.f.Color()} })
+		report: func(r *drain.Report) cmdutil.Writer {
+			return probedReport[*drain.Report]{r: r, color: o.f.Color(), text: drain.WriteText}
+		}})
 }

@@ -1,16 +1,11 @@
 package chaos
 
 import (
-	"time"
-
 	"github.com/spf13/cobra"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/headkill"
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
-	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
-	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // HeadKillOptions is `kubectl ray chaos head-kill`: flags bound to the runner's Settings
@@ -61,18 +56,9 @@ printed first).`,
 	fl := cmd.Flags()
 	fl.StringVar(&o.s.Mode, "mode", string(kube.KillDelete), "How to kill the head: delete (its grace period), force (grace period 0) or evict (Eviction API; PodDisruptionBudgets apply)")
 	_ = cmd.RegisterFlagCompletionFunc("mode", fixed("delete", "force", "evict"))
-	fl.StringVar(&o.s.Target, "target", "", "Probe this URL (http or https); its path is the default --path")
-	fl.StringVar(&o.s.Service, "service", "", "Probe this Service through port-forwards to its ready endpoint pods (default for rayservice/NAME: NAME-serve-svc)")
-	fl.IntVar(&o.s.Port, "port", 0, "The --service port to probe (default 8000 for a RayService's serve Service)")
-	fl.StringVar(&o.s.Path, "path", "", "Request path (and query), e.g. /healthz (default /)")
-	fl.StringVar(&o.s.Data, "data", "", "Request body")
-	fl.StringArrayVar(&o.s.Headers, "header", nil, "Request header K:V (repeatable); Host:NAME sets the Host")
-	fl.DurationVar(&o.s.Warmup, "warmup", 10*time.Second, "Probe this long before the kill; the head is killed only if every warm-up request succeeded")
-	fl.DurationVar(&o.s.After, "after", 60*time.Second, "Probe this long after the kill (or use --until-recovered)")
-	fl.BoolVar(&o.s.UntilRecovered, "until-recovered", false, "Probe after the kill until the new head is Ready, the endpoints are back and no request failed for 1s, at most --timeout")
-	fl.DurationVar(&o.s.Timeout, "timeout", 5*time.Minute, "With --until-recovered: the longest the probe runs after the kill")
-	addProbeFlags(fl, &o.s.ProbeSettings)
-	fl.DurationVar(&o.s.RequestTimeout, "request-timeout", probe.DefaultTimeout, "Per-request timeout of the probe (on this command it replaces kubectl's --request-timeout for API calls, which then use client-go's defaults)")
+	bindAim(fl, &o.s.Aim, &o.s.ProbeSettings, aimWords{serviceDefault: "rayservice/NAME", step: "the kill", done: "the head is killed",
+		untilRecovered: "Probe after the kill until the new head is Ready, the endpoints are back and no request failed for 1s, at most --timeout",
+		timeout:        "With --until-recovered: the longest the probe runs after the kill"})
 	o.output = cmdutil.AddOutputFlag(cmd, "text", "json", "junit")
 	fl.Lookup("output").Usage = "Report format: text|json|junit (with --dry-run, the plan: text|json)"
 	fl.StringVar(&o.reportHTML, "report-html", "", "Also write the report as one self-contained HTML page to this file")
@@ -83,18 +69,11 @@ printed first).`,
 
 // Complete reads the argument, the namespace and which flags were given.
 func (o *HeadKillOptions) Complete(cmd *cobra.Command, args []string) error {
-	t, err := ray.ParseTarget(args[0], ray.KindRayCluster, ray.KindRayService)
-	if err != nil || t.Name == "" {
-		return exit.Usagef("cannot target %q: name a RayCluster, or a RayService as rayservice/NAME", args[0])
+	var err error
+	if o.s.Cluster, o.s.RayService, err = clusterOrService(args[0]); err != nil {
+		return err
 	}
-	if t.Kind == ray.KindRayService {
-		o.s.RayService = t.Name
-	} else {
-		o.s.Cluster = t.Name
-	}
-	completeProbeFlags(cmd, &o.s.ProbeSettings)
-	o.s.AfterSet = cmd.Flags().Changed("after")
-	o.s.PortSet = cmd.Flags().Changed("port")
+	completeAim(cmd, &o.s.Aim, &o.s.ProbeSettings)
 	ns, err := o.f.Namespace()
 	if err != nil {
 		return err

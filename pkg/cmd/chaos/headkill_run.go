@@ -11,46 +11,40 @@ import (
 
 	"github.com/spf13/cobra"
 
+	corechaos "github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/headkill"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
+	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/load"
 )
 
 // Validate checks every flag before the API is touched: bad input kills nothing.
 func (o *HeadKillOptions) Validate() error {
-	if err := validateOutput(o.output, o.s.DryRun, "--dry-run prints a plan, which has no SLO result for JUnit: use -o text or -o json", o.reportHTML); err != nil {
+	if err := validateOutput(o.output, o.s.DryRun, "--dry-run prints a plan, which has no SLO result for JUnit: use -o text or -o json"); err != nil {
 		return err
 	}
 	s := o.s // the runner validates again with what it resolves
 	return exitError(s.Validate(), flagOf)
 }
 
-// Run runs the head kill, prints its report and maps the outcome to the exit code.
+// Run runs the head kill, prints its report (and its HTML page) and maps the outcome to the exit
+// code; doctor's advice for the report is read once the kill's dry run was accepted.
 func (o *HeadKillOptions) Run(cmd *cobra.Command) error {
-	ctx := cmdutil.Context(cmd)
-	c, err := o.f.Clients()
-	if err != nil {
-		return err
-	}
-	errOut := o.f.IOStreams.ErrOut
-	o.s.Now, o.s.Warn = o.f.Now, errOut
-	if o.s.DryRun {
-		plan, err := headkill.DryRun(ctx, load.API{Clients: c}, o.s)
-		return writePlan(o.f.IOStreams.Out, o.output, plan, err, report.WritePlanText)
-	}
-	prog := hookProbe(o.f, &o.s.ProbeSettings, o.yes, "not confirmed: nothing was killed")
-	r, outcome, runErr := headkill.Run(ctx, load.API{Clients: c}, o.s)
-	prog.done()
-	if r == nil {
-		return exitError(runErr, flagOf)
-	}
-	if err := o.output.Print(o.f.IOStreams.Out, headKillReport{r: r, color: o.f.Color()}); err != nil {
-		return err
-	}
-	verdict := outcomeExit(errOut, runErr, outcome, flagOf)
-	return withHTML(o.f, o.reportHTML, verdict, func(w io.Writer) error { return report.WriteHTML(w, r) })
+	return probedRun(o.f, cmd, probed[*headkill.Plan, *headkill.Report]{p: &o.s.ProbeSettings, output: o.output, yes: o.yes, undone: "not confirmed: nothing was killed",
+		dryRun: func(ctx context.Context, c *kube.Clients) (*headkill.Plan, error) {
+			return headkill.DryRun(ctx, load.API{Clients: c}, o.s)
+		},
+		planText: headkill.WritePlanText,
+		run: func(ctx context.Context, c *kube.Clients) (*headkill.Report, corechaos.Outcome, error) {
+			api := load.API{Clients: c}
+			o.s.Doctor = headKillDoctor(api, &o.s)
+			return headkill.Run(ctx, api, o.s)
+		},
+		report: func(r *headkill.Report) cmdutil.Writer {
+			return probedReport[*headkill.Report]{r: r, color: o.f.Color(), text: headkill.WriteText, junit: headkill.WriteJUnit}
+		},
+		reportHTML: o.reportHTML, html: headkill.WriteHTML})
 }
 
 // signalContext ends on Ctrl-C, SIGTERM or SIGHUP (the terminal of a 3 a.m. ssh session

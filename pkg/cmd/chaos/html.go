@@ -13,8 +13,8 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
 )
 
-// withHTML writes the --report-html page, if asked, and returns the run's verdict. Validate
-// checked the path, so a failure here is rare (the directory went away, the disk is full): the
+// withHTML writes the --report-html page, if asked, and returns the run's verdict. The run
+// checked the path first, so a failure here is rare (the directory went away, the disk is full): the
 // run happened, so its verdict keeps precedence, and a passing run still fails.
 func withHTML(f *cmdutil.Factory, path string, verdict error, write func(io.Writer) error) error {
 	if path == "" {
@@ -47,6 +47,16 @@ func writeFile(path string, write func(io.Writer) error) error {
 		return err
 	}
 	return f.Close()
+}
+
+// reportHTMLWritable is the usage error of a --report-html path that cannot be written, found at
+// the start of a run, before anything is read or changed (Validate stays a pure function of the
+// flags).
+func reportHTMLWritable(path string) error {
+	if err := checkWritable(path); err != nil {
+		return exit.Usagef("--report-html %s: %v; give a file in a directory you can write", path, err)
+	}
+	return nil
 }
 
 // checkWritable makes sure a report file can be written before anything is changed: a bad path

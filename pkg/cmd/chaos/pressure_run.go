@@ -6,10 +6,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	corechaos "github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/pressure"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
@@ -43,14 +43,14 @@ func (o *PressureOptions) Validate() error {
 	if err := o.s.Validate(); err != nil {
 		return o.exitError(err)
 	}
-	return validateOutput(o.output, o.s.DryRun, "--dry-run prints the ephemeral container, which has no result for JUnit: use -o text (YAML) or -o json", o.reportHTML)
+	return validateOutput(o.output, o.s.DryRun, "--dry-run prints the ephemeral container, which has no result for JUnit: use -o text (YAML) or -o json")
 }
 
 // exitError shows the runner's settings as this command's flags.
 func (o *PressureOptions) exitError(err error) error { return exitError(err, o.flagOf) }
 
 // flagOf is a setting's flag on this command: the amount's is --size or --bytes.
-func (o *PressureOptions) flagOf(s corechaos.Setting) string {
+func (o *PressureOptions) flagOf(s fault.Field) string {
 	if s == pressure.SetAmount {
 		return o.amountFlag
 	}
@@ -59,6 +59,9 @@ func (o *PressureOptions) flagOf(s corechaos.Setting) string {
 
 // Run runs the experiment, prints its report and maps the outcome to the exit code.
 func (o *PressureOptions) Run(cmd *cobra.Command) error {
+	if err := reportHTMLWritable(o.reportHTML); err != nil {
+		return err
+	}
 	ctx := cmdutil.Context(cmd)
 	c, err := o.f.Clients()
 	if err != nil {

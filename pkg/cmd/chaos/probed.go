@@ -14,12 +14,13 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 )
 
-// What the commands of the experiments run under the probe (head-kill, upgrade) share: the
-// flags of experiment.ProbeSettings that read the same on both, the run's hooks, and the exit code
-// of its outcome.
+// What the commands of the experiments run under the probe (head-kill, drain, worker-kill,
+// upgrade) share: the flags of experiment.ProbeSettings that read the same on each, the run with
+// its hooks, and the exit code of its outcome.
 
 // addProbeFlags binds the probe's flags whose help is the same on every command; each command
 // binds --path, --header, --warmup, --request-timeout and --dry-run with its own words.
@@ -37,17 +38,14 @@ func completeProbeFlags(cmd *cobra.Command, p *experiment.ProbeSettings) {
 	p.MinAvailabilitySet = cmd.Flags().Changed("min-availability")
 }
 
-// validateOutput checks -o, that a dry run is not asked for JUnit (noJUnit says why and what to
-// use), and that --report-html can be written.
-func validateOutput(output *cmdutil.OutputFlag, dryRun bool, noJUnit, reportHTML string) error {
+// validateOutput checks -o, and that a dry run is not asked for JUnit (noJUnit says why and what
+// to use). It is pure: whether --report-html can be written is found at the start of the run.
+func validateOutput(output *cmdutil.OutputFlag, dryRun bool, noJUnit string) error {
 	if err := output.Validate(); err != nil {
 		return err
 	}
 	if dryRun && output.Value == "junit" {
 		return exit.Usagef("%s", noJUnit)
-	}
-	if err := checkWritable(reportHTML); err != nil {
-		return exit.Usagef("--report-html %s: %v; give a file in a directory you can write", reportHTML, err)
 	}
 	return nil
 }
@@ -76,7 +74,7 @@ func writePlan[P any](out io.Writer, output *cmdutil.OutputFlag, plan P, err err
 
 // outcomeExit is the exit of a run whose report was printed: an unfinished run first
 // (interrupted, a failed warm-up, a refused step), then the outcome, whose note goes to errOut.
-func outcomeExit(errOut io.Writer, runErr error, outcome corechaos.Outcome, flag func(corechaos.Setting) string) error {
+func outcomeExit(errOut io.Writer, runErr error, outcome corechaos.Outcome, flag func(fault.Field) string) error {
 	if err := exitError(runErr, flag); err != nil {
 		return err
 	}
@@ -89,32 +87,54 @@ func outcomeExit(errOut io.Writer, runErr error, outcome corechaos.Outcome, flag
 	return exit.Silent{Code: exit.CheckFailed}
 }
 
-// probedRun is the Run of an experiment under the probe whose report has no HTML page (drain,
-// worker-kill): the plan with --dry-run, else the run with its hooks, its report on stdout and
-// the exit code of its outcome. undone is the line after a "no".
-func probedRun[P any, R comparable](f *cmdutil.Factory, cmd *cobra.Command, p *experiment.ProbeSettings, output *cmdutil.OutputFlag, yes bool, undone string,
-	dryRun func(context.Context, *kube.Clients) (P, error), planText func(io.Writer, P) error,
-	run func(context.Context, *kube.Clients) (R, corechaos.Outcome, error), report func(R) cmdutil.Writer) error {
+// probed is the Run of an experiment under the probe: the plan with --dry-run, else the run
+// with its hooks, its report on stdout (and, if asked, as an HTML page) and the exit code of its
+// outcome.
+type probed[P any, R comparable] struct {
+	p      *experiment.ProbeSettings
+	output *cmdutil.OutputFlag
+	yes    bool
+	undone string // the line after a "no"
+
+	dryRun   func(context.Context, *kube.Clients) (P, error)
+	planText func(io.Writer, P) error
+	run      func(context.Context, *kube.Clients) (R, corechaos.Outcome, error)
+	report   func(R) cmdutil.Writer
+
+	reportHTML string                   // --report-html, "" when not asked (or not offered)
+	html       func(io.Writer, R) error // the page
+}
+
+// probedRun runs x. A report file that cannot be written is refused first, before anything is
+// read or changed: found after the run, it would turn a finished run into an error.
+func probedRun[P any, R comparable](f *cmdutil.Factory, cmd *cobra.Command, x probed[P, R]) error {
+	if err := reportHTMLWritable(x.reportHTML); err != nil {
+		return err
+	}
 	ctx := cmdutil.Context(cmd)
 	c, err := f.Clients()
 	if err != nil {
 		return err
 	}
 	errOut := f.IOStreams.ErrOut
-	p.Now, p.Warn = f.Now, errOut
-	if p.DryRun {
-		plan, err := dryRun(ctx, c)
-		return writePlan(f.IOStreams.Out, output, plan, err, planText)
+	x.p.Now, x.p.Warn = f.Now, errOut
+	if x.p.DryRun {
+		plan, err := x.dryRun(ctx, c)
+		return writePlan(f.IOStreams.Out, x.output, plan, err, x.planText)
 	}
-	prog := hookProbe(f, p, yes, undone)
-	r, outcome, runErr := run(ctx, c)
+	prog := hookProbe(f, x.p, x.yes, x.undone)
+	r, outcome, runErr := x.run(ctx, c)
 	prog.done()
 	var none R // the run ended before the probe: no report
 	if r == none {
 		return exitError(runErr, flagOf)
 	}
-	if err := output.Print(f.IOStreams.Out, report(r)); err != nil {
+	if err := x.output.Print(f.IOStreams.Out, x.report(r)); err != nil {
 		return err
 	}
-	return outcomeExit(errOut, runErr, outcome, flagOf)
+	verdict := outcomeExit(errOut, runErr, outcome, flagOf)
+	if x.html == nil {
+		return verdict
+	}
+	return withHTML(f, x.reportHTML, verdict, func(w io.Writer) error { return x.html(w, r) })
 }

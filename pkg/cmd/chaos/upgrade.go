@@ -1,14 +1,17 @@
 package chaos
 
 import (
+	"context"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	corechaos "github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/upgrade"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
@@ -96,25 +99,13 @@ func (o *UpgradeOptions) Validate() error {
 
 // Run runs the upgrade, prints its report and maps the outcome to the exit code.
 func (o *UpgradeOptions) Run(cmd *cobra.Command) error {
-	ctx := cmdutil.Context(cmd)
-	c, err := o.f.Clients()
-	if err != nil {
-		return err
-	}
-	out, errOut := o.f.IOStreams.Out, o.f.IOStreams.ErrOut
-	o.s.Now, o.s.Warn = o.f.Now, errOut
-	if o.s.DryRun {
-		plan, err := upgrade.DryRun(ctx, c, o.s)
-		return writePlan(out, o.output, plan, err, upgrade.WritePlanText)
-	}
-	prog := hookProbe(o.f, &o.s.ProbeSettings, o.yes, "not confirmed: nothing was changed")
-	r, outcome, runErr := upgrade.Run(ctx, c, o.s)
-	prog.done()
-	if r == nil {
-		return exitError(runErr, flagOf)
-	}
-	if err := o.output.Print(out, upgradeReport{r: r, color: o.f.Color()}); err != nil {
-		return err
-	}
-	return outcomeExit(errOut, runErr, outcome, flagOf)
+	return probedRun(o.f, cmd, probed[*upgrade.Plan, *upgrade.Report]{p: &o.s.ProbeSettings, output: o.output, yes: o.yes, undone: "not confirmed: nothing was changed",
+		dryRun:   func(ctx context.Context, c *kube.Clients) (*upgrade.Plan, error) { return upgrade.DryRun(ctx, c, o.s) },
+		planText: upgrade.WritePlanText,
+		run: func(ctx context.Context, c *kube.Clients) (*upgrade.Report, corechaos.Outcome, error) {
+			return upgrade.Run(ctx, c, o.s)
+		},
+		report: func(r *upgrade.Report) cmdutil.Writer {
+			return probedReport[*upgrade.Report]{r: r, color: o.f.Color(), text: upgrade.WriteText}
+		}})
 }

@@ -2,17 +2,13 @@ package chaos
 
 import (
 	"context"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	corechaos "github.com/kubectl-ray/kubectl-ray/pkg/chaos"
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/workerkill"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
-	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
-	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // WorkerKillOptions is `kubectl ray chaos worker-kill`: flags bound to the runner's Settings.
@@ -75,18 +71,9 @@ interrupted (the report of what was seen is printed first).`,
 	fl.Int64Var(&o.s.Seed, "seed", 0, "Seed of the random choice (default: from the clock; the plan and the report print it)")
 	fl.StringVar(&o.s.Mode, "mode", string(kube.KillDelete), "How to kill: delete (the pod's grace period), force (grace period 0) or evict (Eviction API; PodDisruptionBudgets apply)")
 	_ = cmd.RegisterFlagCompletionFunc("mode", fixed("delete", "force", "evict"))
-	fl.StringVar(&o.s.Target, "target", "", "Probe this URL (http or https); its path is the default --path")
-	fl.StringVar(&o.s.Service, "service", "", "Probe this Service through port-forwards to its ready endpoint pods (default for rayservice/NAME: NAME-serve-svc)")
-	fl.IntVar(&o.s.Port, "port", 0, "The --service port to probe (default 8000 for a RayService's serve Service)")
-	fl.StringVar(&o.s.Path, "path", "", "Request path (and query), e.g. /healthz (default /)")
-	fl.StringVar(&o.s.Data, "data", "", "Request body")
-	fl.StringArrayVar(&o.s.Headers, "header", nil, "Request header K:V (repeatable); Host:NAME sets the Host")
-	fl.DurationVar(&o.s.Warmup, "warmup", 10*time.Second, "Probe this long before the kill; the workers are killed only if every warm-up request succeeded")
-	fl.DurationVar(&o.s.After, "after", 60*time.Second, "Probe this long after the kill (or use --until-recovered)")
-	fl.BoolVar(&o.s.UntilRecovered, "until-recovered", false, "Probe after the kill until every killed worker is gone, the group has its Ready workers back, the endpoints are back and no request failed for 1s, at most --timeout")
-	fl.DurationVar(&o.s.Timeout, "timeout", 5*time.Minute, "With --until-recovered: the longest the probe runs after the kill")
-	addProbeFlags(fl, &o.s.ProbeSettings)
-	fl.DurationVar(&o.s.RequestTimeout, "request-timeout", probe.DefaultTimeout, "Per-request timeout of the probe (on this command it replaces kubectl's --request-timeout for API calls, which then use client-go's defaults)")
+	bindAim(fl, &o.s.Aim, &o.s.ProbeSettings, aimWords{serviceDefault: "rayservice/NAME", step: "the kill", done: "the workers are killed",
+		untilRecovered: "Probe after the kill until every killed worker is gone, the group has its Ready workers back, the endpoints are back and no request failed for 1s, at most --timeout",
+		timeout:        "With --until-recovered: the longest the probe runs after the kill"})
 	o.output = cmdutil.AddOutputFlag(cmd, "text", "json")
 	fl.Lookup("output").Usage = "Report format: text|json (with --dry-run, the plan)"
 	fl.BoolVarP(&o.yes, "yes", "y", false, "Do not ask for confirmation")
@@ -96,22 +83,15 @@ interrupted (the report of what was seen is printed first).`,
 
 // Complete reads the argument, the namespace, the seed and which flags were given.
 func (o *WorkerKillOptions) Complete(cmd *cobra.Command, args []string) error {
-	t, err := ray.ParseTarget(args[0], ray.KindRayCluster, ray.KindRayService)
-	if err != nil || t.Name == "" {
-		return exit.Usagef("cannot target %q: name a RayCluster, or a RayService as rayservice/NAME", args[0])
-	}
-	if t.Kind == ray.KindRayService {
-		o.s.RayService = t.Name
-	} else {
-		o.s.Cluster = t.Name
+	var err error
+	if o.s.Cluster, o.s.RayService, err = clusterOrService(args[0]); err != nil {
+		return err
 	}
 	if !cmd.Flags().Changed("seed") {
 		// Printed by the plan and the report, so the choice can be repeated.
 		o.s.Seed = o.f.Now().UnixNano() % 1_000_000
 	}
-	completeProbeFlags(cmd, &o.s.ProbeSettings)
-	o.s.AfterSet = cmd.Flags().Changed("after")
-	o.s.PortSet = cmd.Flags().Changed("port")
+	completeAim(cmd, &o.s.Aim, &o.s.ProbeSettings)
 	ns, err := o.f.Namespace()
 	if err != nil {
 		return err
@@ -131,13 +111,15 @@ func (o *WorkerKillOptions) Validate() error {
 
 // Run kills the workers under the probe, prints the report and maps the outcome to the exit code.
 func (o *WorkerKillOptions) Run(cmd *cobra.Command) error {
-	return probedRun(o.f, cmd, &o.s.ProbeSettings, o.output, o.yes, "not confirmed: nothing was killed",
-		func(ctx context.Context, c *kube.Clients) (*workerkill.Plan, error) {
+	return probedRun(o.f, cmd, probed[*workerkill.Plan, *workerkill.Report]{p: &o.s.ProbeSettings, output: o.output, yes: o.yes, undone: "not confirmed: nothing was killed",
+		dryRun: func(ctx context.Context, c *kube.Clients) (*workerkill.Plan, error) {
 			return workerkill.DryRun(ctx, c, o.s)
 		},
-		workerkill.WritePlanText,
-		func(ctx context.Context, c *kube.Clients) (*workerkill.Report, corechaos.Outcome, error) {
+		planText: workerkill.WritePlanText,
+		run: func(ctx context.Context, c *kube.Clients) (*workerkill.Report, corechaos.Outcome, error) {
 			return workerkill.Run(ctx, c, o.s)
 		},
-		func(r *workerkill.Report) cmdutil.Writer { return workerKillReport{r: r, color: o.f.Color()} })
+		report: func(r *workerkill.Report) cmdutil.Writer {
+			return probedReport[*workerkill.Report]{r: r, color: o.f.Color(), text: workerkill.WriteText}
+		}})
 }

@@ -4,31 +4,35 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/drain"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/availability"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/pressure"
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/report"
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/upgrade"
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/workerkill"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 )
 
 // The one writer of each document kind the experiments print (cmdutil.Writer): every format
 // their -o offers, in one place. Plans have no JUnit (validateOutput refuses it first).
 
-// headKillReport is chaos head-kill's report: text (colored on a terminal), json or junit.
-type headKillReport struct {
-	r     *report.Report
+// probedReport is the report of an experiment under the probe (head-kill, drain, worker-kill,
+// upgrade): text (colored on a terminal), json, and junit where the experiment writes one.
+type probedReport[R any] struct {
+	r     R
 	color bool
+	text  func(io.Writer, R, bool) error
+	junit func(io.Writer, R) error // nil: -o offers no junit
 }
 
-func (w headKillReport) Write(out io.Writer, format cmdutil.Format) error {
-	switch format {
-	case "json":
-		return report.WriteJSON(out, w.r)
-	case "junit":
-		return report.WriteJUnit(out, w.r)
+func (w probedReport[R]) Write(out io.Writer, format cmdutil.Format) error {
+	switch {
+	case format == cmdutil.FormatText:
+		return w.text(out, w.r, w.color)
+	case format == cmdutil.FormatJSON:
+		return availability.WriteJSON(out, w.r)
+	case format == cmdutil.FormatJUnit && w.junit != nil:
+		return w.junit(out, w.r)
+	case w.junit != nil:
+		return cmdutil.UnknownOutput(format, cmdutil.FormatText, cmdutil.FormatJSON, cmdutil.FormatJUnit)
 	}
-	return report.WriteText(out, w.r, w.color)
+	return cmdutil.UnknownOutput(format, cmdutil.FormatText, cmdutil.FormatJSON)
 }
 
 // pressureReport is chaos pressure's report: text has printed the timeline as it happened, so it
@@ -40,29 +44,18 @@ type pressureReport struct {
 
 func (w pressureReport) Write(out io.Writer, format cmdutil.Format) error {
 	switch format {
-	case "json":
-		return report.WriteJSON(out, w.r)
-	case "junit":
+	case cmdutil.FormatJSON:
+		return availability.WriteJSON(out, w.r)
+	case cmdutil.FormatJUnit:
 		return pressure.WriteJUnit(out, w.r)
+	case cmdutil.FormatText:
+		if w.watched {
+			_, err := fmt.Fprintln(out, w.r.Verdict.Message)
+			return err
+		}
+		return nil
 	}
-	if w.watched {
-		_, err := fmt.Fprintln(out, w.r.Verdict.Message)
-		return err
-	}
-	return nil
-}
-
-// upgradeReport is chaos upgrade's report: text or json.
-type upgradeReport struct {
-	r     *upgrade.Report
-	color bool
-}
-
-func (w upgradeReport) Write(out io.Writer, format cmdutil.Format) error {
-	if format == "json" {
-		return report.WriteJSON(out, w.r)
-	}
-	return upgrade.WriteText(out, w.r, w.color)
+	return cmdutil.UnknownOutput(format, cmdutil.FormatText, cmdutil.FormatJSON, cmdutil.FormatJUnit)
 }
 
 // dryRunPlan is a probed experiment's --dry-run plan: text or json.
@@ -72,34 +65,11 @@ type dryRunPlan[P any] struct {
 }
 
 func (w dryRunPlan[P]) Write(out io.Writer, format cmdutil.Format) error {
-	if format == "json" {
-		return report.WriteJSON(out, w.plan)
+	switch format {
+	case cmdutil.FormatJSON:
+		return availability.WriteJSON(out, w.plan)
+	case cmdutil.FormatText:
+		return w.text(out, w.plan)
 	}
-	return w.text(out, w.plan)
-}
-
-// drainReport is chaos drain's report: text or json.
-type drainReport struct {
-	r     *drain.Report
-	color bool
-}
-
-func (w drainReport) Write(out io.Writer, format cmdutil.Format) error {
-	if format == "json" {
-		return report.WriteJSON(out, w.r)
-	}
-	return drain.WriteText(out, w.r, w.color)
-}
-
-// workerKillReport is chaos worker-kill's report: text or json.
-type workerKillReport struct {
-	r     *workerkill.Report
-	color bool
-}
-
-func (w workerKillReport) Write(out io.Writer, format cmdutil.Format) error {
-	if format == "json" {
-		return report.WriteJSON(out, w.r)
-	}
-	return workerkill.WriteText(out, w.r, w.color)
+	return cmdutil.UnknownOutput(format, cmdutil.FormatText, cmdutil.FormatJSON)
 }

@@ -1,4 +1,4 @@
-package report
+package availability
 
 import (
 	"fmt"
@@ -10,58 +10,64 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
-	"github.com/kubectl-ray/kubectl-ray/pkg/schema"
 )
 
-// Build computes the report. It reads in.Probe and in.Timeline and changes neither.
-func Build(in Input) *Report {
+// Measured is what Build measured: the probe's own run, the availability, and the disruption
+// the times are relative to, for the experiment's own section.
+type Measured struct {
+	Probe ProbeInfo
+	Availability
+	// Disruption is the first event of the input's Reference kind (Disrupted false when none).
+	Disruption timeline.Event
+	Disrupted  bool
+	// RelAt places a moment relative to the disruption (to the probe start when none).
+	RelAt  func(time.Time) float64
+	Result *probe.Result // the probe's result (empty when the input had none)
+}
+
+// Build computes the availability of a run. It reads in.Probe and in.Timeline and changes
+// neither; the advice is the experiment's.
+func Build(in Input) Measured {
 	res := in.Probe
 	if res == nil {
 		res = &probe.Result{}
 	}
-	r := &Report{APIVersion: schema.APIVersion, Kind: Kind, Settings: in.Settings}
+	var m Measured
 
-	// The zero point: the kill if there was one, else the probe start. ref is the kill's offset
-	// from the probe start; every record offset minus ref is "relative to the kill".
+	// The zero point: the disruption if there was one, else the probe start. ref is its offset
+	// from the probe start; every record offset minus ref is "relative to the disruption".
 	var ref time.Duration
-	r.Probe = ProbeInfo{Start: res.Start, Reference: "probeStart", ProbeRun: ProbeRun{ElapsedMs: ms(res.Elapsed),
+	m.Probe = ProbeInfo{Start: res.Start, Reference: "probeStart", ProbeRun: ProbeRun{ElapsedMs: Millis(res.Elapsed),
 		Planned: probe.Planned(res.Rate, res.Duration), Scheduled: len(res.Records),
 		Interrupted: res.Interrupted, Stopped: res.Stopped, WarmupFailed: in.WarmupFailed}}
 	if res.Rate <= 0 || res.Duration <= 0 {
-		r.Probe.Planned = len(res.Records)
+		m.Probe.Planned = len(res.Records)
 	}
-	refKind := in.Reference
-	if refKind == "" {
-		refKind = timeline.KillRequested
+	m.Disruption, m.Disrupted = in.Timeline.First(in.Reference, time.Time{})
+	if m.Disrupted {
+		ref = m.Disruption.At.Sub(res.Start)
+		m.Probe.Reference = "kill"
+		m.Probe.KillAtMs = ptr(Millis(ref))
 	}
-	kill, killed := in.Timeline.First(refKind, time.Time{})
-	if killed {
-		ref = kill.At.Sub(res.Start)
-		r.Probe.Reference = "kill"
-		r.Probe.KillAtMs = ptr(ms(ref))
-	}
-	rel := func(d time.Duration) float64 { return ms(d - ref) }
-	relAt := func(t time.Time) float64 { return rel(t.Sub(res.Start)) }
+	rel := func(d time.Duration) float64 { return Millis(d - ref) }
+	m.RelAt = func(t time.Time) float64 { return rel(t.Sub(res.Start)) }
+	m.Result = res
 
-	r.Totals, r.Endpoints = totals(res, rel)
-	r.ErrorWindow = errorWindow(res.Records, rel)
-	r.Latency, r.Probe.SendLagP99Ms, r.Probe.SendLagMaxMs = latency(res.Records)
-	r.Recovery = recovery(in.Timeline, kill, killed, relAt)
-	r.Events = []Event{}
+	m.Totals, m.Endpoints = totals(res, rel)
+	m.ErrorWindow = errorWindow(res.Records, rel)
+	m.Latency, m.Probe.SendLagP99Ms, m.Probe.SendLagMaxMs = latency(res.Records)
+	m.Events = []Event{}
 	for _, e := range in.Timeline.Events() {
-		r.Events = append(r.Events, Event{Event: e, AtMs: relAt(e.At)})
+		m.Events = append(m.Events, Event{Event: e, AtMs: m.RelAt(e.At)})
 	}
-	r.Seconds = seconds(res, in.Timeline, rel)
-	r.Verdict = verdict(r.Totals, in.SLO, in.WarmupFailed)
-	r.Advice = append(observedAdvice(r, kill, killed, res), in.Advice...)
-	if r.Advice == nil {
-		r.Advice = []Advice{}
-	}
-	return r
+	m.Seconds = seconds(res, in.Timeline, rel)
+	m.Verdict = verdict(m.Totals, in.SLO, in.WarmupFailed)
+	return m
 }
 
-// ms rounds to the microsecond so reports are stable and readable.
-func ms(d time.Duration) float64 { return math.Round(float64(d)/1e3) / 1e3 }
+// Millis is a duration as every report's ...Ms field carries it: milliseconds, rounded to the
+// microsecond so reports are stable and readable.
+func Millis(d time.Duration) float64 { return math.Round(float64(d)/1e3) / 1e3 }
 
 func ptr[T any](v T) *T { return &v }
 
@@ -212,54 +218,6 @@ func latency(recs []probe.Record) (l Latency, lagP99, lagMax float64) {
 	q := func(h *hdrhistogram.Histogram, p float64) float64 { return float64(h.ValueAtQuantile(p)) / 1e3 }
 	return Latency{Count: lat.TotalCount(), P50Ms: q(lat, 50), P90Ms: q(lat, 90), P99Ms: q(lat, 99),
 		MaxMs: float64(lat.Max()) / 1e3}, q(lag, 99), float64(lag.Max()) / 1e3
-}
-
-func recovery(tl *timeline.Timeline, kill timeline.Event, killed bool, relAt func(time.Time) float64) Recovery {
-	var r Recovery
-	if !killed {
-		return r
-	}
-	r.OldHead = kill.Object
-	at := func(k timeline.Kind) (*float64, timeline.Event) {
-		if e, ok := tl.First(k, kill.At); ok {
-			return ptr(relAt(e.At)), e
-		}
-		return nil, timeline.Event{}
-	}
-	r.OldHeadGoneMs, _ = at(timeline.OldHeadGone)
-	var created timeline.Event
-	r.NewHeadCreatedMs, created = at(timeline.NewHeadCreated)
-	r.NewHead = created.Object
-	r.NewHeadScheduledMs, _ = at(timeline.NewHeadScheduled)
-	r.NewHeadRunningMs, _ = at(timeline.NewHeadRunning)
-	r.NewHeadReadyMs, _ = at(timeline.NewHeadReady)
-	readyAtKill, changed := false, false
-	for _, e := range tl.Events() {
-		if e.At.Before(kill.At) {
-			if e.Kind == timeline.RayClusterState {
-				readyAtKill = e.To == "ready"
-			}
-			continue
-		}
-		if e.Kind == timeline.RayClusterState {
-			changed = true
-		}
-		if e.Kind == timeline.RayClusterState && e.To == "ready" && r.RayClusterReadyMs == nil {
-			r.RayClusterReadyMs = ptr(relAt(e.At))
-		}
-		if e.Kind == timeline.RayServiceActiveCluster && e.From != e.To {
-			if !r.ActiveClusterChanged {
-				r.ActiveClusterFrom = e.From
-			}
-			r.ActiveClusterChanged = true
-			r.ActiveClusterTo = e.To
-		}
-	}
-	r.RayClusterStayedReady = readyAtKill && !changed
-	if t, ok := tl.EndpointsBack(kill.At); ok {
-		r.EndpointsBackMs = ptr(relAt(t))
-	}
-	return r
 }
 
 func seconds(res *probe.Result, tl *timeline.Timeline, rel func(time.Duration) float64) []Second {

@@ -1,9 +1,10 @@
-package report
+package headkill
 
 import (
 	"fmt"
 	"io"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/availability"
 	"github.com/kubectl-ray/kubectl-ray/pkg/junit"
 )
 
@@ -14,7 +15,7 @@ func WriteJUnit(w io.Writer, r *Report) error {
 		Time: fmt.Sprintf("%.3f", r.Probe.ElapsedMs/1000),
 	}
 	summary := fmt.Sprintf("requests %d, errors %d, availability %.3f%%, by status %s",
-		r.Totals.Requests, r.Totals.Errors, r.Totals.Availability, kv(r.Totals.ByStatus))
+		r.Totals.Requests, r.Totals.Errors, r.Totals.Availability, availability.Counts(r.Totals.ByStatus))
 	for _, c := range r.Verdict.Checks {
 		tc := junit.Case{Name: c.Name, Classname: "head-kill.slo", SystemOut: summary}
 		if !c.Passed {

@@ -1,4 +1,4 @@
-package diagnose
+package ray
 
 import (
 	"strings"

@@ -1,9 +1,11 @@
-package report
+package headkill
 
 import (
 	"fmt"
 	"html/template"
 	"io"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/availability"
 )
 
 // SVG chart geometry, in SVG user units.
@@ -54,15 +56,15 @@ func WriteHTML(w io.Writer, r *Report) error {
 	bw := float64(chartWidth) / float64(n)
 	for i, s := range r.Seconds {
 		y := float64(chartTop + chartHeight)
-		for ci, c := range classes {
-			v := c.count(s)
+		for ci, c := range availability.Classes {
+			v := c.Count(s)
 			if v == 0 {
 				continue
 			}
 			h := float64(v) / float64(d.Peak) * chartHeight
 			y -= h
 			d.Rects = append(d.Rects, svgRect{X: chartLeft + float64(i)*bw, Y: y, W: bw * 0.9, H: h, Fill: svgColors[ci],
-				Tip: fmt.Sprintf("%s: %d %s", secs(s.StartMs), v, c.name)})
+				Tip: fmt.Sprintf("%s: %d %s", availability.Secs(s.StartMs), v, c.Name)})
 		}
 	}
 	// Events go where they happened inside their second, using the probe-relative offset.
@@ -79,19 +81,19 @@ func WriteHTML(w io.Writer, r *Report) error {
 		if e.Object != "" {
 			label += " " + e.Object
 		}
-		d.Marks = append(d.Marks, svgMark{X: chartLeft + sec*bw, Label: secs(e.AtMs) + " " + label})
+		d.Marks = append(d.Marks, svgMark{X: chartLeft + sec*bw, Label: availability.Secs(e.AtMs) + " " + label})
 	}
-	for ci, c := range classes {
-		d.Legend = append(d.Legend, svgRect{X: float64(chartLeft + ci*130), Fill: svgColors[ci], Tip: c.name})
+	for ci, c := range availability.Classes {
+		d.Legend = append(d.Legend, svgRect{X: float64(chartLeft + ci*130), Fill: svgColors[ci], Tip: c.Name})
 	}
 	t := r.Totals
-	for _, kv := range []kvRow{{"requests", fmt.Sprint(t.Requests)}, {"2xx", fmt.Sprint(t.Status2xx)}, {"3xx", fmt.Sprint(t.Status3xx)},
+	for _, row := range []kvRow{{"requests", fmt.Sprint(t.Requests)}, {"2xx", fmt.Sprint(t.Status2xx)}, {"3xx", fmt.Sprint(t.Status3xx)},
 		{"4xx", fmt.Sprint(t.Status4xx)}, {"502", fmt.Sprint(t.Status502)}, {"503", fmt.Sprint(t.Status503)},
 		{"504", fmt.Sprint(t.Status504)}, {"other 5xx", fmt.Sprint(t.Other5xx)}, {"connection errors", fmt.Sprint(t.ConnectionErrors)},
 		{"timeouts", fmt.Sprint(t.Timeouts)}, {"aborted", fmt.Sprint(t.Aborted)}, {"availability", fmt.Sprintf("%.3f%%", t.Availability)}} {
-		d.Status = append(d.Status, kv)
+		d.Status = append(d.Status, row)
 	}
-	d.Classes = []kvRow{{"by status", kv(t.ByStatus)}, {"by error class", kv(t.ByClass)}}
+	d.Classes = []kvRow{{"by status", availability.Counts(t.ByStatus)}, {"by error class", availability.Counts(t.ByClass)}}
 	rc := r.Recovery
 	for _, s := range []struct {
 		k string
@@ -99,7 +101,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 	}{{"old head gone", rc.OldHeadGoneMs}, {"new head created", rc.NewHeadCreatedMs}, {"new head scheduled", rc.NewHeadScheduledMs},
 		{"new head Running", rc.NewHeadRunningMs}, {"new head Ready", rc.NewHeadReadyMs}, {"RayCluster ready", rc.RayClusterReadyMs},
 		{"endpoints back", rc.EndpointsBackMs}} {
-		v := optSecs(s.v)
+		v := availability.OptSecs(s.v)
 		switch {
 		case s.k == "RayCluster ready" && rc.RayClusterStayedReady:
 			v = "stayed ready"
@@ -112,7 +114,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 }
 
 var htmlPage = template.Must(template.New("report").Funcs(template.FuncMap{
-	"secs": secs, "opt": optSecs, "plural": Plural,
+	"secs": availability.Secs, "opt": availability.OptSecs, "plural": availability.Plural,
 	"f1":  func(f float64) string { return fmt.Sprintf("%.1f", f) },
 	"f3":  func(f float64) string { return fmt.Sprintf("%.3f", f) },
 	"add": func(a, b float64) float64 { return a + b },

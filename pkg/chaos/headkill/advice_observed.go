@@ -1,7 +1,9 @@
-package report
+package headkill
 
 import (
 	"fmt"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/availability"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
@@ -22,20 +24,20 @@ const (
 )
 
 // observedAdvice draws conclusions from this run only; each names the fact it rests on.
-func observedAdvice(r *Report, kill timeline.Event, killed bool, res *probe.Result) []Advice {
-	var out []Advice
+func observedAdvice(r *Report, kill timeline.Event, killed bool, res *probe.Result) []availability.Advice {
+	var out []availability.Advice
 	add := func(rule, format string, a ...any) {
-		out = append(out, Advice{Source: "observed", Rule: rule, Text: fmt.Sprintf(format, a...)})
+		out = append(out, availability.Advice{Source: "observed", Rule: rule, Text: fmt.Sprintf(format, a...)})
 	}
 	if r.Probe.Interrupted {
 		add(AdvicePartial, "The run was interrupted after %d of %s; the numbers cover only what was seen.",
-			r.Probe.Scheduled, Plural(r.Probe.Planned, "planned request", "planned requests"))
+			r.Probe.Scheduled, availability.Plural(r.Probe.Planned, "planned request", "planned requests"))
 	}
 	t := r.Totals
 	if r.Probe.WarmupFailed {
 		add(AdviceWarmupFailed, "Nothing was killed: %d of %s failed. The head is killed only after a warm-up "+
 			"in which every request succeeds (2xx or 3xx); make the target answer, then run again.",
-			t.Errors, Plural(t.Requests, "warm-up request", "warm-up requests"))
+			t.Errors, availability.Plural(t.Requests, "warm-up request", "warm-up requests"))
 	}
 	if !killed {
 		// The rest explains what a kill did to clients; without a kill it would blame one.
@@ -50,7 +52,7 @@ func observedAdvice(r *Report, kill timeline.Event, killed bool, res *probe.Resu
 			if e.Name == kill.Object && e.Errors > 0 {
 				add(AdviceErrorsFromHead, "%d of %s came through the killed head pod %s: its Serve proxy was behind the Service. "+
 					"Exclude the head from the serve Service (spec.excludeHeadPodFromServeSvc, KubeRay v1.3.0+) so only worker proxies take traffic.",
-					e.Errors, Plural(t.Errors, "error", "errors"), e.Name)
+					e.Errors, availability.Plural(t.Errors, "error", "errors"), e.Name)
 			}
 		}
 	}
@@ -75,16 +77,16 @@ func observedAdvice(r *Report, kill timeline.Event, killed bool, res *probe.Resu
 	}
 	if t.Timeouts > 0 {
 		add(AdviceTimeouts, "%s no answer within %dms: requests in flight on the killed pod were lost. "+
-			"Give clients a timeout and a retry.", Plural(t.Timeouts, "request got", "requests got"), r.Settings.RequestTimeout)
+			"Give clients a timeout and a retry.", availability.Plural(t.Timeouts, "request got", "requests got"), r.Settings.RequestTimeout)
 	}
 	conn := t.ByClass[probe.ClassRefused.String()] + t.ByClass[probe.ClassReset.String()]
 	if conn > 0 {
 		add(AdviceConnErrors, "%s at the connection (refused or reset): a pod's proxy went away under open connections. "+
-			"Retry on connection errors; they are safe to retry for idempotent requests.", Plural(conn, "request failed", "requests failed"))
+			"Retry on connection errors; they are safe to retry for idempotent requests.", availability.Plural(conn, "request failed", "requests failed"))
 	}
 	if n := t.ByClass[probe.ClassNoEndpoint.String()]; n > 0 {
 		add(AdviceNoEndpoints, "For %s the Service had no ready endpoint at all: every serving pod was out at once. "+
-			"Run more than one worker with a Serve proxy.", Plural(n, "request", "requests"))
+			"Run more than one worker with a Serve proxy.", availability.Plural(n, "request", "requests"))
 	}
 	return out
 }

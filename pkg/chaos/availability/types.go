@@ -1,38 +1,17 @@
-// Package report turns what a head-kill saw (probe records, cluster timeline) into a Report and
-// renders it as text, JSON, JUnit or HTML. Build is pure: same input, same report, byte for byte.
-package report
+// Package availability is what every experiment run under the probe reports of the service it
+// probed (head-kill, drain, worker-kill, upgrade): the totals, the error window, the endpoints,
+// the latency, the per-second bars, the events, the SLO verdict and the advice, built from the
+// probe's records and the cluster's timeline, and written as text and JSON. Build is pure: same
+// input, same report, byte for byte. Each experiment embeds Availability in its own report, with
+// its own section beside it.
+package availability
 
 import (
-	"strings"
 	"time"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
 )
-
-// Kind identifies the JSON document, with schema.APIVersion; docs/chaos-head-kill.md documents
-// the schema.
-const Kind = "HeadKillReport"
-
-// Settings echo what was asked, so a saved report says what it measured.
-type Settings struct {
-	Cluster        string  `json:"cluster"` // "demo" or "rayservice/demo"
-	Namespace      string  `json:"namespace"`
-	Mode           string  `json:"mode"`   // delete|force|evict
-	Target         string  `json:"target"` // the probed URL or "service/NAME:PORT"
-	Method         string  `json:"method"`
-	Path           string  `json:"path"`
-	Rate           float64 `json:"rate"` // requests per second
-	WarmupMs       int64   `json:"warmupMs"`
-	AfterMs        int64   `json:"afterMs,omitempty"`
-	UntilRecovered bool    `json:"untilRecovered,omitempty"`
-	TimeoutMs      int64   `json:"timeoutMs,omitempty"` // --timeout with --until-recovered
-	RequestTimeout int64   `json:"requestTimeoutMs"`
-}
-
-// TracksEndpoints is whether the probe followed a Service's endpoints (a Service target), so
-// that "endpoints back" has a meaning; a URL target has none.
-func (s Settings) TracksEndpoints() bool { return strings.HasPrefix(s.Target, "service/") }
 
 // SLO is what the run must hold; a nil field is not checked.
 type SLO struct {
@@ -49,30 +28,22 @@ type Advice struct {
 
 // Input is everything Build needs.
 type Input struct {
-	Settings Settings
 	Probe    *probe.Result
 	Timeline *timeline.Timeline
 	SLO      SLO
-	// Advice from doctor's RayService rules (serve-head-in-service, serve-head-has-cpus, gcs-ft-off),
-	// appended after what this run observed.
-	Advice []Advice
-	// WarmupFailed: the warm-up saw an error or no answer, so nothing was killed.
+	// WarmupFailed: the warm-up saw an error or no answer, so nothing was disrupted.
 	WarmupFailed bool
-	// Reference is the kind of the event times are relative to: KillRequested when empty
-	// (an upgrade's is UpgradePatched).
+	// Reference is the kind of the event times are relative to: the disruption (a head kill's
+	// KillRequested, an upgrade's UpgradePatched); the probe start when it was never seen.
 	Reference timeline.Kind
 }
 
-// Report is the whole result. Times named ...Ms are milliseconds relative to Reference: the kill
-// when one was requested, else the probe's start.
-type Report struct {
-	APIVersion  string     `json:"apiVersion"`
-	Kind        string     `json:"kind"`
-	Settings    Settings   `json:"settings"`
-	Probe       ProbeInfo  `json:"probe"`
+// Availability is the part of a report every experiment under the probe has, in the order its
+// sections are shown; the experiment's own section goes between ErrorWindow and Endpoints (see
+// JSON and WriteText). Times named ...Ms are relative to the disruption, else to the probe start.
+type Availability struct {
 	Totals      Totals     `json:"totals"`
 	ErrorWindow *Window    `json:"errorWindow"` // null when there were no errors
-	Recovery    Recovery   `json:"recovery"`
 	Endpoints   []Endpoint `json:"endpoints"`
 	Latency     Latency    `json:"latency"`
 	Seconds     []Second   `json:"seconds"`
@@ -137,26 +108,6 @@ type Run struct {
 	Requests int     `json:"requests"`
 	StartMs  float64 `json:"startMs"`
 	EndMs    float64 `json:"endMs"`
-}
-
-// Recovery times are relative to the kill; null when not seen.
-type Recovery struct {
-	OldHeadGoneMs      *float64 `json:"oldHeadGoneMs"`
-	NewHeadCreatedMs   *float64 `json:"newHeadCreatedMs"`
-	NewHeadScheduledMs *float64 `json:"newHeadScheduledMs"`
-	NewHeadRunningMs   *float64 `json:"newHeadRunningMs"`
-	NewHeadReadyMs     *float64 `json:"newHeadReadyMs"`
-	RayClusterReadyMs  *float64 `json:"rayClusterReadyMs"`
-	// RayClusterStayedReady: the RayCluster was ready at the kill and its state never changed
-	// after it (KubeRay v1.1.1 keeps "ready" through a head restart), so there is no time to show.
-	RayClusterStayedReady bool     `json:"rayClusterStayedReady"`
-	EndpointsBackMs       *float64 `json:"endpointsBackMs"`
-	OldHead               string   `json:"oldHead,omitempty"`
-	NewHead               string   `json:"newHead,omitempty"`
-	// ActiveClusterChanged: the RayService moved traffic to another RayCluster after the kill.
-	ActiveClusterChanged bool   `json:"activeClusterChanged"`
-	ActiveClusterFrom    string `json:"activeClusterFrom,omitempty"`
-	ActiveClusterTo      string `json:"activeClusterTo,omitempty"`
 }
 
 // Endpoint is one row of the per-endpoint table.

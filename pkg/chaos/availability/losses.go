@@ -1,4 +1,4 @@
-package report
+package availability
 
 import (
 	"fmt"
@@ -134,7 +134,7 @@ func (l Losses) Refusals() int {
 // WriteLosses writes the pods table, the refusals, and the Ray pods KubeRay created after since
 // ("the cordon", "the kill").
 func WriteLosses(w io.Writer, l Losses, since string) error {
-	p := &printer{w: w}
+	p := &Printer{W: w}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "  POD\tRAY\tREQUESTED\tACCEPTED\tGONE\tREFUSALS\tOUTCOME\n")
 	for _, r := range l.Pods {
@@ -142,20 +142,20 @@ func WriteLosses(w io.Writer, l Losses, since string) error {
 		if r.Ray {
 			ray = "yes"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%d\t%s\n", r.Pod, ray, optSecs(r.RequestedMs), optSecs(r.AcceptedMs), optSecs(r.GoneMs), r.Refusals, r.Outcome)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%d\t%s\n", r.Pod, ray, OptSecs(r.RequestedMs), OptSecs(r.AcceptedMs), OptSecs(r.GoneMs), r.Refusals, r.Outcome)
 	}
-	p.err(tw.Flush())
+	p.Keep(tw.Flush())
 	for _, r := range l.Pods {
 		if r.RefusedBy != "" {
-			p.f("  %s refused %s: %s\n", r.Pod, Plural(r.Refusals, "time", "times"), r.RefusedBy)
+			p.F("  %s refused %s: %s\n", r.Pod, Plural(r.Refusals, "time", "times"), r.RefusedBy)
 		}
 		if r.Detail != "" {
-			p.f("  %s: %s\n", r.Pod, r.Detail)
+			p.F("  %s: %s\n", r.Pod, r.Detail)
 		}
 	}
-	p.f("\nRay pods KubeRay created after %s\n", since)
+	p.F("\nRay pods KubeRay created after %s\n", since)
 	if len(l.Replacements) == 0 {
-		p.f("  none seen\n")
+		p.F("  none seen\n")
 	}
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, r := range l.Replacements {
@@ -163,8 +163,8 @@ func WriteLosses(w io.Writer, l Losses, since string) error {
 		if node == "" {
 			node = "-"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\tcreated %s\ton %s\tscheduled %s\tReady %s\n", r.Pod, r.What, secs(r.CreatedMs), node, optSecs(r.ScheduledMs), optSecs(r.ReadyMs))
+		fmt.Fprintf(tw, "  %s\t%s\tcreated %s\ton %s\tscheduled %s\tReady %s\n", r.Pod, r.What, Secs(r.CreatedMs), node, OptSecs(r.ScheduledMs), OptSecs(r.ReadyMs))
 	}
-	p.err(tw.Flush())
-	return p.e
+	p.Keep(tw.Flush())
+	return p.Err
 }

@@ -1,4 +1,4 @@
-package report
+package headkill
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/availability"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
 	"github.com/kubectl-ray/kubectl-ray/pkg/internal/golden"
@@ -64,11 +65,11 @@ func headKillInput() Input {
 	)
 	maxErr, minAvail := int64(5), 80.0
 	return Input{
-		Settings: Settings{Cluster: "rayservice/demo", Namespace: "serve", Mode: "delete", Target: "service/demo-serve-svc:8000",
+		Settings: ReportSettings{Cluster: "rayservice/demo", Namespace: "serve", Mode: "delete", Target: "service/demo-serve-svc:8000",
 			Method: "POST", Path: "/dummy", Rate: 10, WarmupMs: 3000, AfterMs: 7000, RequestTimeout: 2000},
 		Probe: res, Timeline: tl,
-		SLO: SLO{MaxErrors: &maxErr, MinAvailability: &minAvail},
-		Advice: []Advice{{Source: "doctor", Rule: "serve-head-in-service",
+		SLO: availability.SLO{MaxErrors: &maxErr, MinAvailability: &minAvail},
+		Advice: []availability.Advice{{Source: "doctor", Rule: "serve-head-in-service",
 			Text: "The head pod is behind demo-serve-svc; set spec.excludeHeadPodFromServeSvc: true."}},
 	}
 }
@@ -84,7 +85,7 @@ func TestBuildHeadKill(t *testing.T) {
 		t.Fatalf("byStatus %v byClass %v", tt.ByStatus, tt.ByClass)
 	}
 	w := r.ErrorWindow
-	if w == nil || w.FirstMs != 0 || w.LastMs != 1800 || w.LongestRun != (Run{Requests: 5, StartMs: 0, EndMs: 400}) {
+	if w == nil || w.FirstMs != 0 || w.LastMs != 1800 || w.LongestRun != (availability.Run{Requests: 5, StartMs: 0, EndMs: 400}) {
 		t.Fatalf("error window %+v", w)
 	}
 	rc := r.Recovery
@@ -132,13 +133,13 @@ func TestBuildCleanAndInterrupted(t *testing.T) {
 	res.Interrupted = true
 	res.Records[7].Class, res.Records[7].Status = probe.ClassCanceled, 0
 	zero := int64(0)
-	r = Build(Input{Probe: res, SLO: SLO{MaxErrors: &zero}})
+	r = Build(Input{Probe: res, SLO: availability.SLO{MaxErrors: &zero}})
 	if r.Totals.Requests != 7 || r.Totals.Aborted != 1 || r.Totals.Errors != 0 || !r.Verdict.Passed || r.Advice[0].Rule != AdvicePartial {
 		t.Fatalf("interrupted report totals %+v verdict %+v advice %+v", r.Totals, r.Verdict, r.Advice)
 	}
 
 	minAvail := 99.9
-	r = Build(Input{Probe: &probe.Result{Start: start}, SLO: SLO{MinAvailability: &minAvail}})
+	r = Build(Input{Probe: &probe.Result{Start: start}, SLO: availability.SLO{MinAvailability: &minAvail}})
 	if r.Verdict.Passed {
 		t.Fatal("an empty run passed a min-availability SLO")
 	}
@@ -157,7 +158,7 @@ func TestGolden(t *testing.T) {
 		outputs := map[string]func(*bytes.Buffer) error{
 			".txt":       func(b *bytes.Buffer) error { return WriteText(b, r, false) },
 			".color.txt": func(b *bytes.Buffer) error { return WriteText(b, r, true) },
-			".json":      func(b *bytes.Buffer) error { return WriteJSON(b, r) },
+			".json":      func(b *bytes.Buffer) error { return availability.WriteJSON(b, r) },
 			".junit.xml": func(b *bytes.Buffer) error { return WriteJUnit(b, r) },
 			".html":      func(b *bytes.Buffer) error { return WriteHTML(b, r) },
 		}
@@ -173,7 +174,7 @@ func TestGolden(t *testing.T) {
 
 func TestJSONSchemaFields(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteJSON(&b, Build(headKillInput())); err != nil {
+	if err := availability.WriteJSON(&b, Build(headKillInput())); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
@@ -289,9 +290,9 @@ func urlOneErrorInput() Input {
 	)
 	maxErr := int64(5)
 	return Input{
-		Settings: Settings{Cluster: "demo", Namespace: "ml", Mode: "delete", Target: "http://127.0.0.1:8000", Method: "GET", Path: "/",
+		Settings: ReportSettings{Cluster: "demo", Namespace: "ml", Mode: "delete", Target: "http://127.0.0.1:8000", Method: "GET", Path: "/",
 			Rate: 10, WarmupMs: 2000, AfterMs: 2000, RequestTimeout: 1000},
-		Probe: res, Timeline: tl, SLO: SLO{MaxErrors: &maxErr},
+		Probe: res, Timeline: tl, SLO: availability.SLO{MaxErrors: &maxErr},
 	}
 }
 
@@ -306,11 +307,11 @@ func warmupFailedInput() Input {
 	}
 	maxErr := int64(10)
 	return Input{
-		Settings: Settings{Cluster: "demo", Namespace: "ml", Mode: "delete", Target: "http://127.0.0.1:1", Method: "GET", Path: "/",
+		Settings: ReportSettings{Cluster: "demo", Namespace: "ml", Mode: "delete", Target: "http://127.0.0.1:1", Method: "GET", Path: "/",
 			Rate: 5, WarmupMs: 1000, AfterMs: 60000, RequestTimeout: 2000},
 		Probe: res, Timeline: timeline.New(timeline.Event{Kind: timeline.RayClusterState, At: at(-50), To: "ready", Detail: "first seen"}),
-		SLO: SLO{MaxErrors: &maxErr}, WarmupFailed: true,
-		Advice: []Advice{{Source: "doctor", Rule: "gcs-ft-off", Text: "GCS fault tolerance is off."}},
+		SLO: availability.SLO{MaxErrors: &maxErr}, WarmupFailed: true,
+		Advice: []availability.Advice{{Source: "doctor", Rule: "gcs-ft-off", Text: "GCS fault tolerance is off."}},
 	}
 }
 
@@ -327,13 +328,5 @@ func TestWarmupFailedSaysNothingWasKilled(t *testing.T) {
 	}
 	if got := strings.Join(rules, " "); got != "warmup-failed gcs-ft-off" {
 		t.Fatalf("advice %q, want the warm-up's and doctor's only", got)
-	}
-}
-
-func TestPlural(t *testing.T) {
-	for n, want := range map[int]string{0: "0 requests", 1: "1 request", 2: "2 requests"} {
-		if got := Plural(n, "request", "requests"); got != want {
-			t.Errorf("Plural(%d) = %q, want %q", n, got, want)
-		}
 	}
 }

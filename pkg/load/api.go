@@ -14,7 +14,6 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
@@ -37,6 +36,9 @@ type Query struct {
 	// bundle writes the objects doctor read, and the rules read the same snapshot either way
 	// (TestTrimChangesNothing).
 	Whole bool
+	// Reads is what the rules read of the Events and submitter pods (diagnose.Reads): without
+	// it no Event and no submitter pod is kept.
+	Reads state.Reads
 }
 
 // Labels the serve Service of every KubeRay release carries (ray.io/serve: <name>-serve); listing
@@ -96,7 +98,11 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*state.Snapshot, er
 		jobs, errJobs = c.ListRayJobs(ctx, ns)
 		// Only with RayJobs that may have one at work, as soon as they are known: their
 		// submitter pods, by the Job controller's label.
-		if sel := diagnose.SubmitterPodSelector(jobs); errJobs == nil && sel != "" {
+		var sel string
+		if errJobs == nil && q.Reads.SubmitterPods != nil {
+			sel = q.Reads.SubmitterPods(jobs)
+		}
+		if sel != "" {
 			submitters, errSubmitters = c.ListPodsEach(ctx, ns, sel, func(p *corev1.Pod) { trimmed(func() { state.TrimPod(p, submitterSecrets) }) })
 		}
 	})
@@ -118,8 +124,8 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*state.Snapshot, er
 	})
 	run(func() { deploys, errDeploys = c.ListDeployments(ctx, "") })
 	run(func() { budgets, errBudgets = c.ListBudgets(ctx, ns) })
-	run(func() { events, errEvents = headEvents(ctx, c, ns) })
-	run(func() { warnings, errWarnings = operatorWarnings(ctx, c, ns) })
+	run(func() { events, errEvents = headEvents(ctx, c, ns, q.Reads.KeepEvent) })
+	run(func() { warnings, errWarnings = operatorWarnings(ctx, c, ns, q.Reads.KeepWarning) })
 	wg.Wait()
 
 	// Required kinds first, in the order a person fixes them: CRDs, then pods.
@@ -182,7 +188,7 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*state.Snapshot, er
 		return nil, errDeploys
 	}
 	if q.Ray != nil {
-		s.Ray, s.RayAsked = rayViews(ctx, c, s, *q.Ray), true
+		s.Ray, s.RayAsked = rayViews(ctx, c, s, *q.Ray, q.Reads.Checked), true
 		for _, v := range s.Ray {
 			if len(v.Failed) > 0 {
 				s.Blind = append(s.Blind, state.Gap{Resource: "Ray's view of " + v.Namespace + "/" + v.Cluster, Reason: strings.Join(v.Failed, "; ")})
@@ -208,21 +214,21 @@ func blindOr(err error, req kube.Request) (state.Gap, error) {
 
 // headEvents reads the Events about RayClusters in namespace ("" for all) with one paged LIST
 // selected by field (involvedObject.kind=RayCluster), never one request per cluster, keeping the
-// head lifecycle Events rules read, trimmed as each page arrives.
-func headEvents(ctx context.Context, c *kube.Clients, namespace string) ([]corev1.Event, error) {
-	return c.ListEventsSelected(ctx, namespace, ray.EventFieldSelector, keptTrimmed(diagnose.KeepEvent))
+// head lifecycle Events rules read (keep), trimmed as each page arrives.
+func headEvents(ctx context.Context, c *kube.Clients, namespace string, keep func(*corev1.Event) bool) ([]corev1.Event, error) {
+	return c.ListEventsSelected(ctx, namespace, ray.EventFieldSelector, keptTrimmed(keep))
 }
 
 // operatorWarnings reads the operator's Warning Events about RayJobs and RayServices the same way
-// (ray.WarningFieldSelector, diagnose.KeepWarning).
-func operatorWarnings(ctx context.Context, c *kube.Clients, namespace string) ([]corev1.Event, error) {
-	return c.ListEventsSelected(ctx, namespace, ray.WarningFieldSelector, keptTrimmed(diagnose.KeepWarning))
+// (ray.WarningFieldSelector, keeping what keep keeps).
+func operatorWarnings(ctx context.Context, c *kube.Clients, namespace string, keep func(*corev1.Event) bool) ([]corev1.Event, error) {
+	return c.ListEventsSelected(ctx, namespace, ray.WarningFieldSelector, keptTrimmed(keep))
 }
 
 // keptTrimmed keeps what keep keeps, trimmed (state.TrimEvent).
 func keptTrimmed(keep func(*corev1.Event) bool) func(*corev1.Event) bool {
 	return func(ev *corev1.Event) bool {
-		if !keep(ev) {
+		if !state.Keeps(keep, ev) {
 			return false
 		}
 		state.TrimEvent(ev)

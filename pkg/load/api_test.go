@@ -24,6 +24,7 @@ import (
 	kfake "k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
@@ -71,7 +72,7 @@ func forbid(resource string) k8stesting.ReactionFunc {
 func TestFromAPIOneListPerKind(t *testing.T) {
 	c, kc, rc := snapshotClients()
 	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
-	s, err := FromAPI(context.Background(), c, Query{Namespace: "ml", Selector: "team=x", Now: now})
+	s, err := FromAPI(context.Background(), c, Query{Reads: diagnose.Reads, Namespace: "ml", Selector: "team=x", Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +133,7 @@ func TestFromAPIBlind(t *testing.T) {
 	rc.PrependReactor("list", "rayservices", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewNotFound(schema.GroupResource{Group: "ray.io", Resource: "rayservices"}, "")
 	})
-	s, err := FromAPI(context.Background(), c, Query{Namespace: "ml"})
+	s, err := FromAPI(context.Background(), c, Query{Reads: diagnose.Reads, Namespace: "ml"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +177,7 @@ func TestFromAPIFatal(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c, kc, rc := snapshotClients()
 			tc.setup(kc, rc)
-			_, err := FromAPI(context.Background(), c, Query{Namespace: "ml"})
+			_, err := FromAPI(context.Background(), c, Query{Reads: diagnose.Reads, Namespace: "ml"})
 			if exit.CodeOf(err) != tc.code || err == nil || !strings.Contains(err.Error(), tc.contains) {
 				t.Fatalf("err = %v (code %d), want code %d containing %q", err, exit.CodeOf(err), tc.code, tc.contains)
 			}
@@ -198,7 +199,7 @@ func TestFromAPIOperatorInNamespace(t *testing.T) {
 		}
 		return false, nil, nil
 	})
-	s, err := FromAPI(context.Background(), c, Query{Namespace: "ml"})
+	s, err := FromAPI(context.Background(), c, Query{Reads: diagnose.Reads, Namespace: "ml"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +228,7 @@ func TestFromAPITrimsAndKeepsSecrets(t *testing.T) {
 			Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "ray-head",
 				Env: []corev1.EnvVar{{Name: "API_TOKEN", Value: "clusterT0ken"}}}}}}}}}
 	c := &kube.Clients{Kube: kfake.NewClientset(pod, node), Ray: rayfake.NewSimpleClientset(rc)}
-	s, err := FromAPI(context.Background(), c, Query{Namespace: "ml"})
+	s, err := FromAPI(context.Background(), c, Query{Reads: diagnose.Reads, Namespace: "ml"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +272,7 @@ func TestFromAPIEvents(t *testing.T) {
 		}
 	}
 	kc.ClearActions()
-	s, err := FromAPI(context.Background(), c, Query{Namespace: "ml"})
+	s, err := FromAPI(context.Background(), c, Query{Reads: diagnose.Reads, Namespace: "ml"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +293,7 @@ func TestFromAPIEvents(t *testing.T) {
 	}
 
 	kc.PrependReactor("list", "events", forbid("events"))
-	s, err = FromAPI(context.Background(), c, Query{Namespace: "ml"})
+	s, err = FromAPI(context.Background(), c, Query{Reads: diagnose.Reads, Namespace: "ml"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,7 +322,7 @@ func TestFromAPISubmitterPods(t *testing.T) {
 	rc := rayfake.NewSimpleClientset(&rayv1.RayJob{ObjectMeta: metav1.ObjectMeta{Name: "etl", Namespace: "ml"},
 		Status: rayv1.RayJobStatus{JobDeploymentStatus: rayv1.JobDeploymentStatusRunning}})
 	c := &kube.Clients{Kube: kc, Ray: rc}
-	s, err := FromAPI(context.Background(), c, Query{Namespace: "ml", Now: time.Now()})
+	s, err := FromAPI(context.Background(), c, Query{Reads: diagnose.Reads, Namespace: "ml", Now: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,7 +347,7 @@ func TestFromAPISubmitterPods(t *testing.T) {
 func TestFromAPIWhole(t *testing.T) {
 	c, _, _ := snapshotClients()
 	for _, whole := range []bool{false, true} {
-		s, err := FromAPI(context.Background(), c, Query{Namespace: "ml", Whole: whole})
+		s, err := FromAPI(context.Background(), c, Query{Reads: diagnose.Reads, Namespace: "ml", Whole: whole})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -375,7 +376,7 @@ func TestHealInformersTrimAndKeepSecrets(t *testing.T) {
 	c := &kube.Clients{Kube: kfake.NewClientset(pod, node), Ray: rayfake.NewSimpleClientset(rc)}
 	// As heal --watch does: client-go's logs are routed before any informer runs.
 	kube.RouteClientLogs(func(string, string, ...any) {})
-	h, err := NewInformers(c, "ml", true, func(types.NamespacedName) {})
+	h, err := NewInformers(c, "ml", true, diagnose.KeepEvent, func(types.NamespacedName) {})
 	if err != nil {
 		t.Fatal(err)
 	}

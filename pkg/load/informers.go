@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
@@ -27,13 +26,14 @@ type Informers struct {
 }
 
 // NewInformers builds the caches for namespace ("" for all); onChange hears the RayCluster each
-// change concerns. withNodes adds a node cache (cluster-wide list and watch of nodes).
-func NewInformers(c *kube.Clients, namespace string, withNodes bool, onChange func(types.NamespacedName)) (*Informers, error) {
+// change concerns. withNodes adds a node cache (cluster-wide list and watch of nodes). keepEvent
+// keeps the Events about RayClusters the rules read (diagnose.KeepEvent).
+func NewInformers(c *kube.Clients, namespace string, withNodes bool, keepEvent func(*corev1.Event) bool, onChange func(types.NamespacedName)) (*Informers, error) {
 	h := &Informers{secrets: redact.Set{}}
 	inf, err := c.NewClusterInformers(namespace, withNodes, kube.CacheShape{
 		Trim:          h.trim,
 		EventSelector: ray.EventFieldSelector,
-		KeepEvent:     diagnose.KeepEvent,
+		KeepEvent:     func(ev *corev1.Event) bool { return state.Keeps(keepEvent, ev) },
 	}, onChange)
 	if err != nil {
 		return nil, err

@@ -6,9 +6,9 @@ import (
 	"sync"
 	"time"
 
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/rayapi"
@@ -18,9 +18,9 @@ import (
 // RayQuery asks FromAPI for Ray's own view of RayClusters: each head's dashboard, read through a
 // port-forward via the API server (the path chaos head-kill's probe takes), GETs only.
 type RayQuery struct {
-	// Target, when set, reads only the clusters doctor checks for it (diagnose.Checked); nil
+	// Target, when set, reads only the clusters doctor checks for it (Query.Reads.Checked); nil
 	// reads every RayCluster loaded.
-	Target *diagnose.Target
+	Target *ray.Target
 	// Timeout bounds one cluster: its port-forward and every read.
 	Timeout time.Duration
 	// Deadline bounds all of them: a cluster not read by then is unreachable (rayapi.Deadline).
@@ -45,7 +45,7 @@ const (
 // rayViews reads the dashboards of the clusters q picks in s, at most q.Parallel at once, each
 // within q.Timeout and all within q.Deadline: the slowest dashboard bounds the run, not the sum
 // of them. A dashboard that cannot be read is a View saying why, never an error.
-func rayViews(ctx context.Context, c *kube.Clients, s *state.Snapshot, q RayQuery) []rayapi.View {
+func rayViews(ctx context.Context, c *kube.Clients, s *state.Snapshot, q RayQuery, checkedFor func(*state.Snapshot, *ray.Target) func(*rayv1.RayCluster) bool) []rayapi.View {
 	if q.Timeout <= 0 {
 		q.Timeout = DefaultRayTimeout
 	}
@@ -58,7 +58,10 @@ func rayViews(ctx context.Context, c *kube.Clients, s *state.Snapshot, q RayQuer
 	ctx, cancel := context.WithTimeout(ctx, q.Deadline)
 	defer cancel()
 	heads := dashboardHeads(s)
-	checked := diagnose.Checked(s, q.Target)
+	checked := func(*rayv1.RayCluster) bool { return true }
+	if q.Target != nil && checkedFor != nil {
+		checked = checkedFor(s, q.Target)
+	}
 	var views []rayapi.View
 	for i := range s.Clusters {
 		rc := &s.Clusters[i]

@@ -48,7 +48,7 @@ func TestReadRayViewsSaysWhyEachWasNotRead(t *testing.T) {
 			return nil, ctx.Err()
 		}
 	}
-	views := rayViews(context.Background(), &kube.Clients{Tunnels: open}, s, RayQuery{Timeout: 50 * time.Millisecond, Parallel: 1})
+	views := rayViews(context.Background(), &kube.Clients{Tunnels: open}, s, RayQuery{Timeout: 50 * time.Millisecond, Parallel: 1}, nil)
 	got := map[string]rayapi.Reason{}
 	for _, v := range views {
 		if v.Unreachable == nil {
@@ -78,7 +78,7 @@ func TestReadRayViewsDeadline(t *testing.T) {
 		return nil, errors.New("canceled")
 	}
 	start := time.Now()
-	views := rayViews(context.Background(), &kube.Clients{Tunnels: open}, s, RayQuery{Timeout: time.Hour, Deadline: 100 * time.Millisecond, Parallel: 1})
+	views := rayViews(context.Background(), &kube.Clients{Tunnels: open}, s, RayQuery{Timeout: time.Hour, Deadline: 100 * time.Millisecond, Parallel: 1}, nil)
 	if d := time.Since(start); d > 5*time.Second {
 		t.Fatalf("took %s with a 100ms deadline", d)
 	}
@@ -103,7 +103,7 @@ func TestReadRayViewsOnlyTheTarget(t *testing.T) {
 		pods = append(pods, pod)
 		return nil, errors.New("refused")
 	}
-	views := rayViews(context.Background(), &kube.Clients{Tunnels: open}, s, RayQuery{Target: &diagnose.Target{Name: "b"}})
+	views := rayViews(context.Background(), &kube.Clients{Tunnels: open}, s, RayQuery{Target: &diagnose.Target{Name: "b"}}, diagnose.Checked)
 	if len(views) != 1 || views[0].Cluster != "b" || len(pods) != 1 || pods[0] != "b-head" || views[0].Unreachable.Reason != rayapi.Unconnected {
 		t.Fatalf("views %+v, forwarded to %v", views, pods)
 	}

@@ -169,7 +169,7 @@ func serve(ctx context.Context, c *kube.Clients, cfg Config, log *repair.Logger,
 	})
 	// Nodes are cached only with Force: only force deletes need them, and without it the
 	// watchdog needs no cluster-wide read of nodes.
-	inf, err = load.NewInformers(c, cfg.Namespace, cfg.Force, wd.Changed)
+	inf, err = load.NewInformers(c, cfg.Namespace, cfg.Force, diagnose.KeepEvent, wd.Changed)
 	if err != nil {
 		return err
 	}

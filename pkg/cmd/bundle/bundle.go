@@ -175,7 +175,7 @@ func (o *Options) Run(cmd *cobra.Command) error {
 	defer cancel()
 	p := newProgress(o.f.IOStreams.ErrOut)
 	p.say("reading what doctor reads")
-	q := load.Query{Namespace: o.namespace, Selector: o.selector, Now: o.f.Now(), Whole: true}
+	q := load.Query{Namespace: o.namespace, Selector: o.selector, Now: o.f.Now(), Whole: true, Reads: diagnose.Reads}
 	if o.readRay {
 		q.Ray = &load.RayQuery{Target: o.target, Keep: true}
 	}

@@ -15,7 +15,7 @@ import (
 // namespace when the run asks (after the kill's dry run).
 func headKillDoctor(api load.API, s *headkill.Settings) headkill.Doctor {
 	return func(ctx context.Context) ([]availability.Advice, error) {
-		snap, err := api.LoadSnapshot(ctx, load.Query{Namespace: s.Namespace, Now: s.Now()})
+		snap, err := api.LoadSnapshot(ctx, load.Query{Namespace: s.Namespace, Now: s.Now(), Reads: diagnose.Reads})
 		if err != nil {
 			return nil, err
 		}

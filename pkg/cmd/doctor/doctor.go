@@ -157,7 +157,7 @@ func (o *Options) Run(cmd *cobra.Command) error {
 	}
 	gc.Tune(gc.OneShot) // the fleet is read once: keep the heap near what it holds (docs/performance.md)
 	s, err := load.FromAPI(cmd.Context(), c, load.Query{Namespace: o.namespace, Selector: o.selector, Now: o.f.Now(),
-		Ray: o.ray.query(o.target)})
+		Ray: o.ray.query(o.target), Reads: diagnose.Reads})
 	if err != nil {
 		return err
 	}

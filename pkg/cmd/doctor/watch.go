@@ -49,7 +49,7 @@ func (o *Options) runWatch(ctx context.Context, c *kube.Clients) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	queue := workqueue.NewTyped[types.NamespacedName]()
-	inf, err := load.NewInformers(c, o.namespace, true, queue.Add)
+	inf, err := load.NewInformers(c, o.namespace, true, diagnose.KeepEvent, queue.Add)
 	if err != nil {
 		return err
 	}

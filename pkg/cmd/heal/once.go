@@ -115,7 +115,7 @@ func (o *Options) runOnce(ctx context.Context) error {
 
 // plan reads the snapshot (one paged LIST per kind), runs doctor's rules and plans.
 func (o *Options) plan(ctx context.Context, c *kube.Clients) (repair.HealPlan, error) {
-	s, err := load.FromAPI(ctx, c, load.Query{Namespace: o.namespace, Now: o.f.Now()})
+	s, err := load.FromAPI(ctx, c, load.Query{Namespace: o.namespace, Now: o.f.Now(), Reads: diagnose.Reads})
 	if err != nil {
 		return repair.HealPlan{}, err
 	}

@@ -91,27 +91,25 @@ func TestKubeImportsOnlyFacts(t *testing.T) {
 // ruleUsers are the packages that run doctor's rules or act on, render or mark their findings,
 // and so may import them.
 var ruleUsers = map[string]string{
-	"pkg/cmd/doctor": "runs the rules and prints their report",
-	"pkg/cmd/heal":   "runs the rules, and acts on their findings",
-	"pkg/cmd/bundle": "runs the rules on the snapshot it keeps, and writes their report into the bundle",
-	"pkg/bundle":     "keeps the objects of the clusters doctor checks for a target (diagnose.Checked) and the Events the rules read (KeepEvent, KeepWarning)",
-	"pkg/repair":     "plans heal's actions from findings",
-	"pkg/watchdog":   "runs the rules on each snapshot heal's watchdog takes",
-	"pkg/metrics":    "renders findings and cluster health as metrics",
-	"pkg/accept":     "marks the findings an accept file accepts, and recomputes health without them",
-	"pkg/manifest":   "emits findings of its own about the documents it decodes (doctor -f)",
-	// pkg/load still takes three filters from the rules: the Events they read (KeepEvent,
-	// KeepWarning), the clusters doctor checks for a target (Checked) and the submitter pods to
-	// list (SubmitterPodSelector). The fix is to pass them in load.Query from the commands.
-	"pkg/load": "filters what it lists by what the rules read (see above)",
+	"pkg/cmd/doctor":  "runs the rules and prints their report",
+	"pkg/cmd/heal":    "runs the rules, and acts on their findings",
+	"pkg/cmd/bundle":  "runs the rules on the snapshot it keeps, and writes their report into the bundle",
+	"pkg/cmd/chaos":   "runs the rules for head-kill's advice and hands the experiments what they say, as data",
+	"pkg/doctorprint": "renders the rules' report in every -o format",
+	"pkg/bundle":      "keeps the objects of the clusters doctor checks for a target (diagnose.Checked) and the Events the rules read (KeepEvent, KeepWarning)",
+	"pkg/repair":      "plans heal's actions from findings",
+	"pkg/watchdog":    "runs the rules on each snapshot heal's watchdog takes",
+	"pkg/metrics":     "renders findings and cluster health as metrics",
+	"pkg/accept":      "marks the findings an accept file accepts, and recomputes health without them",
+	"pkg/manifest":    "emits findings of its own about the documents it decodes (doctor -f)",
 }
 
 // doctor's rules are imported only by what runs them or uses their findings (ruleUsers), so that
-// the snapshot, the API layer and the plumbing of the commands stay free of them. pkg/chaos is
-// judged by TestChaosKnowsNoRule.
+// the snapshot, its loaders, the API layer and the plumbing of the commands stay free of them.
+// pkg/chaos is judged by TestChaosKnowsNoRule.
 func TestRulesImportedOnlyByTheirUsers(t *testing.T) {
 	for _, i := range moduleImports(t) {
-		if i.path != rules || under(i.pkg, rules) || under(i.pkg, "pkg/chaos") || under(i.pkg, "pkg/cmd/chaos") {
+		if i.path != rules || under(i.pkg, rules) || under(i.pkg, "pkg/chaos") {
 			continue
 		}
 		if _, ok := ruleUsers[i.pkg]; !ok {
@@ -123,7 +121,7 @@ func TestRulesImportedOnlyByTheirUsers(t *testing.T) {
 
 // The packages below the rules, which the rules and the commands build on, import no rule.
 func TestNoRuleBelowTheRules(t *testing.T) {
-	below := []string{"pkg/state", "pkg/ray", "pkg/rayapi", "pkg/kube", "pkg/fault", "pkg/redact", "pkg/artifact", "pkg/evidence", "pkg/cmdutil"}
+	below := []string{"pkg/state", "pkg/load", "pkg/ray", "pkg/rayapi", "pkg/kube", "pkg/fault", "pkg/redact", "pkg/artifact", "pkg/evidence", "pkg/cmdutil", "pkg/flagname"}
 	for _, i := range moduleImports(t) {
 		if i.path != rules {
 			continue
@@ -136,12 +134,13 @@ func TestNoRuleBelowTheRules(t *testing.T) {
 	}
 }
 
-// Chaos reads the snapshot and Ray's facts, never doctor's rules: an experiment must not
-// depend on what doctor happens to judge.
+// The experiments read the cluster and Ray's facts, never doctor's rules: an experiment must not
+// depend on what doctor happens to judge. What doctor says about a target (head-kill's advice,
+// the rule drain names) reaches an experiment as data from its command (pkg/cmd/chaos).
 func TestChaosKnowsNoRule(t *testing.T) {
 	for _, i := range moduleImports(t) {
-		if i.path == rules && (under(i.pkg, "pkg/chaos") || under(i.pkg, "pkg/cmd/chaos")) {
-			t.Errorf("%s imports %s: chaos knows no rule; take the snapshot from pkg/state and KubeRay's names and facts from pkg/ray", i.file, i.path)
+		if i.path == rules && under(i.pkg, "pkg/chaos") {
+			t.Errorf("%s imports %s: an experiment knows no rule; take KubeRay's names and facts from pkg/ray, and have the command (pkg/cmd/chaos) hand it what doctor says", i.file, i.path)
 		}
 	}
 }

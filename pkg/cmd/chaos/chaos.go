@@ -19,6 +19,6 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(NewHeadKillCmd(f), NewDiskPressureCmd(f), NewMemoryPressureCmd(f), NewUpgradeCmd(f), NewDrainCmd(f), NewWorkerKillCmd(f))
+	cmd.AddCommand(NewHeadKillCmd(f, nil), NewDiskPressureCmd(f, nil), NewMemoryPressureCmd(f, nil), NewUpgradeCmd(f, nil), NewDrainCmd(f, nil), NewWorkerKillCmd(f, nil))
 	return cmd
 }

@@ -24,8 +24,8 @@ type DrainOptions struct {
 	yes    bool
 }
 
-// NewDrainCmd returns `kubectl ray chaos drain`.
-func NewDrainCmd(f *cmdutil.Factory) *cobra.Command {
+// NewDrainCmd returns `kubectl ray chaos drain`; runF, when set, gets the completed and validated options instead of Run (flag tests).
+func NewDrainCmd(f *cmdutil.Factory, runF func(*DrainOptions) error) *cobra.Command {
 	o := &DrainOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "drain (NODE | --node-of raycluster/NAME|rayservice/NAME [--role head|worker|any])",
@@ -58,7 +58,7 @@ seen is printed first).`,
   # Show what would happen: the pods, the budgets over them and the API server's dry run of each eviction
   kubectl ray chaos drain --node-of rayservice/demo --role head --dry-run`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return cmdutil.RunOptions(o, cmd, args) },
+		RunE: func(cmd *cobra.Command, args []string) error { return cmdutil.RunOptionsOr(o, cmd, args, runF) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&o.nodeOf, "node-of", "", "Drain the node of a pod of this RayCluster (raycluster/NAME or NAME) or RayService (rayservice/NAME: its active cluster)")

@@ -55,3 +55,8 @@ func execute(f *cmdutil.Factory, out, errOut io.Writer, newCmd func(*cmdutil.Fac
 	cmd.SilenceErrors, cmd.SilenceUsage = true, true
 	return cmd.ExecuteContext(context.Background())
 }
+
+// full is a command built with no runF: the tests that use it run the whole command on fakes.
+func full[O any](newCmd func(*cmdutil.Factory, func(*O) error) *cobra.Command) func(*cmdutil.Factory) *cobra.Command {
+	return func(f *cmdutil.Factory) *cobra.Command { return newCmd(f, nil) }
+}

@@ -19,8 +19,8 @@ type HeadKillOptions struct {
 	yes        bool
 }
 
-// NewHeadKillCmd returns `kubectl ray chaos head-kill`.
-func NewHeadKillCmd(f *cmdutil.Factory) *cobra.Command {
+// NewHeadKillCmd returns `kubectl ray chaos head-kill`; runF, when set, gets the completed and validated options instead of Run (flag tests).
+func NewHeadKillCmd(f *cmdutil.Factory, runF func(*HeadKillOptions) error) *cobra.Command {
 	o := &HeadKillOptions{f: f}
 	cmd := &cobra.Command{
 		ValidArgsFunction: f.CompleteRayNames(cmdutil.CompleteClusters | cmdutil.CompleteServices),
@@ -51,7 +51,7 @@ printed first).`,
   # Show what would happen: nothing is killed and no request is sent (-o json: the plan as JSON)
   kubectl ray chaos head-kill rayservice/demo --dry-run`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return cmdutil.RunOptions(o, cmd, args) },
+		RunE: func(cmd *cobra.Command, args []string) error { return cmdutil.RunOptionsOr(o, cmd, args, runF) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&o.s.Mode, "mode", string(kube.KillDelete), "How to kill the head: delete (its grace period), force (grace period 0) or evict (Eviction API; PodDisruptionBudgets apply)")

@@ -77,7 +77,7 @@ func newHKHarness(t *testing.T, kubeObjs, rayObjs []runtime.Object) *hkHarness {
 	return h
 }
 
-func (h *hkHarness) run(args ...string) error { return h.runCmd(NewHeadKillCmd, args...) }
+func (h *hkHarness) run(args ...string) error { return h.runCmd(full(NewHeadKillCmd), args...) }
 
 // runCmd runs the command newCmd makes (head-kill, upgrade) on the harness's fakes.
 func (h *hkHarness) runCmd(newCmd func(*cmdutil.Factory) *cobra.Command, args ...string) error {
@@ -202,7 +202,7 @@ func TestHeadKillRefusals(t *testing.T) {
 // TestHeadKillBadFlags: every bad flag is refused before the API is called.
 func TestHeadKillBadFlags(t *testing.T) {
 	u := []string{"demo", "--target", "http://127.0.0.1:1"}
-	assertBadFlags(t, NewHeadKillCmd, []badFlags{
+	assertBadFlags(t, full(NewHeadKillCmd), []badFlags{
 		{append(u, "--rate", "0"), `--rate "0" is not positive`},
 		{append(u, "--rate", "-5/s"), "is not positive"},
 		{append(u, "--rate", "1e9"), "above the probe's limit of 50000/s"},

@@ -26,10 +26,10 @@ type PressureOptions struct {
 // newSuffix makes the container name unique in the pod; tests pin it.
 var newSuffix = func() string { return utilrand.String(5) }
 
-// NewDiskPressureCmd returns `kubectl ray chaos disk-pressure`.
-func NewDiskPressureCmd(f *cmdutil.Factory) *cobra.Command {
+// NewDiskPressureCmd returns `kubectl ray chaos disk-pressure`; runF, when set, gets the completed and validated options instead of Run (flag tests).
+func NewDiskPressureCmd(f *cmdutil.Factory, runF func(*PressureOptions) error) *cobra.Command {
 	o := newPressureOptions(f, pressure.Disk)
-	cmd := o.command("disk-pressure", "Fill disk next to a Ray pod from an ephemeral container, to reproduce node-pressure eviction",
+	cmd := o.command(runF, "disk-pressure", "Fill disk next to a Ray pod from an ephemeral container, to reproduce node-pressure eviction",
 		`Adds one ephemeral container to the target pod. Its own shell script fills disk with fallocate
 (falling back to dd), holds for --duration, removes the file and exits; the bound is inside the
 container, so it holds even if this command dies. Ephemeral containers cannot be removed: the
@@ -51,10 +51,10 @@ measured inside the container when it starts.`,
 	return cmd
 }
 
-// NewMemoryPressureCmd returns `kubectl ray chaos memory-pressure`.
-func NewMemoryPressureCmd(f *cmdutil.Factory) *cobra.Command {
+// NewMemoryPressureCmd returns `kubectl ray chaos memory-pressure`; runF as NewDiskPressureCmd.
+func NewMemoryPressureCmd(f *cmdutil.Factory, runF func(*PressureOptions) error) *cobra.Command {
 	o := newPressureOptions(f, pressure.Memory)
-	cmd := o.command("memory-pressure", "Allocate memory in a Ray pod from an ephemeral container, to reproduce memory-pressure eviction or OOM",
+	cmd := o.command(runF, "memory-pressure", "Allocate memory in a Ray pod from an ephemeral container, to reproduce memory-pressure eviction or OOM",
 		`Adds one ephemeral container to the target pod. Its own shell script holds the requested bytes
 as anonymous memory of dd processes (each reads at most 1 GiB of /dev/zero in one read, at memory
 speed, and blocks holding it), says how long after its start all of it was resident, holds for
@@ -72,14 +72,14 @@ func newPressureOptions(f *cmdutil.Factory, kind pressure.Kind) *PressureOptions
 	return &PressureOptions{f: f, s: pressure.Settings{Options: pressure.Options{Kind: kind}}}
 }
 
-func (o *PressureOptions) command(use, short, long, example string) *cobra.Command {
+func (o *PressureOptions) command(runF func(*PressureOptions) error, use, short, long, example string) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     use + " (RAYCLUSTER [--role head|worker] | pod/NAME)",
 		Short:   short,
 		Long:    long,
 		Example: example,
 		Args:    cobra.ExactArgs(1),
-		RunE:    func(cmd *cobra.Command, args []string) error { return cmdutil.RunOptions(o, cmd, args) },
+		RunE:    func(cmd *cobra.Command, args []string) error { return cmdutil.RunOptionsOr(o, cmd, args, runF) },
 		// pod/NAME targets are typed by hand; RayCluster names come from the cluster.
 		ValidArgsFunction: o.f.CompleteRayNames(cmdutil.CompleteClusters),
 	}

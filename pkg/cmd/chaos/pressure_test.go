@@ -100,7 +100,7 @@ func (h *harness) storedEphemeral(t *testing.T, name string) []corev1.EphemeralC
 // TestDryRunJSON: -o json prints the same container as JSON; -o junit is refused before any call.
 func TestDryRunJSON(t *testing.T) {
 	h := newHarness(t, "ml", head("demo-head-x7k2p"))
-	if err := h.run(t, NewDiskPressureCmd, "pod/demo-head-x7k2p", "--size", "10Gi", "--dry-run", "-o", "json"); err != nil {
+	if err := h.run(t, full(NewDiskPressureCmd), "pod/demo-head-x7k2p", "--size", "10Gi", "--dry-run", "-o", "json"); err != nil {
 		t.Fatal(err)
 	}
 	var ec corev1.EphemeralContainer
@@ -108,7 +108,7 @@ func TestDryRunJSON(t *testing.T) {
 		t.Fatalf("stdout is not the container as JSON (%v): %s", err, h.out.String())
 	}
 	h = newHarness(t, "ml", head("demo-head-x7k2p"))
-	err := h.run(t, NewDiskPressureCmd, "pod/demo-head-x7k2p", "--size", "10Gi", "--dry-run", "-o", "junit")
+	err := h.run(t, full(NewDiskPressureCmd), "pod/demo-head-x7k2p", "--size", "10Gi", "--dry-run", "-o", "junit")
 	if exit.CodeOf(err) != exit.Usage || err.Error() != "--dry-run prints the ephemeral container, which has no result for JUnit: use -o text (YAML) or -o json" || len(h.client.Actions()) != 0 {
 		t.Fatalf("dry run -o junit: exit %d %v, %d API calls", exit.CodeOf(err), err, len(h.client.Actions()))
 	}
@@ -116,7 +116,7 @@ func TestDryRunJSON(t *testing.T) {
 
 func TestDryRunPrintsExactContainerAndAddsNothing(t *testing.T) {
 	h := newHarness(t, "ml", head("demo-head-x7k2p"))
-	if err := h.run(t, NewDiskPressureCmd, "pod/demo-head-x7k2p", "--size", "10Gi", "--dry-run"); err != nil {
+	if err := h.run(t, full(NewDiskPressureCmd), "pod/demo-head-x7k2p", "--size", "10Gi", "--dry-run"); err != nil {
 		t.Fatal(err)
 	}
 	golden.Assert(t, filepath.Join("testdata", "dry-run-disk.yaml"), []byte(h.out.String()))
@@ -134,7 +134,7 @@ func TestDryRunPrintsExactContainerAndAddsNothing(t *testing.T) {
 
 func TestInjectSendsExactPatch(t *testing.T) {
 	h := newHarness(t, "ml", head("demo-head-x7k2p"))
-	if err := h.run(t, NewMemoryPressureCmd, "demo", "--percent", "50", "--duration", "30s", "--yes"); err != nil {
+	if err := h.run(t, full(NewMemoryPressureCmd), "demo", "--percent", "50", "--duration", "30s", "--yes"); err != nil {
 		t.Fatalf("%v\n%s", err, h.errOut)
 	}
 	ps := h.patches()
@@ -181,33 +181,33 @@ func TestRefusalsInjectNothing(t *testing.T) {
 		code int
 		want string
 	}{
-		{"no --yes without a terminal", "ml", NewDiskPressureCmd, []string{"pod/demo-head-x7k2p", "--size", "1Gi"}, exit.NotConfirmed,
+		{"no --yes without a terminal", "ml", full(NewDiskPressureCmd), []string{"pod/demo-head-x7k2p", "--size", "1Gi"}, exit.NotConfirmed,
 			"refusing to add ephemeral container kubectl-ray-disk-pressure-abcde to pod ml/demo-head-x7k2p on node node-a (node disk: 1Gi, for 2m0s) without --yes; ephemeral containers cannot be removed (it stays in the pod spec until the pod is deleted); pass --yes, or run in a terminal to confirm"},
-		{"not a Ray pod", "ml", NewDiskPressureCmd, []string{"pod/web-0", "--size", "1Gi", "--yes"}, exit.Usage,
+		{"not a Ray pod", "ml", full(NewDiskPressureCmd), []string{"pod/web-0", "--size", "1Gi", "--yes"}, exit.Usage,
 			"refusing pod ml/web-0: it is not a Ray pod (no label ray.io/is-ray-node=yes); chaos targets Ray pods only"},
-		{"kube-system", "kube-system", NewDiskPressureCmd, []string{"pod/demo-head-x7k2p", "--size", "1Gi", "--yes"}, exit.Usage,
+		{"kube-system", "kube-system", full(NewDiskPressureCmd), []string{"pod/demo-head-x7k2p", "--size", "1Gi", "--yes"}, exit.Usage,
 			"refusing to put pressure on pods in kube-system: it is never a chaos target"},
-		{"pod not running", "ml", NewMemoryPressureCmd, []string{"pod/demo-head-pend1", "--bytes", "1Gi", "--yes"}, exit.Usage,
+		{"pod not running", "ml", full(NewMemoryPressureCmd), []string{"pod/demo-head-pend1", "--bytes", "1Gi", "--yes"}, exit.Usage,
 			"pod ml/demo-head-pend1 is Pending, not Running; an ephemeral container can only join a running pod"},
-		{"container not found", "ml", NewMemoryPressureCmd, []string{"pod/demo-head-x7k2p", "--bytes", "1Gi", "--target-container", "sidecar", "--yes"}, exit.NotFound,
+		{"container not found", "ml", full(NewMemoryPressureCmd), []string{"pod/demo-head-x7k2p", "--bytes", "1Gi", "--target-container", "sidecar", "--yes"}, exit.NotFound,
 			`container "sidecar" not found in pod ml/demo-head-x7k2p; it has: ray-head (pass one with --target-container)`},
-		{"malformed size", "ml", NewDiskPressureCmd, []string{"demo", "--size", "lots", "--yes"}, exit.Usage,
+		{"malformed size", "ml", full(NewDiskPressureCmd), []string{"demo", "--size", "lots", "--yes"}, exit.Usage,
 			`--size "lots" is not a quantity: use e.g. 512Mi, 10Gi or 2G`},
-		{"percent zero", "ml", NewMemoryPressureCmd, []string{"demo", "--percent", "0", "--yes"}, exit.Usage,
+		{"percent zero", "ml", full(NewMemoryPressureCmd), []string{"demo", "--percent", "0", "--yes"}, exit.Usage,
 			"--percent 0 is out of range: use 1 to 100"},
-		{"no amount", "ml", NewDiskPressureCmd, []string{"demo", "--yes"}, exit.Usage,
+		{"no amount", "ml", full(NewDiskPressureCmd), []string{"demo", "--yes"}, exit.Usage,
 			"say how much: pass --size (e.g. 10Gi) or --percent (1-100)"},
-		{"size and percent", "ml", NewDiskPressureCmd, []string{"demo", "--size", "1Gi", "--percent", "5", "--yes"}, exit.Usage,
+		{"size and percent", "ml", full(NewDiskPressureCmd), []string{"demo", "--size", "1Gi", "--percent", "5", "--yes"}, exit.Usage,
 			"say how much: pass --size (e.g. 10Gi) or --percent (1-100), not both"},
-		{"percent out of range", "ml", NewMemoryPressureCmd, []string{"demo", "--percent", "101", "--yes"}, exit.Usage,
+		{"percent out of range", "ml", full(NewMemoryPressureCmd), []string{"demo", "--percent", "101", "--yes"}, exit.Usage,
 			"--percent 101 is out of range: use 1 to 100"},
-		{"role with a pod", "ml", NewDiskPressureCmd, []string{"pod/demo-head-x7k2p", "--role", "worker", "--size", "1Gi"}, exit.Usage,
+		{"role with a pod", "ml", full(NewDiskPressureCmd), []string{"pod/demo-head-x7k2p", "--role", "worker", "--size", "1Gi"}, exit.Usage,
 			"--role applies to a RAYCLUSTER argument, not to pod/demo-head-x7k2p"},
-		{"no such cluster", "ml", NewDiskPressureCmd, []string{"nope", "--size", "1Gi", "--yes"}, exit.NotFound,
+		{"no such cluster", "ml", full(NewDiskPressureCmd), []string{"nope", "--size", "1Gi", "--yes"}, exit.NotFound,
 			`RayCluster "nope" not found in namespace "ml"; list them with: kubectl get rayclusters -n ml`},
-		{"no worker", "ml", NewDiskPressureCmd, []string{"demo", "--role", "worker", "--size", "1Gi", "--yes"}, exit.NotFound,
+		{"no worker", "ml", full(NewDiskPressureCmd), []string{"demo", "--role", "worker", "--size", "1Gi", "--yes"}, exit.NotFound,
 			`no worker pod of RayCluster "demo" in namespace "ml"; list them with: kubectl get pods -n ml -l ray.io/cluster=demo,ray.io/node-type=worker`},
-		{"no such pod", "ml", NewDiskPressureCmd, []string{"pod/gone", "--size", "1Gi", "--yes"}, exit.NotFound,
+		{"no such pod", "ml", full(NewDiskPressureCmd), []string{"pod/gone", "--size", "1Gi", "--yes"}, exit.NotFound,
 			`Pod "gone" not found in namespace "ml"; list them with: kubectl get pods -n ml`},
 	}
 	for _, c := range cases {
@@ -241,7 +241,7 @@ func TestPatchErrors(t *testing.T) {
 			t.Run(c.name+" "+mode, func(t *testing.T) {
 				h := newHarness(t, "ml", head("demo-head-x7k2p"))
 				h.client.PrependReactor("patch", "pods", func(k8stesting.Action) (bool, runtime.Object, error) { return true, nil, c.err })
-				err := h.run(t, NewDiskPressureCmd, "pod/demo-head-x7k2p", "--size", "1Gi", mode)
+				err := h.run(t, full(NewDiskPressureCmd), "pod/demo-head-x7k2p", "--size", "1Gi", mode)
 				if err == nil || err.Error() != c.want || exit.CodeOf(err) != c.code {
 					t.Errorf("got %v (exit %d)\nwant %s (exit %d)", err, exit.CodeOf(err), c.want, c.code)
 				}
@@ -264,7 +264,7 @@ func TestWatchEvictionWithoutWatchRBACInjectsNothing(t *testing.T) {
 	h.client.PrependWatchReactor("pods", func(k8stesting.Action) (bool, watch.Interface, error) {
 		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "", nil)
 	})
-	err := h.run(t, NewDiskPressureCmd, "demo", "--size", "1Gi", "--watch-eviction", "--yes")
+	err := h.run(t, full(NewDiskPressureCmd), "demo", "--size", "1Gi", "--watch-eviction", "--yes")
 	if exit.CodeOf(err) != exit.Forbidden || !strings.Contains(err.Error(), "you cannot watch pods") {
 		t.Fatalf("err = %v (exit %d), want exit 4 naming watch pods", err, exit.CodeOf(err))
 	}
@@ -292,7 +292,7 @@ func TestWatchEvictionTimeline(t *testing.T) {
 	advance := func(d time.Duration) { clock.Lock(); tick += d; clock.Unlock() }
 	done := make(chan error, 1)
 	go func() {
-		done <- h.run(t, NewDiskPressureCmd, "demo", "--size", "1Gi", "--yes", "--watch-eviction", "--timeout", "20s")
+		done <- h.run(t, full(NewDiskPressureCmd), "demo", "--size", "1Gi", "--yes", "--watch-eviction", "--timeout", "20s")
 	}()
 	// The target's pods, its node, the node's pods and the kubelet's Evicted Events.
 	for i := 0; i < 4; i++ {
@@ -342,7 +342,7 @@ func TestWatchEvictionTimeline(t *testing.T) {
 // With -o json the injection line goes to stderr and stdout holds the document only.
 func TestInjectJSONReport(t *testing.T) {
 	h := newHarness(t, "ml", head("demo-head-x7k2p"))
-	if err := h.run(t, NewDiskPressureCmd, "demo", "--size", "1Gi", "--yes", "-o", "json"); err != nil {
+	if err := h.run(t, full(NewDiskPressureCmd), "demo", "--size", "1Gi", "--yes", "-o", "json"); err != nil {
 		t.Fatalf("%v\n%s", err, h.errOut)
 	}
 	var doc struct {
@@ -379,7 +379,7 @@ func TestPlanWarnsOfTheNodesOtherPods(t *testing.T) {
 	warning := "pod ml/demo-head-x7k2p shares node node-a with 2 other pods, which the kubelet may evict first, or as well: default/web-0, ml/demo-worker-1"
 
 	h := newHarness(t, "ml", objs()...)
-	if err := h.run(t, NewDiskPressureCmd, "demo", "--size", "1Gi", "--dry-run"); err != nil {
+	if err := h.run(t, full(NewDiskPressureCmd), "demo", "--size", "1Gi", "--dry-run"); err != nil {
 		t.Fatal(err)
 	}
 	if want := "dry run: the API server accepted kubectl-ray-disk-pressure-abcde for pod ml/demo-head-x7k2p; nothing was injected\nwarning: " + warning + "\n"; h.errOut.String() != want {
@@ -387,7 +387,7 @@ func TestPlanWarnsOfTheNodesOtherPods(t *testing.T) {
 	}
 
 	h = newHarness(t, "ml", objs()...)
-	if err := h.run(t, NewDiskPressureCmd, "demo", "--size", "1Gi", "--yes", "-o", "json"); err != nil {
+	if err := h.run(t, full(NewDiskPressureCmd), "demo", "--size", "1Gi", "--yes", "-o", "json"); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(h.errOut.String(), "warning: "+warning+"\ninjected ") || !json.Valid(h.out.Bytes()) || len(h.patches()) != 1 {
@@ -397,7 +397,7 @@ func TestPlanWarnsOfTheNodesOtherPods(t *testing.T) {
 	h = newHarness(t, "ml", objs()...)
 	h.f.StdinTerminal = func() bool { return true }
 	h.f.IOStreams.In.(*bytes.Buffer).WriteString("y\n")
-	if err := h.run(t, NewDiskPressureCmd, "demo", "--size", "1Gi"); err != nil {
+	if err := h.run(t, full(NewDiskPressureCmd), "demo", "--size", "1Gi"); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(h.errOut.String(), ".\nWarning: "+warning+"\nEphemeral containers cannot be removed") || !strings.HasSuffix(h.errOut.String(), "Continue? [y/N] warning: "+warning+"\n") {
@@ -409,12 +409,12 @@ func TestPlanWarnsOfTheNodesOtherPods(t *testing.T) {
 	h.client.PrependReactor("patch", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "demo-head-x7k2p", nil)
 	})
-	if err := h.run(t, NewDiskPressureCmd, "demo", "--size", "1Gi", "--yes"); exit.CodeOf(err) != exit.Forbidden || h.errOut.Len() != 0 {
+	if err := h.run(t, full(NewDiskPressureCmd), "demo", "--size", "1Gi", "--yes"); exit.CodeOf(err) != exit.Forbidden || h.errOut.Len() != 0 {
 		t.Errorf("refused patch: %v, stderr %q", err, h.errOut)
 	}
 
 	h = newHarness(t, "ml", objs()...)
-	err := h.run(t, NewDiskPressureCmd, "demo", "--size", "1Gi")
+	err := h.run(t, full(NewDiskPressureCmd), "demo", "--size", "1Gi")
 	if exit.CodeOf(err) != exit.NotConfirmed || h.errOut.Len() != 0 || len(h.patches()) != 0 {
 		t.Errorf("refusal: %v (exit %d), stderr %q, %d patches", err, exit.CodeOf(err), h.errOut, len(h.patches()))
 	}
@@ -436,7 +436,7 @@ func TestWatchEvictionSucceededByEvent(t *testing.T) {
 	done := make(chan error, 1)
 	start := time.Now()
 	go func() {
-		done <- h.run(t, NewDiskPressureCmd, "pod/demo-worker-abcde", "--size", "1Gi", "--yes", "--watch-eviction", "--timeout", "60s")
+		done <- h.run(t, full(NewDiskPressureCmd), "pod/demo-worker-abcde", "--size", "1Gi", "--yes", "--watch-eviction", "--timeout", "60s")
 	}()
 	for i := 0; i < 4; i++ {
 		select {

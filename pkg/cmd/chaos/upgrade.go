@@ -23,8 +23,8 @@ type UpgradeOptions struct {
 	yes    bool
 }
 
-// NewUpgradeCmd returns `kubectl ray chaos upgrade`.
-func NewUpgradeCmd(f *cmdutil.Factory) *cobra.Command {
+// NewUpgradeCmd returns `kubectl ray chaos upgrade`; runF, when set, gets the completed and validated options instead of Run (flag tests).
+func NewUpgradeCmd(f *cmdutil.Factory, runF func(*UpgradeOptions) error) *cobra.Command {
 	o := &UpgradeOptions{f: f}
 	cmd := &cobra.Command{
 		ValidArgsFunction: f.CompleteRayNames(cmdutil.CompleteServices),
@@ -54,7 +54,7 @@ first).`,
   # Show the patch and have the API server dry-run it; nothing is changed (-o json: the plan as JSON)
   kubectl ray chaos upgrade rayservice/demo --image rayproject/ray:2.47.0 --dry-run`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return cmdutil.RunOptions(o, cmd, args) },
+		RunE: func(cmd *cobra.Command, args []string) error { return cmdutil.RunOptionsOr(o, cmd, args, runF) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&o.s.Image, "image", "", "Set this image on the Ray container (the first) of the head and of every worker group")

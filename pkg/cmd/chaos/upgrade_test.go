@@ -5,7 +5,7 @@ import "testing"
 // TestUpgradeBadFlags: every bad flag is refused with one line and exit 2 before the API is called.
 func TestUpgradeBadFlags(t *testing.T) {
 	u := []string{"rayservice/demo", "--image", "rayproject/ray:2.47.0"}
-	assertBadFlags(t, NewUpgradeCmd, []badFlags{
+	assertBadFlags(t, full(NewUpgradeCmd), []badFlags{
 		{[]string{"rayservice/demo"}, "say what to change: --image IMAGE or --patch JSON-MERGE-PATCH"},
 		{append(u, "--patch", `{"spec":{}}`), "--image and --patch exclude each other"},
 		{[]string{"rayservice/demo", "--patch", "not json"}, "--patch is not a JSON object"},

@@ -20,8 +20,8 @@ type WorkerKillOptions struct {
 	yes    bool
 }
 
-// NewWorkerKillCmd returns `kubectl ray chaos worker-kill`.
-func NewWorkerKillCmd(f *cmdutil.Factory) *cobra.Command {
+// NewWorkerKillCmd returns `kubectl ray chaos worker-kill`; runF, when set, gets the completed and validated options instead of Run (flag tests).
+func NewWorkerKillCmd(f *cmdutil.Factory, runF func(*WorkerKillOptions) error) *cobra.Command {
 	o := &WorkerKillOptions{f: f}
 	cmd := &cobra.Command{
 		ValidArgsFunction: f.CompleteRayNames(cmdutil.CompleteClusters | cmdutil.CompleteServices),
@@ -61,7 +61,7 @@ interrupted (the report of what was seen is printed first).`,
   # Show which workers seed 7 picks; nothing is killed
   kubectl ray chaos worker-kill rayservice/demo --count 2 --seed 7 --dry-run`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return cmdutil.RunOptions(o, cmd, args) },
+		RunE: func(cmd *cobra.Command, args []string) error { return cmdutil.RunOptionsOr(o, cmd, args, runF) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&o.s.Group, "group", "", "The worker group (default: the cluster's only group)")

@@ -41,9 +41,6 @@ func (b *builder) operatorSource(ctx context.Context, v string) (dir string, fro
 	if err == nil {
 		return dir, false, nil
 	}
-	if _, pinned := upstreamArchives[v]; !pinned {
-		return "", false, err
-	}
 	dir, uerr := b.cfg.unpackUpstream(v)
 	if uerr != nil {
 		return "", false, fmt.Errorf("%v; and no source archive to fall back on: %v", err, uerr)
@@ -68,6 +65,9 @@ func (b *builder) buildOperator(ctx context.Context, v, out string) error {
 // unpackUpstream unpacks the pinned archive of operator v into the cache once, after checking its
 // sha256, and returns the directory of its ray-operator module.
 func (c Config) unpackUpstream(v string) (string, error) {
+	if _, pinned := upstreamArchives[v]; !pinned {
+		return "", fmt.Errorf("no source archive of KubeRay %s is pinned in the sandbox", v)
+	}
 	dest := filepath.Join(c.Cache, "upstream", "kuberay-"+v)
 	mod := filepath.Join(dest, "ray-operator")
 	if _, err := os.Stat(filepath.Join(mod, "go.mod")); err == nil {
@@ -174,4 +174,15 @@ func goBuildIn(ctx context.Context, dir, pkg, out string, flags ...string) error
 		return fmt.Errorf("go build %s in %s: %v: %s", pkg, dir, err, lastLines(stderr.String(), 5))
 	}
 	return os.Rename(tmp, out)
+}
+
+// UpstreamOperator is the directory of KubeRay's ray-operator module of release v unpacked from
+// its pinned source archive, for the tools that read a release's CRDs where the module proxy
+// refuses it (hack/crdfields).
+func UpstreamOperator(v string) (string, error) {
+	var c Config
+	if err := c.defaults(); err != nil {
+		return "", err
+	}
+	return c.unpackUpstream(v)
 }

@@ -37,7 +37,7 @@ demo: build
 	go run ./hack/sandbox build --operator v1.1.1
 	go run ./hack/demo --bin $(BIN)
 
-# Every operator version the tests run (v1.1.1, v1.5.0, v1.6.0).
+# Every operator version the tests run (v1.1.1, v1.5.0, v1.6.0, v1.7.0).
 sandbox-build:
 	go run ./hack/sandbox build
 

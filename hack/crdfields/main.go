@@ -6,7 +6,8 @@
 //	go run ./hack/crdfields
 //
 // It downloads each release's module through the Go module proxy (go mod download); a release
-// the proxy does not serve is named in the output's comment and left out.
+// the proxy does not serve is read from the sandbox's pinned source archive of it
+// (test/sandbox/upstream.go) when there is one, else named in the output's comment and left out.
 package main
 
 import (
@@ -24,13 +25,14 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/manifest"
+	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
 )
 
 // releases are KubeRay's releases since ray.io/v1 (v1.0.0), oldest first. A new release is added
 // here and the table written again.
 var releases = []string{
 	"v1.0.0", "v1.1.0", "v1.1.1", "v1.2.0", "v1.2.1", "v1.2.2", "v1.3.0", "v1.3.1", "v1.3.2",
-	"v1.4.0", "v1.4.1", "v1.4.2", "v1.5.0", "v1.5.1", "v1.6.0",
+	"v1.4.0", "v1.4.1", "v1.4.2", "v1.5.0", "v1.5.1", "v1.6.0", "v1.6.1", "v1.6.2", "v1.7.0",
 }
 
 var kinds = map[string]string{"RayCluster": "rayclusters", "RayJob": "rayjobs", "RayService": "rayservices"}
@@ -106,7 +108,11 @@ func download(rel string) (string, error) {
 	err := cmd.Run()
 	var m struct{ Dir, Error string }
 	if jerr := json.Unmarshal(stdout.Bytes(), &m); jerr != nil || m.Dir == "" {
-		return "", fmt.Errorf("%s: %v %s", rel, err, m.Error)
+		dir, uerr := sandbox.UpstreamOperator(rel)
+		if uerr != nil {
+			return "", fmt.Errorf("%s: %v %s; %v", rel, err, m.Error, uerr)
+		}
+		return dir, nil
 	}
 	return m.Dir, nil
 }

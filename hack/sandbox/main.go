@@ -1,7 +1,7 @@
 // Command sandbox builds, starts and stops kubectl-ray's local control plane (see test/sandbox):
 //
-//	go run ./hack/sandbox build [--operator v1.1.1,v1.5.0,v1.6.0|none]
-//	go run ./hack/sandbox up [--operator v1.1.1|v1.5.0|v1.6.0|none] [--nodes N] [--real-node] [--dir D]
+//	go run ./hack/sandbox build [--operator v1.1.1,v1.5.0,v1.6.0,v1.7.0|none]
+//	go run ./hack/sandbox up [--operator v1.1.1|v1.5.0|v1.6.0|v1.7.0|none] [--nodes N] [--real-node] [--dir D]
 //	go run ./hack/sandbox down [--dir D]
 package main
 
@@ -17,7 +17,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
 )
 
-const usage = `usage: sandbox build [--operator v1.1.1,v1.5.0,v1.6.0|none] | up [--operator v1.1.1|v1.5.0|v1.6.0|none] [--nodes N] [--real-node] [--dir D] | down [--dir D]`
+const usage = `usage: sandbox build [--operator v1.1.1,v1.5.0,v1.6.0,v1.7.0|none] | up [--operator v1.1.1|v1.5.0|v1.6.0|v1.7.0|none] [--nodes N] [--real-node] [--dir D] | down [--dir D]`
 
 func main() {
 	if len(os.Args) < 2 {

@@ -20,7 +20,10 @@ func TestCRDFieldReleases(t *testing.T) {
 		{"RayService", "spec.excludeHeadPodFromServeSvc", "v1.3.0", true, true},
 		{"RayService", "spec.excludeHeadPodFromServeSvc", "v1.2.0", false, true}, // v1.1.1 and v1.2.1 agree
 		{"RayService", "spec.excludeHeadPodFromServeSvc", "v1.6.0", true, true},
-		{"RayService", "spec.excludeHeadPodFromServeSvc", "v1.7.0", false, false},
+		{"RayService", "spec.excludeHeadPodFromServeSvc", "v1.7.0", true, true},
+		{"RayService", "spec.excludeHeadPodFromServeSvc", "v1.8.0", false, false}, // newer than the table
+		{"RayCluster", "spec.networkPolicy", "v1.6.2", false, true},
+		{"RayCluster", "spec.networkPolicy", "v1.7.0", true, true},
 		{"RayService", "spec.excludeHeadPodFromServeSvc", "v0.6.0", false, false},
 		{"RayCluster", "spec.authOptions", "v1.5.0", false, true},
 		{"RayCluster", "spec.authOptions", "v1.5.1", true, true},

@@ -280,78 +280,52 @@ func (h *H) dumpState() {
 	h.T.Logf("operator log tail: %s", h.SB.LogTail("kuberay-operator", 5))
 }
 
-var (
-	v150Once sync.Once
-	v150     *sandbox.Sandbox
-	v150Err  error
-)
-
-// sandboxV150 starts (once) and returns a second sandbox running KubeRay v1.5.0. Like the v1.6.0
-// one it has the ServeNetwork (loopback pod IPs, cluster DNS for the operator), so its RayService
-// controller can reach the Ray stand-ins of test/play (StartRay).
-func sandboxV150(t *testing.T) *sandbox.Sandbox {
-	t.Helper()
-	v150Once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		v150, v150Err = sandbox.Up(ctx, sandbox.Config{Dir: filepath.Join(env.work, "sandbox-v1.5.0"), Operator: sandbox.OperatorV150, DieWithParent: true, ServeNetwork: true}, os.Stderr)
-	})
-	if v150Err != nil {
-		t.Fatalf("starting the KubeRay v1.5.0 sandbox: %v", v150Err)
-	}
-	return v150
+// lazySandbox is a sandbox started the first time a test asks for it and stopped when the
+// package's tests end (stopExtraSandboxes).
+type lazySandbox struct {
+	what string // for the failure: "KubeRay v1.5.0"
+	cfg  sandbox.Config
+	once sync.Once
+	sb   *sandbox.Sandbox
+	err  error
 }
 
-var (
-	v111ServeOnce sync.Once
-	v111Serve     *sandbox.Sandbox
-	v111ServeErr  error
-)
-
-// sandboxV111Serve starts (once) and returns a KubeRay v1.1.1 sandbox with the ServeNetwork, for
-// the live RayService tests only: the shared v1.1.1 sandbox's tests play the RayService
-// controller's part themselves, and with a pod network the real one would act as well.
-func sandboxV111Serve(t *testing.T) *sandbox.Sandbox {
+func (l *lazySandbox) get(t *testing.T) *sandbox.Sandbox {
 	t.Helper()
-	v111ServeOnce.Do(func() {
+	l.once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
-		v111Serve, v111ServeErr = sandbox.Up(ctx, sandbox.Config{Dir: filepath.Join(env.work, "sandbox-v1.1.1-serve"), Operator: sandbox.OperatorV111, DieWithParent: true, ServeNetwork: true}, os.Stderr)
+		cfg := l.cfg
+		cfg.Dir, cfg.DieWithParent = filepath.Join(env.work, cfg.Dir), true
+		l.sb, l.err = sandbox.Up(ctx, cfg, os.Stderr)
 	})
-	if v111ServeErr != nil {
-		t.Fatalf("starting the KubeRay v1.1.1 ServeNetwork sandbox: %v", v111ServeErr)
+	if l.err != nil {
+		t.Fatalf("starting the %s sandbox: %v", l.what, l.err)
 	}
-	return v111Serve
+	return l.sb
 }
+
+// The sandboxes beside the shared v1.1.1 one. Each newer operator's has the ServeNetwork
+// (loopback pod IPs, cluster DNS for the operator), so its RayService controller can reach the
+// Ray stand-ins of test/play (StartRay). The v1.1.1 one with the ServeNetwork is for the live
+// RayService tests only: the shared v1.1.1 sandbox's tests play the RayService controller's part
+// themselves, and with a pod network the real one would act as well.
+var (
+	v150      = &lazySandbox{what: "KubeRay v1.5.0", cfg: sandbox.Config{Dir: "sandbox-v1.5.0", Operator: sandbox.OperatorV150, ServeNetwork: true}}
+	v160      = &lazySandbox{what: "KubeRay v1.6.0", cfg: sandbox.Config{Dir: "sandbox-v1.6.0", Operator: sandbox.OperatorV160, ServeNetwork: true}}
+	v170      = &lazySandbox{what: "KubeRay v1.7.0", cfg: sandbox.Config{Dir: "sandbox-v1.7.0", Operator: sandbox.OperatorV170, ServeNetwork: true}}
+	v111Serve = &lazySandbox{what: "KubeRay v1.1.1 ServeNetwork", cfg: sandbox.Config{Dir: "sandbox-v1.1.1-serve", Operator: sandbox.OperatorV111, ServeNetwork: true}}
+)
+
+func sandboxV150(t *testing.T) *sandbox.Sandbox      { return v150.get(t) }
+func sandboxV160(t *testing.T) *sandbox.Sandbox      { return v160.get(t) }
+func sandboxV170(t *testing.T) *sandbox.Sandbox      { return v170.get(t) }
+func sandboxV111Serve(t *testing.T) *sandbox.Sandbox { return v111Serve.get(t) }
 
 func stopExtraSandboxes() {
-	if v111Serve != nil {
-		_ = v111Serve.Down()
+	for _, l := range []*lazySandbox{v111Serve, v150, v160, v170} {
+		if l.sb != nil {
+			_ = l.sb.Down()
+		}
 	}
-	if v150 != nil {
-		_ = v150.Down()
-	}
-	if v160 != nil {
-		_ = v160.Down()
-	}
-}
-
-var (
-	v160Once sync.Once
-	v160     *sandbox.Sandbox
-	v160Err  error
-)
-
-// sandboxV160 starts (once) and returns a sandbox running KubeRay v1.6.0 with its own CRDs.
-func sandboxV160(t *testing.T) *sandbox.Sandbox {
-	t.Helper()
-	v160Once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		v160, v160Err = sandbox.Up(ctx, sandbox.Config{Dir: filepath.Join(env.work, "sandbox-v1.6.0"), Operator: sandbox.OperatorV160, DieWithParent: true, ServeNetwork: true}, os.Stderr)
-	})
-	if v160Err != nil {
-		t.Fatalf("starting the KubeRay v1.6.0 sandbox: %v", v160Err)
-	}
-	return v160
 }

@@ -34,13 +34,16 @@ var matrixVersions = []kubeRayVersion{
 	{name: "v150", version: "v1.5.0", sb: sandboxV150, replacesEvicted: true, deletedHeadEvent: "DeletedHeadPod",
 		// v1.5.0 skips the head of every provisioned RayJob cluster (kuberay #4141): a K8sJobMode one.
 		restartDisabled: func(rc *rayv1.RayCluster) { rayJobLabels(rc, "K8sJobMode") }},
-	{name: "v160", version: "v1.6.0", sb: sandboxV160, replacesEvicted: true, deletedHeadEvent: "DeletedHeadPod",
-		// What v1.6.0's constructRayClusterForRayJob writes for a SidecarMode RayJob (kuberay #4234).
-		restartDisabled: func(rc *rayv1.RayCluster) {
-			rayJobLabels(rc, "SidecarMode")
-			rc.Annotations = map[string]string{"ray.io/disable-provisioned-head-restart": "true"}
-			rc.Spec.HeadGroupSpec.Template.Spec.RestartPolicy = corev1.RestartPolicyNever
-		}},
+	{name: "v160", version: "v1.6.0", sb: sandboxV160, replacesEvicted: true, deletedHeadEvent: "DeletedHeadPod", restartDisabled: sidecarRayJobCluster},
+	{name: "v170", version: "v1.7.0", sb: sandboxV170, replacesEvicted: true, deletedHeadEvent: "DeletedHeadPod", restartDisabled: sidecarRayJobCluster},
+}
+
+// sidecarRayJobCluster is what v1.6.0's and v1.7.0's constructRayClusterForRayJob write for a
+// SidecarMode RayJob (kuberay #4234): the annotation, and the head's restartPolicy Never.
+func sidecarRayJobCluster(rc *rayv1.RayCluster) {
+	rayJobLabels(rc, "SidecarMode")
+	rc.Annotations = map[string]string{"ray.io/disable-provisioned-head-restart": "true"}
+	rc.Spec.HeadGroupSpec.Template.Spec.RestartPolicy = corev1.RestartPolicyNever
 }
 
 // rayJobLabels plays the RayJob controller's part: the labels it puts on the RayCluster it makes

@@ -58,7 +58,7 @@ func Build(ctx context.Context, cfg Config, w io.Writer) error {
 	for _, v := range bins {
 		v := v
 		parts = append(parts, part{"KubeRay operator " + v, []string{cfg.operatorBin(v)}, func(ctx context.Context) error {
-			return b.goBuild(ctx, "kuberay-"+v, "github.com/ray-project/kuberay/ray-operator", cfg.operatorBin(v))
+			return b.buildOperator(ctx, v, cfg.operatorBin(v))
 		}})
 	}
 	for _, v := range crds {
@@ -159,23 +159,11 @@ type builder struct {
 // goBuild builds pkg inside the wrapper module dir into out, atomically: a failed or interrupted
 // build never leaves a half-written binary that a later run would take as cached.
 func (b *builder) goBuild(ctx context.Context, module, pkg, out string, ldflags ...string) error {
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		return err
-	}
-	tmp := out + ".tmp"
-	args := []string{"build", "-o", tmp}
+	var flags []string
 	if len(ldflags) > 0 {
-		args = append(args, "-ldflags", strings.Join(ldflags, " "))
+		flags = []string{"-ldflags", strings.Join(ldflags, " ")}
 	}
-	cmd := exec.CommandContext(ctx, "go", append(args, pkg)...)
-	cmd.Dir = filepath.Join(b.modules, module)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("go build %s in %s: %v: %s", pkg, cmd.Dir, err, lastLines(stderr.String(), 5))
-	}
-	return os.Rename(tmp, out)
+	return goBuildIn(ctx, filepath.Join(b.modules, module), pkg, out, flags...)
 }
 
 // moduleDir is the module cache directory of a module the wrapper module requires.
@@ -225,7 +213,7 @@ func (b *builder) kwokManifests(ctx context.Context) error {
 
 // kuberayManifests writes the ray.io CRDs of operator version v, and for v1.1.1 KubeRay's samples.
 func (b *builder) kuberayManifests(ctx context.Context, v string) error {
-	dir, err := b.moduleDir(ctx, "kuberay-"+v, "github.com/ray-project/kuberay/ray-operator")
+	dir, _, err := b.operatorSource(ctx, v)
 	if err != nil {
 		return err
 	}
@@ -314,7 +302,7 @@ func (c Config) OperatorSample(ctx context.Context, v, name string) (string, err
 		return "", err
 	}
 	b := &builder{cfg: c, modules: filepath.Join(c.Repo, "hack", "sandbox", "modules")}
-	dir, err := b.moduleDir(ctx, "kuberay-"+v, "github.com/ray-project/kuberay/ray-operator")
+	dir, _, err := b.operatorSource(ctx, v)
 	if err != nil {
 		return "", err
 	}

@@ -25,13 +25,14 @@ const (
 	OperatorV111      = "v1.1.1" // has the evicted-head bug (kuberay #2125)
 	OperatorV150      = "v1.5.0" // fixed since v1.2.0 (kuberay PR #2217)
 	OperatorV160      = "v1.6.0" // honours ray.io/disable-provisioned-head-restart (kuberay #4234)
+	OperatorV170      = "v1.7.0" // RayService spec.suspend, incremental upgrade on by default; built from its archive where the proxy refuses it
 	OperatorNone      = "none"
 	DefaultOperator   = OperatorV111
 	defaultCRDVersion = OperatorV150
 )
 
 // Operators are the operator versions the sandbox can run.
-var Operators = []string{OperatorV111, OperatorV150, OperatorV160}
+var Operators = []string{OperatorV111, OperatorV150, OperatorV160, OperatorV170}
 
 // Config says where the sandbox lives and what it runs.
 type Config struct {
@@ -40,7 +41,7 @@ type Config struct {
 	Dir string
 	// Cache holds the built binaries, keyed by version; shared by every sandbox.
 	Cache string
-	// Operator is OperatorV111, OperatorV150, OperatorV160 or OperatorNone.
+	// Operator is one of Operators, or OperatorNone.
 	Operator string
 	// Build lists the operator versions Build makes (OperatorNone: none, only the CRDs); empty
 	// means all of Operators. The demo builds only the version it runs, so an operator it does

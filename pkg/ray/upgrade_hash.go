@@ -22,7 +22,8 @@ import (
 // groups appended at the end are left out: the cluster is updated in place. Otherwise a new
 // RayCluster is prepared beside it (zero-downtime upgrade), unless upgrades are off.
 // (rayservice_controller.go: shouldPrepareNewRayCluster in v1.1.1; shouldPrepareNewCluster and
-// isClusterSpecHashEqual in v1.5.0 and v1.6.0; GenerateHashWithoutReplicasAndWorkersToDelete.)
+// isClusterSpecHashEqual in v1.5.0, v1.6.0 and v1.7.0, which hashes rayClusterSpecForHashing;
+// GenerateHashWithoutReplicasAndWorkersToDelete.)
 
 // APITypesRelease is the KubeRay release whose API types this program decodes into (go.mod's
 // ray-operator module): what it hashes of a spec is what those types hold.
@@ -70,7 +71,7 @@ const (
 )
 
 // JudgeApply is what KubeRay release would do with spec applied over the RayService whose cluster
-// compared with is cc. Only releases whose source was read are judged (v1.1, v1.5, v1.6); an
+// compared with is cc. Only releases whose source was read are judged (v1.1, v1.5, v1.6, v1.7); an
 // active cluster another release made is not (from v1.5.0 KubeRay first updates such a cluster in
 // place, to write its own hash: shouldUpdateCluster; a pending one is compared as it is).
 func JudgeApply(spec *rayv1.RayClusterSpec, cc *ComparedCluster, release string) (ApplyVerdict, string) {
@@ -80,7 +81,7 @@ func JudgeApply(spec *rayv1.RayClusterSpec, cc *ComparedCluster, release string)
 	}
 	mute, ok := hashings[fmt.Sprintf("v%d.%d", v.Major(), v.Minor())]
 	if !ok {
-		return VerdictUnknown, "how KubeRay " + release + " hashes a cluster spec is not known here (v1.1, v1.5 and v1.6 are)"
+		return VerdictUnknown, "how KubeRay " + release + " hashes a cluster spec is not known here (v1.1, v1.5, v1.6 and v1.7 are)"
 	}
 	want, groups := cc.Hash, cc.NumWorkerGroups
 	if v.Minor() == 1 && cc.Pending && cc.Spec != nil {
@@ -124,6 +125,8 @@ type hashing struct {
 	// writes and this program's (omitzero) does not. Checked against the JSON v1.1.1's types
 	// write (TestV11WritesV111sJSON).
 	legacy *fieldOrder
+	// stored adds to the JSON what the release's CRD defaults in fields these types do not hold.
+	stored func([]byte) ([]byte, error)
 }
 
 // fieldOrder is, for the Ray types of a cluster spec, their JSON fields in one release's order.
@@ -146,17 +149,85 @@ var hashings = map[string]hashing{
 		}
 	}},
 	"v1.5": {mute: muteScale},
-	"v1.6": {mute: func(s *rayv1.RayClusterSpec) {
-		muteScale(s)
-		// Fields external controllers (Kueue) inject after creation.
-		s.HeadGroupSpec.Template.Spec.Tolerations, s.HeadGroupSpec.Template.Spec.SchedulingGates = nil, nil
-		for i := range s.WorkerGroupSpecs {
-			t := &s.WorkerGroupSpecs[i].Template.Spec
-			t.Tolerations, t.SchedulingGates = nil, nil
-		}
-		// v1.6.0 also clears spec.upgradeStrategy, a field these types (v1.5.0's) do not hold:
-		// a document that sets it is not judged (Snapshot.Undecoded).
+	"v1.6": {mute: muteV16},
+	"v1.7": {stored: withWorkerPriority, mute: func(s *rayv1.RayClusterSpec) {
+		muteV16(s)
+		// v1.7.0 hashes rayClusterSpecForHashing: the spec with suspend cleared, so that a
+		// RayService's own spec.suspend never makes a new cluster.
+		s.Suspend = nil
 	}},
+}
+
+// v17WorkerOrder is KubeRay v1.7.0's WorkerGroupSpec fields in its order (apis/ray/v1); these
+// types hold every one of them but priority, in the same order.
+var v17WorkerOrder = []string{"suspend", "groupName", "replicas", "minReplicas", "maxReplicas", "idleTimeoutSeconds",
+	"priority", "resources", "labels", "rayStartParams", "template", "scaleStrategy", "numOfHosts"}
+
+// withWorkerPriority is b, a cluster spec's JSON, with each worker group's priority as v1.7.0's
+// CRD stores it when the document leaves it out (default 0), where v1.7.0's types write it. A
+// document that sets priority is not judged: these types do not hold it (Snapshot.Undecoded).
+func withWorkerPriority(b []byte) ([]byte, error) {
+	return ordered(b, specFields(b), map[string]func([]byte) ([]byte, error){
+		"workerGroupSpecs": func(ws []byte) ([]byte, error) {
+			var groups []map[string]json.RawMessage
+			if err := json.Unmarshal(ws, &groups); err != nil || groups == nil {
+				return ws, err
+			}
+			out := []byte("[")
+			for i, g := range groups {
+				if _, ok := g["priority"]; !ok {
+					g["priority"] = json.RawMessage("0")
+				}
+				raw, err := json.Marshal(g)
+				if err != nil {
+					return nil, err
+				}
+				w, err := ordered(raw, v17WorkerOrder, nil)
+				if err != nil {
+					return nil, err
+				}
+				if i > 0 {
+					out = append(out, ',')
+				}
+				out = append(out, w...)
+			}
+			return append(out, ']'), nil
+		},
+	})
+}
+
+// specFields are the top-level fields of the JSON object b in the order they are written.
+func specFields(b []byte) []string {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	var keys []string
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return keys
+		}
+		keys = append(keys, t.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return keys
+		}
+	}
+	return keys
+}
+
+// muteV16 is what v1.6.0 clears: the scale, and what external controllers inject.
+func muteV16(s *rayv1.RayClusterSpec) {
+	muteScale(s)
+	// Fields external controllers (Kueue) inject after creation.
+	s.HeadGroupSpec.Template.Spec.Tolerations, s.HeadGroupSpec.Template.Spec.SchedulingGates = nil, nil
+	for i := range s.WorkerGroupSpecs {
+		t := &s.WorkerGroupSpecs[i].Template.Spec
+		t.Tolerations, t.SchedulingGates = nil, nil
+	}
+	// v1.6.0 also clears spec.upgradeStrategy, a field these types (v1.5.0's) do not hold:
+	// a document that sets it is not judged (Snapshot.Undecoded).
 }
 
 // muteScale clears what the autoscaler changes: replicas, their bounds and the workers to delete.
@@ -175,6 +246,11 @@ func clusterHash(spec *rayv1.RayClusterSpec, h hashing) (string, error) {
 	b, err := json.Marshal(s)
 	if err != nil {
 		return "", fmt.Errorf("the cluster spec does not serialize: %w", err)
+	}
+	if h.stored != nil {
+		if b, err = h.stored(b); err != nil {
+			return "", err
+		}
 	}
 	if h.legacy != nil {
 		if b, err = withNullCreationTimestamps(b, s); err != nil {

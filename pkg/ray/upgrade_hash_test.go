@@ -186,3 +186,43 @@ func TestV11WritesV111sJSON(t *testing.T) {
 		}
 	}
 }
+
+// KubeRay v1.7.0's CRD stores each worker group's priority (default 0), which its types write
+// after idleTimeoutSeconds and these types do not hold; and v1.7.0 hashes the spec with suspend
+// cleared (rayClusterSpecForHashing). The sandbox's e2e case rayservice-apply compares the result
+// with the hash the real v1.7.0 operator writes.
+func TestV17HashesAsItsCRDStores(t *testing.T) {
+	spec := serveSpec()
+	crdDefaults(spec, version.MustParseSemantic("v1.7.0"))
+	b, err := json.Marshal(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := withWorkerPriority(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(stored), `"maxReplicas":2147483647,"priority":0,"rayStartParams":{}`) {
+		t.Errorf("priority is not where v1.7.0's types write it:\n%s", stored)
+	}
+	if !strings.HasPrefix(string(stored), `{"headGroupSpec":`) || !strings.Contains(string(stored), `"rayVersion":"2.52.0"`) {
+		t.Errorf("the spec's own fields moved or were lost:\n%s", stored)
+	}
+
+	suspended := spec.DeepCopy()
+	yes := true
+	suspended.Suspend = &yes
+	h17, _ := clusterHash(spec, hashings["v1.7"])
+	h17s, _ := clusterHash(suspended, hashings["v1.7"])
+	h16, _ := clusterHash(spec, hashings["v1.6"])
+	h16s, _ := clusterHash(suspended, hashings["v1.6"])
+	if h17 != h17s {
+		t.Error("v1.7.0 hashes spec.suspend; it clears it first")
+	}
+	if h16 == h16s {
+		t.Error("v1.6.0 does not hash spec.suspend; it does")
+	}
+	if h17 == h16 {
+		t.Error("v1.7.0's hash equals v1.6.0's: the stored priority is missing")
+	}
+}

@@ -98,7 +98,8 @@ func (c Config) unpackUpstream(v string) (string, error) {
 }
 
 // findUpstream finds an archive in $KUBECTL_RAY_UPSTREAM, else in shared/upstream of the
-// checkout's parent directories (a workplace keeps it beside its clones).
+// checkout's parent directories or, for a clone of a local checkout (CI's), of that checkout's:
+// a workplace keeps it beside its clones.
 func (c Config) findUpstream(name string) (string, error) {
 	if d := os.Getenv(UpstreamEnv); d != "" {
 		p := filepath.Join(d, name)
@@ -107,15 +108,34 @@ func (c Config) findUpstream(name string) (string, error) {
 		}
 		return p, nil
 	}
-	for d := c.Repo; ; d = filepath.Dir(d) {
-		p := filepath.Join(d, "shared", "upstream", name)
-		if _, err := os.Stat(p); err == nil {
-			return p, nil
+	for _, start := range []string{c.Repo, localOrigin(c.Repo)} {
+		if start == "" {
+			continue
 		}
-		if filepath.Dir(d) == d {
-			return "", fmt.Errorf("%s is not in shared/upstream above %s: set %s to the directory that holds it", name, c.Repo, UpstreamEnv)
+		for d := start; ; d = filepath.Dir(d) {
+			p := filepath.Join(d, "shared", "upstream", name)
+			if _, err := os.Stat(p); err == nil {
+				return p, nil
+			}
+			if filepath.Dir(d) == d {
+				break
+			}
 		}
 	}
+	return "", fmt.Errorf("%s is not in shared/upstream above %s: set %s to the directory that holds it", name, c.Repo, UpstreamEnv)
+}
+
+// localOrigin is the directory the checkout was cloned from when that is a local path, else "".
+func localOrigin(repo string) string {
+	out, err := exec.Command("git", "-C", repo, "config", "--get", "remote.origin.url").Output()
+	if err != nil {
+		return ""
+	}
+	url := strings.TrimPrefix(strings.TrimSpace(string(out)), "file://")
+	if !filepath.IsAbs(url) {
+		return ""
+	}
+	return url
 }
 
 // untarGz writes the regular files and directories of a gzipped tar into dir, refusing any path

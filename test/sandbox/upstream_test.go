@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -102,5 +103,34 @@ func TestFindUpstream(t *testing.T) {
 	got, err := cfg.findUpstream(name)
 	if err != nil || got != filepath.Join(shared, name) {
 		t.Fatalf("findUpstream = %q, %v; want %q", got, err, filepath.Join(shared, name))
+	}
+}
+
+// A clone of a local checkout finds the archive above the checkout it was cloned from.
+func TestFindUpstreamThroughLocalOrigin(t *testing.T) {
+	t.Setenv(UpstreamEnv, "")
+	root := t.TempDir()
+	origin := filepath.Join(root, "main")
+	shared := filepath.Join(root, "shared", "upstream")
+	for _, d := range []string{origin, shared} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	name := upstreamArchiveName(OperatorV170)
+	if err := os.WriteFile(filepath.Join(shared, name), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	clone := filepath.Join(t.TempDir(), "ci")
+	for _, args := range [][]string{{"init", "-q", origin}, {"-C", origin, "commit", "-q", "--allow-empty", "-m", "x"}, {"clone", "-q", origin, clone}} {
+		cmd := exec.Command("git", args...)
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.invalid", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.invalid")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	got, err := Config{Repo: clone}.findUpstream(name)
+	if err != nil || got != filepath.Join(shared, name) {
+		t.Fatalf("findUpstream from a clone = %q, %v; want %q", got, err, filepath.Join(shared, name))
 	}
 }

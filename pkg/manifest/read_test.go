@@ -182,3 +182,22 @@ spec:
 		t.Fatalf("Undecoded = %v, want spec.rayClusterConfig.upgradeStrategy", snap.Undecoded)
 	}
 }
+
+// A syntax error is reported at the line of the fault, not at the start of the block that holds
+// it: the fifth line of the fourth level here, line 14 (yaml.v3 names the enclosing block).
+func TestSyntaxErrorAtTheFaultsLine(t *testing.T) {
+	for file, want := range map[string]string{
+		"testdata/misindented.yaml": "testdata/misindented.yaml:14: not valid YAML",
+		"testdata/broken.yaml":      "testdata/broken.yaml:10: not valid YAML",
+	} {
+		s := read(t, Input{Paths: []string{file}})
+		if len(s.Errors) != 1 || !strings.HasPrefix(s.Errors[0].Error(), want) {
+			t.Errorf("%s: errors %v, want one starting %q", file, s.Errors, want)
+		}
+	}
+	bad := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: 1\n  b:\n    c: 1\n   d: 2\n"
+	s := read(t, Input{Paths: []string{"-"}, Stdin: strings.NewReader(bad)})
+	if len(s.Errors) != 1 || !strings.HasPrefix(s.Errors[0].Error(), "<stdin>:9: not valid YAML") {
+		t.Errorf("stdin: errors %v, want one at line 9", s.Errors)
+	}
+}

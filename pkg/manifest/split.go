@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	yamlv2 "go.yaml.in/yaml/v2"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -39,7 +40,7 @@ func splitYAML(file string, data []byte, offset int) ([]node, error) {
 	for _, c := range documents(data) {
 		var doc yaml.Node
 		if err := yaml.Unmarshal(c.data, &doc); err != nil {
-			return nil, yamlError(file, offset+c.line-1, err)
+			return nil, yamlError(file, offset+c.line-1, faultLine(c.data, err))
 		}
 		if len(doc.Content) == 0 {
 			continue
@@ -113,6 +114,18 @@ func listItems(file string, offset int, root *yaml.Node) ([]node, error) {
 		out = append(out, nested...)
 	}
 	return out, nil
+}
+
+// faultLine is err, or, when yaml.v3 names the line of the block that holds a syntax error (its
+// context), the error kubectl's YAML library gives for the same bytes, which names the line of
+// the fault itself (its problem). A mis-indented list item deep in a pod template is then
+// reported where it is, not at the template's first line.
+func faultLine(data []byte, err error) error {
+	var v any
+	if err2 := yamlv2.Unmarshal(data, &v); err2 != nil && yamlLine.MatchString(strings.SplitN(err2.Error(), "\n", 2)[0]) {
+		return err2
+	}
+	return err
 }
 
 func yamlError(file string, offset int, err error) error {

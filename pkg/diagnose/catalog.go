@@ -44,6 +44,7 @@ var Catalog = []RuleInfo{
 	{RuleGCSFTOff, SeverityInfo, "spec", "", "a RayService runs without GCS fault tolerance", "gcs-ft-off-info"},
 	{RuleOperatorMissing, SeverityWarning, "operator", "deployments", "no ready KubeRay operator was found", "operator-missing-warning"},
 	{RuleOperatorOutdated, SeverityWarning, "operator", "deployments", "the KubeRay operator never replaces evicted heads", "operator-outdated-warning"},
+	{RuleOperatorNewer, SeverityInfo, "operator", "deployments", "the KubeRay operator is newer than the releases this doctor knows", "operator-newer-info"},
 	{RuleHeadStarvedByWorkers, SeverityError, "cluster", "", "a head is unschedulable for lack of resources while its own workers are placed", "head-starved-by-workers-error"},
 	{RuleWorkerInitFailing, SeverityWarning, "cluster", "", "a worker's init container keeps failing, so the worker never starts", "worker-init-failing-warning"},
 	{RuleHeadRecreateLoop, SeverityError, "cluster", "events", "the head is deleted and recreated over and over", "head-recreate-loop-error"},

@@ -13,6 +13,7 @@ const (
 	RuleNodePressure         = "node-pressure"
 	RuleOperatorMissing      = "operator-missing"
 	RuleOperatorOutdated     = "operator-outdated"
+	RuleOperatorNewer        = "operator-newer"
 	RuleWorkersNotReady      = "workers-not-ready"
 	RuleServeHeadInService   = "serve-head-in-service"
 	RuleServeHeadHasCPUs     = "serve-head-has-cpus"

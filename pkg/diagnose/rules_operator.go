@@ -91,6 +91,15 @@ func operatorRules(ix *index) []Finding {
 				Evidence: map[string]string{"image": op.Image, "operatorVersion": op.Version},
 			})
 		}
+		if op.Newer() {
+			out = append(out, Finding{
+				Rule: RuleOperatorNewer, Severity: severityOf(RuleOperatorNewer), Object: obj,
+				Message: fmt.Sprintf("KubeRay operator %s/%s runs %s, newer than the releases this doctor was built against (up to v%s): the rules that depend on a release judge it as v%s does, and a finding about what it does may not hold",
+					op.Namespace, op.Name, op.Version, ray.NewestKnownRelease.String(), ray.NewestKnownRelease.String()),
+				Remedy:   "update this plugin to a build that knows " + op.Version + "; `kubectl ray version` prints the build you run",
+				Evidence: map[string]string{"image": op.Image, "operatorVersion": op.Version, "judgedAs": "v" + ray.NewestKnownRelease.String()},
+			})
+		}
 	}
 	switch {
 	case len(ix.operators) == 0:

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/version"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
@@ -177,13 +178,18 @@ func FilesOnly(rule string) bool { return rule == RuleSpecRefused }
 func refName(r state.Ref) string { return r.Kind + " " + r.Namespace + "/" + r.Name }
 
 // targetOperator is the version of the one KubeRay operator the snapshot holds, when there is
-// exactly one and its image tells its release.
+// exactly one and its image tells its release; a release newer than the newest read is judged as
+// that one.
 func (ix *index) targetOperator() (string, bool) {
 	if len(ix.operators) != 1 {
 		return "", false
 	}
 	if _, err := version.ParseSemantic(ix.operators[0].Version); err != nil {
 		return "", false
+	}
+	if ix.operators[0].Newer() {
+		// Judged as the newest release read (operator-newer says so).
+		return "v" + ray.NewestKnownRelease.String(), true
 	}
 	return ix.operators[0].Version, true
 }

@@ -11,6 +11,10 @@ import (
 // phase Failed with restartPolicy Always (kuberay #2125, fixed by PR #2217).
 var FixedEvictedHeadVersion = version.MustParseSemantic("v1.2.0")
 
+// NewestKnownRelease is the newest KubeRay release whose source this build's rules were read
+// against: an operator newer than it is judged as it (Operator.Newer says when).
+var NewestKnownRelease = version.MustParseSemantic("v1.7.0")
+
 // Operator is a KubeRay operator Deployment found in the cluster.
 type Operator struct {
 	Namespace string `json:"namespace"`
@@ -30,6 +34,16 @@ func (o Operator) HasEvictedHeadBug() (buggy, known bool) {
 		return false, false
 	}
 	return v.LessThan(FixedEvictedHeadVersion), true
+}
+
+// Newer reports whether this operator's release is newer than NewestKnownRelease (a later minor
+// or major: a patch of the newest release behaves as it does).
+func (o Operator) Newer() bool {
+	v, err := version.ParseSemantic(o.Version)
+	if err != nil {
+		return false
+	}
+	return v.Major() > NewestKnownRelease.Major() || v.Major() == NewestKnownRelease.Major() && v.Minor() > NewestKnownRelease.Minor()
 }
 
 // FindOperators picks the KubeRay operators out of a list of Deployments, by the labels the

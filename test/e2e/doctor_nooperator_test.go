@@ -4,9 +4,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -101,6 +103,33 @@ func TestDoctorWithoutOperator(t *testing.T) {
 	wantRules(t, d, "nohead", "head-missing raycluster/nohead")
 	wantContains(t, "head-missing", f.Message, "RayCluster "+h.NS+"/nohead has no head pod; no running KubeRay operator was found")
 	wantContains(t, "head-missing remedy", f.Remedy, "start the KubeRay operator")
+
+	// An operator newer than the releases this build was read against: its Deployment's image says
+	// v1.8.0 (the test makes the Deployment; kwok runs its pod, nothing runs an operator in it).
+	// doctor says so once, as info, and judges it as the newest release it knows.
+	one := int32(1)
+	labels := map[string]string{"app.kubernetes.io/name": "kuberay-operator"}
+	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "kuberay-operator", Labels: labels},
+		Spec: appsv1.DeploymentSpec{Replicas: &one, Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "kuberay-operator", Image: "quay.io/kuberay/operator:v1.8.0"}}}}}}
+	if _, err := h.Kube.AppsV1().Deployments(h.NS).Create(h.Ctx, dep, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h.WaitFor("the v1.8.0 operator's Deployment to be ready", 60*time.Second, func() (bool, error) {
+		got, err := h.Kube.AppsV1().Deployments(h.NS).Get(h.Ctx, dep.Name, metav1.GetOptions{})
+		return err == nil && got.Status.ReadyReplicas == 1, err
+	})
+	d, _ = h.doctorJSON()
+	wantRules(t, d, "", "operator-newer deployment/kuberay-operator")
+	newer := d.finding(t, "", "operator-newer")
+	wantContains(t, "operator-newer", newer.Message, "runs v1.8.0, newer than the releases this doctor was built against (up to v1.7.0)", "judge it as v1.7.0 does")
+	if newer.Severity != "info" || newer.Evidence["judgedAs"] != "v1.7.0" {
+		t.Errorf("operator-newer: severity %s, evidence %v", newer.Severity, newer.Evidence)
+	}
+	if v := h.Run("version", "-o", "json"); v.Code != 0 || !strings.Contains(v.Stdout, `"version": "v1.8.0"`) {
+		t.Errorf("kubectl ray version does not show the operator's release: %s", v)
+	}
 
 	// Without the rayclusters CRD: KubeRay is not installed.
 	dyn, err := dynamic.NewForConfig(sb.Admin)

@@ -7,6 +7,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/version"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/flagname"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
@@ -33,6 +34,14 @@ func gcsFTFinalizerStuck(ix *index, c *clusterView) []Finding {
 	}
 	storageNS := ray.StorageNamespace(rc)
 	verdict, op := ix.operatorVerdict()
+	// KubeRay v1.6.2 and later remove the finalizer themselves once the head pods are gone and the
+	// deletion is older than the cluster's timeout (ForceDeletedStuckCluster): until then, and an
+	// operator grace after, it is on its way, and heal must not race it.
+	release, forces := ix.forcesGCSFTFinalizer()
+	forceAfter := ray.GCSFTDeletionTimeout(rc)
+	if forces && verdict != opAbsent && len(c.heads) == 0 && deleting < forceAfter+ix.opts.OperatorGrace {
+		return nil
+	}
 	ev := map[string]string{
 		"finalizer":        ray.FinalizerGCSFTRedisCleanup,
 		"deletingFor":      age(deleting),
@@ -41,6 +50,10 @@ func gcsFTFinalizerStuck(ix *index, c *clusterView) []Finding {
 		"operator":         op,
 	}
 	var why string
+	if forces && verdict != opAbsent && len(c.heads) == 0 {
+		why = fmt.Sprintf("KubeRay %s removes it itself %s after the deletion began once the head is gone (ForceDeletedStuckCluster), and has not, so it is not reconciling this cluster", release, age(forceAfter))
+		ev["forceRemovalAfter"] = age(forceAfter)
+	}
 	cleaned := false
 	job := ix.cleanupJobs[key(rc.Namespace, rc.Name)]
 	heads := c.heads
@@ -154,4 +167,14 @@ func indexCleanupJobs(jobs []batchv1.Job) map[string]*batchv1.Job {
 		}
 	}
 	return out
+}
+
+// forcesGCSFTFinalizer is the release of the one operator when it removes a stuck Redis cleanup
+// finalizer itself (v1.6.2 and later).
+func (ix *index) forcesGCSFTFinalizer() (string, bool) {
+	op, ok := ix.targetOperator()
+	if !ok {
+		return "", false
+	}
+	return op, version.MustParseSemantic(op).AtLeast(ray.ForcesGCSFTFinalizerSince)
 }

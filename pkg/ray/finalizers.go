@@ -1,6 +1,12 @@
 package ray
 
-import rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+import (
+	"strconv"
+	"time"
+
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	"k8s.io/apimachinery/pkg/util/version"
+)
 
 const (
 	// FinalizerGCSFTRedisCleanup is the finalizer KubeRay (v1.0+) puts on RayClusters with GCS
@@ -36,4 +42,25 @@ func StorageNamespace(rc *rayv1.RayCluster) string {
 		return v
 	}
 	return string(rc.UID)
+}
+
+// AnnotationGCSFTDeletionTimeout sets, in seconds, how long KubeRay v1.6.2 and later wait after a
+// RayCluster's deletion began before they remove the Redis cleanup finalizer themselves
+// (forceRemoveGCSFTFinalizer, Event ForceDeletedStuckCluster); DefaultGCSFTDeletionTimeout
+// without it, or when it is not a positive integer.
+const AnnotationGCSFTDeletionTimeout = "ray.io/gcs-ft-deletion-timeout"
+
+// DefaultGCSFTDeletionTimeout is RAYCLUSTER_GCS_FT_DELETION_TIMEOUT_DEFAULT (v1.6.2, v1.7.0).
+const DefaultGCSFTDeletionTimeout = 300 * time.Second
+
+// ForcesGCSFTFinalizerSince is the first release that removes the finalizer itself.
+var ForcesGCSFTFinalizerSince = version.MustParseSemantic("v1.6.2")
+
+// GCSFTDeletionTimeout is when, after its deletion began, KubeRay v1.6.2 and later remove rc's
+// Redis cleanup finalizer themselves (getGCSFTDeletionTimeout).
+func GCSFTDeletionTimeout(rc *rayv1.RayCluster) time.Duration {
+	if s, err := strconv.Atoi(rc.Annotations[AnnotationGCSFTDeletionTimeout]); err == nil && s > 0 {
+		return time.Duration(s) * time.Second
+	}
+	return DefaultGCSFTDeletionTimeout
 }

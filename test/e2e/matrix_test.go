@@ -100,6 +100,9 @@ func TestKubeRayMatrix(t *testing.T) {
 			if v.replacesEvicted {
 				cases["recreate-loop"] = matrixRecreateLoop
 			}
+			if v.version == "v1.7.0" { // v1.6.2 and later remove a stuck Redis cleanup finalizer themselves
+				cases["gcsft-force-removal"] = matrixGCSFTForceRemoval
+			}
 			for name, run := range cases {
 				t.Run(name, func(t *testing.T) {
 					t.Parallel()

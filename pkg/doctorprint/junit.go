@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/accept"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/junit"
 )
@@ -57,8 +58,8 @@ func (rep Report) writeJUnit(w io.Writer) error {
 				}
 				line := fmt.Sprintf("%s %s/%s: %s\nfix: %s", f.Severity, strings.ToLower(f.Object.Kind), f.Object.Name, f.Message, f.Remedy)
 				if f.Accepted != nil {
-					accepted = append(accepted, acceptedNote(f.Accepted))
-					other = append(other, line+"\n"+acceptedNote(f.Accepted))
+					accepted = append(accepted, accept.Note(f.Accepted))
+					other = append(other, line+"\n"+accept.Note(f.Accepted))
 				} else if threshold != "" && f.Severity.Rank() >= threshold.Rank() {
 					failing = append(failing, line)
 				} else {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/accept"
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 )
@@ -25,7 +26,7 @@ func printAccepted(w io.Writer, p cmdutil.Painter, r *diagnose.Report, wide bool
 		if wide {
 			t.Append("", "", "", "", p.Faint("fix: "+f.Remedy))
 		}
-		t.Append("", "", "", "", p.Faint(acceptedNote(f.Accepted)))
+		t.Append("", "", "", "", p.Faint(accept.Note(f.Accepted)))
 	}
 	if t.Len() == 0 {
 		return false, nil
@@ -40,9 +41,4 @@ func acceptedSuffix(s diagnose.Summary) string {
 		return ""
 	}
 	return fmt.Sprintf("; %s accepted", Plural(s.Accepted, "finding"))
-}
-
-// acceptedNote is how an accepted finding reads in the table and in JUnit.
-func acceptedNote(a *diagnose.Acceptance) string {
-	return fmt.Sprintf("accepted, expires %s (%s:%d): %s", a.Expires, a.File, a.Line, a.Reason)
 }

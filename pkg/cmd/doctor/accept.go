@@ -37,6 +37,3 @@ func (o *Options) applyAcceptance(r *diagnose.Report) {
 	o.acc.status = &st
 	accept.Warn(o.f.IOStreams.ErrOut, st)
 }
-
-// acceptedNote is how an accepted finding reads in the table and in JUnit.
-func acceptedNote(a *diagnose.Acceptance) string { return accept.Note(a) }

@@ -28,11 +28,7 @@ func isRay(p *corev1.Pod) bool { return ray.IsRayPod(p) }
 // cordoned before or KeepCordoned. It returns the report whenever the probe ran (with an error too
 // when the run did not conclude) and the SLO's outcome.
 func Run(ctx context.Context, c Cluster, s Settings) (*Report, chaos.Outcome, error) {
-	s.Defaults()
-	if err := s.Validate(); err != nil {
-		return nil, chaos.Outcome{}, err
-	}
-	t, err := resolve(ctx, c, &s)
+	t, err := experiment.Resolved(&s, func() (*target, error) { return resolve(ctx, c, &s) })
 	if err != nil {
 		return nil, chaos.Outcome{}, err
 	}
@@ -243,12 +239,8 @@ type PlanRefusal struct {
 // library skips, the budgets over them and what the API server's dry run of each eviction said.
 // Nothing is cordoned, no request is sent.
 func DryRun(ctx context.Context, c Cluster, s Settings) (*Plan, error) {
-	s.Defaults()
 	s.DryRun = true
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	t, err := resolve(ctx, c, &s)
+	t, err := experiment.Resolved(&s, func() (*target, error) { return resolve(ctx, c, &s) })
 	if err != nil {
 		return nil, err
 	}

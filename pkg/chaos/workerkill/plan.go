@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/availability"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/schema"
@@ -38,12 +39,8 @@ type Plan struct {
 // API server first (RBAC, admission, PodDisruptionBudgets), so a plan is returned only once the
 // server accepted every one. No port-forward is opened, no request is sent.
 func DryRun(ctx context.Context, c Cluster, s Settings) (*Plan, error) {
-	s.Defaults()
 	s.DryRun = true
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	t, err := resolve(ctx, c, &s)
+	t, err := experiment.Resolved(&s, func() (*target, error) { return resolve(ctx, c, &s) })
 	if err != nil {
 		return nil, err
 	}

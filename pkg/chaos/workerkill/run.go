@@ -25,11 +25,7 @@ import (
 // PodDisruptionBudgets), and kills them at once under the probe. It returns the report whenever
 // the probe ran (with an error too when the run did not conclude) and the SLO's outcome.
 func Run(ctx context.Context, c Cluster, s Settings) (*Report, chaos.Outcome, error) {
-	s.Defaults()
-	if err := s.Validate(); err != nil {
-		return nil, chaos.Outcome{}, err
-	}
-	t, err := resolve(ctx, c, &s)
+	t, err := experiment.Resolved(&s, func() (*target, error) { return resolve(ctx, c, &s) })
 	if err != nil {
 		return nil, chaos.Outcome{}, err
 	}

@@ -106,13 +106,9 @@ func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
 				t.node, b.Namespace, b.Name, strings.Join(b.Pods, ", "), b.Never)
 		}
 	}
-	if s.Target != "" {
-		return t, nil
-	}
-	if t.portName, err = experiment.ServicePort(ctx, c, s.Namespace, s.Service, s.Port); err != nil {
+	if t.service, t.portName, err = s.ProbedService(ctx, c, s.Namespace); err != nil {
 		return nil, err
 	}
-	t.service = s.Service
 	return t, nil
 }
 
@@ -128,12 +124,10 @@ func skippedNote(warnings string) string {
 func (s *Settings) pickNode(ctx context.Context, c Cluster, t *target) error {
 	t.cluster = s.NodeOf.Name
 	if s.NodeOf.Kind == ray.KindRayService {
-		sv, err := experiment.ServingOf(ctx, c, s.Namespace, s.NodeOf.Name)
-		if err != nil {
+		var err error
+		if t.cluster, err = s.ServeOf(ctx, c, s.Namespace, s.NodeOf.Name); err != nil {
 			return err
 		}
-		t.cluster = sv.Cluster
-		s.Service, s.Port = sv.Aim(s.Target, s.Service, s.Port, s.PortSet)
 	} else if _, err := c.GetRayCluster(ctx, s.Namespace, s.NodeOf.Name); err != nil {
 		return err
 	}

@@ -6,7 +6,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
 	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
@@ -16,7 +15,6 @@ type target struct {
 	cluster  string // the RayCluster whose head is killed
 	head     *corev1.Pod
 	service  string // probed Service, "" for a URL
-	port     int    // Service port
 	portName string
 }
 
@@ -26,14 +24,13 @@ type target struct {
 // once (readyEndpoints).
 func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
 	t := &target{cluster: s.Cluster}
+	var err error
 	if s.RayService != "" {
-		sv, err := experiment.ServingOf(ctx, c, s.Namespace, s.RayService)
-		if err != nil {
-			return nil, err
-		}
-		t.cluster = sv.Cluster
-		s.Service, s.Port = sv.Aim(s.Target, s.Service, s.Port, s.PortSet)
-	} else if _, err := c.GetRayCluster(ctx, s.Namespace, s.Cluster); err != nil {
+		t.cluster, err = s.ServeOf(ctx, c, s.Namespace, s.RayService)
+	} else {
+		_, err = c.GetRayCluster(ctx, s.Namespace, s.Cluster)
+	}
+	if err != nil {
 		return nil, err
 	}
 	selector := ray.HeadSelector(t.cluster)
@@ -53,13 +50,8 @@ func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
 	}
 	sort.Slice(live, func(i, j int) bool { return live[i].Name < live[j].Name })
 	t.head = &live[0]
-	if s.Target != "" {
-		return t, nil
-	}
-	if t.portName, err = experiment.ServicePort(ctx, c, s.Namespace, s.Service, s.Port); err != nil {
+	if t.service, t.portName, err = s.ProbedService(ctx, c, s.Namespace); err != nil {
 		return nil, err
 	}
-	t.port = s.Port
-	t.service = s.Service
 	return t, nil
 }

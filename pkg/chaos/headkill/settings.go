@@ -131,12 +131,7 @@ func (s *Settings) targetName() string {
 	return s.Cluster
 }
 
-func (s *Settings) probeTarget(t *target) string {
-	if t.service != "" {
-		return fmt.Sprintf("service/%s:%d", t.service, t.port)
-	}
-	return s.targetBase()
-}
+func (s *Settings) probeTarget(t *target) string { return s.ProbeTarget(t.service) }
 
 func (s *Settings) killWhat(t *target) string {
 	switch s.killMode() {

@@ -52,12 +52,10 @@ type target struct {
 func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
 	t := &target{cluster: s.Cluster}
 	if s.RayService != "" {
-		sv, err := experiment.ServingOf(ctx, c, s.Namespace, s.RayService)
-		if err != nil {
+		var err error
+		if t.cluster, err = s.ServeOf(ctx, c, s.Namespace, s.RayService); err != nil {
 			return nil, err
 		}
-		t.cluster = sv.Cluster
-		s.Service, s.Port = sv.Aim(s.Target, s.Service, s.Port, s.PortSet)
 	}
 	rc, err := c.GetRayCluster(ctx, s.Namespace, t.cluster)
 	if err != nil {
@@ -102,13 +100,9 @@ func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
 		return nil, invalid("%s %d is more than the %d %s of group %s: nothing was killed", SetCount, n, len(candidates), among, t.group)
 	}
 	t.chosen = choose(candidates, n, s.Seed)
-	if s.Target != "" {
-		return t, nil
-	}
-	if t.portName, err = experiment.ServicePort(ctx, c, s.Namespace, s.Service, s.Port); err != nil {
+	if t.service, t.portName, err = s.ProbedService(ctx, c, s.Namespace); err != nil {
 		return nil, err
 	}
-	t.service = s.Service
 	return t, nil
 }
 

@@ -248,7 +248,7 @@ func DryRun(ctx context.Context, c Cluster, s Settings) (*Plan, error) {
 		return nil, err
 	}
 	p := &Plan{APIVersion: schema.APIVersion, Kind: PlanKind, Settings: s.reportSettings(t), AlreadyCordoned: t.alreadyCordoned,
-		Skipped: t.skipped, Evict: []PlanPod{}, Budgets: []PlanBudget{}, Endpoints: []string{}, Refusals: []PlanRefusal{},
+		Skipped: t.skipped, Evict: []PlanPod{}, Budgets: []PlanBudget{}, Refusals: []PlanRefusal{},
 		PlannedRequests: probe.Planned(s.config().Rate, s.Warmup+s.Post()), SLO: s.PlanSLO(), ServerDryRun: "accepted"}
 	for i := range t.pods {
 		pod := &t.pods[i]
@@ -270,14 +270,8 @@ func DryRun(ctx context.Context, c Cluster, s Settings) (*Plan, error) {
 	for _, b := range t.budgets {
 		p.Budgets = append(p.Budgets, PlanBudget{Name: b.Namespace + "/" + b.Name, Allowed: b.Allowed, Pods: b.Pods, Words: b.words()})
 	}
-	if t.service != "" {
-		ready, err := c.ListReadyEndpoints(ctx, s.Namespace, t.service, t.portName)
-		if err != nil {
-			return nil, err
-		}
-		for _, e := range ready {
-			p.Endpoints = append(p.Endpoints, fmt.Sprintf("%s:%d", e.Pod, e.Port))
-		}
+	if p.Endpoints, err = experiment.PlanEndpoints(ctx, c, s.Namespace, t.service, t.portName); err != nil {
+		return nil, err
 	}
 	return p, nil
 }

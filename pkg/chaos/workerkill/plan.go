@@ -50,19 +50,13 @@ func DryRun(ctx context.Context, c Cluster, s Settings) (*Plan, error) {
 		}
 	}
 	p := &Plan{APIVersion: schema.APIVersion, Kind: PlanKind, Settings: s.reportSettings(t), RayCluster: t.cluster, Group: t.group,
-		Live: t.live, Kill: []string{}, Endpoints: []string{}, PlannedRequests: probe.Planned(s.config().Rate, s.Warmup+s.Post()),
+		Live: t.live, Kill: []string{}, PlannedRequests: probe.Planned(s.config().Rate, s.Warmup+s.Post()),
 		SLO: s.PlanSLO(), ServerDryRun: "accepted", ServeReplicas: t.chosenReplicas()}
 	for _, pod := range t.chosen {
 		p.Kill = append(p.Kill, pod.Namespace+"/"+pod.Name)
 	}
-	if t.service != "" {
-		ready, err := c.ListReadyEndpoints(ctx, s.Namespace, t.service, t.portName)
-		if err != nil {
-			return nil, err
-		}
-		for _, e := range ready {
-			p.Endpoints = append(p.Endpoints, fmt.Sprintf("%s:%d", e.Pod, e.Port))
-		}
+	if p.Endpoints, err = experiment.PlanEndpoints(ctx, c, s.Namespace, t.service, t.portName); err != nil {
+		return nil, err
 	}
 	return p, nil
 }

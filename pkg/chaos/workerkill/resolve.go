@@ -20,12 +20,7 @@ import (
 
 // Cluster is every API operation a worker kill makes (pkg/kube's Clients, or a fake).
 type Cluster interface {
-	GetRayCluster(ctx context.Context, namespace, name string) (*rayv1.RayCluster, error)
-	GetRayService(ctx context.Context, namespace, name string) (*rayv1.RayService, error)
-	GetService(ctx context.Context, namespace, name string) (*corev1.Service, error)
-	ListPodsMatching(ctx context.Context, namespace, selector string) ([]corev1.Pod, error)
-	GetPodByName(ctx context.Context, namespace, name string) (*corev1.Pod, error)
-	ListReadyEndpoints(ctx context.Context, namespace, service, portName string) ([]kube.ReadyEndpoint, error)
+	experiment.Reads
 	// KillPod kills pod while it is the version read (uid and resourceVersion preconditions);
 	// *kube.Refused when a PodDisruptionBudget blocks an eviction.
 	KillPod(ctx context.Context, pod *corev1.Pod, mode kube.KillMode, dryRun bool) error

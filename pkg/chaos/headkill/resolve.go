@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
 	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
@@ -34,15 +35,9 @@ func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
 		return nil, err
 	}
 	selector := ray.HeadSelector(t.cluster)
-	pods, err := c.ListPodsMatching(ctx, s.Namespace, selector)
+	live, err := experiment.LivePods(ctx, c, s.Namespace, selector)
 	if err != nil {
 		return nil, err
-	}
-	var live []corev1.Pod
-	for _, p := range pods {
-		if ray.Live(&p) {
-			live = append(live, p)
-		}
 	}
 	if len(live) == 0 {
 		return nil, fault.Errorf(fault.NotFound, "RayCluster %s/%s has no live head pod to kill; list its pods with: kubectl get pods -n %s -l %s",

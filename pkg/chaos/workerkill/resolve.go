@@ -60,15 +60,9 @@ func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
 		return nil, err
 	}
 	selector := ray.LabelCluster + "=" + t.cluster + "," + ray.LabelNodeType + "=" + ray.NodeTypeWorker + "," + ray.LabelGroup + "=" + t.group
-	pods, err := c.ListPodsMatching(ctx, s.Namespace, selector)
+	live, err := experiment.LivePods(ctx, c, s.Namespace, selector)
 	if err != nil {
 		return nil, err
-	}
-	var live []corev1.Pod
-	for _, p := range pods {
-		if ray.Live(&p) {
-			live = append(live, p)
-		}
 	}
 	t.live = len(live)
 	if len(live) == 0 {

@@ -155,10 +155,7 @@ func (s *Settings) buildReport(t *target, res *experiment.Result, tr *follow.Los
 }
 
 // config is the probe's configuration (Validate has checked the settings).
-func (s *Settings) config() probe.Config {
-	path, _ := experiment.TargetPath(s.Target, s.Path)
-	return s.Config(path)
-}
+func (s *Settings) config() probe.Config { return s.ConfigAt(s.Target) }
 
 func (s *Settings) probeTarget(t *target) string { return s.ProbeTarget(t.service) }
 

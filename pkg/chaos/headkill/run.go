@@ -71,8 +71,8 @@ func DryRun(ctx context.Context, c Cluster, s Settings) (*Plan, error) {
 	return &Plan{APIVersion: schema.APIVersion, Kind: PlanKind, Settings: s.reportSettings(t),
 		Head: PlanHead{Namespace: t.head.Namespace, Name: t.head.Name, UID: string(t.head.UID), RayCluster: t.cluster},
 		Kill: s.killWhat(t), Endpoints: ready,
-		PlannedRequests: probe.Planned(cfg.Rate, s.Warmup+s.post()),
-		MaxRequests:     probe.Planned(cfg.Rate, s.Schedule(s.post())),
+		PlannedRequests: probe.Planned(cfg.Rate, s.Warmup+s.Post()),
+		MaxRequests:     probe.Planned(cfg.Rate, s.Schedule(s.Post())),
 		SLO:             s.PlanSLO(), ServerDryRun: "accepted"}, nil
 }
 

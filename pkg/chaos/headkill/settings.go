@@ -2,7 +2,6 @@ package headkill
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
@@ -61,11 +60,7 @@ func (s *Settings) Validate() error {
 	if err := s.validateTarget(); err != nil {
 		return err
 	}
-	path, err := s.probePath()
-	if err != nil {
-		return err
-	}
-	return s.ValidateProbe("the head is killed", path, s.post())
+	return s.ValidateAt("the head is killed", s.Target, s.Post())
 }
 
 func (s *Settings) validateSchedule() error {
@@ -94,22 +89,8 @@ func (s *Settings) validateTarget() error {
 	return nil
 }
 
-// probePath is Path, or the path of Target.
-func (s *Settings) probePath() (string, error) { return experiment.TargetPath(s.Target, s.Path) }
-
 // config is the probe's configuration (Validate has checked the settings).
-func (s *Settings) config() probe.Config {
-	path, _ := s.probePath()
-	return s.Config(path)
-}
-
-// post is how long the probe runs after the kill: After, or Timeout with UntilRecovered.
-func (s *Settings) post() time.Duration {
-	if s.UntilRecovered {
-		return s.Timeout
-	}
-	return s.After
-}
+func (s *Settings) config() probe.Config { return s.ConfigAt(s.Target) }
 
 // reportSettings echo what was asked, for the report and the dry-run plan.
 func (s *Settings) reportSettings(t *target) ReportSettings {

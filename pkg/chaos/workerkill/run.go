@@ -152,9 +152,6 @@ func killNow(ctx context.Context, c Cluster, p *corev1.Pod, mode kube.KillMode) 
 }
 
 // config is the probe's configuration (Validate has checked the settings).
-func (s *Settings) config() probe.Config {
-	path, _ := experiment.TargetPath(s.Target, s.Path)
-	return s.Config(path)
-}
+func (s *Settings) config() probe.Config { return s.ConfigAt(s.Target) }
 
 func (s *Settings) probeTarget(t *target) string { return s.ProbeTarget(t.service) }

@@ -43,6 +43,13 @@ func (a *Aim) Validate(defaulted bool, noTarget string, args ...any) error {
 		return invalid("%s must be positive, e.g. %s 5m", SetTimeout, SetTimeout)
 	case !a.UntilRecovered && a.After <= 0:
 		return invalid("%s must be positive, e.g. %s 60s", SetAfter, SetAfter)
+	}
+	return a.ValidateTarget(defaulted, noTarget, args...)
+}
+
+// ValidateTarget checks what is probed, as Validate does: a URL, or a Service and its port.
+func (a *Aim) ValidateTarget(defaulted bool, noTarget string, args ...any) error {
+	switch {
 	case a.Target != "" && (a.Service != "" || a.PortSet):
 		return invalid("%s and %s/%s exclude each other: probe a URL or a Service", SetTarget, SetService, SetPort)
 	case a.Target == "" && a.Service == "" && !defaulted:

@@ -57,12 +57,14 @@ func (s *Settings) Validate() error {
 	if err := s.validateSchedule(); err != nil {
 		return err
 	}
-	if err := s.validateTarget(); err != nil {
+	if err := s.ValidateTarget(s.RayService != "", "say what to probe for RayCluster %s: %s URL, or %s NAME %s N",
+		s.Cluster, SetTarget, SetService, experiment.SetPort); err != nil {
 		return err
 	}
 	return s.ValidateAt("the head is killed", s.Target, s.Post())
 }
 
+// validateSchedule is not Aim's: a head kill needs Timeout only with UntilRecovered.
 func (s *Settings) validateSchedule() error {
 	switch {
 	case s.UntilRecovered && s.AfterSet:
@@ -71,20 +73,6 @@ func (s *Settings) validateSchedule() error {
 		return invalid("%s must be positive, e.g. %s 5m", SetTimeout, SetTimeout)
 	case !s.UntilRecovered && s.After <= 0:
 		return invalid("%s must be positive, e.g. %s 60s", SetAfter, SetAfter)
-	}
-	return nil
-}
-
-func (s *Settings) validateTarget() error {
-	switch {
-	case s.Target != "" && (s.Service != "" || s.PortSet):
-		return invalid("%s and %s/%s exclude each other: probe a URL or a Service", SetTarget, SetService, experiment.SetPort)
-	case s.Target == "" && s.Service == "" && s.RayService == "":
-		return invalid("say what to probe for RayCluster %s: %s URL, or %s NAME %s N", s.Cluster, SetTarget, SetService, experiment.SetPort)
-	case s.Service != "" && !s.PortSet:
-		return invalid("%s %s needs %s N (the Service port to probe)", SetService, s.Service, experiment.SetPort)
-	case s.PortSet && (s.Port < 1 || s.Port > 65535):
-		return invalid("%s must be from 1 to 65535, not %d", experiment.SetPort, s.Port)
 	}
 	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -22,13 +21,8 @@ import (
 // Cluster is every API operation a drain makes (pkg/kube's Clients in the command, a fake in
 // tests). Errors come back explained, one line each.
 type Cluster interface {
-	GetRayService(ctx context.Context, namespace, name string) (*rayv1.RayService, error)
-	GetRayCluster(ctx context.Context, namespace, name string) (*rayv1.RayCluster, error)
-	GetService(ctx context.Context, namespace, name string) (*corev1.Service, error)
+	experiment.Reads
 	GetNode(ctx context.Context, name string) (*corev1.Node, error)
-	GetPodByName(ctx context.Context, namespace, name string) (*corev1.Pod, error)
-	ListPodsMatching(ctx context.Context, namespace, selector string) ([]corev1.Pod, error)
-	ListReadyEndpoints(ctx context.Context, namespace, service, portName string) ([]kube.ReadyEndpoint, error)
 	ListPodDisruptionBudgets(ctx context.Context, namespace string) ([]policyv1.PodDisruptionBudget, error)
 	PodsToDrain(ctx context.Context, node string, f kube.DrainFilter) (*kube.DrainPods, error)
 	CordonNode(ctx context.Context, name string, cordon, dryRun bool) (*corev1.Node, bool, error)
@@ -106,13 +100,9 @@ func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
 				t.node, b.Namespace, b.Name, strings.Join(b.Pods, ", "), b.Never)
 		}
 	}
-	if s.Target != "" {
-		return t, nil
-	}
-	if t.portName, err = experiment.ServicePort(ctx, c, s.Namespace, s.Service, s.Port); err != nil {
+	if t.service, t.portName, err = s.ProbedService(ctx, c, s.Namespace); err != nil {
 		return nil, err
 	}
-	t.service = s.Service
 	return t, nil
 }
 
@@ -128,12 +118,10 @@ func skippedNote(warnings string) string {
 func (s *Settings) pickNode(ctx context.Context, c Cluster, t *target) error {
 	t.cluster = s.NodeOf.Name
 	if s.NodeOf.Kind == ray.KindRayService {
-		sv, err := experiment.ServingOf(ctx, c, s.Namespace, s.NodeOf.Name)
-		if err != nil {
+		var err error
+		if t.cluster, err = s.ServeOf(ctx, c, s.Namespace, s.NodeOf.Name); err != nil {
 			return err
 		}
-		t.cluster = sv.Cluster
-		s.Service, s.Port = sv.Aim(s.Target, s.Service, s.Port, s.PortSet)
 	} else if _, err := c.GetRayCluster(ctx, s.Namespace, s.NodeOf.Name); err != nil {
 		return err
 	}

@@ -28,11 +28,7 @@ func isRay(p *corev1.Pod) bool { return ray.IsRayPod(p) }
 // cordoned before or KeepCordoned. It returns the report whenever the probe ran (with an error too
 // when the run did not conclude) and the SLO's outcome.
 func Run(ctx context.Context, c Cluster, s Settings) (*Report, chaos.Outcome, error) {
-	s.Defaults()
-	if err := s.Validate(); err != nil {
-		return nil, chaos.Outcome{}, err
-	}
-	t, err := resolve(ctx, c, &s)
+	t, err := experiment.Resolved(&s, func() (*target, error) { return resolve(ctx, c, &s) })
 	if err != nil {
 		return nil, chaos.Outcome{}, err
 	}
@@ -159,10 +155,7 @@ func (s *Settings) buildReport(t *target, res *experiment.Result, tr *follow.Los
 }
 
 // config is the probe's configuration (Validate has checked the settings).
-func (s *Settings) config() probe.Config {
-	path, _ := experiment.TargetPath(s.Target, s.Path)
-	return s.Config(path)
-}
+func (s *Settings) config() probe.Config { return s.ConfigAt(s.Target) }
 
 func (s *Settings) probeTarget(t *target) string { return s.ProbeTarget(t.service) }
 
@@ -243,12 +236,8 @@ type PlanRefusal struct {
 // library skips, the budgets over them and what the API server's dry run of each eviction said.
 // Nothing is cordoned, no request is sent.
 func DryRun(ctx context.Context, c Cluster, s Settings) (*Plan, error) {
-	s.Defaults()
 	s.DryRun = true
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	t, err := resolve(ctx, c, &s)
+	t, err := experiment.Resolved(&s, func() (*target, error) { return resolve(ctx, c, &s) })
 	if err != nil {
 		return nil, err
 	}
@@ -256,7 +245,7 @@ func DryRun(ctx context.Context, c Cluster, s Settings) (*Plan, error) {
 		return nil, err
 	}
 	p := &Plan{APIVersion: schema.APIVersion, Kind: PlanKind, Settings: s.reportSettings(t), AlreadyCordoned: t.alreadyCordoned,
-		Skipped: t.skipped, Evict: []PlanPod{}, Budgets: []PlanBudget{}, Endpoints: []string{}, Refusals: []PlanRefusal{},
+		Skipped: t.skipped, Evict: []PlanPod{}, Budgets: []PlanBudget{}, Refusals: []PlanRefusal{},
 		PlannedRequests: probe.Planned(s.config().Rate, s.Warmup+s.Post()), SLO: s.PlanSLO(), ServerDryRun: "accepted"}
 	for i := range t.pods {
 		pod := &t.pods[i]
@@ -278,14 +267,8 @@ func DryRun(ctx context.Context, c Cluster, s Settings) (*Plan, error) {
 	for _, b := range t.budgets {
 		p.Budgets = append(p.Budgets, PlanBudget{Name: b.Namespace + "/" + b.Name, Allowed: b.Allowed, Pods: b.Pods, Words: b.words()})
 	}
-	if t.service != "" {
-		ready, err := c.ListReadyEndpoints(ctx, s.Namespace, t.service, t.portName)
-		if err != nil {
-			return nil, err
-		}
-		for _, e := range ready {
-			p.Endpoints = append(p.Endpoints, fmt.Sprintf("%s:%d", e.Pod, e.Port))
-		}
+	if p.Endpoints, err = experiment.PlanEndpoints(ctx, c, s.Namespace, t.service, t.portName); err != nil {
+		return nil, err
 	}
 	return p, nil
 }

@@ -85,11 +85,7 @@ func (s *Settings) Validate() error {
 		SetService, experiment.SetPort, SetTarget, SetNodeOf); err != nil {
 		return err
 	}
-	path, err := experiment.TargetPath(s.Target, s.Path)
-	if err != nil {
-		return err
-	}
-	return s.ValidateProbe("the node is drained", path, s.Post())
+	return s.ValidateAt("the node is drained", s.Target, s.Post())
 }
 
 // how says how each pod goes, for the timeline and the plan.

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"strconv"
 	"time"
 
@@ -42,6 +43,13 @@ func (a *Aim) Validate(defaulted bool, noTarget string, args ...any) error {
 		return invalid("%s must be positive, e.g. %s 5m", SetTimeout, SetTimeout)
 	case !a.UntilRecovered && a.After <= 0:
 		return invalid("%s must be positive, e.g. %s 60s", SetAfter, SetAfter)
+	}
+	return a.ValidateTarget(defaulted, noTarget, args...)
+}
+
+// ValidateTarget checks what is probed, as Validate does: a URL, or a Service and its port.
+func (a *Aim) ValidateTarget(defaulted bool, noTarget string, args ...any) error {
+	switch {
 	case a.Target != "" && (a.Service != "" || a.PortSet):
 		return invalid("%s and %s/%s exclude each other: probe a URL or a Service", SetTarget, SetService, SetPort)
 	case a.Target == "" && a.Service == "" && !defaulted:
@@ -68,4 +76,32 @@ func (a *Aim) ProbeTarget(service string) string {
 		return "service/" + service + ":" + strconv.Itoa(a.Port)
 	}
 	return TargetBase(a.Target)
+}
+
+// ServeOf is the RayCluster RayService namespace/name serves with now, read once; with neither a
+// URL nor a Service given, the probe aims at its serve Service, on DefaultServePort unless a port
+// was given.
+func (a *Aim) ServeOf(ctx context.Context, c RayServices, namespace, name string) (string, error) {
+	sv, err := ServingOf(ctx, c, namespace, name)
+	if err != nil {
+		return "", err
+	}
+	if a.Service == "" && a.Target == "" {
+		a.Service = sv.Service
+		if !a.PortSet {
+			a.Port = DefaultServePort
+		}
+	}
+	return sv.Cluster, nil
+}
+
+// ProbedService is the Service the probe aims at and its port's name, read once; none for a URL.
+func (a *Aim) ProbedService(ctx context.Context, c ServiceGetter, namespace string) (service, portName string, err error) {
+	if a.Target != "" {
+		return "", "", nil
+	}
+	if portName, err = ServicePort(ctx, c, namespace, a.Service, a.Port); err != nil {
+		return "", "", err
+	}
+	return a.Service, portName, nil
 }

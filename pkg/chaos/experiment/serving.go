@@ -35,15 +35,3 @@ func ServingOf(ctx context.Context, c RayServices, namespace, name string) (*Ser
 	}
 	return sv, nil
 }
-
-// Aim is the Service and port a probe aims at: those given, or with neither a URL (target) nor
-// a Service given, the serve Service, on DefaultServePort unless a port was given.
-func (sv *Serving) Aim(target, service string, port int, portSet bool) (string, int) {
-	if service != "" || target != "" {
-		return service, port
-	}
-	if !portSet {
-		port = DefaultServePort
-	}
-	return sv.Service, port
-}

@@ -110,6 +110,21 @@ func (p *ProbeSettings) ValidateProbe(guarded, path string, post time.Duration) 
 	return p.Config(path).Validate(p.Schedule(post))
 }
 
+// ValidateAt is ValidateProbe for a probe of target: a URL's own path, else Path.
+func (p *ProbeSettings) ValidateAt(guarded, target string, post time.Duration) error {
+	path, err := TargetPath(target, p.Path)
+	if err != nil {
+		return err
+	}
+	return p.ValidateProbe(guarded, path, post)
+}
+
+// ConfigAt is Config for a probe of target, from settings ValidateAt accepted.
+func (p *ProbeSettings) ConfigAt(target string) probe.Config {
+	path, _ := TargetPath(target, p.Path)
+	return p.Config(path)
+}
+
 // Schedule is how long the probe may run when it runs post after the step: the warm-up, the
 // drain of its last requests, room for the step, and post.
 func (p *ProbeSettings) Schedule(post time.Duration) time.Duration {

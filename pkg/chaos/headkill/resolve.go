@@ -16,7 +16,6 @@ type target struct {
 	cluster  string // the RayCluster whose head is killed
 	head     *corev1.Pod
 	service  string // probed Service, "" for a URL
-	port     int    // Service port
 	portName string
 }
 
@@ -26,26 +25,19 @@ type target struct {
 // once (readyEndpoints).
 func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
 	t := &target{cluster: s.Cluster}
+	var err error
 	if s.RayService != "" {
-		sv, err := experiment.ServingOf(ctx, c, s.Namespace, s.RayService)
-		if err != nil {
-			return nil, err
-		}
-		t.cluster = sv.Cluster
-		s.Service, s.Port = sv.Aim(s.Target, s.Service, s.Port, s.PortSet)
-	} else if _, err := c.GetRayCluster(ctx, s.Namespace, s.Cluster); err != nil {
-		return nil, err
+		t.cluster, err = s.ServeOf(ctx, c, s.Namespace, s.RayService)
+	} else {
+		_, err = c.GetRayCluster(ctx, s.Namespace, s.Cluster)
 	}
-	selector := ray.HeadSelector(t.cluster)
-	pods, err := c.ListPodsMatching(ctx, s.Namespace, selector)
 	if err != nil {
 		return nil, err
 	}
-	var live []corev1.Pod
-	for _, p := range pods {
-		if ray.Live(&p) {
-			live = append(live, p)
-		}
+	selector := ray.HeadSelector(t.cluster)
+	live, err := experiment.LivePods(ctx, c, s.Namespace, selector)
+	if err != nil {
+		return nil, err
 	}
 	if len(live) == 0 {
 		return nil, fault.Errorf(fault.NotFound, "RayCluster %s/%s has no live head pod to kill; list its pods with: kubectl get pods -n %s -l %s",
@@ -53,13 +45,8 @@ func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
 	}
 	sort.Slice(live, func(i, j int) bool { return live[i].Name < live[j].Name })
 	t.head = &live[0]
-	if s.Target != "" {
-		return t, nil
-	}
-	if t.portName, err = experiment.ServicePort(ctx, c, s.Namespace, s.Service, s.Port); err != nil {
+	if t.service, t.portName, err = s.ProbedService(ctx, c, s.Namespace); err != nil {
 		return nil, err
 	}
-	t.port = s.Port
-	t.service = s.Service
 	return t, nil
 }

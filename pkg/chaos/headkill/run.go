@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
@@ -21,12 +20,7 @@ import (
 // Cluster is every API operation a head kill makes (pkg/kube's Clients in the command, a fake
 // in tests). Errors come back explained, one line each.
 type Cluster interface {
-	GetRayCluster(ctx context.Context, namespace, name string) (*rayv1.RayCluster, error)
-	GetRayService(ctx context.Context, namespace, name string) (*rayv1.RayService, error)
-	GetService(ctx context.Context, namespace, name string) (*corev1.Service, error)
-	GetPodByName(ctx context.Context, namespace, name string) (*corev1.Pod, error)
-	ListPodsMatching(ctx context.Context, namespace, selector string) ([]corev1.Pod, error)
-	ListReadyEndpoints(ctx context.Context, namespace, service, portName string) ([]kube.ReadyEndpoint, error)
+	experiment.Reads
 	// KillHeadPod kills pod while it is the version read; *kube.Refused when a
 	// PodDisruptionBudget blocks an eviction. dryRun has the API server check it only.
 	KillHeadPod(ctx context.Context, pod *corev1.Pod, mode kube.KillMode, dryRun bool) error
@@ -40,11 +34,7 @@ type Cluster interface {
 // probe. It returns the report whenever the probe ran (with an error too when the run did not
 // conclude: interrupted, a failed warm-up, a refused kill), and the SLO's outcome.
 func Run(ctx context.Context, c Cluster, s Settings) (*Report, chaos.Outcome, error) {
-	s.Defaults()
-	if err := s.Validate(); err != nil {
-		return nil, chaos.Outcome{}, err
-	}
-	t, err := resolve(ctx, c, &s)
+	t, err := experiment.Resolved(&s, func() (*target, error) { return resolve(ctx, c, &s) })
 	if err != nil {
 		return nil, chaos.Outcome{}, err
 	}
@@ -78,32 +68,22 @@ func DryRun(ctx context.Context, c Cluster, s Settings) (*Plan, error) {
 		return nil, killError(err)
 	}
 	cfg := s.config()
-	p := &Plan{APIVersion: schema.APIVersion, Kind: PlanKind, Settings: s.reportSettings(t),
+	return &Plan{APIVersion: schema.APIVersion, Kind: PlanKind, Settings: s.reportSettings(t),
 		Head: PlanHead{Namespace: t.head.Namespace, Name: t.head.Name, UID: string(t.head.UID), RayCluster: t.cluster},
-		Kill: s.killWhat(t), Endpoints: []string{},
-		PlannedRequests: probe.Planned(cfg.Rate, s.Warmup+s.post()),
-		MaxRequests:     probe.Planned(cfg.Rate, s.Schedule(s.post())),
-		SLO:             s.PlanSLO(), ServerDryRun: "accepted"}
-	for _, e := range ready {
-		p.Endpoints = append(p.Endpoints, fmt.Sprintf("%s:%d", e.Pod, e.Port))
-	}
-	return p, nil
+		Kill: s.killWhat(t), Endpoints: ready,
+		PlannedRequests: probe.Planned(cfg.Rate, s.Warmup+s.Post()),
+		MaxRequests:     probe.Planned(cfg.Rate, s.Schedule(s.Post())),
+		SLO:             s.PlanSLO(), ServerDryRun: "accepted"}, nil
 }
 
 // readyEndpoints are the probed Service's ready endpoints, as a dry run plans them: none ready
 // is refused, as a run would refuse it before any request. A URL target has none.
-func readyEndpoints(ctx context.Context, c Cluster, s *Settings, t *target) ([]kube.ReadyEndpoint, error) {
-	if t.service == "" {
-		return nil, nil
-	}
-	ready, err := c.ListReadyEndpoints(ctx, s.Namespace, t.service, t.portName)
-	if err != nil {
-		return nil, err
-	}
-	if len(ready) == 0 {
+func readyEndpoints(ctx context.Context, c Cluster, s *Settings, t *target) ([]string, error) {
+	ready, err := experiment.PlanEndpoints(ctx, c, s.Namespace, t.service, t.portName)
+	if err == nil && t.service != "" && len(ready) == 0 {
 		return nil, experiment.NoReadyEndpoints(s.Namespace, t.service, "nothing was killed")
 	}
-	return ready, nil
+	return ready, err
 }
 
 // run starts the watches and the probe's endpoints, runs the kill under the probe, and builds

@@ -2,7 +2,6 @@ package headkill
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
@@ -58,16 +57,14 @@ func (s *Settings) Validate() error {
 	if err := s.validateSchedule(); err != nil {
 		return err
 	}
-	if err := s.validateTarget(); err != nil {
+	if err := s.ValidateTarget(s.RayService != "", "say what to probe for RayCluster %s: %s URL, or %s NAME %s N",
+		s.Cluster, SetTarget, SetService, experiment.SetPort); err != nil {
 		return err
 	}
-	path, err := s.probePath()
-	if err != nil {
-		return err
-	}
-	return s.ValidateProbe("the head is killed", path, s.post())
+	return s.ValidateAt("the head is killed", s.Target, s.Post())
 }
 
+// validateSchedule is not Aim's: a head kill needs Timeout only with UntilRecovered.
 func (s *Settings) validateSchedule() error {
 	switch {
 	case s.UntilRecovered && s.AfterSet:
@@ -80,36 +77,8 @@ func (s *Settings) validateSchedule() error {
 	return nil
 }
 
-func (s *Settings) validateTarget() error {
-	switch {
-	case s.Target != "" && (s.Service != "" || s.PortSet):
-		return invalid("%s and %s/%s exclude each other: probe a URL or a Service", SetTarget, SetService, experiment.SetPort)
-	case s.Target == "" && s.Service == "" && s.RayService == "":
-		return invalid("say what to probe for RayCluster %s: %s URL, or %s NAME %s N", s.Cluster, SetTarget, SetService, experiment.SetPort)
-	case s.Service != "" && !s.PortSet:
-		return invalid("%s %s needs %s N (the Service port to probe)", SetService, s.Service, experiment.SetPort)
-	case s.PortSet && (s.Port < 1 || s.Port > 65535):
-		return invalid("%s must be from 1 to 65535, not %d", experiment.SetPort, s.Port)
-	}
-	return nil
-}
-
-// probePath is Path, or the path of Target.
-func (s *Settings) probePath() (string, error) { return experiment.TargetPath(s.Target, s.Path) }
-
 // config is the probe's configuration (Validate has checked the settings).
-func (s *Settings) config() probe.Config {
-	path, _ := s.probePath()
-	return s.Config(path)
-}
-
-// post is how long the probe runs after the kill: After, or Timeout with UntilRecovered.
-func (s *Settings) post() time.Duration {
-	if s.UntilRecovered {
-		return s.Timeout
-	}
-	return s.After
-}
+func (s *Settings) config() probe.Config { return s.ConfigAt(s.Target) }
 
 // reportSettings echo what was asked, for the report and the dry-run plan.
 func (s *Settings) reportSettings(t *target) ReportSettings {
@@ -131,12 +100,7 @@ func (s *Settings) targetName() string {
 	return s.Cluster
 }
 
-func (s *Settings) probeTarget(t *target) string {
-	if t.service != "" {
-		return fmt.Sprintf("service/%s:%d", t.service, t.port)
-	}
-	return s.targetBase()
-}
+func (s *Settings) probeTarget(t *target) string { return s.ProbeTarget(t.service) }
 
 func (s *Settings) killWhat(t *target) string {
 	switch s.killMode() {

@@ -31,11 +31,7 @@ type Cluster interface {
 // nothing is changed, no port-forward is opened and no request is sent.
 func DryRun(ctx context.Context, c Cluster, s Settings) (*Plan, error) {
 	s.DryRun = true
-	s.Defaults()
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	t, err := resolve(ctx, c, &s)
+	t, err := experiment.Resolved(&s, func() (*target, error) { return resolve(ctx, c, &s) })
 	if err != nil {
 		return nil, err
 	}
@@ -50,11 +46,7 @@ func DryRun(ctx context.Context, c Cluster, s Settings) (*Plan, error) {
 // (with an error too when the run did not conclude: interrupted, a failed warm-up, a refused
 // patch), and the outcome: passed when the switch happened and the SLO held.
 func Run(ctx context.Context, c Cluster, s Settings) (*Report, chaos.Outcome, error) {
-	s.Defaults()
-	if err := s.Validate(); err != nil {
-		return nil, chaos.Outcome{}, err
-	}
-	t, err := resolve(ctx, c, &s)
+	t, err := experiment.Resolved(&s, func() (*target, error) { return resolve(ctx, c, &s) })
 	if err != nil {
 		return nil, chaos.Outcome{}, err
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/availability"
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/schema"
@@ -38,12 +39,8 @@ type Plan struct {
 // API server first (RBAC, admission, PodDisruptionBudgets), so a plan is returned only once the
 // server accepted every one. No port-forward is opened, no request is sent.
 func DryRun(ctx context.Context, c Cluster, s Settings) (*Plan, error) {
-	s.Defaults()
 	s.DryRun = true
-	if err := s.Validate(); err != nil {
-		return nil, err
-	}
-	t, err := resolve(ctx, c, &s)
+	t, err := experiment.Resolved(&s, func() (*target, error) { return resolve(ctx, c, &s) })
 	if err != nil {
 		return nil, err
 	}
@@ -53,19 +50,13 @@ func DryRun(ctx context.Context, c Cluster, s Settings) (*Plan, error) {
 		}
 	}
 	p := &Plan{APIVersion: schema.APIVersion, Kind: PlanKind, Settings: s.reportSettings(t), RayCluster: t.cluster, Group: t.group,
-		Live: t.live, Kill: []string{}, Endpoints: []string{}, PlannedRequests: probe.Planned(s.config().Rate, s.Warmup+s.Post()),
+		Live: t.live, Kill: []string{}, PlannedRequests: probe.Planned(s.config().Rate, s.Warmup+s.Post()),
 		SLO: s.PlanSLO(), ServerDryRun: "accepted", ServeReplicas: t.chosenReplicas()}
 	for _, pod := range t.chosen {
 		p.Kill = append(p.Kill, pod.Namespace+"/"+pod.Name)
 	}
-	if t.service != "" {
-		ready, err := c.ListReadyEndpoints(ctx, s.Namespace, t.service, t.portName)
-		if err != nil {
-			return nil, err
-		}
-		for _, e := range ready {
-			p.Endpoints = append(p.Endpoints, fmt.Sprintf("%s:%d", e.Pod, e.Port))
-		}
+	if p.Endpoints, err = experiment.PlanEndpoints(ctx, c, s.Namespace, t.service, t.portName); err != nil {
+		return nil, err
 	}
 	return p, nil
 }

@@ -20,12 +20,7 @@ import (
 
 // Cluster is every API operation a worker kill makes (pkg/kube's Clients, or a fake).
 type Cluster interface {
-	GetRayCluster(ctx context.Context, namespace, name string) (*rayv1.RayCluster, error)
-	GetRayService(ctx context.Context, namespace, name string) (*rayv1.RayService, error)
-	GetService(ctx context.Context, namespace, name string) (*corev1.Service, error)
-	ListPodsMatching(ctx context.Context, namespace, selector string) ([]corev1.Pod, error)
-	GetPodByName(ctx context.Context, namespace, name string) (*corev1.Pod, error)
-	ListReadyEndpoints(ctx context.Context, namespace, service, portName string) ([]kube.ReadyEndpoint, error)
+	experiment.Reads
 	// KillPod kills pod while it is the version read (uid and resourceVersion preconditions);
 	// *kube.Refused when a PodDisruptionBudget blocks an eviction.
 	KillPod(ctx context.Context, pod *corev1.Pod, mode kube.KillMode, dryRun bool) error
@@ -52,12 +47,10 @@ type target struct {
 func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
 	t := &target{cluster: s.Cluster}
 	if s.RayService != "" {
-		sv, err := experiment.ServingOf(ctx, c, s.Namespace, s.RayService)
-		if err != nil {
+		var err error
+		if t.cluster, err = s.ServeOf(ctx, c, s.Namespace, s.RayService); err != nil {
 			return nil, err
 		}
-		t.cluster = sv.Cluster
-		s.Service, s.Port = sv.Aim(s.Target, s.Service, s.Port, s.PortSet)
 	}
 	rc, err := c.GetRayCluster(ctx, s.Namespace, t.cluster)
 	if err != nil {
@@ -67,15 +60,9 @@ func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
 		return nil, err
 	}
 	selector := ray.LabelCluster + "=" + t.cluster + "," + ray.LabelNodeType + "=" + ray.NodeTypeWorker + "," + ray.LabelGroup + "=" + t.group
-	pods, err := c.ListPodsMatching(ctx, s.Namespace, selector)
+	live, err := experiment.LivePods(ctx, c, s.Namespace, selector)
 	if err != nil {
 		return nil, err
-	}
-	var live []corev1.Pod
-	for _, p := range pods {
-		if ray.Live(&p) {
-			live = append(live, p)
-		}
 	}
 	t.live = len(live)
 	if len(live) == 0 {
@@ -102,13 +89,9 @@ func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
 		return nil, invalid("%s %d is more than the %d %s of group %s: nothing was killed", SetCount, n, len(candidates), among, t.group)
 	}
 	t.chosen = choose(candidates, n, s.Seed)
-	if s.Target != "" {
-		return t, nil
-	}
-	if t.portName, err = experiment.ServicePort(ctx, c, s.Namespace, s.Service, s.Port); err != nil {
+	if t.service, t.portName, err = s.ProbedService(ctx, c, s.Namespace); err != nil {
 		return nil, err
 	}
-	t.service = s.Service
 	return t, nil
 }
 

@@ -25,11 +25,7 @@ import (
 // PodDisruptionBudgets), and kills them at once under the probe. It returns the report whenever
 // the probe ran (with an error too when the run did not conclude) and the SLO's outcome.
 func Run(ctx context.Context, c Cluster, s Settings) (*Report, chaos.Outcome, error) {
-	s.Defaults()
-	if err := s.Validate(); err != nil {
-		return nil, chaos.Outcome{}, err
-	}
-	t, err := resolve(ctx, c, &s)
+	t, err := experiment.Resolved(&s, func() (*target, error) { return resolve(ctx, c, &s) })
 	if err != nil {
 		return nil, chaos.Outcome{}, err
 	}
@@ -156,9 +152,6 @@ func killNow(ctx context.Context, c Cluster, p *corev1.Pod, mode kube.KillMode) 
 }
 
 // config is the probe's configuration (Validate has checked the settings).
-func (s *Settings) config() probe.Config {
-	path, _ := experiment.TargetPath(s.Target, s.Path)
-	return s.Config(path)
-}
+func (s *Settings) config() probe.Config { return s.ConfigAt(s.Target) }
 
 func (s *Settings) probeTarget(t *target) string { return s.ProbeTarget(t.service) }

@@ -69,11 +69,7 @@ func (s *Settings) Validate() error {
 		s.Cluster, experiment.SetTarget, experiment.SetService, experiment.SetPort); err != nil {
 		return err
 	}
-	path, err := experiment.TargetPath(s.Target, s.Path)
-	if err != nil {
-		return err
-	}
-	return s.ValidateProbe("the workers are killed", path, s.Post())
+	return s.ValidateAt("the workers are killed", s.Target, s.Post())
 }
 
 func (s *Settings) targetName() string {

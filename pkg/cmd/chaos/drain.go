@@ -97,12 +97,7 @@ func (o *DrainOptions) Complete(cmd *cobra.Command, args []string) error {
 	}
 	completeAim(cmd, &o.s.Aim, &o.s.ProbeSettings)
 	o.s.HeadStateRule = headStateRule
-	ns, err := o.f.Namespace()
-	if err != nil {
-		return err
-	}
-	o.s.Namespace = ns
-	return nil
+	return inNamespace(o.f, &o.s.Namespace)
 }
 
 // Validate checks every flag before the API is touched: bad input drains nothing.
@@ -122,7 +117,5 @@ func (o *DrainOptions) Run(cmd *cobra.Command) error {
 		run: func(ctx context.Context, c *kube.Clients) (*drain.Report, corechaos.Outcome, error) {
 			return drain.Run(ctx, c, o.s)
 		},
-		report: func(r *drain.Report) cmdutil.Writer {
-			return probedReport[*drain.Report]{r: r, color: o.f.Color(), text: drain.WriteText}
-		}})
+		text: drain.WriteText})
 }

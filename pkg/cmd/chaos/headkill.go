@@ -74,10 +74,5 @@ func (o *HeadKillOptions) Complete(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	completeAim(cmd, &o.s.Aim, &o.s.ProbeSettings)
-	ns, err := o.f.Namespace()
-	if err != nil {
-		return err
-	}
-	o.s.Namespace = ns
-	return nil
+	return inNamespace(o.f, &o.s.Namespace)
 }

@@ -14,7 +14,6 @@ import (
 	corechaos "github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/headkill"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/probe"
-	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/load"
 )
@@ -41,9 +40,8 @@ func (o *HeadKillOptions) Run(cmd *cobra.Command) error {
 			o.s.Doctor = headKillDoctor(api, &o.s)
 			return headkill.Run(ctx, api, o.s)
 		},
-		report: func(r *headkill.Report) cmdutil.Writer {
-			return probedReport[*headkill.Report]{r: r, color: o.f.Color(), text: headkill.WriteText, junit: headkill.WriteJUnit}
-		},
+		text:       headkill.WriteText,
+		junit:      headkill.WriteJUnit,
 		reportHTML: o.reportHTML, html: headkill.WriteHTML})
 }
 

@@ -30,12 +30,7 @@ func (o *PressureOptions) Complete(cmd *cobra.Command, args []string) error {
 		o.s.Fill = pressure.Fill(o.fill)
 	}
 	o.s.Suffix = newSuffix()
-	ns, err := o.f.Namespace()
-	if err != nil {
-		return err
-	}
-	o.s.Namespace = ns
-	return nil
+	return inNamespace(o.f, &o.s.Namespace)
 }
 
 // Validate checks every flag before the API is touched, so bad input injects nothing.

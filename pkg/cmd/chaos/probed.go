@@ -38,6 +38,16 @@ func completeProbeFlags(cmd *cobra.Command, p *experiment.ProbeSettings) {
 	p.MinAvailabilitySet = cmd.Flags().Changed("min-availability")
 }
 
+// inNamespace sets ns to the namespace the command acts in (--namespace, else the context's).
+func inNamespace(f *cmdutil.Factory, ns *string) error {
+	n, err := f.Namespace()
+	if err != nil {
+		return err
+	}
+	*ns = n
+	return nil
+}
+
 // validateOutput checks -o, and that a dry run is not asked for JUnit (noJUnit says why and what
 // to use). It is pure: whether --report-html can be written is found at the start of the run.
 func validateOutput(output *cmdutil.OutputFlag, dryRun bool, noJUnit string) error {
@@ -99,7 +109,8 @@ type probed[P any, R comparable] struct {
 	dryRun   func(context.Context, *kube.Clients) (P, error)
 	planText func(io.Writer, P) error
 	run      func(context.Context, *kube.Clients) (R, corechaos.Outcome, error)
-	report   func(R) cmdutil.Writer
+	text     func(io.Writer, R, bool) error // the report for a person; colored on a terminal
+	junit    func(io.Writer, R) error       // nil: -o offers no junit
 
 	reportHTML string                   // --report-html, "" when not asked (or not offered)
 	html       func(io.Writer, R) error // the page
@@ -129,7 +140,7 @@ func probedRun[P any, R comparable](f *cmdutil.Factory, cmd *cobra.Command, x pr
 	if r == none {
 		return exitError(runErr, flagOf)
 	}
-	if err := x.output.Print(f.IOStreams.Out, x.report(r)); err != nil {
+	if err := x.output.Print(f.IOStreams.Out, probedReport[R]{r: r, color: f.Color(), text: x.text, junit: x.junit}); err != nil {
 		return err
 	}
 	verdict := outcomeExit(errOut, runErr, outcome, flagOf)

@@ -81,12 +81,7 @@ func (o *UpgradeOptions) Complete(cmd *cobra.Command, args []string) error {
 	}
 	o.s.RayService = t.Name
 	completeProbeFlags(cmd, &o.s.ProbeSettings)
-	ns, err := o.f.Namespace()
-	if err != nil {
-		return err
-	}
-	o.s.Namespace = ns
-	return nil
+	return inNamespace(o.f, &o.s.Namespace)
 }
 
 // Validate checks every flag before the API is touched: bad input changes nothing.
@@ -105,7 +100,5 @@ func (o *UpgradeOptions) Run(cmd *cobra.Command) error {
 		run: func(ctx context.Context, c *kube.Clients) (*upgrade.Report, corechaos.Outcome, error) {
 			return upgrade.Run(ctx, c, o.s)
 		},
-		report: func(r *upgrade.Report) cmdutil.Writer {
-			return probedReport[*upgrade.Report]{r: r, color: o.f.Color(), text: upgrade.WriteText}
-		}})
+		text: upgrade.WriteText})
 }

@@ -92,12 +92,7 @@ func (o *WorkerKillOptions) Complete(cmd *cobra.Command, args []string) error {
 		o.s.Seed = o.f.Now().UnixNano() % 1_000_000
 	}
 	completeAim(cmd, &o.s.Aim, &o.s.ProbeSettings)
-	ns, err := o.f.Namespace()
-	if err != nil {
-		return err
-	}
-	o.s.Namespace = ns
-	return nil
+	return inNamespace(o.f, &o.s.Namespace)
 }
 
 // Validate checks every flag before the API is touched: bad input kills nothing.
@@ -119,7 +114,5 @@ func (o *WorkerKillOptions) Run(cmd *cobra.Command) error {
 		run: func(ctx context.Context, c *kube.Clients) (*workerkill.Report, corechaos.Outcome, error) {
 			return workerkill.Run(ctx, c, o.s)
 		},
-		report: func(r *workerkill.Report) cmdutil.Writer {
-			return probedReport[*workerkill.Report]{r: r, color: o.f.Color(), text: workerkill.WriteText}
-		}})
+		text: workerkill.WriteText})
 }

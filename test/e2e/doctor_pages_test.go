@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -14,12 +15,16 @@ import (
 // server's protobuf pages pod by pod, following its continue tokens, with the pages growing
 // (kube.PodPageLimit), and counts every one. 600 extra workers are created beside the operator's
 // with a scheduler no one runs, so they stay Pending where nothing acts on them: no scheduler,
-// kubelet or pod GC; KubeRay v1.1.1 deletes no surplus worker unless ENABLE_RANDOM_POD_DELETE is
-// set. About 5 s.
+// kubelet or pod GC. KubeRay v1.1.1 deletes surplus workers at its next reconcile unless the
+// cluster autoscales (then only the autoscaler deletes, reconcilePods' "Case 2"), so the cluster
+// turns in-tree autoscaling on. About 5 s.
 func TestDoctorReadsPagesOfPods(t *testing.T) {
 	t.Parallel()
 	h := NewH(t)
-	h.CreateRayCluster("paged", nil)
+	h.CreateRayCluster("paged", func(rc *rayv1.RayCluster) {
+		on := true
+		rc.Spec.EnableInTreeAutoscaling = &on
+	})
 	var worker corev1.Pod
 	h.WaitFor("the operator's worker", 90*time.Second, func() (bool, error) {
 		ws := h.Pods("paged", "worker")

@@ -64,11 +64,13 @@ func KubeletEvict(ctx context.Context, c kubernetes.Interface, ns, name, resourc
 			Message: "The container could not be located when the pod was deleted.  The container used to be Running"}}
 		cs.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ContainerCreating"}}
 	}
-	updated, err := c.CoreV1().Pods(ns).UpdateStatus(ctx, pod, metav1.UpdateOptions{})
-	if err != nil {
+	// The kubelet's eviction manager records the Evicted Event when it evicts (evictPod), before
+	// the pod is killed and its status manager writes the Failed phase: a watcher that reacts to
+	// the phase finds the Event already there.
+	if err := kubeletEvent(ctx, c, pod, corev1.EventTypeWarning, "Evicted", msg); err != nil {
 		return nil, err
 	}
-	return updated, kubeletEvent(ctx, c, updated, corev1.EventTypeWarning, "Evicted", msg)
+	return c.CoreV1().Pods(ns).UpdateStatus(ctx, pod, metav1.UpdateOptions{})
 }
 
 // kubeletEvent records an Event about pod as the kubelet of its node does.

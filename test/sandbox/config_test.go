@@ -27,9 +27,9 @@ func TestBuildsOnlyTheOperatorsAskedFor(t *testing.T) {
 }
 
 func TestUnknownOperatorVersionIsOneClearError(t *testing.T) {
-	cfg := Config{Build: []string{OperatorV111, "v1.7.0"}, Repo: t.TempDir(), Cache: t.TempDir()}
+	cfg := Config{Build: []string{OperatorV111, "v1.8.0"}, Repo: t.TempDir(), Cache: t.TempDir()}
 	err := cfg.defaults()
-	if err == nil || !strings.Contains(err.Error(), `unknown operator version "v1.7.0"`) || !strings.Contains(err.Error(), OperatorV160) {
+	if err == nil || !strings.Contains(err.Error(), `unknown operator version "v1.8.0"`) || !strings.Contains(err.Error(), OperatorV170) {
 		t.Fatalf("got %v", err)
 	}
 }

@@ -1,5 +1,5 @@
-// Package doctor is `kubectl ray doctor`: read the cluster once, run diagnose's rules, print the
-// findings. All judgement is in pkg/diagnose; all API access in pkg/kube.
+// Package doctor is `kubectl ray doctor`: read the cluster once (pkg/load, through pkg/kube), run
+// diagnose's rules, print the findings (pkg/doctorprint). All judgement is in pkg/diagnose.
 package doctor
 
 import (

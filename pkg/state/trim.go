@@ -153,7 +153,7 @@ func internMeta(m *metav1.ObjectMeta) {
 func TrimCluster(rc *rayv1.RayCluster, secrets redact.Set) {
 	secrets.AddClusterSpec(&rc.Spec)
 	meta := trimMeta(&rc.ObjectMeta)
-	for _, k := range []string{ray.AnnotationFTEnabled, ray.AnnotationDisableProvisionedHeadRestart, ray.AnnotationExternalStorageNS} {
+	for _, k := range []string{ray.AnnotationFTEnabled, ray.AnnotationDisableProvisionedHeadRestart, ray.AnnotationExternalStorageNS, ray.AnnotationGCSFTDeletionTimeout} {
 		if v, ok := rc.Annotations[k]; ok {
 			if meta.Annotations == nil {
 				meta.Annotations = map[string]string{}

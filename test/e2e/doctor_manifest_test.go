@@ -181,6 +181,11 @@ func TestDoctorManifestBadInput(t *testing.T) {
 	if d := parseManifestDoc(t, res); d.Manifests.Documents != 1 || len(d.Manifests.Errors) != 1 {
 		t.Errorf("the good file was not checked beside the broken one: %+v", *d.Manifests)
 	}
+	// A mis-indented list item deep in a pod template: the line of the fault, not of its block.
+	misindented := write("misindented.yaml", "apiVersion: ray.io/v1\nkind: RayCluster\nmetadata:\n  name: m\nspec:\n  headGroupSpec:\n"+
+		"    rayStartParams: {}\n    template:\n      spec:\n        containers:\n        - name: ray-head\n"+
+		"          image: rayproject/ray:2.52.0\n          ports:\n         - containerPort: 6379\n")
+	wantOneLineError(t, h.Run("doctor", "--offline", "-f", misindented), 2, "misindented.yaml:14: not valid YAML")
 	wantOneLineError(t, h.Run("doctor", "--offline", "-f", other), 2, "no RayCluster, RayService or RayJob", "1 other documents skipped")
 	wantOneLineError(t, h.Run("doctor", "--offline", "-f", filepath.Join(dir, "absent.yaml")), 2, "absent.yaml does not exist")
 	wantOneLineError(t, h.Run("doctor", "--offline", "-f", good, "-A"), 2, "-A and -l do not apply")

@@ -95,6 +95,7 @@ var Catalog = []RuleInfo{
 	{RuleHeadFitsNoNode, SeverityWarning, "admission", "nodes", "no node could hold the head: allocatable, taints, node selector or affinity", "head-fits-no-node-warning"},
 	// Ray's own view (doctor --ray): these run only on clusters whose dashboard was asked.
 	{RuleRayDashboardUnreachable, SeverityWarning, "ray", "", "doctor --ray could not read a head's dashboard, so nothing is known of Ray's health", "ray-dashboard-unreachable-warning"},
+	{RuleRayDashboardAuth, SeverityWarning, "ray", "", "the head's Ray asks for a token doctor could not present, so nothing is known of Ray's health", "ray-dashboard-auth-warning"},
 	{RuleRayGCSUnhealthy, SeverityError, "ray", "", "Ray's GCS health check fails while the head pod may be Running", "ray-gcs-unhealthy-error"},
 	{RuleRayNodeDead, SeverityWarning, "ray", "", "Ray has marked the node of a Running pod DEAD", "ray-node-dead-warning"},
 	{RuleRayPodUnregistered, SeverityWarning, "ray", "", "a Running and Ready pod never joined Ray's node table", "ray-pod-unregistered-warning"},

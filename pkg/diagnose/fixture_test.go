@@ -210,7 +210,10 @@ type rayDashboard struct {
 	Head        string              `json:"head"`
 	Port        int                 `json:"port"`
 	Unreachable *rayapi.Unreachable `json:"unreachable"`
-	GCSHealthz  *struct {
+	// Auth and TokenFrom are how the head's Ray asks for a token, and where doctor read it.
+	Auth       string `json:"auth"`
+	TokenFrom  string `json:"tokenFrom"`
+	GCSHealthz *struct {
 		Code int    `json:"code"`
 		Body string `json:"body"`
 	} `json:"gcsHealthz"`
@@ -227,7 +230,8 @@ func appendRayView(raw []byte, s *state.Snapshot) error {
 	if err := yaml.UnmarshalStrict(raw, &d); err != nil {
 		return err
 	}
-	v := rayapi.View{Namespace: d.Metadata.Namespace, Cluster: d.Metadata.Name, Head: d.Head, Port: d.Port, Unreachable: d.Unreachable}
+	v := rayapi.View{Namespace: d.Metadata.Namespace, Cluster: d.Metadata.Name, Head: d.Head, Port: d.Port, Unreachable: d.Unreachable,
+		Auth: d.Auth, TokenFrom: d.TokenFrom}
 	if d.GCSHealthz != nil {
 		v.GCSAlive, v.GCSMessage = d.GCSHealthz.Code == 200, d.GCSHealthz.Body
 	}

@@ -25,6 +25,12 @@ const (
 	// Running, the port-forward refused (RBAC: create pods/portforward), a timeout, or an HTTP
 	// error. Nothing is then claimed about Ray's health.
 	RuleRayDashboardUnreachable = "ray-dashboard-unreachable"
+	// RuleRayDashboardAuth: the head's Ray asks for a token (Ray's token authentication, KubeRay
+	// authOptions) and doctor could not present it: RBAC refused get on its Secret, the Secret
+	// or its key is missing, the token comes from a source doctor does not read (Kubernetes token
+	// mode), or the dashboard refused the token (HTTP 401 or 403). Nothing is then claimed about
+	// Ray's health: without it a cluster whose Ray marks nodes dead looked healthy.
+	RuleRayDashboardAuth = "ray-dashboard-auth"
 	// RuleRayGCSUnhealthy: the dashboard answers, but its GCS health check fails: the cluster's
 	// control plane is down while the head pod may be Running and Ready.
 	RuleRayGCSUnhealthy = "ray-gcs-unhealthy"
@@ -71,6 +77,9 @@ func rayViewRules(ix *index, c *clusterView) []Finding {
 	v := ix.rayView(c)
 	if v == nil {
 		return nil
+	}
+	if v.Unreachable != nil && rayapi.AuthReason(v.Unreachable.Reason) {
+		return []Finding{rayAuth(c, v)}
 	}
 	if v.Unreachable != nil {
 		return []Finding{rayUnreachable(c, v)}
@@ -304,6 +313,35 @@ func rayUnreachable(c *clusterView, v *rayapi.View) Finding {
 		remedy = fmt.Sprintf("check that the head's dashboard listens on port %d (ray start --dashboard-host=0.0.0.0; the head's container port named dashboard)", v.Port)
 	}
 	return c.finding(RuleRayDashboardUnreachable, state.ClusterRef(c.rc), msg, remedy, ev)
+}
+
+// rayAuth is RuleRayDashboardAuth: why doctor could not present the token the head's Ray asks
+// for, with the fix for that reason.
+func rayAuth(c *clusterView, v *rayapi.View) Finding {
+	u := v.Unreachable
+	ev := map[string]string{"reason": string(u.Reason), "head": v.Head, "dashboardPort": fmt.Sprint(v.Port)}
+	if v.Auth != "" {
+		ev["auth"] = v.Auth
+	}
+	if v.TokenFrom != "" {
+		ev["tokenFrom"] = v.TokenFrom
+	}
+	msg := fmt.Sprintf("%s: doctor could not read Ray's own view from the dashboard of head %s (port %d): %s; nothing is known of Ray's health",
+		c.what(), v.Head, v.Port, strings.TrimSuffix(u.Detail, "."))
+	var remedy string
+	switch {
+	case u.Reason == rayapi.TokenForbidden:
+		remedy = "ask for RBAC verb \"get\" on \"secrets\" limited to the token's Secret by name (docs/rbac.md has the role), or pass " + flagname.Flag(flagname.Ray) + "=false"
+	case u.Reason == rayapi.Refused && v.TokenFrom == "":
+		remedy = "the head's Ray asks for a token its pod does not show: set it as KubeRay does (spec.authOptions.mode token; RAY_AUTH_TOKEN from a Secret key) so that doctor can read it"
+	case u.Reason == rayapi.Refused:
+		remedy = "Ray holds another token than " + v.TokenFrom + ": Ray reads RAY_AUTH_TOKEN when the head starts, so a Secret changed since needs the head restarted (kubectl delete pod -n " + c.rc.Namespace + " " + v.Head + ")"
+	case v.Auth == "k8s":
+		remedy = "read Ray's view inside the head instead: kubectl exec -n " + c.rc.Namespace + " " + v.Head + " -- ray status; or pass " + flagname.Flag(flagname.Ray) + "=false"
+	default:
+		remedy = "give the Ray container its token as KubeRay does (RAY_AUTH_TOKEN from key auth_token of the Secret spec.authOptions.secretName names, or of the one the operator makes), or pass " + flagname.Flag(flagname.Ray) + "=false"
+	}
+	return c.finding(RuleRayDashboardAuth, state.ClusterRef(c.rc), msg, remedy, ev)
 }
 
 // rayVersionRE is a Ray version at the start of an image tag: rayproject/ray:2.9.0-py310-gpu.

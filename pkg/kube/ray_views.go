@@ -24,16 +24,23 @@ func (c *Clients) ReadRayView(ctx context.Context, head *corev1.Pod, timeout tim
 		timeout = DefaultRayTimeout
 	}
 	v := rayapi.View{Namespace: head.Namespace, Cluster: head.Labels[ray.LabelCluster], Head: head.Name, Port: ray.DashboardPort(head)}
-	c.ReadDashboard(ctx, &v, timeout, false)
+	c.ReadDashboard(ctx, head, &v, timeout, false)
 	return v
 }
 
-// ReadDashboard reads the dashboard v names (its head and port) through its own port-forward,
-// closed when done, within timeout, into v; keep keeps the answers as they came
-// (rayapi.View.Answers). A dashboard that cannot be read sets v.Unreachable, saying why.
-func (c *Clients) ReadDashboard(ctx context.Context, v *rayapi.View, timeout time.Duration, keep bool) {
+// ReadDashboard reads the dashboard of head (v names it and its port) through its own
+// port-forward, closed when done, within timeout, into v; keep keeps the answers as they came
+// (rayapi.View.Answers). A head whose Ray asks for a token is sent the token its pod gets
+// (rayToken). A dashboard that cannot be read sets v.Unreachable, saying why.
+func (c *Clients) ReadDashboard(ctx context.Context, head *corev1.Pod, v *rayapi.View, timeout time.Duration, keep bool) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	token, u := c.rayToken(ctx, head, v)
+	if u != nil {
+		v.Unreachable = u
+		return
+	}
+	defer v.Forget(token)
 	t, err := c.OpenTunnel(ctx, v.Namespace, v.Head, v.Port)
 	if err != nil {
 		v.Unreachable = tunnelUnreachable(ctx, err, timeout)
@@ -42,13 +49,17 @@ func (c *Clients) ReadDashboard(ctx context.Context, v *rayapi.View, timeout tim
 	defer t.Close()
 	client := &http.Client{Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}
 	if keep {
-		rayapi.ReadKeeping(ctx, client, "http://"+t.Addr(), v)
+		rayapi.ReadKeeping(ctx, client, "http://"+t.Addr(), token, v)
 	} else {
-		rayapi.Read(ctx, client, "http://"+t.Addr(), v)
+		rayapi.Read(ctx, client, "http://"+t.Addr(), token, v)
 	}
-	u := v.Unreachable
+	u = v.Unreachable
 	switch {
 	case u == nil:
+	case u.Reason == rayapi.Refused && token == "":
+		u.Detail += "; doctor sent no token: the head's Ray container does not say it asks for one (" + ray.EnvAuthMode + ")"
+	case u.Reason == rayapi.Refused:
+		u.Detail += "; doctor sent the token from " + v.TokenFrom
 	case u.Reason == rayapi.Timeout:
 		u.Detail += " within " + timeout.String()
 	case u.Reason == rayapi.Unconnected:

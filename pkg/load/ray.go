@@ -89,7 +89,7 @@ func rayViews(ctx context.Context, c *kube.Clients, s *state.Snapshot, q RayQuer
 				v.Unreachable = &rayapi.Unreachable{Reason: rayapi.Deadline, Detail: "not read: the Ray reads' deadline of " + q.Deadline.String() + " passed first"}
 				return
 			}
-			c.ReadDashboard(ctx, v, q.Timeout, q.Keep)
+			c.ReadDashboard(ctx, head, v, q.Timeout, q.Keep)
 		}()
 	}
 	wg.Wait()

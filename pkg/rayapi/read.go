@@ -29,21 +29,27 @@ const (
 	PathClusterStatus = "/api/cluster_status"
 )
 
+// AuthHeader is the header KubeRay's dashboard client sends the token in
+// (controllers/ray/utils/dashboardclient); Ray's dashboard reads it after Authorization.
+const AuthHeader = "x-ray-authorization"
+
 // maxBody bounds what one read takes in: a node table of thousands of nodes fits.
 const maxBody = 32 << 20
 
-// Read GETs the dashboard at base (http://127.0.0.1:PORT of a port-forward) into v, within ctx.
+// Read GETs the dashboard at base (http://127.0.0.1:PORT of a port-forward) into v, within ctx,
+// sending token, when not "", as KubeRay's dashboard client does (AuthHeader).
 // The GCS's health comes first: a dashboard that does not answer it is Unreachable and nothing
 // else is asked. A later read that fails is listed in v.Failed, and what it would have shown is
-// not claimed.
-func Read(ctx context.Context, client *http.Client, base string, v *View) {
-	drive(v, overHTTP(ctx, client, base, nil))
+// not claimed. A read the dashboard refuses (HTTP 401 or 403: Ray's token authentication) ends
+// the reading: v.Unreachable says Refused, and nothing of Ray is claimed.
+func Read(ctx context.Context, client *http.Client, base, token string, v *View) {
+	drive(v, overHTTP(ctx, client, base, token, nil))
 }
 
 // ReadKeeping is Read that also keeps each answer in v.Answers as it came, a read that got no
 // answer with why: what a bundle saves, and Replay reads again.
-func ReadKeeping(ctx context.Context, client *http.Client, base string, v *View) {
-	drive(v, overHTTP(ctx, client, base, &v.Answers))
+func ReadKeeping(ctx context.Context, client *http.Client, base, token string, v *View) {
+	drive(v, overHTTP(ctx, client, base, token, &v.Answers))
 }
 
 // Replay rebuilds what Read made of answers kept by ReadKeeping (a bundle's, for doctor --from):
@@ -64,9 +70,9 @@ func Replay(v *View, answers []Answer) {
 // fetch GETs one dashboard path: its status and body, or why there was no answer.
 type fetch func(path string) (int, []byte, *Unreachable)
 
-func overHTTP(ctx context.Context, client *http.Client, base string, keep *[]Answer) fetch {
+func overHTTP(ctx context.Context, client *http.Client, base, token string, keep *[]Answer) fetch {
 	return func(path string) (int, []byte, *Unreachable) {
-		code, body, err := get(ctx, client, base+path)
+		code, body, err := get(ctx, client, base+path, token)
 		var u *Unreachable
 		if err != nil {
 			code, body, u = 0, nil, unreachable(ctx, err)
@@ -89,13 +95,21 @@ func drive(v *View, get fetch) {
 		v.GCSAlive = true
 	case code == http.StatusServiceUnavailable:
 		v.GCSMessage = firstLine(body)
-	default:
+	default: // Ray exempts its health checks from token authentication: a 401 here is not Ray's
 		v.Unreachable = &Unreachable{Reason: HTTPError, Detail: fmt.Sprintf("GET %s answered HTTP %d%s", PathGCSHealth, code, quote(body))}
 		return
 	}
 	read := func(path string, decode func([]byte) error) bool {
+		if v.Unreachable != nil {
+			return false // refused: every other read would be too
+		}
 		code, body, u := get(path)
 		switch {
+		case refused(code):
+			// Ray's token authentication (ray/_private/authentication/http_token_authentication.py):
+			// 401 "Unauthorized: Missing authentication token", 403 "Forbidden: Invalid
+			// authentication token"; only the health checks are exempt.
+			v.Unreachable = &Unreachable{Reason: Refused, Detail: fmt.Sprintf("GET %s answered HTTP %d%s", path, code, quote(body))}
 		case u != nil:
 			v.Failed = append(v.Failed, fmt.Sprintf("GET %s: %s", path, u.Detail))
 		case code == http.StatusNotImplemented && path == PathServe:
@@ -126,10 +140,18 @@ func drive(v *View, get fetch) {
 	})
 }
 
-func get(ctx context.Context, client *http.Client, url string) (int, []byte, error) {
+// refused is an answer of Ray's token authentication.
+func refused(code int) bool {
+	return code == http.StatusUnauthorized || code == http.StatusForbidden
+}
+
+func get(ctx context.Context, client *http.Client, url, token string) (int, []byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return 0, nil, err
+	}
+	if token != "" {
+		req.Header.Set(AuthHeader, "Bearer "+token)
 	}
 	resp, err := client.Do(req)
 	if err != nil {

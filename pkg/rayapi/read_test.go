@@ -42,7 +42,7 @@ func read(t *testing.T, base string, timeout time.Duration) View {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	var v View
-	Read(ctx, http.DefaultClient, base, &v)
+	Read(ctx, http.DefaultClient, base, "", &v)
 	return v
 }
 

@@ -30,12 +30,12 @@ func TestReplayIsTheViewThatWasRead(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
 			var kept View
-			ReadKeeping(ctx, http.DefaultClient, base, &kept)
+			ReadKeeping(ctx, http.DefaultClient, base, "", &kept)
 			if len(kept.Answers) == 0 {
 				t.Fatal("nothing kept")
 			}
 			var plain View
-			Read(ctx, http.DefaultClient, base, &plain)
+			Read(ctx, http.DefaultClient, base, "", &plain)
 			var again View
 			Replay(&again, kept.Answers)
 			kept.Answers = nil

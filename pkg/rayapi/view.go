@@ -14,9 +14,13 @@ type View struct {
 	Head string
 	Port int
 
-	// Unreachable, when set, is why nothing could be read: every other field is then empty,
-	// and nothing is claimed about Ray's health.
+	// Unreachable, when set, is why nothing could be read: nothing is then claimed about Ray's
+	// health (a dashboard that refused a read may have answered its health check first).
 	Unreachable *Unreachable
+
+	// Auth is how the head's Ray asks to be called ("" none, "token", "k8s"), and TokenFrom
+	// where the token sent was read ("secret NAME key KEY", "the pod spec"): never the token.
+	Auth, TokenFrom string
 
 	// GCSAlive is what /api/gcs_healthz said; GCSMessage the dashboard's words when not alive.
 	GCSAlive   bool
@@ -69,7 +73,16 @@ const (
 	HTTPError   Reason = "http-error"  // the dashboard answered, with an error status
 	Unconnected Reason = "unconnected" // the port-forward failed, or nothing listens on the port
 	Deadline    Reason = "deadline"    // the run's total deadline passed before this cluster's turn
+	// The reasons of Ray's token authentication: RBAC refused the read of the token's Secret
+	// (get secrets), the token could not be had (its Secret or key missing, a source not read,
+	// Kubernetes token mode), or the dashboard refused the request (HTTP 401 or 403).
+	TokenForbidden Reason = "token-forbidden"
+	NoToken        Reason = "no-token"
+	Refused        Reason = "refused"
 )
+
+// AuthReason reports whether r is one of token authentication's.
+func AuthReason(r Reason) bool { return r == TokenForbidden || r == NoToken || r == Refused }
 
 // Unreachable is why a dashboard could not be read.
 type Unreachable struct {

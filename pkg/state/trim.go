@@ -23,7 +23,7 @@ import (
 
 // TrimPod keeps of a pod its identity, labels, owners, deletion and creation times, node,
 // restart policy, the name of its first container (and a head's dashboard port, when not the
-// default) and the status rules read (phase, reason,
+// default, and the env of Ray's token authentication) and the status rules read (phase, reason,
 // message, start time, conditions, container states); the secret values of its spec go into
 // secrets. Strings that repeat across pods are shared (see intern).
 func TrimPod(p *corev1.Pod, secrets redact.Set) {
@@ -41,6 +41,13 @@ func TrimPod(p *corev1.Pod, secrets redact.Set) {
 		spec.Containers = rayContainer(p.Spec.Containers[0].Name)
 		if port, ok := dashboardPortOf(&p.Spec.Containers[0]); ok {
 			spec.Containers = []corev1.Container{{Name: spec.Containers[0].Name, Ports: []corev1.ContainerPort{port}}}
+		}
+		// A head keeps how its Ray asks for a token (ray.AuthOf): doctor --ray reads the token
+		// where the pod gets it. An inline token's value is in secrets already.
+		if env := ray.AuthEnv(p.Spec.Containers[0].Env); len(env) > 0 && ray.IsHead(p) {
+			c := spec.Containers[0]
+			c.Env = env
+			spec.Containers = []corev1.Container{c}
 		}
 	}
 	p.Spec = spec

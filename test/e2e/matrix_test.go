@@ -100,6 +100,9 @@ func TestKubeRayMatrix(t *testing.T) {
 			if v.replacesEvicted {
 				cases["recreate-loop"] = matrixRecreateLoop
 			}
+			if v.version == "v1.6.0" || v.version == "v1.7.0" { // authOptions.mode token: v1.5.1 and later
+				cases["ray-token-auth"] = matrixRayTokenAuth
+			}
 			if v.version == "v1.7.0" { // v1.6.2 and later remove a stuck Redis cleanup finalizer themselves
 				cases["gcsft-force-removal"] = matrixGCSFTForceRemoval
 			}

@@ -175,6 +175,13 @@ func (h *H) createLiveRayService(name, version string, mutate func(*rayv1.RaySer
 	if _, err := h.Ray.RayV1().RayServices(h.NS).Create(h.Ctx, rs, metav1.CreateOptions{}); err != nil {
 		h.T.Fatal(err)
 	}
+	return h.waitRayServiceActive(name)
+}
+
+// waitRayServiceActive waits until the operator reports RayService name Ready, and returns its
+// active RayCluster.
+func (h *H) waitRayServiceActive(name string) string {
+	h.T.Helper()
 	h.WaitFor("RayService "+name+" Ready", 120*time.Second, func() (bool, error) { return h.rayServiceReady(name) })
 	got, err := h.Ray.RayV1().RayServices(h.NS).Get(h.Ctx, name, metav1.GetOptions{})
 	if err != nil {

@@ -17,7 +17,9 @@ import (
 
 // TestChaosWorkerKillServeReplicas kills the workers that Ray's view says host Serve replicas, on
 // KubeRay v1.6.0's real RayService controller: KubeRay's own ray-service.sample.yaml with three
-// workers, whose seven deployments the Ray stand-ins place on the first two workers by name
+// workers, on Ray 2.52.0 with token authentication (authOptions.mode token: the operator and
+// worker-kill both send the Secret's token, and the stand-ins refuse reads without it,
+// PlayDashboardTokenAuth), whose seven deployments the Ray stand-ins place on the first two workers by name
 // (PlayServeReplicas; also PlayDashboardServeAPI, PlayAppsStartDeploying, PlayProxyRoutes,
 // PlayPodLifetime). doctor's port-forward path reads the head's dashboard; the plan and the run
 // kill exactly the two hosts, leave the third worker alone, name each host's replicas, and say
@@ -27,7 +29,9 @@ func TestChaosWorkerKillServeReplicas(t *testing.T) {
 	t.Parallel()
 	h := newHOn(t, sandboxV160(t))
 	ray := startRay(h, play.RayOptions{DeployTime: time.Second, ReplicaWorkers: 2})
-	cluster := h.createLiveRayService("rs", sandbox.OperatorV160, func(rs *rayv1.RayService) {
+	var outputs []string
+	run := func(args ...string) Result { r := h.Run(args...); outputs = append(outputs, r.Stdout, r.Stderr); return r }
+	cluster := h.createTokenRayService("rs", sandbox.OperatorV160, func(rs *rayv1.RayService) {
 		rs.Spec.RayClusterSpec.HeadGroupSpec.RayStartParams = map[string]string{"num-cpus": "0"}
 		rs.Spec.RayClusterSpec.WorkerGroupSpecs[0].Replicas = ptr.To[int32](3)
 	})
@@ -41,12 +45,12 @@ func TestChaosWorkerKillServeReplicas(t *testing.T) {
 	args := []string{"chaos", "worker-kill", "rayservice/rs", "--serve-replicas", "--path", "/fruit", "--rate", "40/s", "--warmup", "2s"}
 
 	// More than the hosts: exit 2, nothing killed.
-	if res := h.Run(append(args, "--count", "3", "--yes")...); res.Code != 2 || !strings.Contains(res.Stderr, "--count 3 is more than the 2 live workers hosting Serve replicas") {
+	if res := run(append(args, "--count", "3", "--yes")...); res.Code != 2 || !strings.Contains(res.Stderr, "--count 3 is more than the 2 live workers hosting Serve replicas") {
 		t.Errorf("--count 3 of 2 hosts: want exit 2, got %s", res)
 	}
 
 	// The plan names the two hosts and their replicas, read from the head's dashboard.
-	res := h.Run(append(args, "--dry-run", "-o", "json")...)
+	res := run(append(args, "--dry-run", "-o", "json")...)
 	var plan struct {
 		Kind          string
 		Kill          []string
@@ -63,7 +67,7 @@ func TestChaosWorkerKillServeReplicas(t *testing.T) {
 	if fmt.Sprint(plan.Kill) != fmt.Sprint(want) || replicas != 7 {
 		t.Errorf("plan kills %v with replicas %v; want %v with the sample's 7 deployments' replicas", plan.Kill, plan.ServeReplicas, want)
 	}
-	if res := h.Run(append(args, "--dry-run")...); res.Code != 0 || !strings.Contains(res.Stdout, "among those Ray's view says host Serve replicas") ||
+	if res := run(append(args, "--dry-run")...); res.Code != 0 || !strings.Contains(res.Stdout, "among those Ray's view says host Serve replicas") ||
 		!strings.Contains(res.Stdout, "Serve replicas: fruit_app/") {
 		t.Errorf("dry run text: %s", res)
 	} else {
@@ -72,7 +76,7 @@ func TestChaosWorkerKillServeReplicas(t *testing.T) {
 
 	// The run: exactly the hosts are killed, the bystander stays, KubeRay replaces both.
 	before := time.Now()
-	res = h.Run(append(args, "--until-recovered", "--timeout", "90s", "-o", "json", "--yes")...)
+	res = run(append(args, "--until-recovered", "--timeout", "90s", "-o", "json", "--yes")...)
 	r := &workerKillReport{}
 	var more struct { // what this test reads beyond workerKillReport
 		Totals struct{ ByStatus map[string]int }
@@ -110,11 +114,22 @@ func TestChaosWorkerKillServeReplicas(t *testing.T) {
 	// Text, for docs/chaos-worker-kill.md: one of the hosts now, by seed.
 	h.waitReadyWorkers(cluster, 3, 60*time.Second, func() bool { return len(ray.ReplicaPods(cluster)) == 2 })
 	hosts = ray.ReplicaPods(cluster)
-	res = h.Run(append(args, "--count", "1", "--seed", "5", "--after", "3s", "--yes")...)
+	res = run(append(args, "--count", "1", "--seed", "5", "--after", "3s", "--yes")...)
 	save("worker-kill-serve-replicas.txt", res.Stdout)
 	if res.Code != 0 || !strings.Contains(res.Stdout, "(seed 5), among those Ray's view says host Serve replicas") ||
 		!(strings.Contains(res.Stdout, "  "+h.NS+"/"+hosts[0]+"  Serve replicas: ") || strings.Contains(res.Stdout, "  "+h.NS+"/"+hosts[1]+"  Serve replicas: ")) {
 		t.Errorf("text report should kill one of the hosts %v and name its replicas: %s", hosts, res)
+	}
+	// The cluster runs Ray's token authentication: the plan's and the run's reads of the dashboard
+	// sent the token of the operator's Secret, which no output holds.
+	secret, err := h.Kube.CoreV1().Secrets(h.NS).Get(h.Ctx, cluster, metav1.GetOptions{})
+	if err != nil || len(secret.Data["auth_token"]) == 0 {
+		t.Fatalf("the operator's token Secret %s: %v", cluster, err)
+	}
+	for _, out := range outputs {
+		if strings.Contains(out, string(secret.Data["auth_token"])) {
+			t.Fatalf("the token is in an output of chaos worker-kill:\n%s", out)
+		}
 	}
 }
 

@@ -131,6 +131,9 @@ type rayNode struct {
 	head         bool
 	ip           string
 	image        string // of its Ray container (the dashboard's version: PlayDashboardStateAPI)
+	// asksToken and token are a head's token authentication (PlayDashboardTokenAuth).
+	asksToken bool
+	token     string
 	epoch        int    // the head epoch it started under
 	servers      []*http.Server
 	log          []Served
@@ -195,6 +198,9 @@ func (r *Ray) observe(p *corev1.Pod, deleted bool) {
 	}
 	r.nodes[p.Name] = n
 	r.mu.Unlock()
+	if head {
+		n.token, n.asksToken = r.headToken(p)
+	}
 
 	forwards := map[int]int{} // pod port -> local port
 	servePort := containerPort(p, "serve", ServePort)
@@ -324,6 +330,9 @@ func (r *Ray) appStatus(cluster string, a *serveApp, now time.Time) string {
 func (r *Ray) dashboard(n *rayNode, rw http.ResponseWriter, req *http.Request) {
 	if r.opts.DashboardDelay != nil {
 		time.Sleep(r.opts.DashboardDelay())
+	}
+	if refused(n, rw, req) { // PlayDashboardTokenAuth
+		return
 	}
 	if strings.HasPrefix(req.URL.Path, "/api/jobs/") {
 		r.jobsAPI(n.cluster, rw, req)

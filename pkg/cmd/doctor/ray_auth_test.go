@@ -12,13 +12,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 	kfake "k8s.io/client-go/kubernetes/fake"
 	ktesting "k8s.io/client-go/testing"
 
-	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/internal/raytest"
-	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 )
 
 // The token KubeRay put in the cluster's Secret, which Ray holds; it must appear in no output.
@@ -55,21 +52,6 @@ func authHead(t *testing.T, secretValue string, forbid bool) func(*kfake.Clients
 	}
 }
 
-// withTokenDashboard is withDashboard behind Ray's token authentication, holding token.
-func withTokenDashboard(t *testing.T, token string) func(*cmdutil.Factory) {
-	open, _ := raytest.TokenDashboard(t, raytest.Quiet, token)
-	return func(f *cmdutil.Factory) {
-		next := f.NewClients
-		f.NewClients = func(fl *genericclioptions.ConfigFlags) (*kube.Clients, error) {
-			c, err := next(fl)
-			if c != nil {
-				c.Tunnels = open
-			}
-			return c, err
-		}
-	}
-}
-
 // On a cluster whose Ray asks for a token, doctor reads it where the pod gets it and Ray's view
 // is read; when it cannot present the right token, one ray-dashboard-auth finding says why
 // (the verb and resource, the missing Secret, the refusal), never a healthy Ray. The token is in
@@ -97,8 +79,9 @@ func TestRayTokenAuth(t *testing.T) {
 				setup = nil
 			}
 			var outputs []string
+			configure, _ := withTokenDashboard(t, raytest.Quiet, rayToken)
 			for _, o := range []string{"json", "table", "junit", "yaml", "wide"} {
-				r := runWith(t, "scene", setup, withTokenDashboard(t, rayToken), "-n", "ml", "raycluster-b", "-o", o)
+				r := runWith(t, "scene", setup, configure, "-n", "ml", "raycluster-b", "-o", o)
 				outputs = append(outputs, r.stdout, r.stderr)
 				if o != "json" {
 					continue

@@ -19,7 +19,12 @@ import (
 // withDashboard has the run's port-forwards reach a dashboard answering bodies, and returns
 // the pods they went to.
 func withDashboard(t *testing.T, bodies map[string]string) (func(*cmdutil.Factory), func() []string) {
-	open, forwarded := raytest.Dashboard(t, bodies)
+	return withTokenDashboard(t, bodies, "")
+}
+
+// withTokenDashboard is withDashboard behind Ray's token authentication holding token ("" for none).
+func withTokenDashboard(t *testing.T, bodies map[string]string, token string) (func(*cmdutil.Factory), func() []string) {
+	open, forwarded := raytest.TokenDashboard(t, bodies, token)
 	return func(f *cmdutil.Factory) {
 		next := f.NewClients
 		f.NewClients = func(fl *genericclioptions.ConfigFlags) (*kube.Clients, error) {

@@ -8,6 +8,7 @@ import (
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
@@ -98,8 +99,8 @@ func (v *serviceView) report(fs []Finding) ServiceReport {
 // rayServiceNoCluster: no RayCluster of the RayService exists, OperatorGrace after its creation.
 func rayServiceNoCluster(ix *index, v *serviceView) []Finding {
 	rs := v.rs
-	if len(v.clusters) > 0 || rs.DeletionTimestamp != nil {
-		return nil
+	if len(v.clusters) > 0 || rs.DeletionTimestamp != nil || ray.RayServiceSuspended(rs) {
+		return nil // a RayService suspended by its own spec (KubeRay v1.7.0) owns no cluster by design
 	}
 	old := ix.s.Now.Sub(rs.CreationTimestamp.Time)
 	if old <= ix.opts.OperatorGrace {

@@ -23,6 +23,10 @@ const (
 	RuleRayJobInitializing   = "rayjob-initializing"
 	RuleRayJobFinishedHolds  = "rayjob-finished-holding"
 	reasonPreRunningDeadline = "PreRunningDeadlineExceeded" // v1.6.0; not in the v1.5.0 API types
+	// reasonStatusCheckTimeout: KubeRay v1.7.0 fails a RayJob whose job status it could not read
+	// from the dashboard for RAYJOB_STATUS_CHECK_TIMEOUT_SECONDS (checkJobStatusCheckTimeout-
+	// AndUpdateStatusIfNeeded), and never retries it (backoffLimit does not apply).
+	reasonStatusCheckTimeout = "JobStatusCheckTimeoutExceeded"
 )
 
 // jobView is one RayJob with its RayCluster, when the snapshot holds it, and what the cluster
@@ -167,6 +171,10 @@ func rayJobFailed(ix *index, j *jobView) []Finding {
 	case string(st.Reason) == reasonPreRunningDeadline:
 		why = "it did not start running within spec.preRunningDeadlineSeconds: " + said
 		remedy = "find what held it before it ran (its RayCluster's findings: a head or workers that never came up), or raise spec.preRunningDeadlineSeconds, " + resubmit
+	case string(st.Reason) == reasonStatusCheckTimeout:
+		why = "the operator could not read the Ray job's status from the dashboard for too long, and gave it up without retrying: " + said
+		remedy = "read Ray's view of its cluster (kubectl ray doctor " + orNone(st.RayClusterName) + ": an unreachable dashboard, a GCS down, a token Ray refuses) and " + ix.operatorLogs() +
+			" (\"Job status check began failing\"); the Ray job may have gone on running in the cluster; " + resubmit
 	case st.Reason == rayv1.JobDeploymentStatusTransitionGracePeriodExceeded:
 		why = "the operator stopped waiting for the Ray job to end: " + said
 		remedy = "read the submitter's log (" + submitterLog + ") and " + ix.operatorLogs() + "; " + resubmit

@@ -18,9 +18,7 @@ import (
 	"testing"
 	"time"
 
-	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	rayclient "github.com/ray-project/kuberay/ray-operator/pkg/client/clientset/versioned"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
@@ -34,8 +32,8 @@ import (
 
 const (
 	runs = 3 // each measurement is repeated; the median is reported
-	// The doctor-at-scale targets (docs/performance.md).
-	maxRatio    = 1.3
+	// The doctor-at-scale targets (docs/performance.md), at every -scale.
+	maxRatio    = 1.2
 	maxRequests = 30
 	maxRSSBytes = 150_000_000 // 150 MB as the issue writes it: 143 MiB
 )
@@ -245,12 +243,12 @@ current-context: proxy
 }
 
 // bareList is (a): one paged LIST of the Ray pods and one of the RayClusters, concurrently, in
-// pages of doctor's size.
+// pages of doctor's size, each page decoded, counted and dropped: the fastest careful client.
+// Keeping the items (20,000 typed pods at 4×) would slow the floor in this process's heap and
+// flatter doctor's ratio.
 func bareList(ctx context.Context, t *testing.T, kube kubernetes.Interface, ray rayclient.Interface) (pods, clusters int) {
 	var wg sync.WaitGroup
 	var errPods, errClusters error
-	var podList []corev1.Pod
-	var rcList []rayv1.RayCluster
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
@@ -262,7 +260,7 @@ func bareList(ctx context.Context, t *testing.T, kube kubernetes.Interface, ray 
 				errPods = err
 				return
 			}
-			podList = append(podList, l.Items...)
+			pods += len(l.Items)
 			if l.Continue == "" {
 				return
 			}
@@ -276,7 +274,7 @@ func bareList(ctx context.Context, t *testing.T, kube kubernetes.Interface, ray 
 		})
 		p.PageSize = kubeclients.PageSize
 		errClusters = p.EachListItem(ctx, metav1.ListOptions{}, func(o kruntime.Object) error {
-			rcList = append(rcList, *o.(*rayv1.RayCluster))
+			clusters++
 			return nil
 		})
 	}()
@@ -284,7 +282,7 @@ func bareList(ctx context.Context, t *testing.T, kube kubernetes.Interface, ray 
 	if errPods != nil || errClusters != nil {
 		t.Fatalf("bare LIST: %v %v", errPods, errClusters)
 	}
-	return len(podList), len(rcList)
+	return pods, clusters
 }
 
 // brokenIn reads the DoctorReport: cluster "ns/name" → the rules of its error and warning findings,

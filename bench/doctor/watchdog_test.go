@@ -28,7 +28,7 @@ import (
 
 const (
 	// The watchdog's targets (docs/performance.md), for the watchdog over the same fleet as doctor.
-	maxWatchdogRSSBytes = 200_000_000 // steady state after the informers synced
+	maxWatchdogRSSBytes = 150_000_000 // steady state after the informers synced
 	maxReactionP99      = 100 * time.Millisecond
 	reactionEvictions   = 100
 	reactionEvery       = 200 * time.Millisecond

@@ -33,16 +33,29 @@ func (h *H) quota(name string, what corev1.ResourceName, hard resource.Quantity)
 	h.T.Helper()
 	q := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: h.NS},
 		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{what: hard}}}
-	if _, err := h.Kube.CoreV1().ResourceQuotas(h.NS).Create(h.Ctx, q, metav1.CreateOptions{}); err != nil {
-		h.T.Fatal(err)
-	}
-	h.WaitFor("the quota's status", 60*time.Second, func() (bool, error) {
+	// The API server's admission refuses with "status unknown for quota" until the quota
+	// controller has counted the resource (status.used). It counts an object count of a custom
+	// resource only once its discovery (every 30 s) found the resource, and a quota made before
+	// that waits for the next full resync (5 min): such a quota is made again until it is counted.
+	created := time.Time{}
+	h.WaitFor("the quota's status", 90*time.Second, func() (bool, error) {
+		if created.IsZero() || time.Since(created) > 15*time.Second {
+			err := h.Kube.CoreV1().ResourceQuotas(h.NS).Delete(h.Ctx, name, metav1.DeleteOptions{})
+			if err != nil && !apierrors.IsNotFound(err) {
+				return false, err
+			}
+			if _, err := h.Kube.CoreV1().ResourceQuotas(h.NS).Create(h.Ctx, q.DeepCopy(), metav1.CreateOptions{}); err != nil {
+				return false, err
+			}
+			created = time.Now()
+		}
 		got, err := h.Kube.CoreV1().ResourceQuotas(h.NS).Get(h.Ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, err
 		}
-		_, counted := got.Status.Hard[what] // Pods() is never nil: it says 0 when absent
-		return counted, nil
+		_, limited := got.Status.Hard[what] // Pods() is never nil: it says 0 when absent
+		_, counted := got.Status.Used[what]
+		return limited && counted, nil
 	})
 }
 

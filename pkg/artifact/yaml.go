@@ -20,6 +20,12 @@ func ObjectYAML(apiVersion, kind string, obj any, found redact.Set) ([]byte, []r
 	if err != nil {
 		return []byte(fmt.Sprintf("# cannot render this %s: %v\n", kind, err)), nil
 	}
+	return JSONObjectYAML(apiVersion, kind, raw, found)
+}
+
+// JSONObjectYAML is ObjectYAML of an object already written as JSON (raw): a writer that must let
+// go of the object at once keeps its JSON and renders it later.
+func JSONObjectYAML(apiVersion, kind string, raw []byte, found redact.Set) ([]byte, []redact.Problem) {
 	var m map[string]any
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return []byte(fmt.Sprintf("# cannot render this %s: %v\n", kind, err)), nil

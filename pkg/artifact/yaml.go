@@ -35,7 +35,11 @@ func JSONObjectYAML(apiVersion, kind string, raw []byte, found redact.Set) ([]by
 		delete(md, "managedFields")
 	}
 	problems := redact.Object(m, found)
-	out, err := yamlv2.Marshal(yamlNumbers(m))
+	yamlNumbers(m)
+	if out, ok := fastYAML(m); ok {
+		return out, problems
+	}
+	out, err := yamlv2.Marshal(m)
 	if err != nil {
 		return []byte(fmt.Sprintf("# cannot render this %s: %v\n", kind, err)), problems
 	}

@@ -210,14 +210,18 @@ type style struct {
 	alone string
 }
 
-// styles caches styleOf: a fleet's objects repeat most of their strings. It is bounded: full,
-// it starts again.
+// styles caches styleOf for short strings: a fleet's objects repeat most of them (quantities,
+// ports, times of a fleet made in the same minute); the long ones that are not plainWord are
+// mostly unique (UIDs, addresses) and not kept. It is bounded: full, it starts again.
 var styles = struct {
 	sync.RWMutex
 	m map[string]style
 }{m: map[string]style{}}
 
-const maxStyles = 1 << 16
+const (
+	maxStyles      = 1 << 14
+	maxStyleLength = 24
+)
 
 // styleOf asks yaml.v2 how it writes s alone: a document of one scalar is written in the style
 // a block value gets. Not ok for what fastYAML leaves to yaml.v2: an empty, multi-line or
@@ -266,6 +270,9 @@ func styleOf(s string) (style, bool) {
 		st = style{kind: doubleStyle, alone: alone}
 	default:
 		return style{}, false
+	}
+	if len(s) > maxStyleLength {
+		return st, true
 	}
 	styles.Lock()
 	if len(styles.m) >= maxStyles {

@@ -33,12 +33,13 @@ var Watchdog = Policy{Percent: 50}
 // half the CPU: set GOMEMLIMIT (or GOGC) to choose otherwise. Measured in docs/performance.md.
 var OneShot = Policy{Limit: 90 << 20}
 
-// Bundle is the policy of a bundle: doctor's one-shot read, with every object rendered as YAML
-// as it arrives. Its live data is doctor's trimmed snapshot and a few MB of compressed files, but
-// yaml.v2 allocates about 170 kB a pod while it writes one (its emitter keeps every event of a
-// document), a GB at 5,000 pods: with doctor's 90 MiB the heap sat at the limit, 128 MiB
-// resident with the code. 70 MiB keeps it under 120 MB, at some CPU (docs/performance.md).
-var Bundle = Policy{Limit: 70 << 20}
+// Bundle is the policy of a bundle: doctor's one-shot read, with every object rendered as YAML,
+// redacted and compressed as it arrives. Its live data is doctor's trimmed snapshot, the
+// redactor's rules and a few MB of compressed files (about 40 MB at 5,000 pods), but rendering
+// makes garbage fast: with doctor's 90 MiB the heap sat at the limit, 128 MiB resident with the
+// code; 70 MiB was 112-113 MiB; 64 MiB keeps it under 120 MB, at a few percent more CPU
+// (docs/performance.md).
+var Bundle = Policy{Limit: 64 << 20}
 
 // Tune applies p unless GOGC or GOMEMLIMIT is set: whoever sets those has chosen for themselves.
 func Tune(p Policy) {

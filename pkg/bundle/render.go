@@ -85,7 +85,7 @@ func Render(s *state.Snapshot, p Plan, c Collected, st *Stream) Contents {
 		r.object("operator/"+d.Namespace+"/deployment-"+d.Name+".yaml", "the KubeRay operator's Deployment", "apps/v1", "Deployment", d)
 	}
 	for _, l := range sortedLogs(c.OperatorLogs) {
-		r.add(artifact.File{Path: "operator/" + l.Namespace + "/" + l.Pod + "/" + l.Container + ".log",
+		r.add(artifact.File{Path: operatorLogPath(l),
 			About: "the operator's log, only the lines naming " + strings.Join(p.Names(), ", "), Data: c.OperatorLogs[l]})
 	}
 	for _, l := range sortedLogs(c.Logs) {
@@ -120,6 +120,10 @@ func Render(s *state.Snapshot, p Plan, c Collected, st *Stream) Contents {
 	return Contents{Files: r.files, Spooled: r.spooled, Gaps: gaps, Found: r.found}
 }
 
+func operatorLogPath(l artifact.LogRequest) string {
+	return "operator/" + l.Namespace + "/" + l.Pod + "/" + l.Container + ".log"
+}
+
 func podAbout(p *corev1.Pod) string {
 	switch {
 	case ray.IsHead(p):
@@ -142,14 +146,28 @@ type renderer struct {
 	stream  *Stream
 }
 
-func (r *renderer) add(f artifact.File) { r.files = append(r.files, f) }
+// add adds f, or the file the stream kept under its path.
+func (r *renderer) add(f artifact.File) {
+	if r.kept(f.Path, f.About) {
+		return
+	}
+	r.files = append(r.files, f)
+}
+
+// kept adds the file the stream rendered or kept under path, when it did.
+func (r *renderer) kept(path, about string) bool {
+	f, ok := r.stream.take(path)
+	if ok {
+		r.spooled = append(r.spooled, Spooled{Path: path, About: about, packed: f.packed})
+		r.redactedWhole(path, f.problems)
+	}
+	return ok
+}
 
 // object writes obj as YAML, with its kind, without the field managers' bookkeeping, redacted by
 // its structure; or takes the file the stream rendered of it whole.
 func (r *renderer) object(path, about, apiVersion, kind string, obj any) {
-	if f, ok := r.stream.take(path); ok {
-		r.spooled = append(r.spooled, Spooled{Path: path, About: f.about, packed: f.packed})
-		r.redactedWhole(path, f.problems)
+	if r.kept(path, about) {
 		return
 	}
 	data, problems := artifact.ObjectYAML(apiVersion, kind, obj, r.found)

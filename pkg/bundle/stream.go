@@ -35,13 +35,12 @@ type Stream struct {
 
 // rendering is one object waiting for a renderer.
 type rendering struct {
-	path, about, apiVersion, kind string
-	raw                           []byte
+	path, apiVersion, kind string
+	raw                    []byte
 }
 
 // spooled is a rendered file, compressed, with the fields the structural pass redacted whole.
 type spooled struct {
-	about    string
 	packed   packed
 	problems []redact.Problem
 }
@@ -76,18 +75,33 @@ func (st *Stream) render() {
 	defer st.wg.Done()
 	var scratch []byte
 	for r := range st.work {
-		found, learned := redact.Set{}, redact.Set{}
+		found := redact.Set{}
 		data, problems := artifact.JSONObjectYAML(r.apiVersion, r.kind, r.raw, found)
-		learned.AddFreeText(string(data))
-		p := st.pack(r.kind, data, scratch)
-		scratch = p.data[:0]
-		p.data = append([]byte(nil), p.data...) // Encode's buffer is larger than what it wrote
-		st.mu.Lock()
-		st.files[r.path] = spooled{about: r.about, packed: p, problems: problems}
-		st.found.Merge(found)
-		st.learned.Merge(learned)
-		st.mu.Unlock()
+		scratch = st.keep(r.path, r.kind, data, problems, found, scratch)
 	}
+}
+
+// keep learns what data shows by its shape and keeps it compressed under path; it returns the
+// compressor's buffer for the next file.
+func (st *Stream) keep(path, kind string, data []byte, problems []redact.Problem, found redact.Set, scratch []byte) []byte {
+	learned := redact.Set{}
+	learned.AddFreeText(string(data))
+	p := st.pack(kind, data, scratch)
+	scratch = p.data[:0]
+	p.data = append([]byte(nil), p.data...) // Encode's buffer is larger than what it wrote
+	st.mu.Lock()
+	st.files[path] = spooled{packed: p, problems: problems}
+	st.found.Merge(found)
+	st.learned.Merge(learned)
+	st.mu.Unlock()
+	return scratch
+}
+
+// Keep takes a file read beyond the snapshot (a container's log, a Ray log file), as soon as it
+// is read: it is learned and kept compressed like the objects, so that a bundle's logs are not
+// held whole until the archive is written. Safe for concurrent use, after Close too.
+func (st *Stream) Keep(path string, data []byte) {
+	st.keep(path, "log", data, nil, nil, nil)
 }
 
 // pack compresses data against kind's dictionary, which the first file of the kind makes.
@@ -105,13 +119,13 @@ func (st *Stream) pack(kind string, data, dst []byte) packed {
 }
 
 // hand writes obj as JSON, now (the caller trims it when this returns), for a renderer.
-func (st *Stream) hand(path, about, apiVersion, kind string, obj any) {
+func (st *Stream) hand(path, apiVersion, kind string, obj any) {
 	raw, err := json.Marshal(obj)
 	if err != nil {
 		// Rendered later from the snapshot's copy, which says why it could not be.
 		return
 	}
-	st.work <- rendering{path: path, about: about, apiVersion: apiVersion, kind: kind, raw: raw}
+	st.work <- rendering{path: path, apiVersion: apiVersion, kind: kind, raw: raw}
 }
 
 // Pod takes a Ray or submitter pod whole, and the container logs a bundle would read of it
@@ -123,26 +137,26 @@ func (st *Stream) Pod(p *corev1.Pod) {
 	st.mu.Unlock()
 	c := *p
 	c.ManagedFields = nil
-	st.hand(nsPath(p.Namespace, "pods", p.Name), podAbout(p), "v1", "Pod", &c)
+	st.hand(nsPath(p.Namespace, "pods", p.Name), "v1", "Pod", &c)
 }
 
 // Cluster takes a RayCluster whole.
 func (st *Stream) Cluster(rc *rayv1.RayCluster) {
 	c := *rc
 	c.ManagedFields = nil
-	st.hand(nsPath(rc.Namespace, "rayclusters", rc.Name), clusterAbout, "ray.io/v1", "RayCluster", &c)
+	st.hand(nsPath(rc.Namespace, "rayclusters", rc.Name), "ray.io/v1", "RayCluster", &c)
 }
 
 // Node takes a node whole; what a bundle keeps of it is nodeView.
 func (st *Stream) Node(n *corev1.Node) {
-	st.hand(nodePath(n.Name), nodeAbout, "v1", "Node", nodeView(n))
+	st.hand(nodePath(n.Name), "v1", "Node", nodeView(n))
 }
 
 // Job takes a Redis cleanup Job whole.
 func (st *Stream) Job(j *batchv1.Job) {
 	c := *j
 	c.ManagedFields = nil
-	st.hand(nsPath(j.Namespace, "jobs", j.Name), jobAbout, "batch/v1", "Job", &c)
+	st.hand(nsPath(j.Namespace, "jobs", j.Name), "batch/v1", "Job", &c)
 }
 
 // take is the file rendered for path, once.

@@ -197,7 +197,7 @@ func (o *Options) Run(cmd *cobra.Command) error {
 	}
 	plan := corebundle.MakePlan(s, o.target, corebundle.PlanOptions{Logs: !o.noLogs, RayLogs: !o.noRayLogs, AllNamespaces: o.allNamespaces, Stream: stream})
 	got := corebundle.Collect(ctx, sourceOf(c), plan, corebundle.CollectOptions{Limits: o.limits, RayLogBytes: o.rayLogBytes,
-		Parallel: parallel, Progress: p.count})
+		Parallel: parallel, Progress: p.count, Stream: stream})
 	p.done()
 	contents := corebundle.Render(s, plan, got, stream)
 	report := diagnose.DiagnoseTarget(s, diagnose.DefaultOptions(), o.target)

@@ -154,4 +154,5 @@ func TestBundleAtScale(t *testing.T) {
 	if asked == 0 || logReads != asked {
 		t.Errorf("%d log reads, want one per container asked for: %d", logReads, asked)
 	}
+	bundleLogsAtScale(ctx, t, proxy, kube, launcher, work, bin, kubeconfig, ns, pods.Items)
 }

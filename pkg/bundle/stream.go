@@ -46,8 +46,8 @@ type spooled struct {
 }
 
 // packed is a file compressed with s2 against its kind's dictionary (nil: none). Compressed
-// alone, a pod's YAML keeps a third of its size; against another pod's it keeps a few percent,
-// so a fleet's files are held in a few MB until the archive is written.
+// alone, a pod's YAML keeps about half its size; against another pod's, under a tenth (the
+// bench fleet's 5,000 pods: 19.4 MB of YAML held in 1.8 MB until the archive is written).
 type packed struct {
 	data []byte
 	dict *s2.Dict

@@ -32,12 +32,8 @@ type Query struct {
 	// Ray, when set, also reads Ray's own view of the RayClusters it picks, through their heads'
 	// dashboards (doctor's Ray view), once the Kubernetes objects are read.
 	Ray *RayQuery
-	// Whole keeps every listed object whole (no TrimPod, TrimCluster, TrimJob, TrimNode): the
-	// bundle writes the objects doctor read, and the rules read the same snapshot either way
-	// (TestTrimChangesNothing).
-	Whole bool
 	// Full, when set, is handed each RayCluster, pod, node and Redis cleanup Job whole as its
-	// page arrives, before it is trimmed (with Whole too): the bundle renders its files from there,
+	// page arrives, before it is trimmed: the bundle renders its files from there,
 	// so that its snapshot is trimmed as doctor's is and no whole object is held.
 	Full *Full
 	// Reads is what the rules read of the Events and submitter pods (diagnose.Reads): without
@@ -84,12 +80,6 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*state.Snapshot, er
 		// keeps the secrets of what it dropped in a set of its own.
 		podSecrets, clusterSecrets = redact.Set{}, redact.Set{}
 	)
-	// trimmed is trim, or nothing with q.Whole.
-	trimmed := func(trim func()) {
-		if !q.Whole {
-			trim()
-		}
-	}
 	full := q.Full
 	if full == nil {
 		full = &Full{}
@@ -101,7 +91,7 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*state.Snapshot, er
 	run(func() {
 		clusters, errClusters = c.ListRayClusters(ctx, ns, q.Selector, func(o *rayv1.RayCluster) {
 			see(full.Cluster, o)
-			trimmed(func() { state.TrimCluster(o, clusterSecrets) })
+			state.TrimCluster(o, clusterSecrets)
 		})
 	})
 	run(func() { services, errSvcs = c.ListRayServices(ctx, ns) })
@@ -114,14 +104,14 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*state.Snapshot, er
 			sel = q.Reads.SubmitterPods(jobs)
 		}
 		if sel != "" {
-			submitters, errSubmitters = c.ListPodsEach(ctx, ns, sel, func(p *corev1.Pod) { see(full.Pod, p); trimmed(func() { state.TrimPod(p, submitterSecrets) }) })
+			submitters, errSubmitters = c.ListPodsEach(ctx, ns, sel, func(p *corev1.Pod) { see(full.Pod, p); state.TrimPod(p, submitterSecrets) })
 		}
 	})
 	run(func() {
-		pods, errPods = c.ListPodsEach(ctx, ns, ray.RayPodSelector, func(p *corev1.Pod) { see(full.Pod, p); trimmed(func() { state.TrimPod(p, podSecrets) }) })
+		pods, errPods = c.ListPodsEach(ctx, ns, ray.RayPodSelector, func(p *corev1.Pod) { see(full.Pod, p); state.TrimPod(p, podSecrets) })
 	})
 	run(func() {
-		nodes, errNodes = c.ListNodes(ctx, func(n *corev1.Node) { see(full.Node, n); trimmed(func() { state.TrimNode(n) }) })
+		nodes, errNodes = c.ListNodes(ctx, func(n *corev1.Node) { see(full.Node, n); state.TrimNode(n) })
 	})
 	run(func() { serve, errServe = c.ListServices(ctx, ns, serveServiceSelector) })
 	run(func() {
@@ -131,7 +121,7 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*state.Snapshot, er
 	})
 	run(func() {
 		// KubeRay's Redis cleanup Jobs only (gcs-ft-finalizer-stuck): one LIST by their label.
-		cleanupJobs, errCleanupJobs = c.ListJobs(ctx, ns, ray.RedisCleanupJobSelector, func(o *batchv1.Job) { see(full.Job, o); trimmed(func() { state.TrimJob(o, jobSecrets) }) })
+		cleanupJobs, errCleanupJobs = c.ListJobs(ctx, ns, ray.RedisCleanupJobSelector, func(o *batchv1.Job) { see(full.Job, o); state.TrimJob(o, jobSecrets) })
 	})
 	run(func() { deploys, errDeploys = c.ListDeployments(ctx, "") })
 	run(func() { budgets, errBudgets = c.ListBudgets(ctx, ns) })

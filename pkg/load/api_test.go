@@ -344,21 +344,6 @@ func TestFromAPISubmitterPods(t *testing.T) {
 	}
 }
 
-// With Whole (the bundle), listed objects keep what doctor trims away: the bundle writes them.
-func TestFromAPIWhole(t *testing.T) {
-	c, _, _ := snapshotClients()
-	for _, whole := range []bool{false, true} {
-		s, err := FromAPI(context.Background(), c, Query{Reads: diagnose.Reads, Namespace: "ml", Whole: whole})
-		if err != nil {
-			t.Fatal(err)
-		}
-		kept := len(s.CleanupJobs) == 1 && len(s.CleanupJobs[0].Spec.Template.Spec.Containers) == 1
-		if kept != whole {
-			t.Errorf("Whole=%v: the cleanup Job's pod template kept = %v", whole, kept)
-		}
-	}
-}
-
 // Full sees each object whole before the snapshot trims it: the bundle renders its files there.
 func TestFromAPIFull(t *testing.T) {
 	c, _, _ := snapshotClients()

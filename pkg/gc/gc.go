@@ -36,8 +36,8 @@ var OneShot = Policy{Limit: 90 << 20}
 // Bundle is the policy of a bundle: doctor's one-shot read, with every object rendered as YAML,
 // redacted and compressed as it arrives. Its live data is doctor's trimmed snapshot, the
 // redactor's rules and a few MB of compressed files (about 40 MB at 5,000 pods), but rendering
-// makes garbage fast: with doctor's 90 MiB the heap sat at the limit, 128 MiB resident with the
-// code; 70 MiB was 112-113 MiB; 64 MiB keeps it under 120 MB, at a few percent more CPU
+// makes garbage fast: with doctor's 90 MiB the heap sat at the limit, 131 MiB resident with the
+// code; 70 MiB gave 120-121 MB; 64 MiB keeps it under 120 MB, at a few percent more CPU
 // (docs/performance.md).
 var Bundle = Policy{Limit: 64 << 20}
 

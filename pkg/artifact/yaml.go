@@ -35,11 +35,7 @@ func JSONObjectYAML(apiVersion, kind string, raw []byte, found redact.Set) ([]by
 		delete(md, "managedFields")
 	}
 	problems := redact.Object(m, found)
-	yamlNumbers(m)
-	if out, ok := fastYAML(m); ok {
-		return out, problems
-	}
-	out, err := yamlv2.Marshal(m)
+	out, err := yamlv2.Marshal(yamlNumbers(m))
 	if err != nil {
 		return []byte(fmt.Sprintf("# cannot render this %s: %v\n", kind, err)), problems
 	}

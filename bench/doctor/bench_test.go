@@ -90,15 +90,7 @@ func TestDoctorAtScale(t *testing.T) {
 	}
 	defer proxy.Close()
 	kubeconfig := proxyKubeconfig(t, work, proxy, "default")
-	if d := os.Getenv("KUBECTL_RAY_BENCH_HOLD"); d != "" {
-		// For profiling by hand: keep the filled sandbox up, reachable through the proxy, for d.
-		hold, err := time.ParseDuration(d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("holding the filled sandbox for %s: --kubeconfig %s", hold, kubeconfig)
-		time.Sleep(hold)
-	}
+	holdForProfiling(t, kubeconfig)
 	// The bare LIST uses doctor's client settings (QPS 50, burst 100, its page size), including its
 	// content types: protobuf for pods (kube.Protobuf), JSON for RayClusters, which have no
 	// protobuf encoding. A JSON-only LIST of the pods is measured too, as client-go's default.
@@ -194,6 +186,22 @@ func TestDoctorAtScale(t *testing.T) {
 
 	// The watchdog over the same fleet (it heals what was broken for doctor, so it comes last).
 	watchdogAtScale(ctx, t, sb, bin)
+}
+
+// holdForProfiling keeps the filled sandbox up, reachable through the proxy, for as long as
+// KUBECTL_RAY_BENCH_HOLD says (a duration), for profiling by hand.
+func holdForProfiling(t *testing.T, kubeconfig string) {
+	t.Helper()
+	d := os.Getenv("KUBECTL_RAY_BENCH_HOLD")
+	if d == "" {
+		return
+	}
+	hold, err := time.ParseDuration(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("holding the filled sandbox for %s: --kubeconfig %s", hold, kubeconfig)
+	time.Sleep(hold)
 }
 
 // builds compiles this tree's kubectl-ray and the maxrss launcher into work.

@@ -20,12 +20,20 @@ import (
 	kubeclients "github.com/kubectl-ray/kubectl-ray/pkg/kube"
 )
 
+// The bundle's goal without logs (docs/performance.md): within twice the bare LIST of the same
+// run, and a peak RSS of 120 MB as the goal writes it (114 MiB).
+const (
+	bundleMaxRatio = 2.0
+	bundleMaxRSS   = 120_000_000
+)
+
 // TestBundleAtScale: `kubectl ray bundle -A --no-logs` on the fleet doctor is measured on (1,000
 // RayClusters, 5,000 pods at -scale 1), against the same floor as doctor (a bare paged LIST of the
 // pods and RayClusters), alternated in one run, with its request count and peak RSS. Then one
 // namespace's bundle with logs: the log reads must be exactly the containers asked for (each
 // started container once, once more for a restarted one's previous log), which kwok's nodes,
-// having no kubelet, refuse; the bundle is still written and lists each in its index.
+// having no kubelet, refuse; the bundle is still written and lists each in its index. It fails when
+// the bundle without logs misses its goal (bundleMaxRatio, bundleMaxRSS).
 //
 //	go test -tags bench -run TestBundleAtScale -v -timeout 40m ./bench/doctor/
 func TestBundleAtScale(t *testing.T) {
@@ -45,6 +53,7 @@ func TestBundleAtScale(t *testing.T) {
 	}
 	defer proxy.Close()
 	kubeconfig := proxyKubeconfig(t, work, proxy, "default")
+	holdForProfiling(t, kubeconfig)
 	cfg := &rest.Config{Host: proxy.URL, QPS: 50, Burst: 100}
 	kube := kubernetes.NewForConfigOrDie(kubeclients.Protobuf(cfg))
 	rc := rayclient.NewForConfigOrDie(cfg)
@@ -93,7 +102,14 @@ func TestBundleAtScale(t *testing.T) {
 	t.Logf("(a) bare paged LIST of pods + RayClusters: median %s of %v", a.Round(time.Millisecond), rounded(bare))
 	t.Logf("(b) kubectl-ray bundle -A --no-logs:        median %s of %v, %d requests, peak RSS %.1f MiB, archive %.1f MiB",
 		b.Round(time.Millisecond), rounded(bun), bunReqs, float64(bunRSS)/(1<<20), float64(st.Size())/(1<<20))
-	t.Logf("b/a = %.2f; bundle's requests:\n  %s", float64(b)/float64(a), strings.Join(bunPaths, "\n  "))
+	t.Logf("b/a = %.2f (goal ≤ %.1f); RSS %.1f MB = %.1f MiB (goal ≤ %d MB); bundle's requests:\n  %s",
+		float64(b)/float64(a), bundleMaxRatio, float64(bunRSS)/1e6, float64(bunRSS)/(1<<20), bundleMaxRSS/1_000_000, strings.Join(bunPaths, "\n  "))
+	if float64(b) > bundleMaxRatio*float64(a) {
+		t.Errorf("bundle -A --no-logs took %.2f× the bare LIST (goal ≤ %.1f×)", float64(b)/float64(a), bundleMaxRatio)
+	}
+	if bunRSS > bundleMaxRSS {
+		t.Errorf("bundle -A --no-logs peak RSS %.1f MB (goal ≤ %d MB)", float64(bunRSS)/1e6, bundleMaxRSS/1_000_000)
+	}
 	if *compareBin != "" {
 		c := median(cmp)
 		t.Logf("(c) -compare-bin %s bundle -A --no-logs: median %s of %v, peak RSS %.1f MiB; this tree against it: %.2f",
@@ -138,4 +154,5 @@ func TestBundleAtScale(t *testing.T) {
 	if asked == 0 || logReads != asked {
 		t.Errorf("%d log reads, want one per container asked for: %d", logReads, asked)
 	}
+	bundleLogsAtScale(ctx, t, proxy, kube, launcher, work, bin, kubeconfig, ns, pods.Items)
 }

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -22,6 +24,9 @@ type countingProxy struct {
 	mu    sync.Mutex
 	paths []string
 	srv   *http.Server
+	// logs, when set, is the log every GET of pods/log is answered with, here, as a kubelet
+	// would (kwok's nodes have none): cut to the request's limitBytes.
+	logs atomic.Pointer[[]byte]
 }
 
 func newCountingProxy(admin *rest.Config) (*countingProxy, error) {
@@ -45,6 +50,15 @@ func newCountingProxy(admin *rest.Config) (*countingProxy, error) {
 		p.mu.Lock()
 		p.paths = append(p.paths, r.Method+" "+r.URL.Path+"?"+r.URL.RawQuery)
 		p.mu.Unlock()
+		if body := p.logs.Load(); body != nil && strings.HasSuffix(r.URL.Path, "/log") {
+			b := *body
+			if n, err := strconv.Atoi(r.URL.Query().Get("limitBytes")); err == nil && n < len(b) {
+				b = b[:n]
+			}
+			w.Header().Set("Content-Type", "text/plain")
+			_, _ = w.Write(b)
+			return
+		}
 		rp.ServeHTTP(w, r)
 	})}
 	go func() { _ = p.srv.Serve(l) }()

@@ -2,7 +2,6 @@ package bundle
 
 import (
 	"archive/tar"
-	"compress/gzip"
 	"errors"
 	"io"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/klauspost/compress/gzip"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/artifact"
@@ -65,10 +65,11 @@ type Written struct {
 
 // Write writes the archive: the index first, then every file, each one through the redactor (the
 // text pass). What any file shows by its shape (a token a log prints after "Bearer") is learned
-// first, so that it is redacted in every file where it stands bare too. It writes a temporary file beside path and renames it to path only once the whole
-// archive is on disk, so a failure (a full disk) leaves nothing under path, and an existing path
-// is replaced only with force.
-func Write(path string, now time.Time, index []byte, files []artifact.File, r *redact.Redactor, force bool) (Written, error) {
+// first, so that it is redacted in every file where it stands bare too; the spooled files were
+// learned as the Stream rendered them (its Secrets, which r must know). It writes a temporary
+// file beside path and renames it to path only once the whole archive is on disk, so a failure
+// (a full disk) leaves nothing under path, and an existing path is replaced only with force.
+func Write(path string, now time.Time, index []byte, files []artifact.File, spooled []Spooled, r *redact.Redactor, force bool) (Written, error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -87,27 +88,30 @@ func Write(path string, now time.Time, index []byte, files []artifact.File, r *r
 	root := RootDir(path)
 	gz := gzip.NewWriter(disk(tmp))
 	tw := tar.NewWriter(gz)
-	all := append([]artifact.File{{Path: IndexName, Data: index}}, ordered(files)...)
+	all := entries(index, files, spooled)
 	// Learning reads every byte, gitleaks' rules the most of it: the files are read on every
 	// core, and the archive is written in order after.
 	var g errgroup.Group
 	g.SetLimit(runtime.GOMAXPROCS(0))
-	for _, f := range all {
-		g.Go(func() error {
-			r.Learn(string(f.Data))
-			return nil
-		})
+	for _, e := range all {
+		if e.packed == nil {
+			g.Go(func() error {
+				r.Learn(string(e.data))
+				return nil
+			})
+		}
 	}
 	_ = g.Wait()
-	for _, f := range all {
-		data := []byte(r.Known(string(f.Data)))
-		hdr := &tar.Header{Name: root + "/" + f.Path, Mode: 0o644, Size: int64(len(data)), ModTime: now, Typeflag: tar.TypeReg, Format: tar.FormatPAX}
+	err = redacted(all, r, func(name string, data []byte) error {
+		hdr := &tar.Header{Name: root + "/" + name, Mode: 0o644, Size: int64(len(data)), ModTime: now, Typeflag: tar.TypeReg, Format: tar.FormatPAX}
 		if err := tw.WriteHeader(hdr); err != nil {
-			return Written{}, writeError(path, err)
+			return err
 		}
-		if _, err := tw.Write(data); err != nil {
-			return Written{}, writeError(path, err)
-		}
+		_, err := tw.Write(data)
+		return err
+	})
+	if err != nil {
+		return Written{}, writeError(path, err)
 	}
 	if err := tw.Close(); err != nil {
 		return Written{}, writeError(path, err)

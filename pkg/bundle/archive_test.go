@@ -33,7 +33,7 @@ func TestWriteFullDiskLeavesNothing(t *testing.T) {
 	disk = func(*os.File) io.Writer { return &fullDisk{n: 64} }
 	defer func() { disk = old }()
 	big := []artifact.File{{Path: "logs/x.log", Data: []byte(strings.Repeat("random-ish line 0123456789\n", 1<<14))}}
-	_, err := Write(path, time.Now(), []byte("# index\n"), big, redact.New(), false)
+	_, err := Write(path, time.Now(), []byte("# index\n"), big, nil, redact.New(), false)
 	if err == nil || fault.KindOf(err) != fault.API || strings.Contains(err.Error(), "\n") ||
 		!strings.Contains(err.Error(), "no space left on device; nothing was left under that name") {
 		t.Fatalf("err = %v, want one line saying the disk is full", err)
@@ -54,13 +54,13 @@ func TestWriteOverwritesOnlyWithForce(t *testing.T) {
 		t.Errorf("CheckOutput of an existing file: %v", err)
 	}
 	// Written meanwhile (after CheckOutput passed): still not replaced without force.
-	if _, err := Write(path, time.Now(), []byte("i"), nil, id, false); err == nil {
+	if _, err := Write(path, time.Now(), []byte("i"), nil, nil, id, false); err == nil {
 		t.Errorf("Write replaced an existing file without force")
 	}
 	if b, _ := os.ReadFile(path); string(b) != "old" {
 		t.Errorf("the file was changed: %q", b)
 	}
-	if w, err := Write(path, time.Now(), []byte("i"), nil, id, true); err != nil || w.Files != 1 {
+	if w, err := Write(path, time.Now(), []byte("i"), nil, nil, id, true); err != nil || w.Files != 1 {
 		t.Errorf("force: %v %+v", err, w)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {

@@ -60,6 +60,9 @@ type CollectOptions struct {
 	Parallel int
 	// Progress, when set, is told each finished read: how many of how many.
 	Progress func(done, total int)
+	// Stream, when set, keeps each container log, operator log and Ray log file as soon as it is
+	// read (learned and compressed, Stream.Keep): Collected then lists them without their bytes.
+	Stream *Stream
 }
 
 // Selectors of the extra LISTs: KubeRay's Services (head, headless workers) carry the cluster's
@@ -141,6 +144,7 @@ func Collect(ctx context.Context, src Source, p Plan, o CollectOptions) Collecte
 		w.run("read the log of "+r.Describe(), func(ctx context.Context) error {
 			b, err := artifact.LogBody(src.PodLog(ctx, r.Namespace, r.Pod, o.Limits.Options(r.Container, r.Previous)))
 			if err == nil {
+				b = o.kept(r.Path(), b)
 				w.locked(func() { out.Logs[r] = b })
 			}
 			return err
@@ -154,6 +158,9 @@ func Collect(ctx context.Context, src Source, p Plan, o CollectOptions) Collecte
 				return err
 			}
 			files, err := UnpackRayLogs(stream, truncated, o.Limits.LimitBytes)
+			for i := range files {
+				files[i].Data = o.kept(r.Dir()+"/"+files[i].Name, files[i].Data)
+			}
 			w.locked(func() { out.RayLogs[r] = files })
 			if truncated {
 				w.gap(what, fmt.Sprintf("cut at %d bytes (--ray-log-bytes): the files after the cut were not read", o.RayLogBytes))
@@ -172,7 +179,8 @@ func Collect(ctx context.Context, src Source, p Plan, o CollectOptions) Collecte
 			w.run("read the operator's log "+r.Describe(), func(ctx context.Context) error {
 				b, err := src.PodLog(ctx, r.Namespace, r.Pod, o.Limits.Options(r.Container, false))
 				if err == nil {
-					w.locked(func() { out.OperatorLogs[r] = LinesNaming(b, names) })
+					b = o.kept(operatorLogPath(r), LinesNaming(b, names))
+					w.locked(func() { out.OperatorLogs[r] = b })
 				}
 				return artifact.LogError(err)
 			})
@@ -184,6 +192,16 @@ func Collect(ctx context.Context, src Source, p Plan, o CollectOptions) Collecte
 	out.Gaps = w.gaps
 	sort.Slice(out.Gaps, func(i, j int) bool { return out.Gaps[i].What < out.Gaps[j].What })
 	return out
+}
+
+// kept hands data to the stream, when there is one, and returns what Collected keeps of it:
+// nothing then, data otherwise.
+func (o CollectOptions) kept(path string, data []byte) []byte {
+	if o.Stream == nil {
+		return data
+	}
+	o.Stream.Keep(path, data)
+	return nil
 }
 
 func in(ns string) string {

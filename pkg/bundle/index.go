@@ -53,7 +53,7 @@ func Index(h Header, c Contents) []byte {
 		}
 	}
 	b.WriteString("## Inside\n\n| file | what |\n|---|---|\n")
-	for _, f := range ordered(c.Files) {
+	for _, f := range ordered(c.listed()) {
 		fmt.Fprintf(&b, "| %s | %s |\n", f.Path, strings.ReplaceAll(f.About, "|", `\|`))
 	}
 	b.WriteString("\n## Redaction\n\n" + redactionNote)
@@ -77,6 +77,15 @@ func readsFailed(n int) string {
 		return "1 read failed"
 	}
 	return fmt.Sprintf("%d reads failed", n)
+}
+
+// listed is every file of c, without the bytes of the spooled ones: what the index lists.
+func (c Contents) listed() []artifact.File {
+	out := append(make([]artifact.File, 0, len(c.Files)+len(c.Spooled)), c.Files...)
+	for _, f := range c.Spooled {
+		out = append(out, artifact.File{Path: f.Path, About: f.About})
+	}
+	return out
 }
 
 // ordered is the files in the archive's order (and the index's): by rank, then path.

@@ -87,6 +87,8 @@ type PlanOptions struct {
 	RayLogs bool
 	// AllNamespaces: the snapshot was read with -A.
 	AllNamespaces bool
+	// Stream, when the snapshot's pods were trimmed, knows which containers each had.
+	Stream *Stream
 }
 
 // MakePlan picks from s what a bundle of t holds (every RayCluster of s when t is nil): the
@@ -169,9 +171,13 @@ func MakePlan(s *state.Snapshot, t *diagnose.Target, o PlanOptions) Plan {
 		}
 	}
 	p.OperatorLogs = o.Logs
+	logsOf := artifact.PodLogs
+	if o.Stream != nil {
+		logsOf = o.Stream.podLogs
+	}
 	if o.Logs {
 		for _, pod := range p.Pods {
-			p.Logs = append(p.Logs, artifact.PodLogs(pod)...)
+			p.Logs = append(p.Logs, logsOf(pod)...)
 			if r, ok := HeadRayLogs(pod); ok && o.RayLogs {
 				p.RayLogs = append(p.RayLogs, r)
 			}

@@ -156,7 +156,7 @@ func TestIndex(t *testing.T) {
 	s := scene()
 	p := MakePlan(s, nil, PlanOptions{Logs: true})
 	c := Render(s, p, Collected{Logs: map[artifact.LogRequest][]byte{p.Logs[0]: []byte("x\n")},
-		Gaps: []artifact.Gap{{What: "read the log of ml/a-head container ray-head", Reason: `forbidden: you cannot get pods/log in namespace "ml"; ask for RBAC verb "get" on "pods/log"`}}})
+		Gaps: []artifact.Gap{{What: "read the log of ml/a-head container ray-head", Reason: `forbidden: you cannot get pods/log in namespace "ml"; ask for RBAC verb "get" on "pods/log"`}}}, nil)
 	c.Files = append([]artifact.File{{Path: "doctor.txt", About: "doctor's report"}}, c.Files...)
 	s.Blind = nil
 	got := Index(Header{Made: now, Namespace: "ml", Limits: artifact.LogLimits{Tail: 2000, LimitBytes: 1 << 20}}, c)

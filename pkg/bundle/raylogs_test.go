@@ -107,7 +107,7 @@ func TestCollectRayLogs(t *testing.T) {
 	if len(src.execs) != 2 || !strings.HasSuffix(src.execs[0], ":"+RayLogsDir) {
 		t.Errorf("execs %v, want one per head of %s", src.execs, RayLogsDir)
 	}
-	c := Render(s, p, got)
+	c := Render(s, p, got, nil)
 	var paths []string
 	for _, f := range c.Files {
 		if strings.HasPrefix(f.Path, "ray-logs/") {

@@ -20,19 +20,37 @@ import (
 // written) and what could not be collected.
 type Contents struct {
 	Files []artifact.File
-	Gaps  []artifact.
-		// Found are the secrets the structural pass redacted, for the text pass (state.Redactor(s, Found)).
-		Gap
-
+	// Spooled are the files the Stream rendered while the snapshot was read, compressed; the
+	// text pass read them then, so the archive's writer only redacts and writes them.
+	Spooled []Spooled
+	Gaps    []artifact.Gap
+	// Found are the secrets the structural pass redacted, for the text pass (state.Redactor(s, Found)).
 	Found redact.Set
 }
 
+// Spooled is a file the Stream rendered: what the index says of it and its bytes, compressed.
+type Spooled struct {
+	Path, About string
+	packed      packed
+}
+
+// What the index says of the files the Stream renders.
+const (
+	clusterAbout = "RayCluster with its status"
+	nodeAbout    = "Node running Ray pods: conditions, taints, allocatable"
+	jobAbout     = "Job"
+)
+
+func nodePath(name string) string { return "nodes/" + name + ".yaml" }
+
 // Render turns the plan and what Collect read into the bundle's files, every object redacted
-// by its structure (redact.Object). The text pass comes when the archive is written.
-func Render(s *state.Snapshot, p Plan, c Collected) Contents {
-	r := renderer{found: redact.Set{}}
+// by its structure (redact.Object). The RayClusters, pods, nodes and Redis cleanup Jobs come
+// from st as it rendered them whole (a nil st: rendered here from the snapshot, which then holds
+// them whole). The text pass comes when the archive is written.
+func Render(s *state.Snapshot, p Plan, c Collected, st *Stream) Contents {
+	r := renderer{found: redact.Set{}, stream: st}
 	for _, o := range p.Clusters {
-		r.object(nsPath(o.Namespace, "rayclusters", o.Name), "RayCluster with its status", "ray.io/v1", "RayCluster", o)
+		r.object(nsPath(o.Namespace, "rayclusters", o.Name), clusterAbout, "ray.io/v1", "RayCluster", o)
 	}
 	for _, o := range p.Services {
 		r.object(nsPath(o.Namespace, "rayservices", o.Name), "RayService with its status", "ray.io/v1", "RayService", o)
@@ -53,7 +71,7 @@ func Render(s *state.Snapshot, p Plan, c Collected) Contents {
 	}
 	for i := range c.Jobs {
 		o := &c.Jobs[i]
-		r.object(nsPath(o.Namespace, "jobs", o.Name), "Job", "batch/v1", "Job", o)
+		r.object(nsPath(o.Namespace, "jobs", o.Name), jobAbout, "batch/v1", "Job", o)
 	}
 	for i := range c.PDBs {
 		o := &c.PDBs[i]
@@ -61,13 +79,13 @@ func Render(s *state.Snapshot, p Plan, c Collected) Contents {
 	}
 	r.events(c.Events)
 	for _, n := range p.Nodes {
-		r.object("nodes/"+n.Name+".yaml", "Node running Ray pods: conditions, taints, allocatable", "v1", "Node", nodeView(n))
+		r.object(nodePath(n.Name), nodeAbout, "v1", "Node", nodeView(n))
 	}
 	for _, d := range p.Operators {
 		r.object("operator/"+d.Namespace+"/deployment-"+d.Name+".yaml", "the KubeRay operator's Deployment", "apps/v1", "Deployment", d)
 	}
 	for _, l := range sortedLogs(c.OperatorLogs) {
-		r.add(artifact.File{Path: "operator/" + l.Namespace + "/" + l.Pod + "/" + l.Container + ".log",
+		r.add(artifact.File{Path: operatorLogPath(l),
 			About: "the operator's log, only the lines naming " + strings.Join(p.Names(), ", "), Data: c.OperatorLogs[l]})
 	}
 	for _, l := range sortedLogs(c.Logs) {
@@ -99,7 +117,11 @@ func Render(s *state.Snapshot, p Plan, c Collected) Contents {
 	for _, g := range s.Blind {
 		gaps = append(gaps, artifact.Gap{What: "doctor's snapshot: " + g.Resource, Reason: g.Reason})
 	}
-	return Contents{Files: r.files, Gaps: gaps, Found: r.found}
+	return Contents{Files: r.files, Spooled: r.spooled, Gaps: gaps, Found: r.found}
+}
+
+func operatorLogPath(l artifact.LogRequest) string {
+	return "operator/" + l.Namespace + "/" + l.Pod + "/" + l.Container + ".log"
 }
 
 func podAbout(p *corev1.Pod) string {
@@ -117,16 +139,37 @@ func nsPath(ns, kind, name string) string {
 }
 
 type renderer struct {
-	files []artifact.File
-	gaps  []artifact.Gap
-	found redact.Set
+	files   []artifact.File
+	spooled []Spooled
+	gaps    []artifact.Gap
+	found   redact.Set
+	stream  *Stream
 }
 
-func (r *renderer) add(f artifact.File) { r.files = append(r.files, f) }
+// add adds f, or the file the stream kept under its path.
+func (r *renderer) add(f artifact.File) {
+	if r.kept(f.Path, f.About) {
+		return
+	}
+	r.files = append(r.files, f)
+}
+
+// kept adds the file the stream rendered or kept under path, when it did.
+func (r *renderer) kept(path, about string) bool {
+	f, ok := r.stream.take(path)
+	if ok {
+		r.spooled = append(r.spooled, Spooled{Path: path, About: about, packed: f.packed})
+		r.redactedWhole(path, f.problems)
+	}
+	return ok
+}
 
 // object writes obj as YAML, with its kind, without the field managers' bookkeeping, redacted by
-// its structure.
+// its structure; or takes the file the stream rendered of it whole.
 func (r *renderer) object(path, about, apiVersion, kind string, obj any) {
+	if r.kept(path, about) {
+		return
+	}
 	data, problems := artifact.ObjectYAML(apiVersion, kind, obj, r.found)
 	r.add(artifact.File{Path: path, About: about, Data: data})
 	r.redactedWhole(path, problems)

@@ -32,10 +32,10 @@ type Query struct {
 	// Ray, when set, also reads Ray's own view of the RayClusters it picks, through their heads'
 	// dashboards (doctor's Ray view), once the Kubernetes objects are read.
 	Ray *RayQuery
-	// Whole keeps every listed object whole (no TrimPod, TrimCluster, TrimJob, TrimNode): the
-	// bundle writes the objects doctor read, and the rules read the same snapshot either way
-	// (TestTrimChangesNothing).
-	Whole bool
+	// Full, when set, is handed each RayCluster, pod, node and Redis cleanup Job whole as its
+	// page arrives, before it is trimmed: the bundle renders its files from there,
+	// so that its snapshot is trimmed as doctor's is and no whole object is held.
+	Full *Full
 	// Reads is what the rules read of the Events and submitter pods (diagnose.Reads): without
 	// it no Event and no submitter pod is kept.
 	Reads state.Reads
@@ -80,18 +80,19 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*state.Snapshot, er
 		// keeps the secrets of what it dropped in a set of its own.
 		podSecrets, clusterSecrets = redact.Set{}, redact.Set{}
 	)
-	// trimmed is trim, or nothing with q.Whole.
-	trimmed := func(trim func()) {
-		if !q.Whole {
-			trim()
-		}
+	full := q.Full
+	if full == nil {
+		full = &Full{}
 	}
 	run := func(f func()) {
 		wg.Add(1)
 		go func() { defer wg.Done(); f() }()
 	}
 	run(func() {
-		clusters, errClusters = c.ListRayClusters(ctx, ns, q.Selector, func(o *rayv1.RayCluster) { trimmed(func() { state.TrimCluster(o, clusterSecrets) }) })
+		clusters, errClusters = c.ListRayClusters(ctx, ns, q.Selector, func(o *rayv1.RayCluster) {
+			see(full.Cluster, o)
+			state.TrimCluster(o, clusterSecrets)
+		})
 	})
 	run(func() { services, errSvcs = c.ListRayServices(ctx, ns) })
 	run(func() {
@@ -103,14 +104,14 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*state.Snapshot, er
 			sel = q.Reads.SubmitterPods(jobs)
 		}
 		if sel != "" {
-			submitters, errSubmitters = c.ListPodsEach(ctx, ns, sel, func(p *corev1.Pod) { trimmed(func() { state.TrimPod(p, submitterSecrets) }) })
+			submitters, errSubmitters = c.ListPodsEach(ctx, ns, sel, func(p *corev1.Pod) { see(full.Pod, p); state.TrimPod(p, submitterSecrets) })
 		}
 	})
 	run(func() {
-		pods, errPods = c.ListPodsEach(ctx, ns, ray.RayPodSelector, func(p *corev1.Pod) { trimmed(func() { state.TrimPod(p, podSecrets) }) })
+		pods, errPods = c.ListPodsEach(ctx, ns, ray.RayPodSelector, func(p *corev1.Pod) { see(full.Pod, p); state.TrimPod(p, podSecrets) })
 	})
 	run(func() {
-		nodes, errNodes = c.ListNodes(ctx, func(n *corev1.Node) { trimmed(func() { state.TrimNode(n) }) })
+		nodes, errNodes = c.ListNodes(ctx, func(n *corev1.Node) { see(full.Node, n); state.TrimNode(n) })
 	})
 	run(func() { serve, errServe = c.ListServices(ctx, ns, serveServiceSelector) })
 	run(func() {
@@ -120,7 +121,7 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*state.Snapshot, er
 	})
 	run(func() {
 		// KubeRay's Redis cleanup Jobs only (gcs-ft-finalizer-stuck): one LIST by their label.
-		cleanupJobs, errCleanupJobs = c.ListJobs(ctx, ns, ray.RedisCleanupJobSelector, func(o *batchv1.Job) { trimmed(func() { state.TrimJob(o, jobSecrets) }) })
+		cleanupJobs, errCleanupJobs = c.ListJobs(ctx, ns, ray.RedisCleanupJobSelector, func(o *batchv1.Job) { see(full.Job, o); state.TrimJob(o, jobSecrets) })
 	})
 	run(func() { deploys, errDeploys = c.ListDeployments(ctx, "") })
 	run(func() { budgets, errBudgets = c.ListBudgets(ctx, ns) })

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -343,17 +344,36 @@ func TestFromAPISubmitterPods(t *testing.T) {
 	}
 }
 
-// With Whole (the bundle), listed objects keep what doctor trims away: the bundle writes them.
-func TestFromAPIWhole(t *testing.T) {
+// Full sees each object whole before the snapshot trims it: the bundle renders its files there.
+func TestFromAPIFull(t *testing.T) {
 	c, _, _ := snapshotClients()
-	for _, whole := range []bool{false, true} {
-		s, err := FromAPI(context.Background(), c, Query{Reads: diagnose.Reads, Namespace: "ml", Whole: whole})
-		if err != nil {
-			t.Fatal(err)
-		}
-		kept := len(s.CleanupJobs) == 1 && len(s.CleanupJobs[0].Spec.Template.Spec.Containers) == 1
-		if kept != whole {
-			t.Errorf("Whole=%v: the cleanup Job's pod template kept = %v", whole, kept)
+	var mu sync.Mutex
+	seen := map[string]int{}
+	count := func(kind string) {
+		mu.Lock()
+		defer mu.Unlock()
+		seen[kind]++
+	}
+	full := &Full{
+		Cluster: func(*rayv1.RayCluster) { count("cluster") },
+		Pod:     func(*corev1.Pod) { count("pod") },
+		Node:    func(*corev1.Node) { count("node") },
+		Job: func(o *batchv1.Job) {
+			if len(o.Spec.Template.Spec.Containers) == 1 { // whole: not trimmed yet
+				count("job")
+			}
+		},
+	}
+	s, err := FromAPI(context.Background(), c, Query{Reads: diagnose.Reads, Namespace: "ml", Full: full})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.CleanupJobs) != 1 || len(s.CleanupJobs[0].Spec.Template.Spec.Containers) != 0 {
+		t.Errorf("the snapshot's cleanup Job was not trimmed: %+v", s.CleanupJobs)
+	}
+	for _, kind := range []string{"cluster", "pod", "node", "job"} {
+		if seen[kind] == 0 {
+			t.Errorf("Full saw no %s whole (%v)", kind, seen)
 		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/flagname"
+	"github.com/kubectl-ray/kubectl-ray/pkg/gc"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 	"github.com/kubectl-ray/kubectl-ray/pkg/load"
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
@@ -171,15 +172,21 @@ func (o *Options) Run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
+	gc.Tune(gc.Bundle) // read once, rendered as it comes (docs/performance.md)
 	ctx, cancel := context.WithTimeout(cmdutil.Context(cmd), o.timeout)
 	defer cancel()
 	p := newProgress(o.f.IOStreams.ErrOut)
 	p.say("reading what doctor reads")
-	q := load.Query{Namespace: o.namespace, Selector: o.selector, Now: o.f.Now(), Whole: true, Reads: diagnose.Reads}
+	// The objects the archive holds are rendered as their pages arrive (stream), and the snapshot
+	// is trimmed as doctor's: doctor's findings are the same either way (TestTrimChangesNothing).
+	stream := corebundle.NewStream()
+	q := load.Query{Namespace: o.namespace, Selector: o.selector, Now: o.f.Now(), Reads: diagnose.Reads,
+		Full: &load.Full{Cluster: stream.Cluster, Pod: stream.Pod, Node: stream.Node, Job: stream.Job}}
 	if o.readRay {
 		q.Ray = &load.RayQuery{Target: o.target, Keep: true}
 	}
 	s, err := load.FromAPI(ctx, c, q)
+	stream.Close()
 	if err != nil {
 		p.done()
 		return err
@@ -188,15 +195,16 @@ func (o *Options) Run(cmd *cobra.Command) error {
 		p.done()
 		return o.notFound()
 	}
-	plan := corebundle.MakePlan(s, o.target, corebundle.PlanOptions{Logs: !o.noLogs, RayLogs: !o.noRayLogs, AllNamespaces: o.allNamespaces})
+	plan := corebundle.MakePlan(s, o.target, corebundle.PlanOptions{Logs: !o.noLogs, RayLogs: !o.noRayLogs, AllNamespaces: o.allNamespaces, Stream: stream})
 	got := corebundle.Collect(ctx, sourceOf(c), plan, corebundle.CollectOptions{Limits: o.limits, RayLogBytes: o.rayLogBytes,
-		Parallel: parallel, Progress: p.count})
+		Parallel: parallel, Progress: p.count, Stream: stream})
 	p.done()
-	contents := corebundle.Render(s, plan, got)
+	contents := corebundle.Render(s, plan, got, stream)
 	report := diagnose.DiagnoseTarget(s, diagnose.DefaultOptions(), o.target)
 	contents.Files = append(o.doctorFiles(&report), contents.Files...)
 	index := corebundle.Index(o.header(s.Now), contents)
-	w, err := corebundle.Write(o.output, s.Now, index, contents.Files, state.Redactor(s, contents.Found), o.force)
+	r := state.Redactor(s, contents.Found, stream.Secrets())
+	w, err := corebundle.Write(o.output, s.Now, index, contents.Files, contents.Spooled, r, o.force)
 	if err != nil {
 		return exitError(err)
 	}

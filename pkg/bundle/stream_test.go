@@ -1,0 +1,80 @@
+package bundle
+
+import (
+	"bytes"
+	"reflect"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
+)
+
+// What the Stream renders of the objects as they are listed, before the loader trims them, is
+// what Render writes of the whole snapshot: the same files, bytes, index lines, logs asked for
+// and secrets handed to the text pass, with the snapshot trimmed as doctor's.
+func TestStreamAsWhole(t *testing.T) {
+	whole := scene()
+	whole.Pods[0].Spec.Containers[0].Env = append(whole.Pods[0].Spec.Containers[0].Env, envVar("DB_PASSWORD", "stream-pw-1"))
+	want := Render(whole, MakePlan(whole, nil, PlanOptions{Logs: true}), Collected{}, nil)
+
+	s := scene()
+	s.Pods[0].Spec.Containers[0].Env = append(s.Pods[0].Spec.Containers[0].Env, envVar("DB_PASSWORD", "stream-pw-1"))
+	st := NewStream()
+	secrets := redact.Set{}
+	for i := range s.Clusters {
+		st.Cluster(&s.Clusters[i])
+		state.TrimCluster(&s.Clusters[i], secrets)
+	}
+	for i := range s.Pods {
+		st.Pod(&s.Pods[i])
+		state.TrimPod(&s.Pods[i], secrets)
+	}
+	for i := range s.Nodes {
+		st.Node(&s.Nodes[i])
+		state.TrimNode(&s.Nodes[i])
+	}
+	st.Close()
+	p := MakePlan(s, nil, PlanOptions{Logs: true, Stream: st})
+	if wp := MakePlan(whole, nil, PlanOptions{Logs: true}); !reflect.DeepEqual(p.Logs, wp.Logs) {
+		t.Errorf("logs asked for %v, whole %v", p.Logs, wp.Logs)
+	}
+	got := Render(s, p, Collected{}, st)
+
+	files := map[string][]byte{}
+	for _, f := range got.Files {
+		files[f.Path] = f.Data
+	}
+	for _, f := range got.Spooled {
+		files[f.Path] = f.packed.unpack()
+	}
+	if len(got.Spooled) != 5+3 { // two clusters, three pods, three nodes with pods
+		t.Errorf("%d files from the stream, want 8", len(got.Spooled))
+	}
+	for _, f := range want.Files {
+		if !bytes.Equal(files[f.Path], f.Data) {
+			t.Errorf("%s:\n%s\nwhole:\n%s", f.Path, files[f.Path], f.Data)
+		}
+		delete(files, f.Path)
+	}
+	if len(files) != 0 {
+		t.Errorf("files Render does not write of the whole snapshot: %v", files)
+	}
+	if g, w := indexLines(got), indexLines(want); g != w {
+		t.Errorf("the index lists\n%s\nwhole\n%s", g, w)
+	}
+	if _, ok := st.Secrets()["stream-pw-1"]; !ok {
+		t.Error("the stream did not hand the env's secret to the text pass")
+	}
+}
+
+func indexLines(c Contents) string {
+	var b bytes.Buffer
+	for _, f := range ordered(c.listed()) {
+		b.WriteString(f.Path + " | " + f.About + "\n")
+	}
+	return b.String()
+}
+
+func envVar(name, value string) corev1.EnvVar { return corev1.EnvVar{Name: name, Value: value} }

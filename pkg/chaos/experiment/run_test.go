@@ -101,8 +101,14 @@ func TestRunTakesTheStepAfterAHealthyWarmup(t *testing.T) {
 	if last < killAt+p.After-10*time.Millisecond || last >= killAt+p.After {
 		t.Fatalf("last request scheduled at %s, kill at %s: want the schedule to end %s after the kill", last, killAt, p.After)
 	}
-	if got := len(recs); got < 50 || got > 53 || int64(got) != n.Load() {
-		t.Fatalf("records %d, server %d, want 50-53 (20 warm-up + 30 after the kill + the drain)", got, n.Load())
+	// The schedule is open-loop (one request every 10 ms from the start) and goes on through the
+	// warm-up's drain and the kill, so how many requests it made follows from when the kill came:
+	// every slot up to the kill plus --after, and each one answered. A loaded machine delays the
+	// kill, not the count's rule.
+	slot := time.Second / time.Duration(p.Probe.Rate)
+	want := int((killAt + p.After + slot - 1) / slot)
+	if got := len(recs); got < want-1 || got > want+1 || int64(got) != n.Load() {
+		t.Fatalf("records %d, server %d, want %d±1 (a request every %s until %s after the kill at %s)", got, n.Load(), want, slot, p.After, killAt)
 	}
 	if k := killedAt.Load(); k < 20 {
 		t.Fatalf("killed after %d answers: before the 20 warm-up requests finished", k)
@@ -124,8 +130,11 @@ func TestRunWarmupFailureTakesNoStep(t *testing.T) {
 	if !out.WarmupFailed || kills.Load() != 0 || out.Disrupted {
 		t.Fatalf("warm-up of 502s: outcome %+v, kills %d", out, kills.Load())
 	}
-	if !out.Probe.Stopped || len(out.Probe.Records) > 25 {
-		t.Fatalf("the probe went on after the failed warm-up: %d records, stopped %v", len(out.Probe.Records), out.Probe.Stopped)
+	// Stopped at the failed warm-up: no request was scheduled in what would have been the
+	// window after the step (a loaded machine may stop it late, never that late).
+	recs := out.Probe.Records
+	if !out.Probe.Stopped || len(recs) == 0 || recs[len(recs)-1].Scheduled >= p.Warmup+p.After {
+		t.Fatalf("the probe went on after the failed warm-up: %d records, stopped %v", len(recs), out.Probe.Stopped)
 	}
 	// The error's counts are the report's: every request of the run, none left out.
 	if n := out.Warmup.Requests(); n != int64(len(out.Probe.Records)) || out.Warmup.Errors() != n {

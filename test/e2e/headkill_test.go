@@ -143,7 +143,7 @@ func TestHeadKillServiceReport(t *testing.T) {
 	}
 
 	// Ctrl-C after the kill: the report of what was seen, exit 130.
-	h.WaitClusterRunning("hk", 60*time.Second)
+	killed := h.WaitClusterRunning("hk", 60*time.Second)
 	sc.waitServing(2)
 	before = time.Now()
 	cmd := exec.Command(env.bin, append(svcArgs, "--kubeconfig", h.SB.Kubeconfig(), "-n", h.NS, "--rate", "50/s",
@@ -153,7 +153,10 @@ func TestHeadKillServiceReport(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(4 * time.Second)
+	// Interrupted once the kill is done (its head gone), whatever the machine's load made of the
+	// command's start and warm-up.
+	h.WaitFor("the head-kill to kill "+killed.Name, 60*time.Second, func() (bool, error) { return h.podGone(killed.Name, string(killed.UID)), nil })
+	time.Sleep(time.Second)
 	_ = cmd.Process.Signal(os.Interrupt)
 	err := cmd.Wait()
 	res = Result{Stdout: stdout.String(), Stderr: stderr.String()}
@@ -167,7 +170,7 @@ func TestHeadKillServiceReport(t *testing.T) {
 		sum += n
 	}
 	if !r.Probe.Interrupted || r.Probe.KillAtMs == nil || r.Totals.Requests > sum || sum > r.Totals.Requests+r.Totals.Aborted ||
-		r.Totals.Requests < 150 {
+		r.Totals.Requests < 100 { // at least the warm-up: 2 s at 50/s
 		t.Errorf("Ctrl-C report: interrupted %v kill %v requests %d aborted %d; the stand-ins answered %d",
 			r.Probe.Interrupted, r.Probe.KillAtMs, r.Totals.Requests, r.Totals.Aborted, sum)
 	}

@@ -24,14 +24,16 @@ func TestTryItDocs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	script := []string{"set -euo pipefail"}
+	// The page's heal keeps its evidence under ./kubectl-ray-evidence, as a user's would: in a
+	// directory of the test's, not the checkout.
+	script := []string{"set -euo pipefail", "cd " + t.TempDir()}
 	for _, b := range docs.CodeBlocks(string(md)) {
 		if b.Lang == "sh" {
 			script = append(script, b.Text)
 		}
 	}
-	if len(script) != 4 {
-		t.Fatalf("want the page's 3 sh blocks, found %d", len(script)-1)
+	if len(script) != 5 {
+		t.Fatalf("want the page's 3 sh blocks, found %d", len(script)-2)
 	}
 	path := env.binDir + string(os.PathListSeparator) + os.Getenv("PATH")
 	res := h.exec("bash", []string{"-c", strings.Join(script, "\n")}, []string{"PATH=" + path, "KUBECONFIG=" + h.SB.Kubeconfig()})

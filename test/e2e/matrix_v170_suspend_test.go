@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"encoding/json"
 	"testing"
 	"time"
 
@@ -19,17 +18,9 @@ import (
 // again. The RayService is created already suspended, so no Ray is played. About 15 s.
 func matrixRayServiceSuspend(t *testing.T, h *H, v kubeRayVersion) {
 	rs := &rayv1.RayService{ObjectMeta: metav1.ObjectMeta{Name: "paused", Namespace: h.NS}, Spec: rayv1.RayServiceSpec{RayClusterSpec: h.sampleCluster("x").Spec}}
-	b, err := json.Marshal(rs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	m["apiVersion"], m["kind"] = "ray.io/v1", "RayService"
+	m := objectMap(t, "RayService", rs)
 	m["spec"].(map[string]any)["suspend"] = true // the plugin's API types predate RayService's own suspend
-	doc, _ := json.Marshal(m)
+	doc := mustJSON(t, m)
 	h.createJSON(doc)
 	h.WaitFor("the operator to say the RayService is Suspended", 60*time.Second, func() (bool, error) {
 		got, err := h.Ray.RayV1().RayServices(h.NS).Get(h.Ctx, "paused", metav1.GetOptions{})

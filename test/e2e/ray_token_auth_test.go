@@ -19,10 +19,9 @@ import (
 // spec.rayVersion to reach when authOptions.mode is token.
 const tokenRayVersion = "2.52.0"
 
-// withTokenAuth is obj (a RayCluster, or a RayService with the cluster spec at
-// spec.rayClusterConfig) on Ray 2.52.0 with authOptions {mode: token}, as the objects to create:
-// the plugin's KubeRay API types predate authOptions, so it is set on the object's JSON.
-func withTokenAuth(t *testing.T, kind string, obj any) []byte {
+// objectMap is obj (a typed KubeRay object) as the map of its JSON, with its kind: what a test
+// changes where the plugin's KubeRay API types predate a field.
+func objectMap(t *testing.T, kind string, obj any) map[string]any {
 	t.Helper()
 	b, err := json.Marshal(obj)
 	if err != nil {
@@ -33,16 +32,31 @@ func withTokenAuth(t *testing.T, kind string, obj any) []byte {
 		t.Fatal(err)
 	}
 	m["apiVersion"], m["kind"] = "ray.io/v1", kind
-	spec := m["spec"].(map[string]any)
-	if kind == "RayService" {
-		spec = spec["rayClusterConfig"].(map[string]any)
-	}
-	spec["authOptions"] = map[string]any{"mode": "token"}
+	return m
+}
+
+// mustJSON is m's JSON.
+func mustJSON(t *testing.T, m map[string]any) []byte {
+	t.Helper()
 	out, err := json.Marshal(m)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// withTokenAuth is obj (a RayCluster, or a RayService with the cluster spec at
+// spec.rayClusterConfig) with authOptions {mode: token}, as the object to create: the plugin's
+// KubeRay API types predate authOptions.
+func withTokenAuth(t *testing.T, kind string, obj any) []byte {
+	t.Helper()
+	m := objectMap(t, kind, obj)
+	spec := m["spec"].(map[string]any)
+	if kind == "RayService" {
+		spec = spec["rayClusterConfig"].(map[string]any)
+	}
+	spec["authOptions"] = map[string]any{"mode": "token"}
+	return mustJSON(t, m)
 }
 
 // onTokenRay sets spec's Ray version and every image to Ray 2.52.0.

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/go-logr/logr"
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -338,9 +339,13 @@ func nodeFit(p *corev1.Pod, nodes []corev1.Node) (bool, string) {
 		if n.Spec.Unschedulable {
 			taints = append(append([]corev1.Taint(nil), taints...), corev1.Taint{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule})
 		}
-		if t, untolerated := schedhelper.FindMatchingUntoleratedTaint(taints, p.Spec.Tolerations, func(t *corev1.Taint) bool {
+		// A toleration with operator Lt or Gt exists only where the API server's
+		// TaintTolerationComparisonOperators gate let it in, so it is judged as that gate judges it.
+		// The logger would only report a value that is no integer, which the toleration then
+		// does not tolerate anyway: nothing for doctor's output.
+		if t, untolerated := schedhelper.FindMatchingUntoleratedTaint(logr.Discard(), taints, p.Spec.Tolerations, func(t *corev1.Taint) bool {
 			return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
-		}); untolerated {
+		}, true); untolerated {
 			reasons[fmt.Sprintf("node(s) had untolerated taint {%s: %s}", t.Key, t.Value)]++
 			continue
 		}

@@ -115,6 +115,18 @@ func TestNodeFit(t *testing.T) {
 		{"taint tolerated", head(func(s *corev1.PodSpec) {
 			s.Tolerations = []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpExists}}
 		}), []corev1.Node{node("a", big, tainted)}, ""},
+		// Kubernetes 1.35's comparison operators (alpha gate TaintTolerationComparisonOperators):
+		// a numeric taint value tolerated when it is greater than the toleration's.
+		{"taint tolerated by Gt", head(func(s *corev1.PodSpec) {
+			s.Tolerations = []corev1.Toleration{{Key: "tier", Operator: corev1.TolerationOpGt, Value: "2"}}
+		}), []corev1.Node{node("a", big, func(n *corev1.Node) {
+			n.Spec.Taints = []corev1.Taint{{Key: "tier", Value: "3", Effect: corev1.TaintEffectNoSchedule}}
+		})}, ""},
+		{"taint not tolerated by Gt", head(func(s *corev1.PodSpec) {
+			s.Tolerations = []corev1.Toleration{{Key: "tier", Operator: corev1.TolerationOpGt, Value: "3"}}
+		}), []corev1.Node{node("a", big, func(n *corev1.Node) {
+			n.Spec.Taints = []corev1.Taint{{Key: "tier", Value: "3", Effect: corev1.TaintEffectNoSchedule}}
+		})}, "1 node(s) had untolerated taint {tier: 3}"},
 		{"cordoned", head(nil), []corev1.Node{node("a", big, func(n *corev1.Node) { n.Spec.Unschedulable = true })}, "node.kubernetes.io/unschedulable"},
 		{"selector", head(func(s *corev1.PodSpec) { s.NodeSelector = map[string]string{"pool": "gpu"} }), []corev1.Node{node("a", big, nil)},
 			"1 node(s) didn't match Pod's node affinity/selector"},

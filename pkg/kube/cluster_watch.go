@@ -38,7 +38,7 @@ func (c *Clients) RunClusterWatch(ctx, startup context.Context, w ClusterWatch) 
 	var wg sync.WaitGroup
 	start := func(lw *cache.ListWatch, obj runtime.Object, req Request, handle func(any, bool)) chan struct{} {
 		synced := make(chan struct{})
-		inf := cache.NewSharedIndexInformer(lw, obj, 0, cache.Indexers{})
+		inf := newInformer(lw, obj, cache.Indexers{})
 		_ = inf.SetTransform(stripManagedFields)
 		wg.Add(1)
 		go func() {

@@ -61,7 +61,7 @@ func (c *Clients) WatchReadyEndpoints(ctx context.Context, namespace, service, p
 	selector := discoveryv1.LabelServiceName + "=" + service
 	slices := c.Kube.DiscoveryV1().EndpointSlices(namespace)
 	lw := listWatch(slices.List, slices.Watch, Selected{Label: selector})
-	inf := cache.NewSharedIndexInformer(lw, &discoveryv1.EndpointSlice{}, 0, cache.Indexers{})
+	inf := newInformer(lw, &discoveryv1.EndpointSlice{}, cache.Indexers{})
 	_ = inf.SetTransform(stripManagedFields)
 	emit := func() {
 		var list []*discoveryv1.EndpointSlice

@@ -3,14 +3,20 @@ package kube
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/httpstream"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/remotecommand"
+	"k8s.io/client-go/transport/spdy"
 	utilexec "k8s.io/client-go/util/exec"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
@@ -36,7 +42,11 @@ func (c *Clients) TarDir(ctx context.Context, namespace, pod, container, dir str
 	req := c.Kube.CoreV1().RESTClient().Post().Resource("pods").Namespace(namespace).Name(pod).SubResource("exec").
 		VersionedParams(&corev1.PodExecOptions{Container: container, Command: []string{"tar", "cf", "-", "-C", dir, "."},
 			Stdout: true, Stderr: true}, scheme.ParameterCodec)
-	ex, err := remotecommand.NewSPDYExecutor(c.Config, http.MethodPost, req.URL())
+	rt, upgrader, err := spdy.RoundTripperFor(c.Config)
+	if err != nil {
+		return nil, false, fault.Errorf(fault.API, "cannot exec in pod %s/%s: %v", namespace, pod, err)
+	}
+	ex, err := remotecommand.NewSPDYExecutorForTransports(rt, statusUpgrader{upgrader}, http.MethodPost, req.URL())
 	if err != nil {
 		return nil, false, fault.Errorf(fault.API, "cannot exec in pod %s/%s: %v", namespace, pod, err)
 	}
@@ -73,6 +83,25 @@ func explainExec(err error, stderr, dir string, req Request) error {
 		return e
 	}
 	return fmt.Errorf("%v; the API server could not exec through the node's kubelet (a node with no kubelet, such as a virtual node, or one it cannot reach)", err)
+}
+
+// statusUpgrader keeps the API server's Status when it refuses the SPDY upgrade: client-go
+// v0.37's SPDY round tripper (k8s.io/streaming) words a refusal as text only ("unable to upgrade
+// connection: pods ... is forbidden"), where v0.34's returned the Status, which says whether
+// RBAC refused the exec.
+type statusUpgrader struct{ spdy.Upgrader }
+
+func (u statusUpgrader) NewConnection(resp *http.Response) (httpstream.Connection, error) {
+	if resp.StatusCode != http.StatusSwitchingProtocols && resp.Body != nil {
+		body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		_ = resp.Body.Close()
+		var st metav1.Status
+		if err == nil && json.Unmarshal(body, &st) == nil && st.Kind == "Status" && st.Status == metav1.StatusFailure {
+			return nil, &apierrors.StatusError{ErrStatus: st}
+		}
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	return u.Upgrader.NewConnection(resp)
 }
 
 // cappedBuffer keeps at most limit bytes; the write that reaches it calls full (which ends the

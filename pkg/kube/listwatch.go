@@ -36,6 +36,21 @@ func listWatch[L runtime.Object](list func(context.Context, metav1.ListOptions) 
 	}
 }
 
+// newInformer is an informer over lw that lists, then watches, as client-go did before v0.35.
+// Since v0.35 client-go's reflector first tries a watch-list (one WATCH with sendInitialEvents,
+// its WatchListClient gate on by default); that bypasses trimmedPages' paged, trimmed first LIST,
+// and a role with watch but not list would sync where the cluster's own LIST is refused. Saying
+// the ListWatch does not support watch-list semantics keeps the reflector on LIST then WATCH.
+func newInformer(lw *cache.ListWatch, obj runtime.Object, indexers cache.Indexers) cache.SharedIndexInformer {
+	return cache.NewSharedIndexInformer(listThenWatch{lw}, obj, 0, indexers)
+}
+
+// listThenWatch is a ListWatch the reflector never watch-lists with (client-go's
+// watchlist.DoesClientNotSupportWatchListSemantics).
+type listThenWatch struct{ *cache.ListWatch }
+
+func (listThenWatch) IsWatchListSemanticsUnSupported() bool { return true }
+
 // refusedWatch is a WATCH that RBAC refused. An informer's error handler hears the errors of its
 // LIST and of its WATCH alike; this one tells them apart, so that a role with list but not watch
 // is told to add watch (syncError), not the list it has.

@@ -9,9 +9,11 @@ import (
 	"strconv"
 	"sync"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/httpstream"
 	"k8s.io/client-go/tools/portforward"
 	"k8s.io/client-go/transport/spdy"
+	streamhttp "k8s.io/streaming/pkg/httpstream"
 )
 
 // Forward is one open port-forward to a pod's port through the API server (the same path as
@@ -52,6 +54,22 @@ type firstError struct {
 	httpstream.Dialer
 	mu  sync.Mutex
 	err error
+	// wsStatus is the API server's Status in the WebSocket attempt's refusal. Since client-go
+	// v0.37 the SPDY fallback's refusal is text only ("unable to upgrade connection: pods ... is
+	// forbidden"), so a refusal of both is explained from this one.
+	wsStatus *apierrors.StatusError
+}
+
+// typed is the error to explain: the last attempt's, or the WebSocket attempt's Status when the
+// last one carries none.
+func (d *firstError) typed() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var se apierrors.APIStatus
+	if d.err != nil && !errors.As(d.err, &se) && d.wsStatus != nil {
+		return d.wsStatus
+	}
+	return d.err
 }
 
 func (d *firstError) Dial(protocols ...string) (httpstream.Connection, string, error) {
@@ -79,9 +97,21 @@ func (c *Clients) PortForward(ctx context.Context, namespace, pod string, port i
 	if err != nil {
 		return nil, fmt.Errorf("cannot build a port-forward transport: %w", err)
 	}
-	dialer := &firstError{Dialer: portforward.NewFallbackDialer(wsDialer, spdyDialer, func(err error) bool {
-		return httpstream.IsUpgradeFailure(err) || httpstream.IsHTTPSProxyError(err)
-	})}
+	// Since client-go v0.37 the WebSocket dialer's refusals are k8s.io/streaming's
+	// UpgradeFailureError, which apimachinery's httpstream.IsUpgradeFailure does not know: asking
+	// it, an API server without WebSocket port-forward (before 1.30) would never be tried with
+	// SPDY. kubectl's port-forward asks streaming's, as here; the refusal's Status is kept.
+	dialer := &firstError{}
+	dialer.Dialer = portforward.NewFallbackDialer(wsDialer, spdyDialer, func(err error) bool {
+		var uf *streamhttp.UpgradeFailureError
+		var se *apierrors.StatusError
+		if errors.As(err, &uf) && errors.As(uf.Cause, &se) {
+			dialer.mu.Lock()
+			dialer.wsStatus = se
+			dialer.mu.Unlock()
+		}
+		return streamhttp.IsUpgradeFailure(err) || streamhttp.IsHTTPSProxyError(err)
+	})
 	keepForwardErrors()
 	f := &Forward{Pod: pod, stop: make(chan struct{}), done: make(chan struct{}), key: namespace + "/" + pod + ":" + strconv.Itoa(port)}
 	ready := make(chan struct{})
@@ -98,10 +128,7 @@ func (c *Clients) PortForward(ctx context.Context, namespace, pod string, port i
 	select {
 	case <-ready:
 	case <-f.done:
-		dialer.mu.Lock()
-		derr := dialer.err
-		dialer.mu.Unlock()
-		if derr != nil {
+		if derr := dialer.typed(); derr != nil {
 			return nil, explainForward(derr, req)
 		}
 		return nil, explainForward(f.err, req)

@@ -9,21 +9,23 @@ import (
 )
 
 // client-go's port-forwarder reports what went wrong on a connection (the pod's port has no
-// listener, the stream was reset) to utilruntime.HandleError, which prints it to stderr as
-// "Unhandled Error". A command's output must stay its own: those errors are kept here per pod,
+// listener, the stream was reset) to utilruntime's error handlers, which print it to stderr with
+// a stack of log fields. A command's output must stay its own: those errors are kept here per pod,
 // for the one that asks (Forward.LastError); errors copying a connection's bytes are dropped; every
 // other error goes to the handlers that were there before.
 
-// forwardErrorRE is client-go's wording (tools/portforward: handleConnection):
-// "an error occurred forwarding 42873 -> 8265: error forwarding port 8265 to pod NAME/NS, uid : why".
-var forwardErrorRE = regexp.MustCompile(`error occurred forwarding \d+ -> (\d+): error forwarding port \d+ to pod ([^/\s]+)/([^,\s]+), uid [^:]*: (.*)`)
+// forwardErrorRE is the pod end's wording (the kubelet's, or kwok's, port-forward server), which
+// client-go v0.37 (tools/portforward: handleConnection) passes on as the error itself, with the
+// message "An error occurred forwarding" and the ports as key/value pairs:
+// "error forwarding port 8265 to pod NAME/NS, uid : why".
+var forwardErrorRE = regexp.MustCompile(`^error forwarding port (\d+) to pod ([^/\s]+)/([^,\s]+), uid [^:]*: (.*)`)
 
-// copyErrorRE is client-go's wording when one side of a forwarded connection ends while the other
-// still copies: the pod's end closed ("no forward found for port 8265") while the request was
-// being written gives "error copying from local connection to remote stream: EOF" (CI). The
-// error names no pod, and the client of that connection (a dashboard request, a probe) gets the
-// failure on its own connection and reports it.
-var copyErrorRE = regexp.MustCompile(`^error copying from (local connection to remote stream|remote stream to local connection): `)
+// copyMsgRE is client-go's message when one side of a forwarded connection ends while the other
+// still copies; the error is the bare I/O error. The pod's end closed ("no forward found for port
+// 8265") while the request was being written gives "Error copying from local connection to
+// remote stream" with EOF (CI). It names no pod, and the client of that connection (a dashboard
+// request, a probe) gets the failure on its own connection and reports it.
+var copyMsgRE = regexp.MustCompile(`^Error copying from (local connection to remote stream|remote stream to local connection)$`)
 
 var forwardErrors = struct {
 	once sync.Once
@@ -43,7 +45,7 @@ func keepForwardErrors() {
 					forwardErrors.mu.Unlock()
 					return
 				}
-				if copyErrorRE.MatchString(err.Error()) {
+				if copyMsgRE.MatchString(msg) {
 					return
 				}
 			}

@@ -6,10 +6,11 @@ import (
 	"testing"
 
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/klog/v2"
 )
 
-// client-go's port-forward errors never reach the handlers before ours (which print "Unhandled
-// Error" to stderr): the pod end's words are kept for its Forward, copy errors are dropped, and
+// client-go's port-forward errors never reach the handlers before ours (which print them to
+// stderr): the pod end's words are kept for its Forward, copy errors are dropped, and
 // every other error still goes on.
 func TestForwardErrorsStayOffStderr(t *testing.T) {
 	var passed []string
@@ -20,14 +21,16 @@ func TestForwardErrorsStayOffStderr(t *testing.T) {
 	keepForwardErrors()
 	t.Cleanup(func() { utilruntime.ErrorHandlers = saved })
 
-	for _, msg := range []string{
-		// The wordings of client-go v0.34 tools/portforward handleConnection.
-		"an error occurred forwarding 42873 -> 8265: error forwarding port 8265 to pod demo-head/ns1, uid : no forward found for port 8265",
-		"error copying from local connection to remote stream: EOF",
-		"error copying from remote stream to local connection: read tcp 127.0.0.1:1->127.0.0.1:2: connection reset by peer",
-		"an informer's own error",
+	// The calls of client-go v0.37 tools/portforward handleConnection: the pod end's words as the
+	// error, client-go's own as the message.
+	logger := klog.Background()
+	for _, c := range []struct{ err, msg string }{
+		{"error forwarding port 8265 to pod demo-head/ns1, uid : no forward found for port 8265", "An error occurred forwarding"},
+		{"EOF", "Error copying from local connection to remote stream"},
+		{"read tcp 127.0.0.1:1->127.0.0.1:2: connection reset by peer", "Error copying from remote stream to local connection"},
+		{"an informer's own error", "Unhandled Error"},
 	} {
-		utilruntime.HandleError(errors.New(msg))
+		utilruntime.HandleErrorWithLogger(logger, errors.New(c.err), c.msg, "localPort", 42873, "remotePort", 8265)
 	}
 	if len(passed) != 1 || passed[0] != "an informer's own error" {
 		t.Errorf("passed on to the earlier handlers: %q, want only the informer's error", passed)

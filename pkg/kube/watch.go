@@ -18,7 +18,7 @@ import (
 func (c *Clients) WatchPods(ctx context.Context, namespace, selector string, handle func(*corev1.Pod)) error {
 	pods := c.Kube.CoreV1().Pods(namespace)
 	lw := listWatch(pods.List, pods.Watch, Selected{Label: selector})
-	inf := cache.NewSharedIndexInformer(lw, &corev1.Pod{}, 0, cache.Indexers{})
+	inf := newInformer(lw, &corev1.Pod{}, cache.Indexers{})
 	_ = inf.SetTransform(stripManagedFields)
 	req := Request{Verb: "watch", Resource: "pods", Namespace: namespace, Host: c.Host()}
 	return runInformer(ctx, inf, req, nil, func(obj any, deleted bool) {

@@ -33,8 +33,7 @@ func (h *ClusterInformers) addEvents() error {
 		h.eventsBlind = Explain(err, Request{Verb: "list", Resource: "events", Namespace: h.namespace, Host: h.c.Host()}).Error()
 		return nil
 	}
-	h.events = cache.NewSharedIndexInformer(listWatch(evs.List, evs.Watch, Selected{Field: h.shape.EventSelector}), &corev1.Event{}, 0,
-		cache.Indexers{byInvolvedCluster: h.eventClusterIndex})
+	h.events = newInformer(listWatch(evs.List, evs.Watch, Selected{Field: h.shape.EventSelector}), &corev1.Event{}, cache.Indexers{byInvolvedCluster: h.eventClusterIndex})
 	return nil
 }
 

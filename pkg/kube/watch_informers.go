@@ -66,8 +66,8 @@ func (c *Clients) NewClusterInformers(namespace string, withNodes bool, shape Ca
 	// Plain informers over list/watch functions rather than client-go's informer factories: the
 	// factories pull every API group's informers and listers into the binary.
 	pods, clusters := c.Kube.CoreV1().Pods(namespace), c.Ray.RayV1().RayClusters(namespace)
-	h.pods = cache.NewSharedIndexInformer(h.trimmedPages(listWatch(pods.List, pods.Watch, Selected{Label: ray.RayPodSelector})), &corev1.Pod{}, 0, cache.Indexers{})
-	h.clusters = cache.NewSharedIndexInformer(h.trimmedPages(listWatch(clusters.List, clusters.Watch, Selected{})), &rayv1.RayCluster{}, 0, cache.Indexers{})
+	h.pods = newInformer(h.trimmedPages(listWatch(pods.List, pods.Watch, Selected{Label: ray.RayPodSelector})), &corev1.Pod{}, cache.Indexers{})
+	h.clusters = newInformer(h.trimmedPages(listWatch(clusters.List, clusters.Watch, Selected{})), &rayv1.RayCluster{}, cache.Indexers{})
 	if err := h.pods.AddIndexers(cache.Indexers{byCluster: podClusterIndex, byNode: podNodeIndex}); err != nil {
 		return nil, err
 	}
@@ -76,7 +76,7 @@ func (c *Clients) NewClusterInformers(namespace string, withNodes bool, shape Ca
 	}
 	if withNodes {
 		nodes := c.Kube.CoreV1().Nodes()
-		h.nodes = cache.NewSharedIndexInformer(listWatch(nodes.List, nodes.Watch, Selected{}), &corev1.Node{}, 0, cache.Indexers{})
+		h.nodes = newInformer(listWatch(nodes.List, nodes.Watch, Selected{}), &corev1.Node{}, cache.Indexers{})
 	}
 
 	podKey := func(obj any) {

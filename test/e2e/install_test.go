@@ -220,7 +220,7 @@ func TestVersionThroughKubectlPluginDiscovery(t *testing.T) {
 		t.Fatalf("operators: %+v", info.Operators)
 	}
 	text := h.Kubectl("ray", "version")
-	want := "Client Version: v0.0.0-e2e\nServer Version: v1.34.3\nKubeRay Operator: v1.1.1 (kuberay-system/kuberay-operator)\n"
+	want := "Client Version: v0.0.0-e2e\nServer Version: " + sandbox.KubeVersion + "\nKubeRay Operator: v1.1.1 (kuberay-system/kuberay-operator)\n"
 	if text.Code != 0 || text.Stdout != want {
 		t.Fatalf("text output:\n%s\nwant stdout:\n%s", text, want)
 	}

@@ -19,11 +19,11 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
 )
 
-// TestRealNode runs on the sandbox's real node (a kubelet v1.34.3 on containerd and runc): the
-// evictions, OOM kills, crash loops, probes and graceful terminations here are the kubelet's own,
-// and nothing is played but Ray itself (the stand-in image, docs/sandbox.md). One machine runs one
-// real node, so the steps run in order: first on KubeRay v1.1.1, then on v1.6.0, each in a
-// sandbox of its own.
+// TestRealNode runs on the sandbox's real node (a kubelet of sandbox.KubeVersion on containerd and
+// runc): the evictions, OOM kills, crash loops, probes and graceful terminations here are the
+// kubelet's own, and nothing is played but Ray itself (the stand-in image, docs/sandbox.md). One
+// machine runs one real node, so the steps run in order: first on KubeRay v1.1.1, then on v1.6.0,
+// each in a sandbox of its own.
 func TestRealNode(t *testing.T) {
 	t.Parallel()
 	t.Run("kuberay-v111", func(t *testing.T) {

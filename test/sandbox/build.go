@@ -147,7 +147,7 @@ func since(t time.Time) time.Duration { return time.Since(t).Round(time.Second) 
 var kubeVersionFlags = []string{
 	"-X k8s.io/component-base/version.gitVersion=" + KubeVersion,
 	"-X k8s.io/component-base/version.gitMajor=1",
-	"-X k8s.io/component-base/version.gitMinor=34",
+	"-X k8s.io/component-base/version.gitMinor=" + strings.Split(KubeVersion, ".")[1],
 	"-X k8s.io/component-base/version.gitTreeState=clean",
 }
 

@@ -19,8 +19,8 @@ import (
 
 // Pinned versions of everything the sandbox runs.
 const (
-	EtcdVersion       = "v3.6.16"
-	KubeVersion       = "v1.34.3"
+	EtcdVersion       = "v3.7.3"
+	KubeVersion       = "v1.37.2"
 	KwokVersion       = "v0.8.0"
 	OperatorV111      = "v1.1.1" // has the evicted-head bug (kuberay #2125)
 	OperatorV150      = "v1.5.0" // fixed since v1.2.0 (kuberay PR #2217)

@@ -16,7 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 )
 
-// The real node: a kubelet (v1.34.3, built from the control plane's wrapper module) on containerd
+// The real node: a kubelet (KubeVersion, built from the control plane's wrapper module) on containerd
 // and runc, running real containers beside the kwok nodes (docs/sandbox.md, real-node.md).
 const (
 	// RealNodeName is its Node.

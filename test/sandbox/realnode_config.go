@@ -124,6 +124,9 @@ func (p realNodePaths) kubeletYAML(port, healthzPort int) string {
 		"authentication: {anonymous: {enabled: true}, webhook: {enabled: false}}",
 		"authorization: {mode: AlwaysAllow}",
 		"cgroupDriver: cgroupfs",
+		// This kind of machine has cgroup v1 (hybrid); since Kubernetes 1.35 the kubelet refuses
+		// to start on it unless told not to (KEP-5573, the removal of cgroup v1 support).
+		"failCgroupV1: false",
 		"containerRuntimeEndpoint: unix://" + ContainerdSocket,
 		"clusterDNS: [127.0.0.1]",
 		"clusterDomain: " + ClusterDomain,

@@ -42,7 +42,7 @@ func TestRealNodeConfigs(t *testing.T) {
 	}
 	kl := read(p.kubeletConfig())
 	for _, want := range []string{"address: 127.0.0.1\n", "port: 10250\n", "makeIPTablesUtilChains: false", "clusterDNS: [127.0.0.1]",
-		"nodefs.available: 300Mi", "evictionPressureTransitionPeriod: 30s", "imageMinimumGCAge: 720h", "cgroupDriver: cgroupfs"} {
+		"nodefs.available: 300Mi", "evictionPressureTransitionPeriod: 30s", "imageMinimumGCAge: 720h", "cgroupDriver: cgroupfs", "failCgroupV1: false"} {
 		if !strings.Contains(kl, want) {
 			t.Errorf("kubelet.yaml lacks %q", want)
 		}

@@ -199,6 +199,12 @@ func (sb *Sandbox) apiserverArgs() []string {
 		"--service-account-key-file", filepath.Join(pki, "sa.pub"),
 		"--service-account-signing-key-file", filepath.Join(pki, "sa.key"),
 		"--service-cluster-ip-range=10.96.0.0/16",
+		// The advertise address is loopback, which Endpoints never hold: 1.34's lease reconciler
+		// failed to write the kubernetes Service's Endpoints every 10 s ("may not be in the
+		// loopback range"), and 1.37 refuses to start with it. Nothing here reaches the API
+		// server through that Service (the chart's test sets KUBERNETES_SERVICE_HOST), so it
+		// has no endpoints, as before.
+		"--endpoint-reconciler-type=none",
 		// Port-forward and logs go to the node's kubelet port, which kwok serves on loopback.
 		"--kubelet-preferred-address-types=InternalIP",
 	}

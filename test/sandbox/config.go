@@ -66,6 +66,9 @@ type Config struct {
 	// kwok nodes: real containers, real evictions and OOM kills (realnode.go). Up fails with an
 	// error wrapping ErrNoRealNode where this machine cannot run it, saying why in one line.
 	RealNode bool
+	// OperatorFeatureGates is the operator's --feature-gates ("" leaves its defaults): KubeRay
+	// v1.7.0's NetworkPolicy controller, say, runs only with RayClusterNetworkPolicy=true.
+	OperatorFeatureGates string
 }
 
 // DefaultCache is $KUBECTL_RAY_SANDBOX_CACHE, else ~/.cache/kubectl-ray/sandbox: outside the

@@ -300,6 +300,7 @@ func readerRules(withNodes bool) []rbacv1.PolicyRule {
 		{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: []string{"get", "list", "watch"}},
 		{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: []string{"get", "list", "watch"}},
 		{APIGroups: []string{"policy"}, Resources: []string{"poddisruptionbudgets"}, Verbs: []string{"get", "list", "watch"}},
+		{APIGroups: []string{"networking.k8s.io"}, Resources: []string{"networkpolicies"}, Verbs: []string{"get", "list", "watch"}},
 	}
 }
 
@@ -434,11 +435,14 @@ func (sb *Sandbox) startOperator(ctx context.Context) error {
 		// Service) go through it: Go's proxy rules exempt loopback IPs and localhost.
 		env = []string{"HTTP_PROXY=" + sb.state.ServiceProxy, "http_proxy=" + sb.state.ServiceProxy}
 	}
-	proc, err := sb.startEnv("kuberay-operator", env, sb.cfg.operatorBin(v),
-		"--kubeconfig", sb.cfg.Kubeconfig(),
+	args := []string{"--kubeconfig", sb.cfg.Kubeconfig(),
 		"--enable-leader-election=false",
-		"--metrics-addr", "127.0.0.1:"+strconv.Itoa(p["operator-metrics"]),
-		"--health-probe-bind-address", "127.0.0.1:"+strconv.Itoa(p["operator-health"]))
+		"--metrics-addr", "127.0.0.1:" + strconv.Itoa(p["operator-metrics"]),
+		"--health-probe-bind-address", "127.0.0.1:" + strconv.Itoa(p["operator-health"])}
+	if g := sb.cfg.OperatorFeatureGates; g != "" {
+		args = append(args, "--feature-gates", g)
+	}
+	proc, err := sb.startEnv("kuberay-operator", env, sb.cfg.operatorBin(v), args...)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -33,13 +34,14 @@ type Source interface {
 
 // Collected is what the reads beyond the snapshot brought back.
 type Collected struct {
-	Services       []corev1.Service
-	EndpointSlices []discoveryv1.EndpointSlice
-	Jobs           []batchv1.Job
-	PDBs           []policyv1.PodDisruptionBudget
-	Events         []corev1.Event
-	OperatorPods   []corev1.Pod
-	Logs           map[artifact.LogRequest][]byte
+	Services        []corev1.Service
+	EndpointSlices  []discoveryv1.EndpointSlice
+	Jobs            []batchv1.Job
+	PDBs            []policyv1.PodDisruptionBudget
+	NetworkPolicies []networkingv1.NetworkPolicy
+	Events          []corev1.Event
+	OperatorPods    []corev1.Pod
+	Logs            map[artifact.LogRequest][]byte
 	// OperatorLogs: each operator container's log, cut to the lines that name a picked object.
 	OperatorLogs map[artifact.LogRequest][]byte
 	// RayLogs: each head's Ray log files.
@@ -130,6 +132,7 @@ func Collect(ctx context.Context, src Source, p Plan, o CollectOptions) Collecte
 	out.EndpointSlices = keepSlices(out.Services, append(slices, p.known.slices...))
 	out.Jobs = keepJobs(p, append(jobs, p.known.jobs...))
 	out.PDBs = keepPDBs(p, p.known.pdbs)
+	out.NetworkPolicies = keepNetworkPolicies(p, p.known.policies)
 	out.OperatorPods = opPods
 	about := eventSubjects(p, out)
 	var events []corev1.Event

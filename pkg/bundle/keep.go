@@ -4,6 +4,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -13,7 +14,7 @@ import (
 )
 
 // What the extra LISTs return is more than the bundle's: a namespace's other clusters, Jobs that
-// are not a RayJob's, PodDisruptionBudgets of other pods, Events about anything. These pure
+// are not a RayJob's, PodDisruptionBudgets and NetworkPolicies of other pods, Events about anything. These pure
 // filters keep what belongs to the plan.
 
 // picked is the plan's objects by UID and its clusters by namespace/name.
@@ -101,18 +102,34 @@ func keepPDBs(p Plan, all []policyv1.PodDisruptionBudget) []policyv1.PodDisrupti
 	var out []policyv1.PodDisruptionBudget
 	for i := range all {
 		b := &all[i]
-		sel, err := metav1.LabelSelectorAsSelector(b.Spec.Selector)
-		if err != nil || sel.Empty() {
-			continue
-		}
-		for _, pod := range p.Pods {
-			if pod.Namespace == b.Namespace && sel.Matches(labels.Set(pod.Labels)) {
-				out = append(out, *b)
-				break
-			}
+		if sel, err := metav1.LabelSelectorAsSelector(b.Spec.Selector); err == nil && !sel.Empty() && selectsPlanPod(p, b.Namespace, sel) {
+			out = append(out, *b)
 		}
 	}
 	return out
+}
+
+// keepNetworkPolicies keeps the NetworkPolicies that select one of the plan's pods (an empty
+// selector selects every pod of its namespace).
+func keepNetworkPolicies(p Plan, all []networkingv1.NetworkPolicy) []networkingv1.NetworkPolicy {
+	var out []networkingv1.NetworkPolicy
+	for i := range all {
+		np := &all[i]
+		if sel, err := metav1.LabelSelectorAsSelector(&np.Spec.PodSelector); err == nil && selectsPlanPod(p, np.Namespace, sel) {
+			out = append(out, *np)
+		}
+	}
+	return out
+}
+
+// selectsPlanPod says whether sel, in namespace, selects one of the plan's pods.
+func selectsPlanPod(p Plan, namespace string, sel labels.Selector) bool {
+	for _, pod := range p.Pods {
+		if pod.Namespace == namespace && sel.Matches(labels.Set(pod.Labels)) {
+			return true
+		}
+	}
+	return false
 }
 
 // eventSubjects says whether an Event is about one of the bundle's objects: by UID, or by kind,
@@ -146,6 +163,9 @@ func eventSubjects(p Plan, c Collected) func(*corev1.Event) bool {
 	}
 	for i := range c.PDBs {
 		add("PodDisruptionBudget", &c.PDBs[i].ObjectMeta)
+	}
+	for i := range c.NetworkPolicies {
+		add("NetworkPolicy", &c.NetworkPolicies[i].ObjectMeta)
 	}
 	return func(e *corev1.Event) bool {
 		o := e.InvolvedObject

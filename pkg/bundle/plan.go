@@ -11,6 +11,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/artifact"
@@ -50,6 +51,7 @@ type known struct {
 	slices   []discoveryv1.EndpointSlice
 	jobs     []batchv1.Job
 	pdbs     []policyv1.PodDisruptionBudget
+	policies []networkingv1.NetworkPolicy
 }
 
 // RayLogsDir is where Ray writes its own log files in a pod: the session directory of ray start's
@@ -184,7 +186,7 @@ func MakePlan(s *state.Snapshot, t *diagnose.Target, o PlanOptions) Plan {
 		}
 	}
 	p.Namespaces = namespacesOf(p)
-	p.known = known{services: s.Serve, slices: s.ServeEndpoints, jobs: s.CleanupJobs, pdbs: s.PDBs}
+	p.known = known{services: s.Serve, slices: s.ServeEndpoints, jobs: s.CleanupJobs, pdbs: s.PDBs, policies: s.NetworkPolicies}
 	return p
 }
 

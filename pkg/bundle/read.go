@@ -207,6 +207,8 @@ func addFile(s *state.Snapshot, rel string, data []byte) error {
 		}
 	case "poddisruptionbudgets":
 		return decodeInto(data, &s.PDBs)
+	case "networkpolicies":
+		return decodeInto(data, &s.NetworkPolicies)
 	case "jobs":
 		var j batchv1.Job
 		if err := yaml.Unmarshal(data, &j); err != nil {

@@ -77,6 +77,10 @@ func Render(s *state.Snapshot, p Plan, c Collected, st *Stream) Contents {
 		o := &c.PDBs[i]
 		r.object(nsPath(o.Namespace, "poddisruptionbudgets", o.Name), "PodDisruptionBudget covering Ray pods", "policy/v1", "PodDisruptionBudget", o)
 	}
+	for i := range c.NetworkPolicies {
+		o := &c.NetworkPolicies[i]
+		r.object(nsPath(o.Namespace, "networkpolicies", o.Name), "NetworkPolicy selecting Ray pods", "networking.k8s.io/v1", "NetworkPolicy", o)
+	}
 	r.events(c.Events)
 	for _, n := range p.Nodes {
 		r.object(nodePath(n.Name), nodeAbout, "v1", "Node", nodeView(n))

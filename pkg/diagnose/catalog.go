@@ -61,6 +61,7 @@ var Catalog = []RuleInfo{
 	{RuleContainerNeverRestarted, SeverityError, "cluster", "", "a container of a live Ray pod failed and its pod will never run it again", "container-never-restarted-error"},
 	{RuleWorkersOutsideSpec, SeverityWarning, "cluster", "", "worker pods of a group the spec no longer names, which the operator never manages again", "workers-outside-spec-warning"},
 	{RuleBudgetNeverAllows, SeverityWarning, "cluster", "poddisruptionbudgets", "a PodDisruptionBudget over Ray pods can never allow an eviction (maxUnavailable 0, or one the disruption controller cannot compute), so node drains hang", "budget-never-allows-warning"},
+	{RuleNetworkPolicyBlocksDNS, SeverityError, "cluster", "networkpolicies", "a NetworkPolicy isolates Ray workers' egress without letting DNS through, so they never reach their head", "network-policy-blocks-dns-error"},
 	// A document's text (doctor -f): the manifest reader fires these, with fixtures in
 	// pkg/manifest/testdata/rules.
 	{RuleManifestUnknownField, SeverityInfo, "manifest", "", "a document sets a field this doctor's KubeRay API does not have: a typo, or a newer operator's field", "manifest-unknown-field-info"},

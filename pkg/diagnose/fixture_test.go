@@ -175,6 +175,8 @@ func loadFixture(t *testing.T, name string) fixture {
 			err = decodeAppend(o.raw, &s.CleanupJobs, !blind["jobs"])
 		case "PodDisruptionBudget":
 			err = decodeAppend(o.raw, &s.PDBs, !blind["poddisruptionbudgets"])
+		case "NetworkPolicy":
+			err = decodeAppend(o.raw, &s.NetworkPolicies, !blind["networkpolicies"])
 		case "RayDashboard":
 			err = appendRayView(o.raw, s)
 		case "ResourceQuota", "LimitRange":

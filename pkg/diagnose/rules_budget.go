@@ -60,7 +60,7 @@ func budgetNeverAllows(ix *index, c *clusterView) []Finding {
 		var covered []string
 		var why string
 		if ix.opts.SpecOnly {
-			covered = groupsSelected(rc.Name, c, sel)
+			covered = groupsSelected(c, sel)
 			if shape := budgetShapeUncomputable(pdb); shape != "" {
 				why = "its " + shape + " cannot be computed over Ray pods: their owner, a RayCluster, has no scale subresource, so the disruption controller will mark it SyncFailed and allow no eviction"
 			}
@@ -109,25 +109,40 @@ func podsSelected(c *clusterView, sel labels.Selector) []string {
 	return out
 }
 
-// groupsSelected are the groups (the head's "headgroup" included) whose pods sel would select, by
-// the labels KubeRay puts on every Ray pod over those of the group's template.
-func groupsSelected(cluster string, c *clusterView, sel labels.Selector) []string {
+// groupsSelected are the groups (the head's "headgroup" included) whose pods sel would select.
+func groupsSelected(c *clusterView, sel labels.Selector) []string {
 	var out []string
-	match := func(group, nodeType string, template map[string]string) {
+	for _, g := range groupPodLabels(c) {
+		if sel.Matches(g.labels) {
+			out = append(out, g.group)
+		}
+	}
+	return out
+}
+
+// groupLabels are the labels of a group's pods before any exists.
+type groupLabels struct {
+	group, nodeType string
+	labels          labels.Set
+}
+
+// groupPodLabels are the labels KubeRay puts on each group's pods (the head's "headgroup"
+// first), over those of the group's template: what a selector read from a file is judged by.
+func groupPodLabels(c *clusterView) []groupLabels {
+	cluster := c.rc.Name
+	of := func(group, nodeType string, template map[string]string) groupLabels {
 		l := labels.Set{}
 		for k, v := range template {
 			l[k] = v
 		}
 		l[ray.LabelCluster], l[ray.LabelGroup], l[ray.LabelNodeType], l[ray.LabelIsRayNode] = cluster, group, nodeType, "yes"
-		l["app.kubernetes.io/name"], l["app.kubernetes.io/created-by"] = "kuberay", "kuberay-operator"
-		if sel.Matches(l) {
-			out = append(out, group)
-		}
+		l["app.kubernetes.io/name"], l[ray.LabelCreatedBy] = "kuberay", ray.ComponentKubeRay
+		return groupLabels{group, nodeType, l}
 	}
-	match("headgroup", "head", c.rc.Spec.HeadGroupSpec.Template.Labels)
+	out := []groupLabels{of("headgroup", ray.NodeTypeHead, c.rc.Spec.HeadGroupSpec.Template.Labels)}
 	for i := range c.rc.Spec.WorkerGroupSpecs {
 		g := &c.rc.Spec.WorkerGroupSpecs[i]
-		match(g.GroupName, "worker", g.Template.Labels)
+		out = append(out, of(g.GroupName, ray.NodeTypeWorker, g.Template.Labels))
 	}
 	return out
 }

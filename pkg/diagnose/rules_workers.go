@@ -36,12 +36,12 @@ func workersNotReady(ix *index, c *clusterView) []Finding {
 	for _, w := range c.workers {
 		// Leaving, finished, or not started yet: a Pending worker waits for a node or an image (a
 		// capacity matter, often an autoscaler at work), not for the head. A stale worker is
-		// workers-stale's, a crash-looping one worker-crashloop's: one finding, with the remedy
-		// that fits it.
+		// workers-stale's, a crash-looping one worker-crashloop's, one whose egress is isolated
+		// without DNS network-policy-blocks-dns': one finding, with the remedy that fits it.
 		if !ray.Live(w) || w.Status.Phase == corev1.PodPending || slices.Contains(stale, w) {
 			continue
 		}
-		if _, looping := crashLooping(ix, w.Status.ContainerStatuses); looping {
+		if _, looping := crashLooping(ix, w.Status.ContainerStatuses); looping || dnsBlocked(ix, w) {
 			continue
 		}
 		live++

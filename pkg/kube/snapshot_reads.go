@@ -7,6 +7,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -64,6 +65,12 @@ func (c *Clients) ListJobs(ctx context.Context, namespace, selector string, each
 // their selectors.
 func (c *Clients) ListBudgets(ctx context.Context, namespace string) ([]policyv1.PodDisruptionBudget, error) {
 	return ListAll(ctx, "", pagesOf(c.Kube.PolicyV1().PodDisruptionBudgets(namespace).List, func(l *policyv1.PodDisruptionBudgetList) []policyv1.PodDisruptionBudget { return l.Items }, nil))
+}
+
+// ListNetworkPolicies lists the NetworkPolicies of namespace, all of them: the policy that
+// isolates a Ray pod may select it by any label, or by none (a namespace's default deny).
+func (c *Clients) ListNetworkPolicies(ctx context.Context, namespace string) ([]networkingv1.NetworkPolicy, error) {
+	return ListAll(ctx, "", pagesOf(c.Kube.NetworkingV1().NetworkPolicies(namespace).List, func(l *networkingv1.NetworkPolicyList) []networkingv1.NetworkPolicy { return l.Items }, nil))
 }
 
 // ListEventsSelected lists the Events of namespace selected by field (fieldSelector), keeping of

@@ -11,6 +11,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
@@ -47,7 +48,7 @@ const serveServiceSelector = ray.LabelServe
 
 // FromAPI reads everything doctor looks at with one paged LIST per kind, run concurrently:
 // RayClusters, RayServices, RayJobs, Ray pods, nodes, serve Services and their EndpointSlices,
-// KubeRay's Redis cleanup Jobs, Deployments (to find the operator), PodDisruptionBudgets, the Events about RayClusters
+// KubeRay's Redis cleanup Jobs, Deployments (to find the operator), PodDisruptionBudgets, NetworkPolicies, the Events about RayClusters
 // and the operator's Warnings about RayJobs and RayServices, and the submitter pods of running
 // RayJobs. Nothing is read per object. RayClusters and pods are required: a refusal is an error.
 // The rest only sharpen the diagnosis: a refusal is recorded in Snapshot.Blind and doctor goes on.
@@ -75,6 +76,8 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*state.Snapshot, er
 		warnings                               []corev1.Event
 		budgets                                []policyv1.PodDisruptionBudget
 		errBudgets                             error
+		policies                               []networkingv1.NetworkPolicy
+		errPolicies                            error
 		jobSecrets, submitterSecrets           = redact.Set{}, redact.Set{}
 		// Pods and RayClusters are trimmed page by page (see state.TrimPod); each goroutine
 		// keeps the secrets of what it dropped in a set of its own.
@@ -125,6 +128,7 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*state.Snapshot, er
 	})
 	run(func() { deploys, errDeploys = c.ListDeployments(ctx, "") })
 	run(func() { budgets, errBudgets = c.ListBudgets(ctx, ns) })
+	run(func() { policies, errPolicies = c.ListNetworkPolicies(ctx, ns) })
 	run(func() { events, errEvents = headEvents(ctx, c, ns, q.Reads.KeepEvent) })
 	run(func() { warnings, errWarnings = operatorWarnings(ctx, c, ns, q.Reads.KeepWarning) })
 	wg.Wait()
@@ -157,6 +161,7 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*state.Snapshot, er
 		{errCleanupJobs, kube.Request{Verb: "list", Resource: "jobs.batch", Namespace: ns}, func() { s.CleanupJobs = cleanupJobs }, ""},
 		{errSubmitters, kube.Request{Verb: "list", Resource: "pods", Namespace: ns}, func() { s.SubmitterPods = submitters }, "submitter pods"},
 		{errBudgets, kube.Request{Verb: "list", Resource: "poddisruptionbudgets.policy", Namespace: ns}, func() { s.PDBs = budgets }, ""},
+		{errPolicies, kube.Request{Verb: "list", Resource: "networkpolicies.networking.k8s.io", Namespace: ns}, func() { s.NetworkPolicies = policies }, ""},
 	}
 	for _, o := range optional {
 		if o.err == nil {

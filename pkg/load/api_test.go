@@ -108,7 +108,7 @@ func TestFromAPIOneListPerKind(t *testing.T) {
 	if _, ok := s.Secrets["job-secret-pw"]; !ok {
 		t.Errorf("the cleanup Job's Redis password is not known to the redactor")
 	}
-	for _, r := range []string{"rayclusters", "rayservices", "rayjobs", "pods", "nodes", "services", "endpointslices", "jobs", "deployments", "poddisruptionbudgets"} {
+	for _, r := range []string{"rayclusters", "rayservices", "rayjobs", "pods", "nodes", "services", "endpointslices", "jobs", "deployments", "poddisruptionbudgets", "networkpolicies"} {
 		if lists[r] != 1 {
 			t.Errorf("%d LISTs of %s, want 1", lists[r], r)
 		}
@@ -117,7 +117,7 @@ func TestFromAPIOneListPerKind(t *testing.T) {
 	if lists["events"] != 2 {
 		t.Errorf("%d LISTs of events, want 2", lists["events"])
 	}
-	if len(lists) != 11 {
+	if len(lists) != 12 {
 		t.Errorf("lists = %v", lists)
 	}
 }

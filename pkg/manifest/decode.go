@@ -64,6 +64,11 @@ func decode(n node) (*decoded, string, error) {
 		return nil, "", &FileError{File: n.file, Line: n.line, Msg: "cannot decode " + kind + ": " + err.Error()}
 	}
 	d.notes = stringifyStartParams(d.doc, generic)
+	np, err := networkPolicyOf(kind, generic)
+	if err != nil {
+		return nil, "", &FileError{File: n.file, Line: n.line, Msg: kind + " " + d.doc.Name + " does not decode: " + clusterSpecPath[kind] + ".networkPolicy: " + strings.TrimPrefix(err.Error(), "json: ")}
+	}
+	d.doc.NetworkPolicy = np
 	data, err := json.Marshal(generic)
 	if err != nil {
 		return nil, "", &FileError{File: n.file, Line: n.line, Msg: "cannot decode " + kind + ": " + err.Error()}
@@ -180,6 +185,20 @@ func lookupMap(obj map[string]any, path string) map[string]any {
 		cur = next
 	}
 	return cur
+}
+
+// networkPolicyOf reads the cluster spec's networkPolicy of a document of kind, nil when unset.
+func networkPolicyOf(kind string, obj map[string]any) (*ray.NetworkPolicyConfig, error) {
+	raw := lookupMap(obj, clusterSpecPath[kind]+".networkPolicy")
+	if raw == nil {
+		return nil, nil
+	}
+	data, err := json.Marshal(raw)
+	if err != nil {
+		return nil, err
+	}
+	np := &ray.NetworkPolicyConfig{}
+	return np, json.Unmarshal(data, np)
 }
 
 // setName names an object whose document has only a generateName.

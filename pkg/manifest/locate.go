@@ -47,6 +47,12 @@ func (s *Set) documentOf(f *diagnose.Finding) *Document {
 				return b.doc
 			}
 		}
+	case f.Object.Kind == "NetworkPolicy":
+		for _, p := range s.policies {
+			if p.doc.Name == f.Object.Name && (p.doc.Namespace == f.Object.Namespace || p.doc.Namespace == "" && s.namespace == f.Object.Namespace) {
+				return p.doc
+			}
+		}
 	}
 	if d := s.made[f.Cluster.Namespace+"/"+f.Cluster.Name]; d != nil {
 		return d

@@ -7,6 +7,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // The rules about a document's text, which only the reader sees: the typed objects no longer
@@ -26,7 +27,10 @@ type Document struct {
 	// Undecoded are the fields of the document the typed object does not hold (those KubeRay
 	// APITypesVersion's types lack), as paths: what is judged of the typed object misses them.
 	Undecoded []string
-	root      *yaml.Node
+	// NetworkPolicy is its cluster spec's networkPolicy (KubeRay v1.7.0), which the typed object
+	// cannot hold: Snapshot adds the policies KubeRay would make of it.
+	NetworkPolicy *ray.NetworkPolicyConfig
+	root          *yaml.Node
 }
 
 // Note is what the reader saw in a document's text that the typed object cannot show: a field
@@ -59,6 +63,8 @@ type Set struct {
 	// budgets are the PodDisruptionBudget documents: not Ray documents, but budget-never-allows
 	// judges their shape against the Ray documents' pods.
 	budgets []budgetDoc
+	// policies are the NetworkPolicy documents, which network-policy-blocks-dns judges the same way.
+	policies []policyDoc
 
 	// made maps the RayClusters Snapshot made of RayService and RayJob documents to them, and
 	// namespace is where Snapshot put the documents that name none.
@@ -71,6 +77,7 @@ type Set struct {
 func (s *Set) addAll(nodes []node) error {
 	var ds []*decoded
 	var budgets []budgetDoc
+	var policies []policyDoc
 	skipped := map[string]int{}
 	for _, n := range nodes {
 		d, other, err := decode(n)
@@ -83,6 +90,12 @@ func (s *Set) addAll(nodes []node) error {
 			budgets = append(budgets, b)
 			continue
 		}
+		if p, ok, err := decodeNetworkPolicy(n, other); err != nil {
+			return err
+		} else if ok {
+			policies = append(policies, p)
+			continue
+		}
 		if d == nil {
 			skipped[other]++
 			continue
@@ -93,6 +106,7 @@ func (s *Set) addAll(nodes []node) error {
 		s.Skipped[k] += n
 	}
 	s.budgets = append(s.budgets, budgets...)
+	s.policies = append(s.policies, policies...)
 	if s.docOf == nil {
 		s.docOf = map[any]*Document{}
 	}

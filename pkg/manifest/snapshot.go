@@ -6,6 +6,7 @@ import (
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
 	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
@@ -31,6 +32,7 @@ func (s *Set) Snapshot(namespace string, now time.Time) *state.Snapshot {
 		taken[c.Namespace+"/"+c.Name] = true
 		snap.Secrets.AddClusterSpec(&c.Spec)
 		snap.Clusters = append(snap.Clusters, c)
+		snap.NetworkPolicies = append(snap.NetworkPolicies, ray.NetworkPoliciesKubeRayMakes(&c, s.docOf[rc].NetworkPolicy)...)
 	}
 	owned := func(d *Document, spec *rayv1.RayClusterSpec) {
 		name := d.Name
@@ -47,6 +49,7 @@ func (s *Set) Snapshot(namespace string, now time.Time) *state.Snapshot {
 		s.made[c.Namespace+"/"+c.Name] = d
 		snap.Secrets.AddClusterSpec(&c.Spec)
 		snap.Clusters = append(snap.Clusters, c)
+		snap.NetworkPolicies = append(snap.NetworkPolicies, ray.NetworkPoliciesKubeRayMakes(&c, d.NetworkPolicy)...)
 	}
 	for _, rs := range s.services {
 		v := *rs.DeepCopy()
@@ -72,6 +75,11 @@ func (s *Set) Snapshot(namespace string, now time.Time) *state.Snapshot {
 		pdb := *b.pdb.DeepCopy()
 		pdb.Namespace = ns(b.doc)
 		snap.PDBs = append(snap.PDBs, pdb)
+	}
+	for _, p := range s.policies {
+		np := *p.policy.DeepCopy()
+		np.Namespace = ns(p.doc)
+		snap.NetworkPolicies = append(snap.NetworkPolicies, np)
 	}
 	s.namespace = namespace
 	return snap

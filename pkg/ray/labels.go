@@ -13,6 +13,11 @@ const (
 	// that Service sends traffic to.
 	LabelServe = "ray.io/serve"
 
+	// LabelCreatedBy, set to ComponentKubeRay, is on what KubeRay creates beside pods and Services
+	// (its NetworkPolicies since v1.7.0).
+	LabelCreatedBy   = "app.kubernetes.io/created-by"
+	ComponentKubeRay = "kuberay-operator"
+
 	NodeTypeHead   = "head"
 	NodeTypeWorker = "worker"
 

@@ -18,6 +18,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/rayapi"
@@ -50,6 +51,10 @@ type Snapshot struct {
 	// PDBs are the PodDisruptionBudgets of the namespaces read (they carry no label to select
 	// them by), when they could be listed; doctor -f reads those of its documents.
 	PDBs []policyv1.PodDisruptionBudget
+	// NetworkPolicies are the NetworkPolicies of the namespaces read, when they could be listed
+	// (all of them: a namespace's default deny selects every pod, by no label); doctor -f has
+	// those of its documents and those KubeRay would make of a RayCluster's spec.networkPolicy.
+	NetworkPolicies []networkingv1.NetworkPolicy
 
 	// Secrets holds the secret values of specs the loader trimmed away (TrimPod, TrimCluster),
 	// so that the redactor still knows them.

@@ -311,9 +311,11 @@ func (l *lazySandbox) get(t *testing.T) *sandbox.Sandbox {
 // RayService tests only: the shared v1.1.1 sandbox's tests play the RayService controller's part
 // themselves, and with a pod network the real one would act as well.
 var (
-	v150      = &lazySandbox{what: "KubeRay v1.5.0", cfg: sandbox.Config{Dir: "sandbox-v1.5.0", Operator: sandbox.OperatorV150, ServeNetwork: true}}
-	v160      = &lazySandbox{what: "KubeRay v1.6.0", cfg: sandbox.Config{Dir: "sandbox-v1.6.0", Operator: sandbox.OperatorV160, ServeNetwork: true}}
-	v170      = &lazySandbox{what: "KubeRay v1.7.0", cfg: sandbox.Config{Dir: "sandbox-v1.7.0", Operator: sandbox.OperatorV170, ServeNetwork: true}}
+	v150 = &lazySandbox{what: "KubeRay v1.5.0", cfg: sandbox.Config{Dir: "sandbox-v1.5.0", Operator: sandbox.OperatorV150, ServeNetwork: true}}
+	v160 = &lazySandbox{what: "KubeRay v1.6.0", cfg: sandbox.Config{Dir: "sandbox-v1.6.0", Operator: sandbox.OperatorV160, ServeNetwork: true}}
+	v170 = &lazySandbox{what: "KubeRay v1.7.0", cfg: sandbox.Config{Dir: "sandbox-v1.7.0", Operator: sandbox.OperatorV170, ServeNetwork: true,
+		// Its NetworkPolicy controller (alpha, off by default): the matrix's network-policy-dns case.
+		OperatorFeatureGates: "RayClusterNetworkPolicy=true"}}
 	v111Serve = &lazySandbox{what: "KubeRay v1.1.1 ServeNetwork", cfg: sandbox.Config{Dir: "sandbox-v1.1.1-serve", Operator: sandbox.OperatorV111, ServeNetwork: true}}
 )
 

@@ -176,6 +176,41 @@ func KubeletPodNotReady(ctx context.Context, c kubernetes.Interface, ns, name st
 	return c.CoreV1().Pods(ns).UpdateStatus(ctx, pod, metav1.UpdateOptions{})
 }
 
+// KubeletInitWaiting writes a pod whose first init container runs and never completes, as a
+// kubelet shows a Ray worker whose wait-gcs-ready cannot reach its head: Pending, Initialized
+// False, the Ray container waiting PodInitializing. The pod IP stays (a kubelet assigns it before
+// init containers run), which also keeps kwok from starting the pod again.
+func KubeletInitWaiting(ctx context.Context, c kubernetes.Interface, ns, name string) (*corev1.Pod, error) {
+	pod, err := c.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if len(pod.Spec.InitContainers) == 0 {
+		return nil, fmt.Errorf("pod %s/%s has no init container to keep waiting", ns, name)
+	}
+	now := metav1.Now()
+	pod.Status.Phase = corev1.PodPending
+	pod.Status.InitContainerStatuses = nil
+	for i, ic := range pod.Spec.InitContainers {
+		cs := corev1.ContainerStatus{Name: ic.Name, Image: ic.Image, State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "PodInitializing"}}}
+		if i == 0 {
+			cs.State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: now}}
+			cs.Started = boolPtr(true)
+		}
+		pod.Status.InitContainerStatuses = append(pod.Status.InitContainerStatuses, cs)
+	}
+	pod.Status.ContainerStatuses = nil
+	for _, ct := range pod.Spec.Containers {
+		pod.Status.ContainerStatuses = append(pod.Status.ContainerStatuses, corev1.ContainerStatus{Name: ct.Name, Image: ct.Image,
+			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "PodInitializing"}}, Started: boolPtr(false)})
+	}
+	msg := fmt.Sprintf("containers with incomplete status: [%s]", pod.Spec.InitContainers[0].Name)
+	setPodCondition(pod, corev1.PodCondition{Type: corev1.PodInitialized, Status: corev1.ConditionFalse, Reason: "ContainersNotInitialized", Message: msg, LastTransitionTime: now})
+	setPodCondition(pod, corev1.PodCondition{Type: corev1.PodReady, Status: corev1.ConditionFalse, Reason: "ContainersNotReady", Message: "containers with unready status", LastTransitionTime: now})
+	setPodCondition(pod, corev1.PodCondition{Type: corev1.ContainersReady, Status: corev1.ConditionFalse, Reason: "ContainersNotReady", Message: "containers with unready status", LastTransitionTime: now})
+	return c.CoreV1().Pods(ns).UpdateStatus(ctx, pod, metav1.UpdateOptions{})
+}
+
 func setPodCondition(pod *corev1.Pod, cond corev1.PodCondition) {
 	for i := range pod.Status.Conditions {
 		if pod.Status.Conditions[i].Type == cond.Type {

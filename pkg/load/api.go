@@ -40,6 +40,9 @@ type Query struct {
 	// Reads is what the rules read of the Events and submitter pods (diagnose.Reads): without
 	// it no Event and no submitter pod is kept.
 	Reads state.Reads
+	// ClustersListed, when set, hears how many RayClusters were listed as soon as they are,
+	// while the other LISTs still run: what a command may start beside them depends on it.
+	ClustersListed func(n int)
 }
 
 // Labels the serve Service of every KubeRay release carries (ray.io/serve: <name>-serve); listing
@@ -96,6 +99,9 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*state.Snapshot, er
 			see(full.Cluster, o)
 			state.TrimCluster(o, clusterSecrets)
 		})
+		if errClusters == nil && q.ClustersListed != nil {
+			q.ClustersListed(len(clusters))
+		}
 	})
 	run(func() { services, errSvcs = c.ListRayServices(ctx, ns) })
 	run(func() {

@@ -49,8 +49,9 @@ missing), repairs them safely, and measures what clients see when a head dies.`,
 		Annotations: map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl ray"},
 		// The redactor's provider rules take some 30-70 ms to load: they load while the command
 		// reads the cluster, not after, when its output waits on them. Not for doctor, whose
-		// snapshot of a fleet is its peak of memory: it loads them (some 19 MiB) to print, once
-		// the snapshot is gone.
+		// snapshot of a fleet is its peak of memory: it decides once it knows the fleet's size
+		// (doctor's warmRedactor), and a large fleet loads them (some 19 MiB) to print, once the
+		// snapshot is gone.
 		PersistentPreRun: func(c *cobra.Command, _ []string) {
 			switch c.Name() {
 			case "doctor", "version", "completion", cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd, "help":

@@ -256,8 +256,8 @@ func plantedSecrets(t *testing.T) []string {
 		}
 	}
 	sort.Strings(out)
-	if len(out) != 14 {
-		t.Fatalf("the scene plants %d secrets (%v), want 14", len(out), out)
+	if len(out) != 15 {
+		t.Fatalf("the scene plants %d secrets (%v), want 15", len(out), out)
 	}
 	return out
 }
@@ -282,7 +282,7 @@ func TestBundleRedactsEverySecret(t *testing.T) {
 		}
 		lists[a.GetResource().Resource]++
 	}
-	for r, n := range map[string]int{"pods": 3, "services": 2, "endpointslices": 2, "jobs": 2, "poddisruptionbudgets": 1, "events": 3, "nodes": 1, "deployments": 1} {
+	for r, n := range map[string]int{"pods": 3, "services": 2, "endpointslices": 2, "jobs": 2, "poddisruptionbudgets": 1, "networkpolicies": 1, "events": 3, "nodes": 1, "deployments": 1} {
 		if lists[r] != n {
 			t.Errorf("%d LISTs of %s, want %d (all: %v)", lists[r], r, n, lists)
 		}
@@ -315,7 +315,7 @@ func TestBundleRedactsEverySecret(t *testing.T) {
 		"b/namespaces/ml/rayclusters/sec.yaml", "b/namespaces/ml/rayjobs/job.yaml",
 		"b/namespaces/ml/pods/sec-head-abcde.yaml", "b/namespaces/ml/pods/sec-worker-cpu-xyz.yaml",
 		"b/namespaces/ml/services/sec-head-svc.yaml", "b/namespaces/ml/endpointslices/sec-head-svc-1.yaml",
-		"b/namespaces/ml/jobs/job.yaml", "b/namespaces/ml/poddisruptionbudgets/sec-head.yaml",
+		"b/namespaces/ml/jobs/job.yaml", "b/namespaces/ml/poddisruptionbudgets/sec-head.yaml", "b/namespaces/ml/networkpolicies/sec-workers.yaml",
 		"b/namespaces/ml/events.yaml", "b/namespaces/ml/events.txt", "b/nodes/node-1.yaml",
 		"b/operator/ray-system/deployment-kuberay-operator.yaml", "b/operator/ray-system/kuberay-operator-1/kuberay-operator.log",
 		"b/logs/ml/sec-head-abcde/ray-head.log", "b/logs/ml/sec-head-abcde/ray-head.previous.log",

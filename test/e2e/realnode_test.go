@@ -305,20 +305,38 @@ func realOOMCrashLoop(t *testing.T, sb *sandbox.Sandbox) {
 	// The bundle keeps what maintainers ask for of both: the log of the instance the
 	// kernel killed, read from the real kubelet, and the pod's last state. Which file holds it
 	// depends on the state the bundle recorded, as the kubelet serves logs by it
-	// (validateContainerLogStatus): while the container runs, the killed instance is the
-	// previous one (NAME.previous.log); once it died again (state terminated, OOMKilled), the
-	// current log is that instance's, and the one before it is usually gone: the kubelet keeps
-	// one dead container per container (its container GC), so "previous" names a container
-	// containerd no longer has, and the bundle says so ("the kubelet no longer has this log",
-	// seen in CI and on this machine, 2026-12-04). A container that dies between the bundle's
-	// read of the pod and of its logs leaves neither; the bundle is made again, at most 3 times.
+	// (validateContainerLogStatus): while the container waits out its back-off or runs, the
+	// killed instance is the previous one (NAME.previous.log); once it died again (state
+	// terminated, OOMKilled), the current log is that instance's, and the one before it is
+	// usually gone: the kubelet keeps one dead container per container (its container deletor
+	// removes the older one as the newer dies), so "previous" names a container containerd no
+	// longer has, and the bundle says so ("the kubelet no longer has this log").
+	// The API's status lags the kubelet's: a container the API still shows running may have
+	// died again, and its previous instance been removed, before the bundle asks for its log
+	// (CI, 2026-12-07: three tries in a row). So each try starts in the back-off, with the
+	// killed instance's log served to this test's own read, and a try whose log the kubelet
+	// had dropped by the bundle's read is made again, at most 4 times.
 	for cluster, pod := range map[string]string{"oomhead": h.Pods("oomhead", "head")[0].Name, "oomworkers": eats} {
 		container := map[string]string{"oomhead": "ray-head", "oomworkers": "ray-worker"}[cluster]
 		logs := cluster + "/logs/" + h.NS + "/" + pod + "/" + container
 		var files map[string][]byte
 		var order []string
 		var missing string
-		for try := 1; try <= 3; try++ {
+		for try := 1; try <= 4; try++ {
+			h.WaitFor(pod+"'s "+container+" in its crash-loop back-off, its killed instance's log served", 3*time.Minute, func() (bool, error) {
+				p, err := h.Kube.CoreV1().Pods(h.NS).Get(h.Ctx, pod, metav1.GetOptions{})
+				if err != nil {
+					return false, err
+				}
+				for _, cs := range p.Status.ContainerStatuses {
+					if cs.Name == container && cs.State.Waiting != nil && cs.State.Waiting.Reason == "CrashLoopBackOff" {
+						// A kubelet whose container is gone answers 200 with a line of its own.
+						b, err := h.Kube.CoreV1().Pods(h.NS).GetLogs(pod, &corev1.PodLogOptions{Container: container, Previous: true}).DoRaw(h.Ctx)
+						return err == nil && !strings.HasPrefix(string(b), "unable to retrieve container logs"), nil
+					}
+				}
+				return false, nil
+			})
 			out := filepath.Join(t.TempDir(), cluster+".tar.gz")
 			if r := h.Run("bundle", cluster, "-o", out); r.Code != 0 {
 				t.Fatalf("bundle %s: %s", cluster, r)
@@ -329,10 +347,12 @@ func realOOMCrashLoop(t *testing.T, sb *sandbox.Sandbox) {
 				t.Fatalf("bundle %s: the pod's YAML: %v", cluster, err)
 			}
 			missing = "the container's status"
+			state := ""
 			for _, cs := range p.Status.ContainerStatuses {
 				if cs.Name != container {
 					continue
 				}
+				state = fmt.Sprintf("%+v", cs.State)
 				if cs.LastTerminationState.Terminated == nil || cs.LastTerminationState.Terminated.Reason != "OOMKilled" {
 					t.Errorf("bundle %s: the pod's YAML lacks its OOMKilled last state: %+v", cluster, cs)
 				}
@@ -351,7 +371,10 @@ func realOOMCrashLoop(t *testing.T, sb *sandbox.Sandbox) {
 			if missing == "" {
 				break
 			}
-			t.Logf("bundle %s, try %d: the container died again while the bundle read it; again", cluster, try)
+			if !strings.Contains(string(files[cluster+"/index.md"]), "the kubelet no longer has this log") {
+				break // the kubelet did not drop it: the bundle lost it
+			}
+			t.Logf("bundle %s, try %d: the kubelet dropped the killed instance's log between the bundle's read of the pod (state %s) and of the log; again", cluster, try, state)
 		}
 		if missing != "" {
 			t.Errorf("bundle %s: no log of the OOM-killed instance (%s): %v\n%s", cluster, missing, order, files[cluster+"/index.md"])

@@ -105,8 +105,9 @@ func TestKubeRayMatrix(t *testing.T) {
 			}
 			if v.version == "v1.7.0" { // v1.6.2 and later remove a stuck Redis cleanup finalizer themselves
 				cases["gcsft-force-removal"] = matrixGCSFTForceRemoval
-				cases["rayservice-suspend"] = matrixRayServiceSuspend // RayService's own spec.suspend: v1.7.0
-				cases["network-policy-dns"] = matrixNetworkPolicyDNS  // spec.networkPolicy: v1.7.0
+				cases["rayservice-suspend"] = matrixRayServiceSuspend     // RayService's own spec.suspend: v1.7.0
+				cases["network-policy-dns"] = matrixNetworkPolicyDNS      // spec.networkPolicy: v1.7.0
+				cases["rayservice-finalizer"] = matrixRayServiceFinalizer // ray.io/rayservice-finalizer: v1.6.2 and later
 			}
 			for name, run := range cases {
 				t.Run(name, func(t *testing.T) {

@@ -108,6 +108,7 @@ func TestKubeRayMatrix(t *testing.T) {
 				cases["rayservice-suspend"] = matrixRayServiceSuspend     // RayService's own spec.suspend: v1.7.0
 				cases["network-policy-dns"] = matrixNetworkPolicyDNS      // spec.networkPolicy: v1.7.0
 				cases["rayservice-finalizer"] = matrixRayServiceFinalizer // ray.io/rayservice-finalizer: v1.6.2 and later
+				cases["worker-kill-token"] = matrixWorkerKillToken        // the v1.6.0 run is TestChaosWorkerKillServeReplicas
 			}
 			for name, run := range cases {
 				t.Run(name, func(t *testing.T) {

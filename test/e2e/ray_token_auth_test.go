@@ -234,3 +234,14 @@ func mustApplier(h *H) *sandbox.Applier {
 	}
 	return a
 }
+
+// clusterToken is the token of the Secret KubeRay makes for a cluster with token authentication
+// (reconcileAuthSecret), which no output of the tool may hold.
+func (h *H) clusterToken(cluster string) string {
+	h.T.Helper()
+	secret, err := h.Kube.CoreV1().Secrets(h.NS).Get(h.Ctx, cluster, metav1.GetOptions{})
+	if err != nil || len(secret.Data["auth_token"]) == 0 {
+		h.T.Fatalf("the operator's token Secret %s: %v", cluster, err)
+	}
+	return string(secret.Data["auth_token"])
+}

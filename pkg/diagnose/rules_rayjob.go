@@ -19,10 +19,9 @@ import (
 // (Ray's, copied from the dashboard), reason and message. The operator records no Event when a
 // RayJob fails, so the status is the only place it says why.
 const (
-	RuleRayJobFailed         = "rayjob-failed"
-	RuleRayJobInitializing   = "rayjob-initializing"
-	RuleRayJobFinishedHolds  = "rayjob-finished-holding"
-	reasonPreRunningDeadline = "PreRunningDeadlineExceeded" // v1.6.0; not in the v1.5.0 API types
+	RuleRayJobFailed        = "rayjob-failed"
+	RuleRayJobInitializing  = "rayjob-initializing"
+	RuleRayJobFinishedHolds = "rayjob-finished-holding"
 	// reasonStatusCheckTimeout: KubeRay v1.7.0 fails a RayJob whose job status it could not read
 	// from the dashboard for RAYJOB_STATUS_CHECK_TIMEOUT_SECONDS (checkJobStatusCheckTimeout-
 	// AndUpdateStatusIfNeeded), and never retries it (backoffLimit does not apply).
@@ -168,7 +167,7 @@ func rayJobFailed(ix *index, j *jobView) []Finding {
 		}
 		why = "it ran past spec.activeDeadlineSeconds" + limit + ": " + said
 		remedy = "raise spec.activeDeadlineSeconds if the job needs longer, or find what held it (its RayCluster's findings: a head or workers that never came up), " + resubmit
-	case string(st.Reason) == reasonPreRunningDeadline:
+	case st.Reason == rayv1.PreRunningDeadlineExceeded: // v1.6.0
 		why = "it did not start running within spec.preRunningDeadlineSeconds: " + said
 		remedy = "find what held it before it ran (its RayCluster's findings: a head or workers that never came up), or raise spec.preRunningDeadlineSeconds, " + resubmit
 	case string(st.Reason) == reasonStatusCheckTimeout:
@@ -327,11 +326,12 @@ func rulesNeverMatch(j *rayv1.RayJob) string {
 	}
 	var keyed []string
 	for _, r := range ds.DeletionRules {
-		if r.Condition.JobStatus == "" || r.Condition.JobStatus == j.Status.JobStatus {
+		st := r.Condition.JobStatus
+		if st == nil || *st == "" || *st == j.Status.JobStatus {
 			return ""
 		}
-		if !slices.Contains(keyed, string(r.Condition.JobStatus)) {
-			keyed = append(keyed, string(r.Condition.JobStatus))
+		if !slices.Contains(keyed, string(*st)) {
+			keyed = append(keyed, string(*st))
 		}
 	}
 	return fmt.Sprintf("its deletionRules fire on jobStatus %s only, and its jobStatus is %q (the Ray job never reported one: it ended before Ray ran it), "+

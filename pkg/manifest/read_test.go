@@ -162,15 +162,15 @@ func TestAPITypesVersionIsGoMods(t *testing.T) {
 }
 
 // A field of a RayService's cluster spec that these API types lack (spec.rayClusterConfig.
-// upgradeStrategy came with KubeRay v1.6.0) is in the snapshot's Undecoded: the typed object
-// lost it, and KubeRay's hash of the spec cannot be computed from it.
+// tlsOptions came with KubeRay v1.7.0) is in the snapshot's Undecoded: the typed object lost
+// it, and KubeRay's hash of the spec cannot be computed from it.
 func TestSnapshotSaysWhatTheTypesDropped(t *testing.T) {
 	doc := `apiVersion: ray.io/v1
 kind: RayService
 metadata: {name: svc, namespace: ml}
 spec:
   rayClusterConfig:
-    upgradeStrategy: {type: Recreate}
+    tlsOptions: {}
     headGroupSpec:
       rayStartParams: {}
       template: {spec: {containers: [{name: ray-head, image: rayproject/ray:2.52.0}]}}
@@ -178,8 +178,8 @@ spec:
 	s := read(t, Input{Paths: []string{"-"}, Stdin: strings.NewReader(doc)})
 	snap := s.Snapshot("default", time.Unix(0, 0))
 	got := snap.Undecoded[state.UndecodedKey("RayService", "ml", "svc")]
-	if !slices.Equal(got, []string{"spec.rayClusterConfig.upgradeStrategy"}) {
-		t.Fatalf("Undecoded = %v, want spec.rayClusterConfig.upgradeStrategy", snap.Undecoded)
+	if !slices.Equal(got, []string{"spec.rayClusterConfig.tlsOptions"}) {
+		t.Fatalf("Undecoded = %v, want spec.rayClusterConfig.tlsOptions", snap.Undecoded)
 	}
 }
 

@@ -27,7 +27,7 @@ import (
 
 // APITypesRelease is the KubeRay release whose API types this program decodes into (go.mod's
 // ray-operator module): what it hashes of a spec is what those types hold.
-const APITypesRelease = "v1.5.0"
+const APITypesRelease = "v1.6.2"
 
 // The annotations KubeRay writes on a RayService's cluster (utils/constant.go, all three).
 const (
@@ -226,8 +226,8 @@ func muteV16(s *rayv1.RayClusterSpec) {
 		t := &s.WorkerGroupSpecs[i].Template.Spec
 		t.Tolerations, t.SchedulingGates = nil, nil
 	}
-	// v1.6.0 also clears spec.upgradeStrategy, a field these types (v1.5.0's) do not hold:
-	// a document that sets it is not judged (Snapshot.Undecoded).
+	// v1.6.0 also clears spec.upgradeStrategy (a RayCluster's own, since v1.6.0).
+	s.UpgradeStrategy = nil
 }
 
 // muteScale clears what the autoscaler changes: replicas, their bounds and the workers to delete.

@@ -228,8 +228,8 @@ func corpusDeletionRulesUnmatched(t *testing.T, h *H) {
 	h.createRayJob("dr", func(j *rayv1.RayJob) {
 		j.Spec.ActiveDeadlineSeconds = &deadline
 		j.Spec.DeletionStrategy = &rayv1.DeletionStrategy{DeletionRules: []rayv1.DeletionRule{
-			{Policy: rayv1.DeleteCluster, Condition: rayv1.DeletionCondition{JobStatus: rayv1.JobStatusFailed}},
-			{Policy: rayv1.DeleteCluster, Condition: rayv1.DeletionCondition{JobStatus: rayv1.JobStatusSucceeded}},
+			{Policy: rayv1.DeleteCluster, Condition: rayv1.DeletionCondition{JobStatus: ptr.To(rayv1.JobStatusFailed)}},
+			{Policy: rayv1.DeleteCluster, Condition: rayv1.DeletionCondition{JobStatus: ptr.To(rayv1.JobStatusSucceeded)}},
 		}}
 	})
 	st := h.waitRayJob("dr", "Failed", 90*time.Second, func(s rayv1.RayJobStatus) bool {

@@ -46,8 +46,7 @@ func mustJSON(t *testing.T, m map[string]any) []byte {
 }
 
 // withTokenAuth is obj (a RayCluster, or a RayService with the cluster spec at
-// spec.rayClusterConfig) with authOptions {mode: token}, as the object to create: the plugin's
-// KubeRay API types predate authOptions.
+// spec.rayClusterConfig) with authOptions {mode: token}, as the object to create.
 func withTokenAuth(t *testing.T, kind string, obj any) []byte {
 	t.Helper()
 	m := objectMap(t, kind, obj)

@@ -29,7 +29,7 @@ func resolve(ctx context.Context, c Cluster, s *Settings) (*target, error) {
 	rs := sv.RayService
 	t := &target{rs: rs, active: sv.Cluster, service: sv.Service}
 	switch {
-	case rs.Spec.UpgradeStrategy != nil && rs.Spec.UpgradeStrategy.Type != nil && *rs.Spec.UpgradeStrategy.Type == rayv1.None:
+	case rs.Spec.UpgradeStrategy != nil && rs.Spec.UpgradeStrategy.Type != nil && *rs.Spec.UpgradeStrategy.Type == rayv1.RayServiceUpgradeNone:
 		return nil, invalid("RayService %s/%s has spec.upgradeStrategy.type None: KubeRay would not start a new cluster for the change, so there is no upgrade to probe; nothing was changed",
 			s.Namespace, s.RayService)
 	case rs.Status.PendingServiceStatus.RayClusterName != "":

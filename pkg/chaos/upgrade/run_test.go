@@ -304,7 +304,7 @@ func TestRefusals(t *testing.T) {
 		{"no-op patch", func(s *Settings, _ *fakeCluster) { s.Image, s.Patch = "", `{"metadata":{"labels":{"a":"b"}}}` }, fault.Invalid, "changes nothing in the spec"},
 		{"upgrading", func(_ *Settings, f *fakeCluster) { f.rs.Status.PendingServiceStatus.RayClusterName = "p" }, fault.Invalid, "already upgrading to RayCluster p"},
 		{"strategy None", func(_ *Settings, f *fakeCluster) {
-			none := rayv1.None
+			none := rayv1.RayServiceUpgradeNone
 			f.rs.Spec.UpgradeStrategy = &rayv1.RayServiceUpgradeStrategy{Type: &none}
 		}, fault.Invalid, "upgradeStrategy.type None"},
 		{"short timeout", func(s *Settings, _ *fakeCluster) { s.Timeout = 5 * time.Second }, fault.Invalid, "timeout 5s leaves no time after the patch"},

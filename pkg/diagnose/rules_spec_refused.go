@@ -2,12 +2,14 @@ package diagnose
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	"github.com/ray-project/kuberay/ray-operator/controllers/ray/utils"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/version"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/state"
@@ -17,20 +19,30 @@ import (
 // KubeRay's webhook does not run these checks and many teams run no webhook (kuberay #5256,
 // #2250), so the first word of the refusal is a Warning Event after the apply, and the cluster
 // never starts (spec-invalid, live). The check is KubeRay's own code, not a copy: the
-// validation functions its v1.5.0 reconcilers call first (controllers/ray/utils/validation.go:
-// ValidateRayClusterMetadata and ValidateRayClusterSpec after setDefaults in
+// validation functions the reconcilers of the release this doctor is built with (go.mod) call
+// first (controllers/ray/utils/validation.go: ValidateRayClusterMetadata,
+// ValidateRayClusterSpec and ValidateRayClusterUpgradeOptions after setDefaults in
 // raycluster_controller.go, ValidateRayServiceMetadata and ValidateRayServiceSpec in
 // rayservice_controller.go, ValidateRayJobMetadata and ValidateRayJobSpec in
 // rayjob_controller.go), with KubeRay's default feature gates. Its message is the operator's
-// Event, word for word. v1.6.0 runs the same functions with more checks (authOptions,
-// minReplicas above maxReplicas, upgradeStrategy of a RayCluster) and words a RayService's
-// refusal "The RayService spec is invalid: ..."; v1.1.1 validates no RayCluster or RayService
-// spec, and of a RayJob only some of what v1.5.0 does.
+// Event, word for word. The v1.6 line validates alike (validation.go is the same from v1.6.0 to
+// v1.6.2); v1.7.0 runs the same functions with more checks (networkPolicy, tlsOptions, the GCS
+// storage backend, historyServerOptions); v1.5.0 runs fewer (no authOptions, no
+// minReplicas/maxReplicas checks) and words a RayService's refusal without "The RayService spec
+// is invalid:"; v1.1.1 validates no RayCluster or RayService spec, and of a RayJob only some of
+// what v1.5.0 does.
 const RuleSpecRefused = "spec-refused"
 
-// specRefusedAs is the KubeRay version whose validation specRefused runs: the module this doctor
+// specRefusedAs is the KubeRay release whose validation specRefused runs: the module this doctor
 // is built with (go.mod).
-const specRefusedAs = "v1.5.0"
+const specRefusedAs = ray.APITypesRelease
+
+// firstValidating is the first release whose reconcilers validate a RayCluster's spec (v1.5.0
+// is the first this doctor reads with them; v1.1.1 does not).
+var firstValidating = version.MustParseSemantic("v1.5.0")
+
+// validatesAlike is the releases whose validation is specRefusedAs's, word for word.
+var validatesAlike = releaseSpan{From: version.MustParseSemantic("v1.6.0"), Fixed: version.MustParseSemantic("v1.7.0")}
 
 // validationRefusal is one of the operator's validation errors: the Event it records, and what it is about.
 type validationRefusal struct {
@@ -38,6 +50,8 @@ type validationRefusal struct {
 	reason string // the Event's reason: InvalidRayClusterSpec, InvalidRayJobMetadata, ...
 	event  string // the Event's message, as the operator formats it
 	err    error
+	// as is the release whose validation refuses it when not specRefusedAs (v15GatedRefusal).
+	as string
 }
 
 // validateAsOperator runs the validation KubeRay's reconciler of c's document runs first: the
@@ -49,13 +63,15 @@ func validateAsOperator(ix *index, c *clusterView) *validationRefusal {
 	case c.service != nil:
 		rs := c.service.DeepCopy()
 		generatedName(&rs.ObjectMeta)
+		crdDefaults(&rs.Spec.RayClusterSpec)
+		ref := serviceRef(rs)
+		// rayservice_controller.go's validateRayService: one Event format for both reasons, the
+		// errors saying which ("The RayService spec is invalid: ...").
 		if err := utils.ValidateRayServiceMetadata(rs.ObjectMeta); err != nil {
-			return &validationRefusal{serviceRef(rs), string(utils.InvalidRayServiceMetadata),
-				fmt.Sprintf("The RayService metadata is invalid %s: %v", nsName(rs.Namespace, rs.Name), err), err}
+			return &validationRefusal{obj: ref, reason: string(utils.InvalidRayServiceMetadata), event: fmt.Sprintf("%s: %v", nsName(rs.Namespace, rs.Name), err), err: err}
 		}
 		if err := utils.ValidateRayServiceSpec(rs); err != nil {
-			return &validationRefusal{serviceRef(rs), string(utils.InvalidRayServiceSpec),
-				fmt.Sprintf("The RayService spec is invalid %s: %v", nsName(rs.Namespace, rs.Name), err), err}
+			return &validationRefusal{obj: ref, reason: string(utils.InvalidRayServiceSpec), event: fmt.Sprintf("%s: %v", nsName(rs.Namespace, rs.Name), err), err: err}
 		}
 		return nil
 	case c.owner != nil && c.owner.Kind == "RayJob":
@@ -65,13 +81,16 @@ func validateAsOperator(ix *index, c *clusterView) *validationRefusal {
 		}
 		j = j.DeepCopy()
 		generatedName(&j.ObjectMeta)
+		if j.Spec.RayClusterSpec != nil {
+			crdDefaults(j.Spec.RayClusterSpec)
+		}
 		ref := state.Ref{Kind: "RayJob", Namespace: j.Namespace, Name: j.Name, UID: string(j.UID)}
 		// rayjob_controller.go's validateRayJob: one Event format for every reason.
 		if err := utils.ValidateRayJobMetadata(j.ObjectMeta); err != nil {
-			return &validationRefusal{ref, string(utils.InvalidRayJobMetadata), fmt.Sprintf("%s: %v", nsName(j.Namespace, j.Name), err), err}
+			return &validationRefusal{obj: ref, reason: string(utils.InvalidRayJobMetadata), event: fmt.Sprintf("%s: %v", nsName(j.Namespace, j.Name), err), err: err}
 		}
 		if err := utils.ValidateRayJobSpec(j); err != nil {
-			return &validationRefusal{ref, string(utils.InvalidRayJobSpec), fmt.Sprintf("%s: %v", nsName(j.Namespace, j.Name), err), err}
+			return &validationRefusal{obj: ref, reason: string(utils.InvalidRayJobSpec), event: fmt.Sprintf("%s: %v", nsName(j.Namespace, j.Name), err), err: err}
 		}
 		return nil
 	case c.owner != nil:
@@ -91,14 +110,33 @@ func validateAsOperator(ix *index, c *clusterView) *validationRefusal {
 			rc.Spec.WorkerGroupSpecs[i].RayStartParams = map[string]string{}
 		}
 	}
+	crdDefaults(&rc.Spec)
 	ref := state.ClusterRef(c.rc)
 	if err := utils.ValidateRayClusterMetadata(rc.ObjectMeta); err != nil {
-		return &validationRefusal{ref, eventInvalidMetadata, fmt.Sprintf("The RayCluster metadata is invalid %s: %v", nsName(rc.Namespace, rc.Name), err), err}
+		return &validationRefusal{obj: ref, reason: eventInvalidMetadata, event: fmt.Sprintf("The RayCluster metadata is invalid %s: %v", nsName(rc.Namespace, rc.Name), err), err: err}
 	}
 	if err := utils.ValidateRayClusterSpec(&rc.Spec, rc.Annotations); err != nil {
-		return &validationRefusal{ref, eventInvalidSpec, fmt.Sprintf("The RayCluster spec is invalid %s: %v", nsName(rc.Namespace, rc.Name), err), err}
+		return &validationRefusal{obj: ref, reason: eventInvalidSpec, event: fmt.Sprintf("The RayCluster spec is invalid %s: %v", nsName(rc.Namespace, rc.Name), err), err: err}
+	}
+	if err := utils.ValidateRayClusterUpgradeOptions(rc); err != nil {
+		return &validationRefusal{obj: ref, reason: eventInvalidSpec, event: fmt.Sprintf("The RayCluster UpgradeStrategy is invalid %s: %v", nsName(rc.Namespace, rc.Name), err), err: err}
 	}
 	return nil
+}
+
+// crdDefaults sets what every release's RayCluster CRD defaults and the validation reads: a
+// worker group's minReplicas (0) and maxReplicas (2147483647). The API server sets them on every
+// object it stores, so the operator never sees them unset; a document may leave them out.
+func crdDefaults(spec *rayv1.RayClusterSpec) {
+	for i := range spec.WorkerGroupSpecs {
+		w := &spec.WorkerGroupSpecs[i]
+		if w.MinReplicas == nil {
+			w.MinReplicas = ptr.To[int32](0)
+		}
+		if w.MaxReplicas == nil {
+			w.MaxReplicas = ptr.To[int32](math.MaxInt32)
+		}
+	}
 }
 
 // generatedName gives a document that has only a generateName (KubeRay's Kueue samples) the name
@@ -111,9 +149,10 @@ func generatedName(m *metav1.ObjectMeta) {
 }
 
 // gated says whether a refusal depends on a KubeRay feature gate being off ("RayJobDeletionPolicy
-// feature gate must be enabled to use DeletionStrategy"): KubeRay words every such check so.
-// v1.5.0 turns RayJobDeletionPolicy off by default and v1.6.0 on, and an operator's
-// --feature-gates may set either, so only a v1.5.0 operator's own default is judged.
+// feature gate must be enabled to use DeletionStrategy"): KubeRay words every such check so. The
+// default gates differ by release (v1.5.0 turns RayJobDeletionPolicy off, v1.6.0 on; v1.7.0
+// turns RayServiceIncrementalUpgrade on) and an operator's --feature-gates may set any, so only
+// an operator that validates alike, with its own defaults, is judged.
 func gated(err error) bool { return strings.Contains(err.Error(), "feature gate") }
 
 // ownerJob is the RayJob document that carries c's cluster spec.
@@ -137,34 +176,48 @@ func specRefused(ix *index, c *clusterView) []Finding {
 	if !ix.opts.SpecOnly {
 		return nil // FilesOnly
 	}
+	op, known := ix.targetOperator()
+	alike, v15 := false, false
+	if known {
+		_, alike = ix.operatorIn(validatesAlike)
+		_, v15 = ix.operatorIn(v15Line)
+	}
 	r := validateAsOperator(ix, c)
+	if r == nil && v15 {
+		r = v15GatedRefusal(ix, c)
+	}
 	if r == nil {
 		return nil
 	}
-	op, known := ix.targetOperator()
-	if gated(r.err) && (!known || op != specRefusedAs) {
-		return nil // another version's defaults, or unknown: the gate may well be on
+	as := specRefusedAs
+	if r.as != "" {
+		as = r.as
+	} else if gated(r.err) && !alike {
+		return nil // another release's defaults, or unknown: the gate may well be on
 	}
 	gates := ""
 	if gated(r.err) {
 		gates = ", with its default feature gates, which the operator's --feature-gates can change"
 	}
-	msg := fmt.Sprintf("the KubeRay operator refuses %s and creates nothing of it: %q (KubeRay %s's own validation%s; the Warning Event %s)", refName(r.obj), r.event, specRefusedAs, gates, r.reason)
+	msg := fmt.Sprintf("the KubeRay operator refuses %s and creates nothing of it: %q (KubeRay %s's own validation%s; the Warning Event %s)", refName(r.obj), r.event, as, gates, r.reason)
 	remedy := "fix the spec as the message says; the operator reconciles it once it changes"
-	ev := map[string]string{"reason": r.reason, "event": r.event, "validatedAs": specRefusedAs}
-	if known {
+	ev := map[string]string{"reason": r.reason, "event": r.event, "validatedAs": as}
+	if known && r.as == "" {
 		ev["operator"] = op
 		v := version.MustParseSemantic(op)
-		switch as := version.MustParseSemantic(specRefusedAs); {
-		case v.LessThan(as) && r.obj.Kind == "RayJob":
+		switch {
+		case v.LessThan(firstValidating) && r.obj.Kind == "RayJob":
 			// v1.1.1's rayjob_controller.go has a validateRayJobSpec of its own: suspend,
 			// clusterSelector, runtimeEnvYAML, activeDeadlineSeconds; it logs, records no Event.
-			msg += fmt.Sprintf("; the operator here, %s, validates a RayJob only in part (suspend, clusterSelector, runtimeEnvYAML, activeDeadlineSeconds; it logs a refusal and records no Event), so it may start this one, and an upgrade of the operator to %s or later refuses it", op, specRefusedAs)
-			remedy = "fix the spec before the operator is upgraded to " + specRefusedAs + " or later"
-		case v.LessThan(as):
-			msg += fmt.Sprintf("; the operator here, %s, does not run this validation and would start it, but an upgrade of the operator to %s or later stops reconciling it", op, specRefusedAs)
-			remedy = "fix the spec before the operator is upgraded to " + specRefusedAs + " or later"
-		case as.LessThan(v):
+			msg += fmt.Sprintf("; the operator here, %s, validates a RayJob only in part (suspend, clusterSelector, runtimeEnvYAML, activeDeadlineSeconds; it logs a refusal and records no Event), so it may start this one, and an upgrade of the operator to %s or later refuses it", op, validatesAlike.From)
+			remedy = "fix the spec before the operator is upgraded to v" + validatesAlike.From.String() + " or later"
+		case v.LessThan(firstValidating):
+			msg += fmt.Sprintf("; the operator here, %s, does not run this validation and would start it, but an upgrade of the operator to v%s or later stops reconciling it", op, validatesAlike.From)
+			remedy = "fix the spec before the operator is upgraded to v" + validatesAlike.From.String() + " or later"
+		case v.LessThan(validatesAlike.From):
+			msg += fmt.Sprintf("; the operator here, %s, runs an older validation, without some of these checks (authOptions, minReplicas against maxReplicas) and with other words for some: it may start this one, and an upgrade of the operator to v%s or later refuses it", op, validatesAlike.From)
+			remedy = "fix the spec before the operator is upgraded to v" + validatesAlike.From.String() + " or later"
+		case !alike:
 			msg += fmt.Sprintf("; the operator here is %s, whose validation has these checks and more, and may word them differently", op)
 		}
 	}

@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	"k8s.io/utils/ptr"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 )
@@ -109,19 +112,21 @@ func TestServeReplicaFitsNoGroupNamesDeployments(t *testing.T) {
 }
 
 // spec-refused quotes the operator's Event as its reconcilers format it (raycluster_controller.go,
-// rayservice_controller.go, rayjob_controller.go of v1.5.0), and says what the operator of the
-// cluster the documents would be applied to does.
+// rayservice_controller.go, rayjob_controller.go of v1.6.2, as of v1.6.0), and says what the
+// operator of the cluster the documents would be applied to does.
 func TestSpecRefusedWords(t *testing.T) {
 	f := loadFixture(t, "spec-refused")
 	events := map[string]string{
 		"RayCluster": "The RayCluster spec is invalid ml/raycluster-a: ray.io/ft-enabled annotation and GcsFaultToleranceOptions are both set. Please use only GcsFaultToleranceOptions to configure GCS fault tolerance",
-		"RayService": "The RayService spec is invalid ml/svc: spec.rayClusterConfig.headGroupSpec.headService.metadata.name should not be set",
+		"RayService": "ml/svc: The RayService spec is invalid: spec.rayClusterConfig.headGroupSpec.headService.metadata.name should not be set",
 		"RayJob":     "ml/train: The RayJob spec is invalid: a RayJob with shutdownAfterJobFinishes set to false is not allowed to be suspended",
 	}
 	for image, want := range map[string]string{
 		"quay.io/kuberay/operator:v1.1.1": "the operator here, v1.1.1, ",
-		"quay.io/kuberay/operator:v1.5.0": "",
-		"quay.io/kuberay/operator:v1.6.0": "the operator here is v1.6.0, whose validation has these checks and more",
+		"quay.io/kuberay/operator:v1.5.0": "the operator here, v1.5.0, runs an older validation",
+		"quay.io/kuberay/operator:v1.6.0": "",
+		"quay.io/kuberay/operator:v1.6.1": "",
+		"quay.io/kuberay/operator:v1.7.0": "the operator here is v1.7.0, whose validation has these checks and more",
 	} {
 		f.snap.Deployments[0].Spec.Template.Spec.Containers[0].Image = image
 		got := 0
@@ -149,8 +154,9 @@ func TestSpecRefusedWords(t *testing.T) {
 	}
 }
 
-// A refusal that depends on a feature gate is judged only against a v1.5.0 operator, whose
-// default is off: v1.6.0 turns RayJobDeletionPolicy on, and offline the gate is not known.
+// A refusal that depends on a feature gate is judged only against a v1.5 operator, whose
+// default is off, in v1.5.0's words: v1.6.0 turns RayJobDeletionPolicy on, and offline the gate
+// is not known.
 func TestSpecRefusedFeatureGate(t *testing.T) {
 	f := loadFixture(t, "spec-refused-feature-gate")
 	count := func() int {
@@ -158,8 +164,9 @@ func TestSpecRefusedFeatureGate(t *testing.T) {
 		for _, fd := range Diagnose(&f.snap, Options{SpecOnly: true}).Findings {
 			if fd.Rule == RuleSpecRefused {
 				n++
-				if !strings.Contains(fd.Message, "with its default feature gates") {
-					t.Errorf("a gated refusal does not say so: %s", fd.Message)
+				if !strings.Contains(fd.Message, "with its default feature gates") || fd.Evidence["validatedAs"] != "v1.5.0" ||
+					fd.Evidence["event"] != "ml/train: RayJobDeletionPolicy feature gate must be enabled to use DeletionStrategy" {
+					t.Errorf("a gated refusal does not say so, in v1.5.0's words: %s %v", fd.Message, fd.Evidence)
 				}
 			}
 		}
@@ -167,6 +174,10 @@ func TestSpecRefusedFeatureGate(t *testing.T) {
 	}
 	if n := count(); n != 1 {
 		t.Fatalf("v1.5.0: %d findings, want 1", n)
+	}
+	f.snap.Deployments[0].Spec.Template.Spec.Containers[0].Image = "quay.io/kuberay/operator:v1.5.1"
+	if n := count(); n != 1 {
+		t.Fatalf("v1.5.1: %d findings, want 1", n)
 	}
 	f.snap.Deployments[0].Spec.Template.Spec.Containers[0].Image = "quay.io/kuberay/operator:v1.6.0"
 	if n := count(); n != 0 {
@@ -206,6 +217,31 @@ func TestContainerResourceProblems(t *testing.T) {
 			t.Errorf("%s: accepted by the API server, got %+v", c.name, ps)
 		case c.want != "" && (len(ps) != 1 || !strings.Contains(ps[0].text, c.want) || ps[0].field != c.path):
 			t.Errorf("%s: %+v, want one problem %q at %s", c.name, ps, c.want, c.path)
+		}
+	}
+}
+
+// A v1.5 operator with its default gates refuses a suspended worker group in a RayJob's cluster
+// spec, in v1.5.0's words; the validation of v1.6.0 and later accepts it.
+func TestSpecRefusedSuspendedGroupOnV15(t *testing.T) {
+	f := loadFixture(t, "spec-refused-feature-gate")
+	j := &f.snap.Jobs[0]
+	j.Spec.DeletionStrategy = nil
+	j.Spec.RayClusterSpec.WorkerGroupSpecs = []rayv1.WorkerGroupSpec{{GroupName: "small", Suspend: ptr.To(true),
+		Template: j.Spec.RayClusterSpec.HeadGroupSpec.Template}}
+	var events []string
+	for _, fd := range Diagnose(&f.snap, Options{SpecOnly: true}).Findings {
+		if fd.Rule == RuleSpecRefused {
+			events = append(events, fd.Evidence["event"])
+		}
+	}
+	if want := "ml/train: worker group small can be suspended only when the RayJobDeletionPolicy feature gate is enabled"; len(events) != 1 || events[0] != want {
+		t.Errorf("v1.5.0: events %q, want %q", events, want)
+	}
+	f.snap.Deployments[0].Spec.Template.Spec.Containers[0].Image = "quay.io/kuberay/operator:v1.6.0"
+	for _, fd := range Diagnose(&f.snap, Options{SpecOnly: true}).Findings {
+		if fd.Rule == RuleSpecRefused {
+			t.Errorf("v1.6.0 (the gate on): %s", fd.Message)
 		}
 	}
 }

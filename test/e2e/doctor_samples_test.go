@@ -18,7 +18,7 @@ var justified = map[string]string{
 	"serve-head-has-cpus": "#1153",
 }
 
-// refusedSamples are the samples KubeRay's own validation of v1.5.0 (spec-refused) refuses, each a
+// refusedSamples are the samples KubeRay's own validation of v1.6.2 (spec-refused) refuses, each a
 // true prediction: v1.1.1's custom-head-service sample names its RayCluster
 // "raycluster-custom-head-service.yaml", no DNS-1035 label; v1.1.1 runs it, v1.5.0 and later
 // refuse it (the sample is gone from v1.5.0's). Against the sandbox's v1.1.1 operator the finding

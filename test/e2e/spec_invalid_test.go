@@ -58,19 +58,21 @@ func matrixSpecInvalid(t *testing.T, h *H, v kubeRayVersion) {
 }
 
 // specRefused runs doctor -f on doc, written to a file, against the cluster of v: spec-refused
-// finds it refused, as KubeRay v1.5.0's validation words it, and says what v's operator does. It
-// returns the Event message doctor predicts.
+// finds it refused, as KubeRay v1.6.2's validation (the plugin's module) words it, and says what
+// v's operator does. It returns the Event message doctor predicts.
 func (h *H) specRefused(doc any, cluster string, v kubeRayVersion) string {
 	h.T.Helper()
 	file := manifestFile(h.T, cluster, doc)
 	d, res := h.doctorJSON("-f", file)
 	f := d.finding(h.T, cluster, "spec-refused")
-	if res.Code != 1 || f.Evidence["validatedAs"] != "v1.5.0" || f.Evidence["operator"] != v.version {
+	if res.Code != 1 || f.Evidence["validatedAs"] != "v1.6.2" || f.Evidence["operator"] != v.version {
 		h.T.Errorf("doctor -f: exit %d, evidence %v\n%s", res.Code, f.Evidence, res)
 	}
 	note := map[string]string{"v1.1.1": "the operator here, v1.1.1, does not run this validation",
-		"v1.6.0": "the operator here is v1.6.0, whose validation has these checks and more"}[v.version]
-	if !strings.Contains(f.Message, f.Evidence["event"]) || note != "" && !strings.Contains(f.Message, note) {
+		"v1.5.0": "the operator here, v1.5.0, runs an older validation",
+		"v1.7.0": "the operator here is v1.7.0, whose validation has these checks and more"}[v.version]
+	if !strings.Contains(f.Message, f.Evidence["event"]) || note != "" && !strings.Contains(f.Message, note) ||
+		note == "" && strings.Contains(f.Message, "the operator here") {
 		h.T.Errorf("spec-refused on %s: %s", v.version, f.Message)
 	}
 	return f.Evidence["event"]

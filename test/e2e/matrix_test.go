@@ -309,7 +309,11 @@ func matrixEvicted(t *testing.T, h *H, v kubeRayVersion) {
 	}
 	for _, sk := range hd.Plan.NotHealable {
 		t.Logf("heal left %s to the operator: %s", sk.Object.Name, sk.Why)
-		wantContains(t, "why", sk.Why, "deletes this head and creates a new one itself")
+		// Once the operator has made the new head beside the evicted one, doctor sees two
+		// heads for a moment, and heal says it never deletes the live one (CI, 2026-12-07).
+		if !strings.Contains(sk.Why, "the extra head is live") {
+			wantContains(t, "why", sk.Why, "deletes this head and creates a new one itself")
+		}
 	}
 	h.waitOperatorEvent("evicted", v.deletedHeadEvent, head.Name)
 	h.waitNewHead("evicted", head.Name, 60*time.Second)

@@ -93,6 +93,7 @@ func TestKubeRayMatrix(t *testing.T) {
 			}
 			if v.version != "v1.1.1" { // v1.5.0 and v1.6.0 read submitterConfig.backoffLimit; v1.1.1 hard-codes 2
 				cases["rayjob-submission"] = matrixRayJobSubmission
+				cases["spec-refused-gated"] = matrixSpecRefusedGated // a RayJob's deletionStrategy: v1.5.0 and later
 			}
 			if v.restartDisabled != nil {
 				cases["restart-disabled"] = matrixRestartDisabled

@@ -202,14 +202,16 @@ func specRefused(ix *index, c *clusterView) []Finding {
 	msg := fmt.Sprintf("the KubeRay operator refuses %s and creates nothing of it: %q (KubeRay %s's own validation%s; the Warning Event %s)", refName(r.obj), r.event, as, gates, r.reason)
 	remedy := "fix the spec as the message says; the operator reconciles it once it changes"
 	ev := map[string]string{"reason": r.reason, "event": r.event, "validatedAs": as}
-	if known && r.as == "" {
+	if known {
 		ev["operator"] = op
+	}
+	if known && r.as == "" { // a gated refusal in v1.5.0's words is the operator's own
 		v := version.MustParseSemantic(op)
 		switch {
 		case v.LessThan(firstValidating) && r.obj.Kind == "RayJob":
 			// v1.1.1's rayjob_controller.go has a validateRayJobSpec of its own: suspend,
 			// clusterSelector, runtimeEnvYAML, activeDeadlineSeconds; it logs, records no Event.
-			msg += fmt.Sprintf("; the operator here, %s, validates a RayJob only in part (suspend, clusterSelector, runtimeEnvYAML, activeDeadlineSeconds; it logs a refusal and records no Event), so it may start this one, and an upgrade of the operator to %s or later refuses it", op, validatesAlike.From)
+			msg += fmt.Sprintf("; the operator here, %s, validates a RayJob only in part (suspend, clusterSelector, runtimeEnvYAML, activeDeadlineSeconds; it logs a refusal and records no Event), so it may start this one, and an upgrade of the operator to v%s or later refuses it", op, validatesAlike.From)
 			remedy = "fix the spec before the operator is upgraded to v" + validatesAlike.From.String() + " or later"
 		case v.LessThan(firstValidating):
 			msg += fmt.Sprintf("; the operator here, %s, does not run this validation and would start it, but an upgrade of the operator to v%s or later stops reconciling it", op, validatesAlike.From)

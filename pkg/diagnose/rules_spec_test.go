@@ -140,7 +140,7 @@ func TestSpecRefusedWords(t *testing.T) {
 			}
 			want := want
 			if strings.HasSuffix(image, "v1.1.1") && fd.Object.Kind == "RayJob" {
-				want += "validates a RayJob only in part"
+				want += "validates a RayJob only in part (suspend, clusterSelector, runtimeEnvYAML, activeDeadlineSeconds; it logs a refusal and records no Event), so it may start this one, and an upgrade of the operator to v1.6.0 or later refuses it"
 			} else if strings.HasSuffix(image, "v1.1.1") {
 				want += "does not run this validation"
 			}
@@ -164,7 +164,7 @@ func TestSpecRefusedFeatureGate(t *testing.T) {
 		for _, fd := range Diagnose(&f.snap, Options{SpecOnly: true}).Findings {
 			if fd.Rule == RuleSpecRefused {
 				n++
-				if !strings.Contains(fd.Message, "with its default feature gates") || fd.Evidence["validatedAs"] != "v1.5.0" ||
+				if !strings.Contains(fd.Message, "with its default feature gates") || fd.Evidence["validatedAs"] != "v1.5.0" || !strings.HasPrefix(fd.Evidence["operator"], "v1.5.") ||
 					fd.Evidence["event"] != "ml/train: RayJobDeletionPolicy feature gate must be enabled to use DeletionStrategy" {
 					t.Errorf("a gated refusal does not say so, in v1.5.0's words: %s %v", fd.Message, fd.Evidence)
 				}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	"github.com/ray-project/kuberay/ray-operator/controllers/ray/utils"
 	"k8s.io/apimachinery/pkg/util/version"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/state"
@@ -30,7 +31,7 @@ func v15GatedRefusal(ix *index, c *clusterView) *validationRefusal {
 	case c.service != nil:
 		rs := c.service
 		if err := suspendedGroup(&rs.Spec.RayClusterSpec); err != nil {
-			return refusal(serviceRef(rs), "InvalidRayServiceSpec", fmt.Sprintf("The RayService spec is invalid %s/%s: %v", rs.Namespace, rs.Name, err), err)
+			return refusal(serviceRef(rs), string(utils.InvalidRayServiceSpec), fmt.Sprintf("The RayService spec is invalid %s/%s: %v", rs.Namespace, rs.Name, err), err)
 		}
 	case c.owner != nil && c.owner.Kind == "RayJob":
 		j := ix.ownerJob(c)
@@ -46,7 +47,7 @@ func v15GatedRefusal(ix *index, c *clusterView) *validationRefusal {
 			err = errors.New("RayJobDeletionPolicy feature gate must be enabled to use DeletionStrategy")
 		}
 		if err != nil {
-			return refusal(ref, "InvalidRayJobSpec", fmt.Sprintf("%s/%s: %v", j.Namespace, j.Name, err), err)
+			return refusal(ref, string(utils.InvalidRayJobSpec), fmt.Sprintf("%s/%s: %v", j.Namespace, j.Name, err), err)
 		}
 	case c.owner == nil:
 		if err := suspendedGroup(&c.rc.Spec); err != nil {

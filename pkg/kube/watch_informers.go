@@ -50,7 +50,8 @@ type ClusterInformers struct {
 // after the rules), which this package does not make.
 type CacheShape struct {
 	// Trim trims a pod, RayCluster, node or Event as it arrives, before it is cached, from the
-	// informers' own goroutines; nil keeps them whole but for their managed fields.
+	// informers' own goroutines; nil keeps them whole but for their managed fields. Pods are
+	// then cached encoded (packedPod), so sharing their strings across pods gains nothing.
 	Trim func(obj any)
 	// EventSelector selects by field the Events to cache ("" caches none), and KeepEvent, of
 	// those, the ones a change of which re-examines the RayCluster they are about.
@@ -80,8 +81,8 @@ func (c *Clients) NewClusterInformers(namespace string, withNodes bool, shape Ca
 	}
 
 	podKey := func(obj any) {
-		if p := asPod(obj); p != nil && p.Labels[ray.LabelCluster] != "" {
-			onChange(types.NamespacedName{Namespace: p.Namespace, Name: p.Labels[ray.LabelCluster]})
+		if key, _, ok := podPlace(obj); ok {
+			onChange(key)
 		}
 	}
 	clusterKey := func(obj any) {
@@ -113,7 +114,7 @@ func (c *Clients) NewClusterInformers(namespace string, withNodes bool, shape Ca
 		if reg.inf == nil {
 			continue
 		}
-		_ = reg.inf.SetTransform(h.trim)
+		_ = reg.inf.SetTransform(h.transform)
 		handle := reg.handle
 		if _, err := reg.inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 			AddFunc:    handle,
@@ -165,9 +166,18 @@ func (h *ClusterInformers) Start(ctx context.Context) error {
 	}
 }
 
-// trim keeps in the caches what the shape keeps (a watchdog holds every Ray pod of the cluster
-// for as long as it runs). The informers call it from their own goroutines, on objects just
-// decoded and not yet shared.
+// transform is what the caches keep of an object: what the shape keeps (trim), and of a pod
+// that, packed (a watchdog holds every Ray pod of the cluster for as long as it runs). The
+// informers call it from their own goroutines, on objects just decoded and not yet shared.
+func (h *ClusterInformers) transform(obj any) (any, error) {
+	obj, err := h.trim(obj)
+	if p, ok := obj.(*corev1.Pod); ok && err == nil {
+		return packPod(p), nil
+	}
+	return obj, err
+}
+
+// trim keeps of obj, in place, what the shape keeps.
 func (h *ClusterInformers) trim(obj any) (any, error) {
 	switch obj.(type) {
 	case *corev1.Pod, *rayv1.RayCluster, *corev1.Node, *corev1.Event:
@@ -220,12 +230,13 @@ func (h *ClusterInformers) Cluster(key types.NamespacedName) (*rayv1.RayCluster,
 	return rc, ok
 }
 
-// ClusterPods are the cached Ray pods of the RayCluster key names (by their ray.io/cluster label).
+// ClusterPods are the cached Ray pods of the RayCluster key names (by their ray.io/cluster
+// label), decoded: each call returns new pods, which the caller may keep or change.
 func (h *ClusterInformers) ClusterPods(key types.NamespacedName) []*corev1.Pod {
 	objs, _ := h.pods.GetIndexer().ByIndex(byCluster, key.Namespace+"/"+key.Name)
 	out := make([]*corev1.Pod, 0, len(objs))
 	for _, o := range objs {
-		if p := asPod(o); p != nil {
+		if p := cachedPod(o); p != nil {
 			out = append(out, p)
 		}
 	}
@@ -261,21 +272,19 @@ func (h *ClusterInformers) Keys() []types.NamespacedName {
 }
 
 func podClusterIndex(obj any) ([]string, error) {
-	p := asPod(obj)
-	if p == nil || p.Labels[ray.LabelCluster] == "" {
+	key, _, ok := podPlace(obj)
+	if !ok {
 		return nil, nil
 	}
-	return []string{p.Namespace + "/" + p.Labels[ray.LabelCluster]}, nil
+	return []string{key.Namespace + "/" + key.Name}, nil
 }
 
 func podNodeIndex(obj any) ([]string, error) {
-	p := asPod(obj)
-	if p == nil || p.Spec.NodeName == "" {
+	_, node, _ := podPlace(obj)
+	if node == "" {
 		return nil, nil
 	}
-	return []string{p.Spec.NodeName}, nil
+	return []string{node}, nil
 }
-
-func asPod(obj any) *corev1.Pod { return objectAs[corev1.Pod](obj) }
 
 func metaOf(obj any) (metav1.Object, error) { return meta.Accessor(storedObject(obj)) }

@@ -28,7 +28,8 @@ func reportJSON(t *testing.T, s *state.Snapshot) string {
 
 // The loader trims what it lists (TrimPod, TrimCluster, TrimNode) to keep doctor's memory small
 // at thousands of pods. Every fixture must give the same report, byte for byte, trimmed or not:
-// a rule that starts reading a dropped field fails here, not silently in production.
+// a rule that starts reading a dropped field fails here, not silently in production. So must
+// the pods the watchdog caches encoded.
 func TestTrimChangesNothing(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "rules", "*.yaml"))
 	if err != nil || len(files) == 0 {
@@ -45,6 +46,26 @@ func TestTrimChangesNothing(t *testing.T) {
 			want, got := reportJSON(t, &full), reportJSON(t, &slim)
 			if got != want {
 				t.Fatalf("trimmed snapshot reports differently\n--- full:\n%s\n--- trimmed:\n%s", want, got)
+			}
+			// The long-running modes trim pods unshared and cache them encoded (pkg/kube's
+			// packedPod): the pods decoded from that must report the same too.
+			packed := slim
+			packed.Pods = nil
+			for _, p := range full.Pods {
+				q := p.DeepCopy()
+				state.TrimPodToPack(q, packed.Secrets)
+				wire, err := q.Marshal()
+				if err != nil {
+					t.Fatal(err)
+				}
+				var back corev1.Pod
+				if err := back.Unmarshal(wire); err != nil {
+					t.Fatal(err)
+				}
+				packed.Pods = append(packed.Pods, back)
+			}
+			if got := reportJSON(t, &packed); got != want {
+				t.Fatalf("packed pods report differently\n--- full:\n%s\n--- packed:\n%s", want, got)
 			}
 		})
 	}

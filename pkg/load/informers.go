@@ -43,12 +43,13 @@ func NewInformers(c *kube.Clients, namespace string, withNodes bool, keepEvent f
 }
 
 // trim keeps of an object what the rules and plans read (state.TrimPod and the others), and
-// the secret values of what it drops.
+// the secret values of what it drops. A pod's strings are not shared: the cache keeps pods
+// encoded (kube.CacheShape).
 func (h *Informers) trim(obj any) {
 	switch o := obj.(type) {
 	case *corev1.Pod:
 		h.secretsMu.Lock()
-		state.TrimPod(o, h.secrets)
+		state.TrimPodToPack(o, h.secrets)
 		h.secretsMu.Unlock()
 	case *rayv1.RayCluster:
 		h.secretsMu.Lock()

@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // A decoded pod holds its own copy of everything: the labels KubeRay puts on each pod (the same
@@ -200,8 +201,43 @@ func mapKey[K ~string, V any](m map[K]V, value func(V) string) string {
 	return b.String()
 }
 
-// rayContainer returns the shared one-element container list that a trimmed pod keeps: the
-// first container's name, which KubeRay takes as the Ray container.
-func rayContainer(name string) []corev1.Container {
+// sharing says whether trimming shares the values that repeat (shared: the tables above) or
+// leaves each object its own (unshared: for an object encoded as soon as it is trimmed, whose
+// shared copies nothing would read).
+type sharing bool
+
+const (
+	shared   sharing = true
+	unshared sharing = false
+)
+
+func (sh sharing) str(s string) string {
+	if sh {
+		return intern(s)
+	}
+	return s
+}
+
+// meta shares the strings of an object's metadata that repeat across objects: its namespace,
+// labels and owners.
+func (sh sharing) meta(m *metav1.ObjectMeta) {
+	if !sh {
+		return
+	}
+	m.Namespace, m.GenerateName = intern(m.Namespace), intern(m.GenerateName)
+	m.Labels = internLabels(m.Labels)
+	for i := range m.OwnerReferences {
+		o := &m.OwnerReferences[i]
+		o.APIVersion, o.Kind, o.Name, o.UID = intern(o.APIVersion), intern(o.Kind), intern(o.Name), types.UID(intern(string(o.UID)))
+	}
+	m.OwnerReferences = internOwners(m.OwnerReferences)
+}
+
+// rayContainer is the one-element container list that a trimmed pod keeps: the first
+// container's name, which KubeRay takes as the Ray container.
+func (sh sharing) rayContainer(name string) []corev1.Container {
+	if !sh {
+		return []corev1.Container{{Name: name}}
+	}
 	return containers.shared(name, []corev1.Container{{Name: intern(name)}})
 }

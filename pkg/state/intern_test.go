@@ -22,7 +22,7 @@ func TestInternSharesOneCopy(t *testing.T) {
 	if unsafe.StringData(intern(a)) != unsafe.StringData(intern(b)) {
 		t.Fatal("equal strings interned to different copies")
 	}
-	if c := rayContainer(strings.Clone("ray-worker")); &c[0] != &rayContainer("ray-worker")[0] || c[0].Name != "ray-worker" {
+	if c := shared.rayContainer(strings.Clone("ray-worker")); &c[0] != &shared.rayContainer("ray-worker")[0] || c[0].Name != "ray-worker" {
 		t.Fatal("container lists of one name not shared")
 	}
 }

@@ -8,7 +8,6 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
@@ -26,19 +25,25 @@ import (
 // default, and the env of Ray's token authentication) and the status rules read (phase, reason,
 // message, start time, conditions, container states); the secret values of its spec go into
 // secrets. Strings that repeat across pods are shared (see intern).
-func TrimPod(p *corev1.Pod, secrets redact.Set) {
+func TrimPod(p *corev1.Pod, secrets redact.Set) { trimPod(p, secrets, shared) }
+
+// TrimPodToPack trims p as TrimPod does but shares none of its strings: for a pod encoded at
+// once (the long-running modes' cache), whose shared copies would only fill the tables.
+func TrimPodToPack(p *corev1.Pod, secrets redact.Set) { trimPod(p, secrets, unshared) }
+
+func trimPod(p *corev1.Pod, secrets redact.Set, sh sharing) {
 	secrets.AddPodSpec(&p.Spec)
 	p.ObjectMeta = trimMeta(&p.ObjectMeta)
-	internMeta(&p.ObjectMeta)
+	sh.meta(&p.ObjectMeta)
 	spec := corev1.PodSpec{
-		NodeName:                      intern(p.Spec.NodeName),
+		NodeName:                      sh.str(p.Spec.NodeName),
 		RestartPolicy:                 p.Spec.RestartPolicy,
 		TerminationGracePeriodSeconds: p.Spec.TerminationGracePeriodSeconds,
 	}
 	if len(p.Spec.Containers) > 0 {
 		// The first container's name only: KubeRay takes it as the Ray container. A head keeps
 		// a dashboard port other than Ray's default, which doctor --ray forwards to.
-		spec.Containers = rayContainer(p.Spec.Containers[0].Name)
+		spec.Containers = sh.rayContainer(p.Spec.Containers[0].Name)
 		if port, ok := dashboardPortOf(&p.Spec.Containers[0]); ok {
 			spec.Containers = []corev1.Container{{Name: spec.Containers[0].Name, Ports: []corev1.ContainerPort{port}}}
 		}
@@ -51,7 +56,7 @@ func TrimPod(p *corev1.Pod, secrets redact.Set) {
 		}
 	}
 	p.Spec = spec
-	p.Status = trimPodStatus(&p.Status)
+	p.Status = trimPodStatus(&p.Status, sh)
 }
 
 // dashboardPortOf is c's port named "dashboard" (KubeRay's name) when it is not Ray's default.
@@ -67,22 +72,22 @@ func dashboardPortOf(c *corev1.Container) (corev1.ContainerPort, bool) {
 // trimPodStatus keeps the pod IP (Ray's node table names nodes by it) and drops the other
 // addresses, the QoS class and the container runtime's IDs and resources, which no rule or plan
 // reads, and shares the strings that repeat.
-func trimPodStatus(s *corev1.PodStatus) corev1.PodStatus {
+func trimPodStatus(s *corev1.PodStatus, sh sharing) corev1.PodStatus {
 	out := corev1.PodStatus{
 		Phase:                 s.Phase,
 		PodIP:                 s.PodIP, // Ray's node table names nodes by it (doctor --ray)
-		Reason:                intern(s.Reason),
+		Reason:                sh.str(s.Reason),
 		Message:               s.Message,
 		StartTime:             s.StartTime,
 		NominatedNodeName:     s.NominatedNodeName,
 		Conditions:            readConditions(s.Conditions),
-		InitContainerStatuses: trimContainerStatuses(s.InitContainerStatuses),
-		ContainerStatuses:     trimContainerStatuses(s.ContainerStatuses),
+		InitContainerStatuses: trimContainerStatuses(s.InitContainerStatuses, sh),
+		ContainerStatuses:     trimContainerStatuses(s.ContainerStatuses, sh),
 	}
 	for i := range out.Conditions {
 		c := &out.Conditions[i]
-		c.Type, c.Reason = corev1.PodConditionType(intern(string(c.Type))), intern(c.Reason)
-		c.Status, c.LastProbeTime = corev1.ConditionStatus(intern(string(c.Status))), metav1.Time{}
+		c.Type, c.Reason = corev1.PodConditionType(sh.str(string(c.Type))), sh.str(c.Reason)
+		c.Status, c.LastProbeTime = corev1.ConditionStatus(sh.str(string(c.Status))), metav1.Time{}
 	}
 	return out
 }
@@ -113,46 +118,34 @@ func readConditions(in []corev1.PodCondition) []corev1.PodCondition {
 	return out
 }
 
-func trimContainerStatuses(in []corev1.ContainerStatus) []corev1.ContainerStatus {
+func trimContainerStatuses(in []corev1.ContainerStatus, sh sharing) []corev1.ContainerStatus {
 	if len(in) == 0 {
 		return in
 	}
 	out := make([]corev1.ContainerStatus, len(in))
 	for i, cs := range in {
 		out[i] = corev1.ContainerStatus{
-			Name:                 intern(cs.Name),
-			Image:                intern(cs.Image),
+			Name:                 sh.str(cs.Name),
+			Image:                sh.str(cs.Image),
 			Ready:                cs.Ready,
 			Started:              cs.Started,
 			RestartCount:         cs.RestartCount,
 			State:                cs.State,
 			LastTerminationState: cs.LastTerminationState,
 		}
-		internState(&out[i].State)
-		internState(&out[i].LastTerminationState)
+		trimState(&out[i].State, sh)
+		trimState(&out[i].LastTerminationState, sh)
 	}
 	return out
 }
 
-func internState(s *corev1.ContainerState) {
+func trimState(s *corev1.ContainerState, sh sharing) {
 	if s.Waiting != nil {
-		s.Waiting.Reason = intern(s.Waiting.Reason)
+		s.Waiting.Reason = sh.str(s.Waiting.Reason)
 	}
 	if s.Terminated != nil {
-		s.Terminated.Reason, s.Terminated.ContainerID = intern(s.Terminated.Reason), ""
+		s.Terminated.Reason, s.Terminated.ContainerID = sh.str(s.Terminated.Reason), ""
 	}
-}
-
-// internMeta shares the strings of an object's metadata that repeat across objects: its
-// namespace, labels and owners.
-func internMeta(m *metav1.ObjectMeta) {
-	m.Namespace, m.GenerateName = intern(m.Namespace), intern(m.GenerateName)
-	m.Labels = internLabels(m.Labels)
-	for i := range m.OwnerReferences {
-		o := &m.OwnerReferences[i]
-		o.APIVersion, o.Kind, o.Name, o.UID = intern(o.APIVersion), intern(o.Kind), intern(o.Name), types.UID(intern(string(o.UID)))
-	}
-	m.OwnerReferences = internOwners(m.OwnerReferences)
 }
 
 // TrimCluster drops of a RayCluster's pod templates all but what the rules read (specTemplate)
@@ -168,7 +161,7 @@ func TrimCluster(rc *rayv1.RayCluster, secrets redact.Set) {
 			meta.Annotations[k] = v
 		}
 	}
-	internMeta(&meta)
+	shared.meta(&meta)
 	rc.ObjectMeta = meta
 	rc.Spec.HeadGroupSpec.Template = specTemplate(&rc.Spec.HeadGroupSpec.Template)
 	rc.Spec.HeadGroupSpec.RayStartParams = internLabels(rc.Spec.HeadGroupSpec.RayStartParams)

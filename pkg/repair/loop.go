@@ -38,6 +38,8 @@ type Loop struct {
 	told map[string]bool
 	// replacing: clusters whose head was deleted, waiting for a new head to be Ready.
 	replacing map[types.NamespacedName]replacing
+	// settled: Settled has been called.
+	settled sync.Once
 }
 
 // replacing is a deleted head whose replacement the watchdog has not yet seen Ready.
@@ -69,6 +71,9 @@ type LoopConfig struct {
 	// Heartbeat: how often a heartbeat goes through the queue, so an Observer can tell a
 	// wedged watchdog (beats stop) from an idle one (beats go on). Zero sends none.
 	Heartbeat time.Duration
+	// Settled is called once, the first time the queue is empty after an examination: the
+	// first pass over the fleet the caches' sync queued is done. nil calls nothing.
+	Settled func()
 }
 
 // heartbeatKey is the queue item of the heartbeat: no RayCluster has an empty name.
@@ -131,6 +136,9 @@ func (w *Loop) Run(ctx context.Context) {
 				}
 				w.queue.Done(key)
 				w.Observer.Beat(w.Now())
+				if w.Settled != nil && w.queue.Len() == 0 {
+					w.settled.Do(w.Settled)
+				}
 			}
 		}()
 	}

@@ -135,3 +135,49 @@ func TestWatchdogRetriesAFailedDelete(t *testing.T) {
 	clk.Step(time.Hour)
 	waitCalls(t, del, 3)
 }
+
+// countingCache counts the examinations; it serves no cluster.
+type countingCache struct {
+	mu   sync.Mutex
+	seen int
+}
+
+func (c *countingCache) Snapshot(types.NamespacedName, time.Time) (*state.Snapshot, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.seen++
+	return nil, false
+}
+
+// Settled is called once, after the first pass has examined every cluster queued before Run,
+// and not again when the queue empties later.
+func TestSettledAfterTheFirstPass(t *testing.T) {
+	cache := &countingCache{}
+	settled := make(chan int, 10)
+	w := NewLoop(LoopConfig{Cache: cache, Workers: 2, Log: NewLogger(io.Discard, "logfmt", nil),
+		Settled: func() {
+			cache.mu.Lock()
+			defer cache.mu.Unlock()
+			settled <- cache.seen
+		}})
+	for i := 0; i < 50; i++ {
+		w.Changed(types.NamespacedName{Namespace: "ml", Name: string(rune('a'+i%26)) + string(rune('a'+i/26))})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { w.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	select {
+	case seen := <-settled:
+		if seen < 49 { // the other worker may still be on the last one
+			t.Fatalf("Settled after %d of 50 examinations", seen)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Settled never called")
+	}
+	w.Changed(types.NamespacedName{Namespace: "ml", Name: "later"})
+	time.Sleep(100 * time.Millisecond)
+	if len(settled) != 0 {
+		t.Fatal("Settled called again when the queue emptied later")
+	}
+}

@@ -166,6 +166,10 @@ func serve(ctx context.Context, c *kube.Clients, cfg Config, log *repair.Logger,
 		Log:       log,
 		Observer:  wm.observer(),
 		Heartbeat: wm.heartbeat(),
+		// The first pass over every cluster decodes each one's pods and diagnoses it: garbage
+		// once done. Give it back to the OS then, as after the sync below, so the resident size
+		// starts from what the caches hold (docs/performance.md, the watchdog's memory).
+		Settled: debug.FreeOSMemory,
 	})
 	// Nodes are cached only with Force: only force deletes need them, and without it the
 	// watchdog needs no cluster-wide read of nodes.

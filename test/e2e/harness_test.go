@@ -325,7 +325,7 @@ func sandboxV170(t *testing.T) *sandbox.Sandbox      { return v170.get(t) }
 func sandboxV111Serve(t *testing.T) *sandbox.Sandbox { return v111Serve.get(t) }
 
 func stopExtraSandboxes() {
-	for _, l := range []*lazySandbox{v111Serve, v150, v160, v170} {
+	for _, l := range []*lazySandbox{v111Serve, v150, v160, v170, v170StatusCheck} {
 		if l.sb != nil {
 			_ = l.sb.Down()
 		}

@@ -69,6 +69,9 @@ type Config struct {
 	// OperatorFeatureGates is the operator's --feature-gates ("" leaves its defaults): KubeRay
 	// v1.7.0's NetworkPolicy controller, say, runs only with RayClusterNetworkPolicy=true.
 	OperatorFeatureGates string
+	// OperatorEnv is added to the operator's environment ("NAME=value"): some settings KubeRay
+	// reads only from there (v1.7.0's RAYJOB_STATUS_CHECK_TIMEOUT_SECONDS, say).
+	OperatorEnv []string
 }
 
 // DefaultCache is $KUBECTL_RAY_SANDBOX_CACHE, else ~/.cache/kubectl-ray/sandbox: outside the

@@ -435,6 +435,7 @@ func (sb *Sandbox) startOperator(ctx context.Context) error {
 		// Service) go through it: Go's proxy rules exempt loopback IPs and localhost.
 		env = []string{"HTTP_PROXY=" + sb.state.ServiceProxy, "http_proxy=" + sb.state.ServiceProxy}
 	}
+	env = append(env, sb.cfg.OperatorEnv...)
 	args := []string{"--kubeconfig", sb.cfg.Kubeconfig(),
 		"--enable-leader-election=false",
 		"--metrics-addr", "127.0.0.1:" + strconv.Itoa(p["operator-metrics"]),

@@ -82,7 +82,38 @@ func (ix *index) jobViews() []*jobView {
 	return out
 }
 
-func (j *jobView) what() string { return "RayJob " + key(j.job.Namespace, j.job.Name) }
+// what names the RayJob, and the RayCronJob that made it (KubeRay v1.7.0): its findings are
+// fixed in that RayCronJob's template, not in the RayJob.
+func (j *jobView) what() string {
+	what := "RayJob " + key(j.job.Namespace, j.job.Name)
+	if run, ok := ray.CronRunOf(j.job); ok {
+		what += " (RayCronJob " + run.CronJob + "'s run"
+		if run.Tick != "" {
+			what += " for " + run.Tick
+		}
+		what += ")"
+	}
+	return what
+}
+
+// resubmit is how a failed RayJob runs again: created anew by its user; or, when a RayCronJob
+// made it, never: its next tick makes a new RayJob from spec.jobTemplate, where the fix goes.
+func (j *jobView) resubmit() string {
+	if run, ok := ray.CronRunOf(j.job); ok {
+		return "in RayCronJob " + run.CronJob + "'s spec.jobTemplate, which each run copies (kubectl edit raycronjob " + run.CronJob + " -n " + j.job.Namespace +
+			"): this run is not run again, and the next tick makes a new RayJob"
+	}
+	return "then submit the RayJob again (kubectl delete and create it)"
+}
+
+// nextJobs is where a setting for the RayJobs to come goes: on them, or in the template of the
+// RayCronJob that makes them.
+func (j *jobView) nextJobs() string {
+	if run, ok := ray.CronRunOf(j.job); ok {
+		return "in RayCronJob " + run.CronJob + "'s spec.jobTemplate (each of its runs makes a RayCluster of its own, and each stays without it)"
+	}
+	return "on the next RayJobs"
+}
 
 func (j *jobView) ref() state.Ref {
 	return state.Ref{Kind: "RayJob", Namespace: j.job.Namespace, Name: j.job.Name, UID: string(j.job.UID)}
@@ -118,6 +149,12 @@ func jobEvidence(j *rayv1.RayJob) map[string]string {
 			ev[k] = v
 		}
 	}
+	if run, ok := ray.CronRunOf(j); ok {
+		ev["rayCronJob"] = run.CronJob
+		if run.Tick != "" {
+			ev["scheduledFor"] = run.Tick
+		}
+	}
 	return ev
 }
 
@@ -144,7 +181,7 @@ func rayJobFailed(ix *index, j *jobView) []Finding {
 	if j.job.Spec.SubmissionMode == rayv1.SidecarMode {
 		submitterLog = "kubectl logs -l ray.io/cluster=" + st.RayClusterName + ",ray.io/node-type=head -c ray-job-submitter -n " + ns
 	}
-	resubmit := "then submit the RayJob again (kubectl delete and create it)"
+	resubmit := j.resubmit()
 	var why, remedy string
 	switch {
 	case st.JobDeploymentStatus == rayv1.JobDeploymentStatusValidationFailed || st.Reason == rayv1.ValidationFailed:
@@ -291,7 +328,7 @@ func rayJobFinishedHolds(ix *index, j *jobView) []Finding {
 	if unmatched != "" {
 		why = unmatched
 		remedy = "add a deletion rule on the RayJob's final state, e.g. {policy: DeleteCluster, condition: {jobDeploymentStatus: Failed}} (KubeRay v1.6.0+), " +
-			"on the next RayJobs; kubectl delete raycluster " + j.cluster.rc.Name + " -n " + j.job.Namespace + " now if you are done with it"
+			j.nextJobs() + "; kubectl delete raycluster " + j.cluster.rc.Name + " -n " + j.job.Namespace + " now if you are done with it"
 	} else if spec.ShutdownAfterJobFinishes {
 		ttl := time.Duration(spec.TTLSecondsAfterFinished) * time.Second
 		if st.EndTime == nil || finished <= ttl+ix.opts.OperatorGrace {
@@ -306,7 +343,7 @@ func rayJobFinishedHolds(ix *index, j *jobView) []Finding {
 		remedy = "read " + ix.operatorLogs() + " (it deletes the cluster at the TTL); kubectl delete raycluster " + j.cluster.rc.Name + " -n " + j.job.Namespace + " if you are done with it"
 	} else {
 		why = "neither shutdownAfterJobFinishes nor a deletionStrategy is set, so no KubeRay version deletes the cluster"
-		remedy = "set spec.shutdownAfterJobFinishes: true (with spec.ttlSecondsAfterFinished to keep the cluster a while for its logs) on the next RayJobs; kubectl delete raycluster " +
+		remedy = "set spec.shutdownAfterJobFinishes: true (with spec.ttlSecondsAfterFinished to keep the cluster a while for its logs) " + j.nextJobs() + "; kubectl delete raycluster " +
 			j.cluster.rc.Name + " -n " + j.job.Namespace + " now if you are done with it"
 	}
 	msg := fmt.Sprintf("%s finished (%s)%s and its RayCluster %s still runs %d pod(s): %s", j.what(), st.JobDeploymentStatus, since, j.cluster.rc.Name, live, why)

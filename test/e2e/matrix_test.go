@@ -110,6 +110,7 @@ func TestKubeRayMatrix(t *testing.T) {
 				cases["network-policy-dns"] = matrixNetworkPolicyDNS      // spec.networkPolicy: v1.7.0
 				cases["rayservice-finalizer"] = matrixRayServiceFinalizer // ray.io/rayservice-finalizer: v1.6.2 and later
 				cases["worker-kill-token"] = matrixWorkerKillToken        // the v1.6.0 run is TestChaosWorkerKillServeReplicas
+				cases["raycronjob-run"] = matrixRayCronJobRun             // RayCronJob: v1.7.0, feature gate RayCronJob
 			}
 			for name, run := range cases {
 				t.Run(name, func(t *testing.T) {

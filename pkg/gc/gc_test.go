@@ -15,7 +15,7 @@ func TestTune(t *testing.T) {
 		percent              int
 		limit                int64
 	}{
-		{"watchdog", "", "", Watchdog, 50, math.MaxInt64},
+		{"watchdog", "", "", Watchdog, 35, math.MaxInt64},
 		{"one-shot", "", "", OneShot, 100, 90 << 20},
 		{"GOGC set", "200", "", Watchdog, 100, math.MaxInt64},
 		{"GOMEMLIMIT set", "", "200MiB", OneShot, 100, math.MaxInt64},

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -142,9 +143,15 @@ func stopProc(p Proc, grace time.Duration) {
 	}
 }
 
-// freePorts asks the kernel for n distinct free loopback ports. Each is closed before use, so a
-// race with another process is possible but rare; a taken port then fails readiness loudly.
+// freePorts asks the kernel for n distinct free loopback ports, none handed out before by this
+// process. Each is closed before use, so the kernel may give it again to the next bind of port 0
+// until its user binds it: sandboxes started at once in one test process (the e2e package starts
+// several) drew the same port, and the second operator exited on "address already in use" after
+// the first one's readiness had answered for it. A race with another process stays possible but
+// rare; the operator's start then fails loudly (startOperator).
 func freePorts(n int) ([]int, error) {
+	portsMu.Lock()
+	defer portsMu.Unlock()
 	var ls []net.Listener
 	defer func() {
 		for _, l := range ls {
@@ -152,16 +159,26 @@ func freePorts(n int) ([]int, error) {
 		}
 	}()
 	var ports []int
-	for i := 0; i < n; i++ {
+	for len(ports) < n {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			return nil, fmt.Errorf("no free loopback port: %v", err)
 		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+		ls = append(ls, l) // held open until all are drawn, so none comes twice
+		port := l.Addr().(*net.TCPAddr).Port
+		if portsGiven[port] {
+			continue
+		}
+		portsGiven[port] = true
+		ports = append(ports, port)
 	}
 	return ports, nil
 }
+
+var (
+	portsMu    sync.Mutex
+	portsGiven = map[int]bool{}
+)
 
 // portInUse reports whether something listens on 127.0.0.1:port.
 func portInUse(port int) bool {

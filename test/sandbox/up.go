@@ -450,6 +450,12 @@ func (sb *Sandbox) startOperator(ctx context.Context) error {
 	if err := sb.waitHTTP(ctx, "kuberay-operator", "http://127.0.0.1:"+strconv.Itoa(p["operator-health"])+"/readyz", "", 60*time.Second, proc.PID); err != nil {
 		return err
 	}
+	// Its probes answer before its metrics server binds: an operator that cannot bind that port
+	// has answered ready and exits a moment later. Fail the start there, not in every test after.
+	time.Sleep(time.Second)
+	if !alive(proc.PID) {
+		return fmt.Errorf("kuberay-operator exited after its start: %s", sb.LogTail("kuberay-operator", 5))
+	}
 	return sb.registerOperatorDeployment(ctx, v)
 }
 

@@ -98,7 +98,7 @@ type clusterRule func(*index, *clusterView) []Finding
 // clusterRules run on every RayCluster, in this order.
 var clusterRules = []clusterRule{specRules, headPodRules, headCountRules, statusStale, nodePressure, workersNotReady, serveRules,
 	headRestartDisabled, workerInitFailing, headRecreateLoop, workersStale,
-	upgradeStuck, serveNoEndpoints, gcsFTFinalizerStuck, workerFailed, workerImagePull, workerPending, workerCrashLoop, workersMissing, workersOutsideSpec, containerNeverRestarted, budgetNeverAllows, networkPolicyBlocksDNS, specInvalid, rayViewRules,
+	upgradeStuck, serveNoEndpoints, gcsFTFinalizerStuck, workerFailed, workerImagePull, workerPending, workerCrashLoop, workersMissing, workersOutsideSpec, containerNeverRestarted, budgetNeverAllows, networkPolicyBlocksDNS, gcsStoreShared, specInvalid, rayViewRules,
 	admissionRules}
 
 // Diagnose runs every rule over s. It only reads s; the same snapshot always gives the same report.

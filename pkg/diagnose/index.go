@@ -29,6 +29,8 @@ type index struct {
 	cleanupJobs map[string]*batchv1.Job
 	// rayViews is Ray's view (Snapshot.Ray) by namespace/cluster, built on first use.
 	rayViews map[string]*rayapi.View
+	// gcsStores are the live heads' RocksDB GCS stores (indexGCSStores), built on first use.
+	gcsStores map[string][]gcsStoreHolder
 }
 
 // clusterView is one RayCluster with its pods and the RayService or RayJob that owns it.

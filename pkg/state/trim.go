@@ -22,9 +22,9 @@ import (
 
 // TrimPod keeps of a pod its identity, labels, owners, deletion and creation times, node,
 // restart policy, the name of its first container (and a head's dashboard port, when not the
-// default, and the env of Ray's token authentication) and the status rules read (phase, reason,
-// message, start time, conditions, container states); the secret values of its spec go into
-// secrets. Strings that repeat across pods are shared (see intern).
+// default, the env of Ray's token authentication and where its RocksDB GCS store lives) and the
+// status rules read (phase, reason, message, start time, conditions, container states); the
+// secret values of its spec go into secrets. Strings that repeat across pods are shared (see intern).
 func TrimPod(p *corev1.Pod, secrets redact.Set) { trimPod(p, secrets, shared) }
 
 // TrimPodToPack trims p as TrimPod does but shares none of its strings: for a pod encoded at
@@ -53,6 +53,15 @@ func trimPod(p *corev1.Pod, secrets redact.Set, sh sharing) {
 			c := spec.Containers[0]
 			c.Env = env
 			spec.Containers = []corev1.Container{c}
+		}
+		// A head keeps where its RocksDB GCS store lives (ray.GCSStoreOf): gcs-store-shared
+		// compares the heads' stores.
+		if env, mounts, volumes, ok := ray.GCSStoreSpec(p); ok && ray.IsHead(p) {
+			c := spec.Containers[0]
+			c.Env = append(append([]corev1.EnvVar(nil), c.Env...), env...)
+			c.VolumeMounts = mounts
+			spec.Containers = []corev1.Container{c}
+			spec.Volumes = volumes
 		}
 	}
 	p.Spec = spec

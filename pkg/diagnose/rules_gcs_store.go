@@ -1,0 +1,105 @@
+package diagnose
+
+import (
+	"fmt"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
+)
+
+// RuleGCSStoreShared is an invariant between the heads of a namespace: a RocksDB GCS store
+// (KubeRay v1.7.0's gcsFaultToleranceOptions.backend: rocksdb) has one writer, so no two live
+// heads may keep their GCS in the same directory of the same claim. RocksDB enforces it with its
+// own LOCK file: the second head's GCS cannot open the store and its cluster never becomes ready;
+// its head is not Ready or crash-loops, and no controller says why. KubeRay's reconcileGCSStoragePVC
+// (raycluster_controller.go) warns that a storage.claimName shared by a RayService's
+// generations deadlocks its zero-downtime (NewCluster) upgrade for this reason: the pending
+// cluster never becomes ready, so the active one is never torn down.
+const RuleGCSStoreShared = "gcs-store-shared"
+
+// gcsStoreHolder is a live head keeping its GCS in a RocksDB store, with its cluster.
+type gcsStoreHolder struct {
+	cluster *clusterView
+	head    *corev1.Pod
+	store   ray.GCSStore
+}
+
+// indexGCSStores groups the live heads of RocksDB GCS stores by namespace, claim and directory,
+// each group oldest head first: the first holds RocksDB's lock.
+func indexGCSStores(clusters []*clusterView) map[string][]gcsStoreHolder {
+	out := map[string][]gcsStoreHolder{}
+	for _, c := range clusters {
+		for _, h := range c.heads {
+			if h.DeletionTimestamp != nil || ray.Terminal(h) {
+				continue // leaving: it releases the store
+			}
+			if s, ok := ray.GCSStoreOf(h); ok {
+				k := gcsStoreKey(h.Namespace, s)
+				out[k] = append(out[k], gcsStoreHolder{cluster: c, head: h, store: s})
+			}
+		}
+	}
+	for _, hs := range out {
+		sort.SliceStable(hs, func(i, j int) bool {
+			a, b := hs[i].head, hs[j].head
+			if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+				return a.CreationTimestamp.Before(&b.CreationTimestamp)
+			}
+			return a.Name < b.Name
+		})
+	}
+	return out
+}
+
+func gcsStoreKey(ns string, s ray.GCSStore) string { return ns + "/" + s.Claim + "/" + s.Dir }
+
+// gcsStoreShared reports each cluster whose head keeps its GCS in a store the head of an older
+// cluster already holds. The oldest holder is not reported: its GCS has the lock and works.
+func gcsStoreShared(ix *index, c *clusterView) []Finding {
+	if ix.gcsStores == nil {
+		ix.gcsStores = indexGCSStores(ix.clusters)
+	}
+	for _, h := range c.heads {
+		s, ok := ray.GCSStoreOf(h)
+		if !ok || h.DeletionTimestamp != nil || ray.Terminal(h) {
+			continue
+		}
+		holders := ix.gcsStores[gcsStoreKey(h.Namespace, s)]
+		first := holders[0]
+		if first.cluster == c {
+			continue // the lock's holder, or a second head of its own cluster (head-duplicate)
+		}
+		return []Finding{gcsStoreSharedFinding(c, h, s, first)}
+	}
+	return nil
+}
+
+func gcsStoreSharedFinding(c *clusterView, h *corev1.Pod, s ray.GCSStore, first gcsStoreHolder) Finding {
+	where := "PVC " + s.Claim
+	if s.Dir != "" {
+		where += " (directory " + s.Dir + ")"
+	}
+	ev := map[string]string{"pod": h.Name, "claim": s.Claim, "holder": first.cluster.rc.Name, "holderPod": first.head.Name, "phase": string(h.Status.Phase)}
+	if s.Dir != "" {
+		ev["dir"] = s.Dir
+	}
+	msg := fmt.Sprintf("%s keeps its GCS in the RocksDB store on %s, which the head of RayCluster %s (%s, %s) already holds: "+
+		"RocksDB admits one writer, so this head's GCS cannot open the store (or, on a ReadWriteOnce claim, cannot attach it) "+
+		"and the cluster never becomes ready while %s runs (its head: %s)",
+		c.what(), where, first.cluster.rc.Name, first.head.Name, podState(first.head), first.cluster.rc.Name, podState(h))
+	remedy := "give each RayCluster a store of its own: remove spec.gcsFaultToleranceOptions.storage.claimName from " + c.rc.Name +
+		" (the operator then makes " + c.rc.Name + "-gcs-pvc) or point it at a claim, or a storage.subPath, no other cluster uses"
+	if svc := c.service; svc != nil && first.cluster.service == svc {
+		ev["rayService"] = svc.Name
+		msg += fmt.Sprintf("; both are RayService %s's clusters, so its zero-downtime (NewCluster) upgrade never completes: "+
+			"the pending cluster never becomes ready and the active one is never torn down", svc.Name)
+		remedy = "a NewCluster upgrade runs the old and new cluster at once, and they cannot share one RocksDB store: remove " +
+			"spec.rayClusterConfig.gcsFaultToleranceOptions.storage.claimName from RayService " + svc.Name +
+			" (each cluster then gets a store of its own, and the GCS state is not carried over), or keep the GCS in Redis " +
+			"(backend: redis), which has no single writer; KubeRay v1.7.0 has no upgrade that hands one store over"
+	}
+	return c.finding(RuleGCSStoreShared, state.PodRef(h), msg, remedy, ev)
+}

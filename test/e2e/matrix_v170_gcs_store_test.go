@@ -1,0 +1,82 @@
+package e2e
+
+import (
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/test/play"
+)
+
+// gcs-store-shared: KubeRay v1.7.0's embedded GCS fault tolerance (backend: rocksdb; the matrix's
+// v1.7.0 sandbox turns GCSFaultToleranceEmbeddedStorage on). A claim bound to a hostPath volume
+// by the sandbox's controller-manager; RayCluster gcs-a keeps its GCS on it (storage.claimName)
+// and the real operator mounts it on gcs-a's head: doctor says nothing of gcs-a. RayCluster gcs-b,
+// copied from it, names the same claim, and the operator mounts it on gcs-b's head too. RocksDB's
+// lock refuses the second GCS; no Ray runs here, so the kubelet's side is played: gcs-b's Ray
+// container exits over and over (play.KubeletCrashLoop). doctor names the shared store on gcs-b,
+// the holder gcs-a, and exits 1. About 15 s.
+func matrixGCSStoreShared(t *testing.T, h *H, v kubeRayVersion) {
+	pv := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "gcs-" + h.NS}, Spec: corev1.PersistentVolumeSpec{
+		Capacity:                      corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")},
+		AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany},
+		PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
+		PersistentVolumeSource:        corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/var/lib/ray-gcs/" + h.NS}},
+	}}
+	if _, err := h.Kube.CoreV1().PersistentVolumes().Create(h.Ctx, pv, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.Kube.CoreV1().PersistentVolumes().Delete(h.Ctx, pv.Name, metav1.DeleteOptions{}) })
+	noClass := ""
+	pvc := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "shared-gcs", Namespace: h.NS}, Spec: corev1.PersistentVolumeClaimSpec{
+		AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany},
+		StorageClassName: &noClass,
+		VolumeName:       pv.Name,
+		Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}},
+	}}
+	if _, err := h.Kube.CoreV1().PersistentVolumeClaims(h.NS).Create(h.Ctx, pvc, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h.WaitFor("the controller-manager to bind the claim", 60*time.Second, func() (bool, error) {
+		got, err := h.Kube.CoreV1().PersistentVolumeClaims(h.NS).Get(h.Ctx, pvc.Name, metav1.GetOptions{})
+		return err == nil && got.Status.Phase == corev1.ClaimBound, err
+	})
+	create := func(name string) {
+		m := objectMap(t, "RayCluster", h.sampleCluster(name))
+		// The plugin's API types predate backend and storage.
+		m["spec"].(map[string]any)["gcsFaultToleranceOptions"] = map[string]any{"backend": "rocksdb", "storage": map[string]any{"claimName": pvc.Name}}
+		h.createJSON(mustJSON(t, m))
+	}
+
+	create("gcs-a")
+	h.WaitClusterRunning("gcs-a", 90*time.Second)
+	d, res := h.doctorJSON("--operator-grace", "1s")
+	if got := d.rules("gcs-a"); len(got) != 0 || res.Code != 0 {
+		t.Errorf("KubeRay %s: one RayCluster on its RocksDB store: want silent, exit 0; got %v, %s", v.version, got, res)
+	}
+
+	create("gcs-b")
+	head := h.WaitClusterRunning("gcs-b", 90*time.Second)
+	if s, ok := ray.GCSStoreOf(&head); !ok || s.Claim != pvc.Name {
+		t.Fatalf("KubeRay %s mounts gcs-b's store as %+v (%v), want claim %s: the case tests nothing", v.version, s, ok, pvc.Name)
+	}
+	if _, err := play.KubeletCrashLoop(h.Ctx, h.Kube, h.NS, head.Name, "Error", 3); err != nil {
+		t.Fatal(err)
+	}
+	d, res = h.doctorJSON("--operator-grace", "1s")
+	f := d.finding(t, "gcs-b", "gcs-store-shared")
+	wantContains(t, "gcs-store-shared", f.Message, "RayCluster "+h.NS+"/gcs-b keeps its GCS in the RocksDB store on PVC shared-gcs, which the head of RayCluster gcs-a", "RocksDB admits one writer")
+	wantContains(t, "gcs-store-shared's remedy", f.Remedy, "remove spec.gcsFaultToleranceOptions.storage.claimName from gcs-b")
+	if f.Severity != "error" || f.Evidence["holder"] != "gcs-a" || f.Evidence["claim"] != pvc.Name || f.Evidence["pod"] != head.Name || res.Code != 1 {
+		t.Errorf("want an error on gcs-b's head, holder gcs-a, exit 1; got %+v, %s", f, res)
+	}
+	for _, f := range d.Findings {
+		if f.Rule == "gcs-store-shared" && f.Cluster != nil && f.Cluster.Name == "gcs-a" {
+			t.Errorf("the store's holder gcs-a is not at fault: %s", f.Message)
+		}
+	}
+}

@@ -177,7 +177,23 @@ func addFile(s *state.Snapshot, rel string, data []byte) error {
 	case "rayservices":
 		return decodeInto(data, &s.Services)
 	case "rayjobs":
-		return decodeInto(data, &s.Jobs)
+		if err := decodeInto(data, &s.Jobs); err != nil {
+			return err
+		}
+		// What its type drops of a newer release's RayJob, the bundle kept (renderer.rayJob).
+		j := &s.Jobs[len(s.Jobs)-1]
+		raw, err := yaml.YAMLToJSON(data)
+		if err != nil {
+			return err
+		}
+		if n, err := ray.RayJobNewerOf(raw); err != nil {
+			return err
+		} else if !n.IsZero() {
+			if s.JobsNewer == nil {
+				s.JobsNewer = map[string]ray.RayJobNewer{}
+			}
+			s.JobsNewer[j.Namespace+"/"+j.Name] = n
+		}
 	case "pods":
 		var p corev1.Pod
 		if err := yaml.Unmarshal(data, &p); err != nil {

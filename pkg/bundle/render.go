@@ -1,10 +1,12 @@
 package bundle
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
 
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
@@ -56,7 +58,7 @@ func Render(s *state.Snapshot, p Plan, c Collected, st *Stream) Contents {
 		r.object(nsPath(o.Namespace, "rayservices", o.Name), "RayService with its status", "ray.io/v1", "RayService", o)
 	}
 	for _, o := range p.Jobs {
-		r.object(nsPath(o.Namespace, "rayjobs", o.Name), "RayJob with its status", "ray.io/v1", "RayJob", o)
+		r.rayJob(o, s.JobsNewer[o.Namespace+"/"+o.Name])
 	}
 	for _, o := range p.Pods {
 		r.object(nsPath(o.Namespace, "pods", o.Name), podAbout(o), "v1", "Pod", o)
@@ -175,6 +177,32 @@ func (r *renderer) object(path, about, apiVersion, kind string, obj any) {
 		return
 	}
 	data, problems := artifact.ObjectYAML(apiVersion, kind, obj, r.found)
+	r.add(artifact.File{Path: path, About: about, Data: data})
+	r.redactedWhole(path, problems)
+}
+
+// rayJob writes o as object does, with the fields newer KubeRay releases wrote of it (n), which
+// its type drops, put back where the API wrote them: doctor --from reads them again.
+func (r *renderer) rayJob(o *rayv1.RayJob, n ray.RayJobNewer) {
+	path, about := nsPath(o.Namespace, "rayjobs", o.Name), "RayJob with its status"
+	if n.IsZero() {
+		r.object(path, about, "ray.io/v1", "RayJob", o)
+		return
+	}
+	var m map[string]any
+	raw, err := json.Marshal(o)
+	if err == nil {
+		err = json.Unmarshal(raw, &m)
+	}
+	if err == nil {
+		ray.MergeRayJobNewer(m, n)
+		raw, err = json.Marshal(m)
+	}
+	if err != nil {
+		r.object(path, about, "ray.io/v1", "RayJob", o)
+		return
+	}
+	data, problems := artifact.JSONObjectYAML("ray.io/v1", "RayJob", raw, r.found)
 	r.add(artifact.File{Path: path, About: about, Data: data})
 	r.redactedWhole(path, problems)
 }

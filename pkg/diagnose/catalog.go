@@ -75,6 +75,7 @@ var Catalog = []RuleInfo{
 	{RuleRayJobRetryDeletesCluster, SeverityWarning, "rayjob", "rayjobs", "a RayJob borrowing a RayCluster (clusterSelector) may be retried, and KubeRay v1.5 retries by deleting that cluster", "rayjob-retry-deletes-cluster-warning"},
 	{RuleRayJobInitializing, SeverityWarning, "rayjob", "rayjobs", "a RayJob waits in Initializing for its RayCluster, longer than RayJobInitializingTooLong", "rayjob-initializing-warning"},
 	{RuleRayJobSubmitterFailing, SeverityWarning, "rayjob", "rayjobs", "a Running RayJob's submitter pod cannot start, crash-loops, is unschedulable or its attempts fail", "rayjob-submitter-failing-warning"},
+	{RuleRayJobStatusCheckFailing, SeverityWarning, "rayjob", "rayjobs", "the operator cannot read a running RayJob's status from the dashboard, and fails it when KubeRay v1.7.0's timeout passes", "rayjob-status-check-failing-warning"},
 	{RuleRayJobFinishedHolds, SeverityInfo, "rayjob", "rayjobs", "a finished RayJob's RayCluster still holds its pods", "rayjob-finished-holding-info"},
 	// The spec alone (live clusters and doctor -f): these also run under Options.SpecOnly.
 	{RuleSpecRefused, SeverityError, "spec", "", "the KubeRay operator's own validation refuses a document read by doctor -f, in its Event's words", "spec-refused-error"},

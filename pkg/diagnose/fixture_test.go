@@ -11,6 +11,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/rayapi"
 	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
@@ -153,7 +154,7 @@ func loadFixture(t *testing.T, name string) fixture {
 		case "RayService":
 			err = decodeAppend(o.raw, &s.Services, true)
 		case "RayJob":
-			err = decodeAppend(o.raw, &s.Jobs, true)
+			err = decodeRayJob(o.raw, s)
 		case "Pod":
 			// The loader lists submitter pods apart, by the Job controller's label.
 			if strings.Contains(string(o.raw), submitterJobLabel+":") {
@@ -272,6 +273,40 @@ func appendRayView(raw []byte, s *state.Snapshot) error {
 
 // decodeAppend decodes one fixture object strictly (a typo in a field fails the fixture) and
 // appends it to list when keep: a resource the fixture marks blind is decoded but never seen.
+// decodeRayJob decodes a RayJob as the loaders do: typed, with the fields newer releases write
+// (KubeRay v1.7.0's status.jobStatusCheckFailureStartTime) read beside it into Snapshot.JobsNewer.
+func decodeRayJob(raw []byte, s *state.Snapshot) error {
+	js, err := yaml.YAMLToJSON(raw)
+	if err != nil {
+		return err
+	}
+	n, err := ray.RayJobNewerOf(js)
+	if err != nil {
+		return err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(js, &m); err != nil {
+		return err
+	}
+	if st, ok := m["status"].(map[string]any); ok {
+		delete(st, "jobStatusCheckFailureStartTime") // the typed RayJob has no such field
+	}
+	if js, err = json.Marshal(m); err != nil {
+		return err
+	}
+	if err := decodeAppend(js, &s.Jobs, true); err != nil {
+		return err
+	}
+	if !n.IsZero() {
+		if s.JobsNewer == nil {
+			s.JobsNewer = map[string]ray.RayJobNewer{}
+		}
+		j := s.Jobs[len(s.Jobs)-1]
+		s.JobsNewer[j.Namespace+"/"+j.Name] = n
+	}
+	return nil
+}
+
 func decodeAppend[T any](raw []byte, list *[]T, keep bool) error {
 	var v T
 	if err := yaml.UnmarshalStrict(raw, &v); err != nil {

@@ -39,7 +39,7 @@ type jobView struct {
 type jobRule func(*index, *jobView) []Finding
 
 // jobRules run on every RayJob, in this order.
-var jobRules = []jobRule{rayJobFailed, rayJobClusterFailed, rayJobRetryDeletesCluster, rayJobInitializing, rayJobSubmitterFailing, rayJobFinishedHolds}
+var jobRules = []jobRule{rayJobFailed, rayJobClusterFailed, rayJobRetryDeletesCluster, rayJobInitializing, rayJobSubmitterFailing, rayJobStatusCheckFailing, rayJobFinishedHolds}
 
 // JobReport is one RayJob checked.
 type JobReport struct {

@@ -4,12 +4,15 @@ import (
 	"context"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	rayscheme "github.com/ray-project/kuberay/ray-operator/pkg/client/clientset/versioned/scheme"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // The LISTs doctor's snapshot is made of (pkg/load builds it). Each is one paged LIST; each, when
@@ -27,9 +30,34 @@ func (c *Clients) ListRayServices(ctx context.Context, namespace string) ([]rayv
 	return ListAll(ctx, "", pagesOf(c.Ray.RayV1().RayServices(namespace).List, func(l *rayv1.RayServiceList) []rayv1.RayService { return l.Items }, nil))
 }
 
-// ListRayJobs lists the RayJobs of namespace.
-func (c *Clients) ListRayJobs(ctx context.Context, namespace string) ([]rayv1.RayJob, error) {
-	return ListAll(ctx, "", pagesOf(c.Ray.RayV1().RayJobs(namespace).List, func(l *rayv1.RayJobList) []rayv1.RayJob { return l.Items }, nil))
+// ListRayJobs lists the RayJobs of namespace, with the fields of each that KubeRay releases
+// newer than the API types write (ray.RayJobNewer), by namespace/name: each page is read as
+// JSON once and decoded twice, typed and for those fields. RayJobs are few beside pods.
+func (c *Clients) ListRayJobs(ctx context.Context, namespace string) ([]rayv1.RayJob, map[string]ray.RayJobNewer, error) {
+	newer := map[string]ray.RayJobNewer{}
+	if c.Config == nil {
+		// Client fakes (no rest.Config) hold typed objects, which hold no newer fields, and
+		// have no transport to read JSON through.
+		jobs, err := ListAll(ctx, "", pagesOf(c.Ray.RayV1().RayJobs(namespace).List, func(l *rayv1.RayJobList) []rayv1.RayJob { return l.Items }, nil))
+		return jobs, newer, err
+	}
+	list := func(ctx context.Context, o metav1.ListOptions) (*rayv1.RayJobList, error) {
+		raw, err := c.Ray.RayV1().RESTClient().Get().Namespace(namespace).Resource("rayjobs").
+			VersionedParams(&o, rayscheme.ParameterCodec).Do(ctx).Raw()
+		if err != nil {
+			return nil, err
+		}
+		l := &rayv1.RayJobList{}
+		if _, _, err := rayscheme.Codecs.UniversalDeserializer().Decode(raw, nil, l); err != nil {
+			return nil, err
+		}
+		if err := ray.AddRayJobsNewer(raw, newer); err != nil {
+			return nil, err
+		}
+		return l, nil
+	}
+	jobs, err := ListAll(ctx, "", pagesOf(list, func(l *rayv1.RayJobList) []rayv1.RayJob { return l.Items }, nil))
+	return jobs, newer, err
 }
 
 // ListPodsEach lists the pods of namespace matching selector, each decoded pod by pod (podPage),

@@ -85,7 +85,7 @@ func rayObjectsIn(ctx context.Context, c *kube.Clients, namespace string) ([]sta
 	if err != nil {
 		return nil, explained(err, "rayservices.ray.io")
 	}
-	jobs, err := c.ListRayJobs(ctx, namespace)
+	jobs, _, err := c.ListRayJobs(ctx, namespace)
 	if err != nil {
 		return nil, explained(err, "rayjobs.ray.io")
 	}

@@ -68,6 +68,7 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*state.Snapshot, er
 		clusters                               []rayv1.RayCluster
 		services                               []rayv1.RayService
 		jobs                                   []rayv1.RayJob
+		jobsNewer                              map[string]ray.RayJobNewer
 		pods                                   []corev1.Pod
 		nodes                                  []corev1.Node
 		serve                                  []corev1.Service
@@ -105,7 +106,7 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*state.Snapshot, er
 	})
 	run(func() { services, errSvcs = c.ListRayServices(ctx, ns) })
 	run(func() {
-		jobs, errJobs = c.ListRayJobs(ctx, ns)
+		jobs, jobsNewer, errJobs = c.ListRayJobs(ctx, ns)
 		// Only with RayJobs that may have one at work, as soon as they are known: their
 		// submitter pods, by the Job controller's label.
 		var sel string
@@ -158,7 +159,7 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*state.Snapshot, er
 		as   string // the Gap's resource, when not the request's
 	}{
 		{errSvcs, kube.Request{Verb: "list", Resource: "rayservices.ray.io", Namespace: ns}, func() { s.Services = services }, ""},
-		{errJobs, kube.Request{Verb: "list", Resource: "rayjobs.ray.io", Namespace: ns}, func() { s.Jobs = jobs }, ""},
+		{errJobs, kube.Request{Verb: "list", Resource: "rayjobs.ray.io", Namespace: ns}, func() { s.Jobs, s.JobsNewer = jobs, jobsNewer }, ""},
 		{errNodes, kube.Request{Verb: "list", Resource: "nodes"}, func() { s.Nodes = nodes }, ""},
 		{errServe, kube.Request{Verb: "list", Resource: "services", Namespace: ns}, func() { s.Serve = serve }, ""},
 		{errEvents, kube.Request{Verb: "list", Resource: "events", Namespace: ns}, func() { s.Events = append(s.Events, events...) }, ""},

@@ -1,7 +1,9 @@
 package ray
 
 import (
+	"strconv"
 	"strings"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/util/version"
@@ -24,6 +26,26 @@ type Operator struct {
 	Version string `json:"version,omitempty"`
 	// ReadyReplicas of the Deployment: an operator with none is not reconciling.
 	ReadyReplicas int32 `json:"readyReplicas"`
+	// JobStatusCheckTimeout is the operator container's RAYJOB_STATUS_CHECK_TIMEOUT_SECONDS
+	// (KubeRay v1.7.0), as written, when set to a value (not from a ConfigMap or Secret).
+	JobStatusCheckTimeout string `json:"-"`
+}
+
+// EnvJobStatusCheckTimeout is how long KubeRay v1.7.0 lets its reads of a Ray job's status fail
+// before it fails the RayJob, in seconds (utils.RAYJOB_STATUS_CHECK_TIMEOUT_SECONDS; a value
+// that is not a positive integer means DefaultJobStatusCheckTimeout).
+const (
+	EnvJobStatusCheckTimeout     = "RAYJOB_STATUS_CHECK_TIMEOUT_SECONDS"
+	DefaultJobStatusCheckTimeout = 300 * time.Second
+)
+
+// StatusCheckTimeout is how long o lets a RayJob's status reads fail, as KubeRay v1.7.0's
+// getJobStatusCheckTimeoutSeconds reads its setting.
+func (o Operator) StatusCheckTimeout() time.Duration {
+	if n, err := strconv.Atoi(o.JobStatusCheckTimeout); err == nil && n > 0 {
+		return time.Duration(n) * time.Second
+	}
+	return DefaultJobStatusCheckTimeout
 }
 
 // HasEvictedHeadBug reports whether this operator leaves a Failed head with restartPolicy
@@ -57,14 +79,32 @@ func FindOperators(deps []appsv1.Deployment) []Operator {
 			continue
 		}
 		out = append(out, Operator{
-			Namespace:     d.Namespace,
-			Name:          d.Name,
-			Image:         img,
-			Version:       ImageVersion(img),
-			ReadyReplicas: d.Status.ReadyReplicas,
+			Namespace:             d.Namespace,
+			Name:                  d.Name,
+			Image:                 img,
+			Version:               ImageVersion(img),
+			ReadyReplicas:         d.Status.ReadyReplicas,
+			JobStatusCheckTimeout: operatorEnv(d, img, EnvJobStatusCheckTimeout),
 		})
 	}
 	return out
+}
+
+// operatorEnv is the value of the env var name of d's container running image, "" when unset or
+// not written as a value.
+func operatorEnv(d *appsv1.Deployment, image, name string) string {
+	for _, c := range d.Spec.Template.Spec.Containers {
+		if c.Image != image {
+			continue
+		}
+		for _, e := range c.Env {
+			if e.Name == name && e.ValueFrom == nil {
+				return e.Value
+			}
+		}
+		return ""
+	}
+	return ""
 }
 
 func operatorImage(d *appsv1.Deployment) (string, bool) {

@@ -21,6 +21,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/rayapi"
 	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
 )
@@ -30,9 +31,13 @@ type Snapshot struct {
 	// Now is when the snapshot was taken; ages and grace periods are measured from it.
 	Now time.Time
 
-	Clusters    []rayv1.RayCluster
-	Services    []rayv1.RayService
-	Jobs        []rayv1.RayJob
+	Clusters []rayv1.RayCluster
+	Services []rayv1.RayService
+	Jobs     []rayv1.RayJob
+	// JobsNewer are, by namespace/name, the fields of Jobs that KubeRay releases newer than
+	// these API types write (ray.RayJobNewer): the typed RayJobs drop them. RayJobs without any
+	// have no entry.
+	JobsNewer   map[string]ray.RayJobNewer
 	Pods        []corev1.Pod     // Ray pods only (label ray.io/is-ray-node=yes)
 	Nodes       []corev1.Node    // the nodes Ray pods run on, when nodes could be listed
 	Serve       []corev1.Service // Services of RayServices (the serve and head services)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -467,6 +468,18 @@ const (
 	OperatorName      = "kuberay-operator"
 )
 
+// operatorEnvVars is Config.OperatorEnv as the recorded Deployment's container env: the
+// settings the operator process runs with, where a cluster's Deployment would say them.
+func (sb *Sandbox) operatorEnvVars() []corev1.EnvVar {
+	var out []corev1.EnvVar
+	for _, kv := range sb.cfg.OperatorEnv {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			out = append(out, corev1.EnvVar{Name: k, Value: v})
+		}
+	}
+	return out
+}
+
 func (sb *Sandbox) registerOperatorDeployment(ctx context.Context, v string) error {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: OperatorNamespace}}
 	if _, err := sb.Kube.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -483,7 +496,7 @@ func (sb *Sandbox) registerOperatorDeployment(ctx context.Context, v string) err
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
 				Spec: corev1.PodSpec{Containers: []corev1.Container{{
-					Name: "kuberay-operator", Image: "kuberay/operator:" + v,
+					Name: "kuberay-operator", Image: "kuberay/operator:" + v, Env: sb.operatorEnvVars(),
 				}}},
 			},
 		},

@@ -3,6 +3,7 @@ package diagnose
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -102,4 +103,26 @@ func gcsStoreSharedFinding(c *clusterView, h *corev1.Pod, s ray.GCSStore, first 
 			"(backend: redis), which has no single writer; KubeRay v1.7.0 has no upgrade that hands one store over"
 	}
 	return c.finding(RuleGCSStoreShared, state.PodRef(h), msg, remedy, ev)
+}
+
+// gcsStoreUnschedulable is the claim of head p's RocksDB GCS store and its fix, when the
+// scheduler's message says that claim keeps p from being placed: it does not exist (KubeRay
+// v1.7.0 creates no claim named by storage.claimName, and only warns, with an Event
+// FailedToCreatePVC, "the head Pod will not start until it exists"), or it is not bound (its
+// own <cluster>-gcs-pvc with no default StorageClass, or one that provisions nothing).
+func gcsStoreUnschedulable(c *clusterView, p *corev1.Pod, schedulerMessage string) (claim, remedy string, ok bool) {
+	s, ok := ray.GCSStoreOf(p)
+	if !ok {
+		return "", "", false
+	}
+	ns := p.Namespace
+	switch {
+	case strings.Contains(schedulerMessage, `persistentvolumeclaim "`+s.Claim+`" not found`):
+		return s.Claim, "create PVC " + s.Claim + " in namespace " + ns + ": spec.gcsFaultToleranceOptions.storage.claimName names it, and the operator never creates a claim it is given; " +
+			"or remove storage.claimName from " + c.rc.Name + ", and the operator makes " + c.rc.Name + "-gcs-pvc", true
+	case strings.Contains(schedulerMessage, "unbound immediate PersistentVolumeClaims"):
+		return s.Claim, "bind PVC " + s.Claim + " (kubectl describe pvc " + s.Claim + " -n " + ns + "): no volume matches it, or its StorageClass (the default one, when " +
+			"storage.storageClassName is unset) provisions none; set spec.gcsFaultToleranceOptions.storage.storageClassName to one that does", true
+	}
+	return "", "", false
 }

@@ -317,8 +317,13 @@ func headPending(ix *index, c *clusterView, p *corev1.Pod) (Finding, bool) {
 		ev["reason"] = sc.Reason
 		ev["schedulerMessage"] = sc.Message
 		msg := fmt.Sprintf("head pod %s is Pending for %s: Unschedulable: %s", p.Name, age(waited), sc.Message)
-		return c.finding(RuleHeadPending, state.PodRef(p), msg,
-			"free or add capacity that matches the head's requests, node selector, affinity and tolerations; kubectl describe pod "+p.Name+" -n "+p.Namespace, ev), true
+		remedy := "free or add capacity that matches the head's requests, node selector, affinity and tolerations; kubectl describe pod " + p.Name + " -n " + p.Namespace
+		if claim, fix, ok := gcsStoreUnschedulable(c, p, sc.Message); ok {
+			ev["gcsStoreClaim"] = claim
+			msg += " (PVC " + claim + " holds the head's RocksDB GCS store)"
+			remedy = fix
+		}
+		return c.finding(RuleHeadPending, state.PodRef(p), msg, remedy, ev), true
 	}
 	if waited <= ix.opts.PendingTooLong {
 		return Finding{}, false

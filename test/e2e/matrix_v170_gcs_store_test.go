@@ -19,7 +19,8 @@ import (
 // copied from it, names the same claim, and the operator mounts it on gcs-b's head too. RocksDB's
 // lock refuses the second GCS; no Ray runs here, so the kubelet's side is played: gcs-b's Ray
 // container exits over and over (play.KubeletCrashLoop). doctor names the shared store on gcs-b,
-// the holder gcs-a, and exits 1. About 15 s.
+// the holder gcs-a, and exits 1. RayCluster gcs-c names a claim nobody made: the scheduler
+// refuses its head, and head-pending's fix is the claim, not capacity. About 3 s.
 func matrixGCSStoreShared(t *testing.T, h *H, v kubeRayVersion) {
 	pv := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "gcs-" + h.NS}, Spec: corev1.PersistentVolumeSpec{
 		Capacity:                      corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")},
@@ -45,21 +46,21 @@ func matrixGCSStoreShared(t *testing.T, h *H, v kubeRayVersion) {
 		got, err := h.Kube.CoreV1().PersistentVolumeClaims(h.NS).Get(h.Ctx, pvc.Name, metav1.GetOptions{})
 		return err == nil && got.Status.Phase == corev1.ClaimBound, err
 	})
-	create := func(name string) {
+	create := func(name, claim string) {
 		m := objectMap(t, "RayCluster", h.sampleCluster(name))
 		// The plugin's API types predate backend and storage.
-		m["spec"].(map[string]any)["gcsFaultToleranceOptions"] = map[string]any{"backend": "rocksdb", "storage": map[string]any{"claimName": pvc.Name}}
+		m["spec"].(map[string]any)["gcsFaultToleranceOptions"] = map[string]any{"backend": "rocksdb", "storage": map[string]any{"claimName": claim}}
 		h.createJSON(mustJSON(t, m))
 	}
 
-	create("gcs-a")
+	create("gcs-a", pvc.Name)
 	h.WaitClusterRunning("gcs-a", 90*time.Second)
 	d, res := h.doctorJSON("--operator-grace", "1s")
 	if got := d.rules("gcs-a"); len(got) != 0 || res.Code != 0 {
 		t.Errorf("KubeRay %s: one RayCluster on its RocksDB store: want silent, exit 0; got %v, %s", v.version, got, res)
 	}
 
-	create("gcs-b")
+	create("gcs-b", pvc.Name)
 	head := h.WaitClusterRunning("gcs-b", 90*time.Second)
 	if s, ok := ray.GCSStoreOf(&head); !ok || s.Claim != pvc.Name {
 		t.Fatalf("KubeRay %s mounts gcs-b's store as %+v (%v), want claim %s: the case tests nothing", v.version, s, ok, pvc.Name)
@@ -78,5 +79,25 @@ func matrixGCSStoreShared(t *testing.T, h *H, v kubeRayVersion) {
 		if f.Rule == "gcs-store-shared" && f.Cluster != nil && f.Cluster.Name == "gcs-a" {
 			t.Errorf("the store's holder gcs-a is not at fault: %s", f.Message)
 		}
+	}
+
+	// A claim nobody made: the operator mounts it all the same, and the scheduler refuses the head.
+	create("gcs-c", "absent")
+	h.WaitFor("the scheduler to refuse gcs-c's head", 60*time.Second, func() (bool, error) {
+		for _, p := range h.Pods("gcs-c", "head") {
+			for _, c := range p.Status.Conditions {
+				if c.Type == corev1.PodScheduled && c.Reason == corev1.PodReasonUnschedulable {
+					return true, nil
+				}
+			}
+		}
+		return false, nil
+	})
+	d, res = h.doctorJSON("--operator-grace", "1s")
+	pf := d.finding(t, "gcs-c", "head-pending")
+	wantContains(t, "head-pending", pf.Message, `persistentvolumeclaim "absent" not found`, "(PVC absent holds the head's RocksDB GCS store)")
+	wantContains(t, "head-pending's remedy", pf.Remedy, "create PVC absent in namespace "+h.NS, "the operator makes gcs-c-gcs-pvc")
+	if pf.Evidence["gcsStoreClaim"] != "absent" {
+		t.Errorf("head-pending on a missing store claim: %+v\n%s", pf, res)
 	}
 }

@@ -181,10 +181,14 @@ func (r *renderer) object(path, about, apiVersion, kind string, obj any) {
 	r.redactedWhole(path, problems)
 }
 
-// rayJob writes o as object does, with the fields newer KubeRay releases wrote of it (n), which
-// its type drops, put back where the API wrote them: doctor --from reads them again.
+// rayJob writes o as object does: as the stream rendered it from its JSON as served, or else
+// with the fields newer KubeRay releases wrote of it (n), which its type drops, put back where
+// the API wrote them. doctor --from reads them again.
 func (r *renderer) rayJob(o *rayv1.RayJob, n ray.RayJobNewer) {
 	path, about := nsPath(o.Namespace, "rayjobs", o.Name), "RayJob with its status"
+	if r.kept(path, about) {
+		return
+	}
 	if n.IsZero() {
 		r.object(path, about, "ray.io/v1", "RayJob", o)
 		return

@@ -140,11 +140,26 @@ func (st *Stream) Pod(p *corev1.Pod) {
 	st.hand(nsPath(p.Namespace, "pods", p.Name), "v1", "Pod", &c)
 }
 
-// Cluster takes a RayCluster whole.
-func (st *Stream) Cluster(rc *rayv1.RayCluster) {
-	c := *rc
-	c.ManagedFields = nil
-	st.hand(nsPath(rc.Namespace, "rayclusters", rc.Name), "ray.io/v1", "RayCluster", &c)
+// Cluster takes a RayCluster with its JSON as served, which keeps the fields the API types drop
+// (a newer release's spec.networkPolicy, say): the bundle writes what the cluster holds.
+func (st *Stream) Cluster(rc *rayv1.RayCluster, raw []byte) {
+	st.served(nsPath(rc.Namespace, "rayclusters", rc.Name), "RayCluster", raw)
+}
+
+// RayService takes a RayService with its JSON as served.
+func (st *Stream) RayService(rs *rayv1.RayService, raw []byte) {
+	st.served(nsPath(rs.Namespace, "rayservices", rs.Name), "RayService", raw)
+}
+
+// RayJob takes a RayJob with its JSON as served.
+func (st *Stream) RayJob(j *rayv1.RayJob, raw []byte) {
+	st.served(nsPath(j.Namespace, "rayjobs", j.Name), "RayJob", raw)
+}
+
+// served hands a Ray object's JSON as served (the caller's to give) to a renderer; the
+// rendering drops its managedFields.
+func (st *Stream) served(path, kind string, raw []byte) {
+	st.work <- rendering{path: path, apiVersion: "ray.io/v1", kind: kind, raw: raw}
 }
 
 // Node takes a node whole; what a bundle keeps of it is nodeView.

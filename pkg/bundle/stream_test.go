@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"bytes"
+	"encoding/json"
 	"reflect"
 	"testing"
 
@@ -14,6 +15,16 @@ import (
 // What the Stream renders of the objects as they are listed, before the loader trims them, is
 // what Render writes of the whole snapshot: the same files, bytes, index lines, logs asked for
 // and secrets handed to the text pass, with the snapshot trimmed as doctor's.
+// servedJSON is o's JSON as the API server would serve it: its fields, managedFields and all.
+func servedJSON(t *testing.T, o any) []byte {
+	t.Helper()
+	raw, err := json.Marshal(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
 func TestStreamAsWhole(t *testing.T) {
 	whole := scene()
 	whole.Pods[0].Spec.Containers[0].Env = append(whole.Pods[0].Spec.Containers[0].Env, envVar("DB_PASSWORD", "stream-pw-1"))
@@ -24,7 +35,7 @@ func TestStreamAsWhole(t *testing.T) {
 	st := NewStream()
 	secrets := redact.Set{}
 	for i := range s.Clusters {
-		st.Cluster(&s.Clusters[i])
+		st.Cluster(&s.Clusters[i], servedJSON(t, &s.Clusters[i]))
 		state.TrimCluster(&s.Clusters[i], secrets)
 	}
 	for i := range s.Pods {

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
-	rayscheme "github.com/ray-project/kuberay/ray-operator/pkg/client/clientset/versioned/scheme"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -25,38 +24,47 @@ func (c *Clients) ListRayClusters(ctx context.Context, namespace, selector strin
 	return ListAll(ctx, selector, pagesOf(c.Ray.RayV1().RayClusters(namespace).List, func(l *rayv1.RayClusterList) []rayv1.RayCluster { return l.Items }, each))
 }
 
-// ListRayServices lists the RayServices of namespace.
-func (c *Clients) ListRayServices(ctx context.Context, namespace string) ([]rayv1.RayService, error) {
-	return ListAll(ctx, "", pagesOf(c.Ray.RayV1().RayServices(namespace).List, func(l *rayv1.RayServiceList) []rayv1.RayService { return l.Items }, nil))
+// ListRayClustersAsServed is ListRayClusters with each RayCluster's JSON as served (see
+// servedPages), for a reader that must keep what the API types drop.
+func (c *Clients) ListRayClustersAsServed(ctx context.Context, namespace, selector string, each func(*rayv1.RayCluster, []byte)) ([]rayv1.RayCluster, error) {
+	typed := pagesOf(c.Ray.RayV1().RayClusters(namespace).List, func(l *rayv1.RayClusterList) []rayv1.RayCluster { return l.Items }, nil)
+	return ListAll(ctx, selector, servedPages(c, namespace, "rayclusters", typed, each))
+}
+
+// ListRayServices lists the RayServices of namespace; served, when not nil, sees each with its
+// JSON as served.
+func (c *Clients) ListRayServices(ctx context.Context, namespace string, served func(*rayv1.RayService, []byte)) ([]rayv1.RayService, error) {
+	typed := pagesOf(c.Ray.RayV1().RayServices(namespace).List, func(l *rayv1.RayServiceList) []rayv1.RayService { return l.Items }, nil)
+	if served == nil {
+		return ListAll(ctx, "", typed)
+	}
+	return ListAll(ctx, "", servedPages(c, namespace, "rayservices", typed, served))
 }
 
 // ListRayJobs lists the RayJobs of namespace, with the fields of each that KubeRay releases
-// newer than the API types write (ray.RayJobNewer), by namespace/name: each page is read as
-// JSON once and decoded twice, typed and for those fields. RayJobs are few beside pods.
-func (c *Clients) ListRayJobs(ctx context.Context, namespace string) ([]rayv1.RayJob, map[string]ray.RayJobNewer, error) {
+// newer than the API types write (ray.RayJobNewer), by namespace/name: each is read as served
+// (servedPages) and decoded for those fields too. RayJobs are few beside pods. served, when not
+// nil, sees each with its JSON.
+func (c *Clients) ListRayJobs(ctx context.Context, namespace string, served func(*rayv1.RayJob, []byte)) ([]rayv1.RayJob, map[string]ray.RayJobNewer, error) {
 	newer := map[string]ray.RayJobNewer{}
-	if c.Config == nil {
-		// Client fakes (no rest.Config) hold typed objects, which hold no newer fields, and
-		// have no transport to read JSON through.
-		jobs, err := ListAll(ctx, "", pagesOf(c.Ray.RayV1().RayJobs(namespace).List, func(l *rayv1.RayJobList) []rayv1.RayJob { return l.Items }, nil))
-		return jobs, newer, err
+	var bad error
+	each := func(j *rayv1.RayJob, raw []byte) {
+		n, err := ray.RayJobNewerOf(raw)
+		if err != nil && bad == nil {
+			bad = err
+		}
+		if !n.IsZero() {
+			newer[j.Namespace+"/"+j.Name] = n
+		}
+		if served != nil {
+			served(j, raw)
+		}
 	}
-	list := func(ctx context.Context, o metav1.ListOptions) (*rayv1.RayJobList, error) {
-		raw, err := c.Ray.RayV1().RESTClient().Get().Namespace(namespace).Resource("rayjobs").
-			VersionedParams(&o, rayscheme.ParameterCodec).Do(ctx).Raw()
-		if err != nil {
-			return nil, err
-		}
-		l := &rayv1.RayJobList{}
-		if _, _, err := rayscheme.Codecs.UniversalDeserializer().Decode(raw, nil, l); err != nil {
-			return nil, err
-		}
-		if err := ray.AddRayJobsNewer(raw, newer); err != nil {
-			return nil, err
-		}
-		return l, nil
+	typed := pagesOf(c.Ray.RayV1().RayJobs(namespace).List, func(l *rayv1.RayJobList) []rayv1.RayJob { return l.Items }, nil)
+	jobs, err := ListAll(ctx, "", servedPages(c, namespace, "rayjobs", typed, each))
+	if err == nil {
+		err = bad
 	}
-	jobs, err := ListAll(ctx, "", pagesOf(list, func(l *rayv1.RayJobList) []rayv1.RayJob { return l.Items }, nil))
 	return jobs, newer, err
 }
 

@@ -81,11 +81,11 @@ func rayObjectsIn(ctx context.Context, c *kube.Clients, namespace string) ([]sta
 	if err != nil {
 		return nil, explained(err, "rayclusters.ray.io")
 	}
-	services, err := c.ListRayServices(ctx, namespace)
+	services, err := c.ListRayServices(ctx, namespace, nil)
 	if err != nil {
 		return nil, explained(err, "rayservices.ray.io")
 	}
-	jobs, _, err := c.ListRayJobs(ctx, namespace)
+	jobs, _, err := c.ListRayJobs(ctx, namespace, nil)
 	if err != nil {
 		return nil, explained(err, "rayjobs.ray.io")
 	}

@@ -96,17 +96,23 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*state.Snapshot, er
 		go func() { defer wg.Done(); f() }()
 	}
 	run(func() {
-		clusters, errClusters = c.ListRayClusters(ctx, ns, q.Selector, func(o *rayv1.RayCluster) {
-			see(full.Cluster, o)
-			state.TrimCluster(o, clusterSecrets)
-		})
+		trim := func(o *rayv1.RayCluster) { state.TrimCluster(o, clusterSecrets) }
+		if full.Cluster == nil {
+			clusters, errClusters = c.ListRayClusters(ctx, ns, q.Selector, trim)
+		} else {
+			// Read as served: what the API types drop is the whole object's too.
+			clusters, errClusters = c.ListRayClustersAsServed(ctx, ns, q.Selector, func(o *rayv1.RayCluster, raw []byte) {
+				full.Cluster(o, raw)
+				trim(o)
+			})
+		}
 		if errClusters == nil && q.ClustersListed != nil {
 			q.ClustersListed(len(clusters))
 		}
 	})
-	run(func() { services, errSvcs = c.ListRayServices(ctx, ns) })
+	run(func() { services, errSvcs = c.ListRayServices(ctx, ns, full.RayService) })
 	run(func() {
-		jobs, jobsNewer, errJobs = c.ListRayJobs(ctx, ns)
+		jobs, jobsNewer, errJobs = c.ListRayJobs(ctx, ns, full.RayJob)
 		// Only with RayJobs that may have one at work, as soon as they are known: their
 		// submitter pods, by the Job controller's label.
 		var sel string

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"reflect"
@@ -355,9 +356,15 @@ func TestFromAPIFull(t *testing.T) {
 		seen[kind]++
 	}
 	full := &Full{
-		Cluster: func(*rayv1.RayCluster) { count("cluster") },
-		Pod:     func(*corev1.Pod) { count("pod") },
-		Node:    func(*corev1.Node) { count("node") },
+		Cluster: func(rc *rayv1.RayCluster, raw []byte) {
+			if bytes.Contains(raw, []byte(`"name":"`+rc.Name+`"`)) { // its own JSON
+				count("cluster")
+			}
+		},
+		RayService: func(rs *rayv1.RayService, raw []byte) { count("rayservice") },
+		RayJob:     func(j *rayv1.RayJob, raw []byte) { count("rayjob") },
+		Pod:        func(*corev1.Pod) { count("pod") },
+		Node:       func(*corev1.Node) { count("node") },
 		Job: func(o *batchv1.Job) {
 			if len(o.Spec.Template.Spec.Containers) == 1 { // whole: not trimmed yet
 				count("job")
@@ -371,7 +378,7 @@ func TestFromAPIFull(t *testing.T) {
 	if len(s.CleanupJobs) != 1 || len(s.CleanupJobs[0].Spec.Template.Spec.Containers) != 0 {
 		t.Errorf("the snapshot's cleanup Job was not trimmed: %+v", s.CleanupJobs)
 	}
-	for _, kind := range []string{"cluster", "pod", "node", "job"} {
+	for _, kind := range []string{"cluster", "rayservice", "rayjob", "pod", "node", "job"} {
 		if seen[kind] == 0 {
 			t.Errorf("Full saw no %s whole (%v)", kind, seen)
 		}

@@ -22,10 +22,6 @@ func (n RayJobNewer) IsZero() bool { return n.JobStatusCheckFailureStartTime == 
 
 // rayJobNewerDoc is where RayJobNewer's fields are in a RayJob's JSON.
 type rayJobNewerDoc struct {
-	Metadata struct {
-		Namespace string `json:"namespace"`
-		Name      string `json:"name"`
-	} `json:"metadata"`
 	Status struct {
 		JobStatusCheckFailureStartTime *metav1.Time `json:"jobStatusCheckFailureStartTime,omitempty"`
 	} `json:"status"`
@@ -33,23 +29,6 @@ type rayJobNewerDoc struct {
 
 func (d rayJobNewerDoc) newer() RayJobNewer {
 	return RayJobNewer{JobStatusCheckFailureStartTime: d.Status.JobStatusCheckFailureStartTime}
-}
-
-// AddRayJobsNewer adds to into the RayJobNewer of each item of a RayJobList's JSON that holds
-// any, by namespace/name.
-func AddRayJobsNewer(list []byte, into map[string]RayJobNewer) error {
-	var l struct {
-		Items []rayJobNewerDoc `json:"items"`
-	}
-	if err := json.Unmarshal(list, &l); err != nil {
-		return err
-	}
-	for _, d := range l.Items {
-		if n := d.newer(); !n.IsZero() {
-			into[d.Metadata.Namespace+"/"+d.Metadata.Name] = n
-		}
-	}
-	return nil
 }
 
 // RayJobNewerOf is the RayJobNewer of one RayJob's JSON.

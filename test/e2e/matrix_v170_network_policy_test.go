@@ -25,8 +25,8 @@ import (
 // silent. Live, no network plugin enforces the policy here, so the kubelet's side is played:
 // the worker's wait-gcs-ready keeps running (play.KubeletInitWaiting), as it does when the
 // head Service's name does not resolve. doctor names the cause, a bundle keeps the policy and
-// doctor --from finds it again; with the DNS rule put back the operator rewrites its policy and
-// the rule is silent. About 12 s.
+// the RayCluster as served (its networkPolicy too), and doctor --from finds it again; with the
+// DNS rule put back the operator rewrites its policy and the rule is silent. About 12 s.
 func matrixNetworkPolicyDNS(t *testing.T, h *H, v kubeRayVersion) {
 	samplePath, err := h.SB.Config().OperatorSample(h.Ctx, v.version, "ray-cluster.network-policy-deny-all.yaml")
 	if err != nil {
@@ -102,6 +102,18 @@ func matrixNetworkPolicyDNS(t *testing.T, h *H, v kubeRayVersion) {
 	archive := filepath.Join(t.TempDir(), "np.tar.gz")
 	if res := h.Run("bundle", "np", "-o", archive, "--no-ray-logs", "--ray=false"); res.Code != 0 {
 		t.Fatalf("bundle: %s", res)
+	}
+	// The RayCluster's file is the object as served: spec.networkPolicy, which the plugin's API
+	// types predate, is in it.
+	files, _ := untarBundle(t, archive)
+	var rcFile []byte
+	for name, b := range files {
+		if strings.HasSuffix(name, "/namespaces/"+h.NS+"/rayclusters/np.yaml") {
+			rcFile = b
+		}
+	}
+	if !strings.Contains(string(rcFile), "networkPolicy:") || !strings.Contains(string(rcFile), "mode: DenyAll") {
+		t.Errorf("the bundle's RayCluster lost spec.networkPolicy:\n%s", rcFile)
 	}
 	from := h.Run("doctor", "--from", archive, "-o", "json", "--workers-not-ready-window", "1s", "--kubeconfig", "/nonexistent")
 	if !strings.Contains(from.Stdout, `"rule": "network-policy-blocks-dns"`) {

@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -65,6 +66,34 @@ func specInvalid(ix *index, c *clusterView) []Finding {
 		c.what(), what, strings.TrimRight(why, "."), ev.Reason, eventCount(ev), age(ix.s.Now.Sub(last)), c.rc.Generation, c.rc.Status.ObservedGeneration)
 	remedy := "fix the " + what + " as the message says: kubectl edit raycluster " + c.rc.Name + " -n " + c.rc.Namespace +
 		"; the operator reconciles the cluster again once it changes"
+	if fix, ok := ix.operatorSideFix(why); ok {
+		remedy = fix + ", or " + remedy
+	}
 	ev2 := map[string]string{"reason": ev.Reason, "generation": fmt.Sprint(c.rc.Generation), "observedGeneration": fmt.Sprint(c.rc.Status.ObservedGeneration)}
 	return []Finding{c.finding(RuleSpecInvalid, state.ClusterRef(c.rc), msg, remedy, ev2)}
+}
+
+// featureGateRefusal is KubeRay v1.7.0's refusal of a field behind a feature gate that is off
+// ("spec.networkPolicy requires the RayClusterNetworkPolicy feature gate to be enabled").
+var featureGateRefusal = regexp.MustCompile(`requires the (\w+) feature gate`)
+
+// operatorSideFix is the fix for a refusal the operator's own setup causes, not the spec: a
+// feature gate that is off, or, with tlsOptions (KubeRay v1.7.0), cert-manager missing when
+// the operator started: it looks for cert-manager's API once, at its start (main.go
+// certManagerAPIAvailable), and refuses every such RayCluster until restarted.
+func (ix *index) operatorSideFix(why string) (string, bool) {
+	restart, edit := "restart the KubeRay operator", "the KubeRay operator's args"
+	for _, op := range ix.operators {
+		restart = "restart the KubeRay operator (kubectl rollout restart deploy/" + op.Name + " -n " + op.Namespace + ")"
+		edit = "the KubeRay operator's args (kubectl edit deploy/" + op.Name + " -n " + op.Namespace + ")"
+		break
+	}
+	switch {
+	case strings.Contains(why, "requires cert-manager, but cert-manager is not installed"):
+		return "install cert-manager, then " + restart + ": it looks for cert-manager once, at its start, and refuses every RayCluster with tlsOptions until then", true
+	case featureGateRefusal.MatchString(why):
+		gate := featureGateRefusal.FindStringSubmatch(why)[1]
+		return "turn the feature gate on: add --feature-gates=" + gate + "=true to " + edit + ", or the Helm chart's featureGates", true
+	}
+	return "", false
 }

@@ -314,9 +314,10 @@ var (
 	v150 = &lazySandbox{what: "KubeRay v1.5.0", cfg: sandbox.Config{Dir: "sandbox-v1.5.0", Operator: sandbox.OperatorV150, ServeNetwork: true}}
 	v160 = &lazySandbox{what: "KubeRay v1.6.0", cfg: sandbox.Config{Dir: "sandbox-v1.6.0", Operator: sandbox.OperatorV160, ServeNetwork: true}}
 	v170 = &lazySandbox{what: "KubeRay v1.7.0", cfg: sandbox.Config{Dir: "sandbox-v1.7.0", Operator: sandbox.OperatorV170, ServeNetwork: true,
-		// Its NetworkPolicy and RayCronJob controllers and the embedded GCS store (alpha, off by
-		// default): the matrix's network-policy-dns, raycronjob-run and gcs-store-shared cases.
-		OperatorFeatureGates: "RayClusterNetworkPolicy=true,RayCronJob=true,GCSFaultToleranceEmbeddedStorage=true"}}
+		// Its NetworkPolicy and RayCronJob controllers, the embedded GCS store and mTLS (alpha, off
+		// by default): the matrix's network-policy-dns, raycronjob-run, gcs-store-shared and
+		// tls-no-cert-manager cases (no cert-manager runs here).
+		OperatorFeatureGates: "RayClusterNetworkPolicy=true,RayCronJob=true,GCSFaultToleranceEmbeddedStorage=true,RayClusterMTLS=true"}}
 	v111Serve = &lazySandbox{what: "KubeRay v1.1.1 ServeNetwork", cfg: sandbox.Config{Dir: "sandbox-v1.1.1-serve", Operator: sandbox.OperatorV111, ServeNetwork: true}}
 )
 

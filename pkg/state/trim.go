@@ -56,12 +56,14 @@ func trimPod(p *corev1.Pod, secrets redact.Set, sh sharing) {
 		}
 		// A head keeps where its RocksDB GCS store lives (ray.GCSStoreOf): gcs-store-shared
 		// compares the heads' stores.
-		if env, mounts, volumes, ok := ray.GCSStoreSpec(p); ok && ray.IsHead(p) {
-			c := spec.Containers[0]
-			c.Env = append(append([]corev1.EnvVar(nil), c.Env...), env...)
-			c.VolumeMounts = mounts
-			spec.Containers = []corev1.Container{c}
-			spec.Volumes = volumes
+		if ray.IsHead(p) {
+			if env, mounts, volumes, ok := ray.GCSStoreSpec(p); ok {
+				c := spec.Containers[0]
+				c.Env = append(append([]corev1.EnvVar(nil), c.Env...), env...)
+				c.VolumeMounts = mounts
+				spec.Containers = []corev1.Container{c}
+				spec.Volumes = volumes
+			}
 		}
 	}
 	p.Spec = spec

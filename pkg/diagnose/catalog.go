@@ -62,6 +62,7 @@ var Catalog = []RuleInfo{
 	{RuleWorkersOutsideSpec, SeverityWarning, "cluster", "", "worker pods of a group the spec no longer names, which the operator never manages again", "workers-outside-spec-warning"},
 	{RuleBudgetNeverAllows, SeverityWarning, "cluster", "poddisruptionbudgets", "a PodDisruptionBudget over Ray pods can never allow an eviction (maxUnavailable 0, or one the disruption controller cannot compute), so node drains hang", "budget-never-allows-warning"},
 	{RuleNetworkPolicyBlocksDNS, SeverityError, "cluster", "networkpolicies", "a NetworkPolicy isolates Ray workers' egress without letting DNS through, so they never reach their head", "network-policy-blocks-dns-error"},
+	{RuleGCSStoreUpgradeBlocked, SeverityWarning, "rayservice", "", "a RayService's clusters share one RocksDB GCS store, so its next zero-downtime upgrade never completes", "gcs-store-upgrade-blocked-warning"},
 	{RuleGCSStoreShared, SeverityError, "cluster", "", "two live heads keep their GCS in one RocksDB store, which admits one writer: the newer cluster never becomes ready", "gcs-store-shared-error"},
 	// A document's text (doctor -f): the manifest reader fires these, with fixtures in
 	// pkg/manifest/testdata/rules.

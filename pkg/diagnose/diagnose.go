@@ -98,7 +98,7 @@ type clusterRule func(*index, *clusterView) []Finding
 // clusterRules run on every RayCluster, in this order.
 var clusterRules = []clusterRule{specRules, headPodRules, headCountRules, statusStale, nodePressure, workersNotReady, serveRules,
 	headRestartDisabled, workerInitFailing, headRecreateLoop, workersStale,
-	upgradeStuck, serveNoEndpoints, gcsFTFinalizerStuck, workerFailed, workerImagePull, workerPending, workerCrashLoop, workersMissing, workersOutsideSpec, containerNeverRestarted, budgetNeverAllows, networkPolicyBlocksDNS, gcsStoreShared, specInvalid, rayViewRules,
+	upgradeStuck, serveNoEndpoints, gcsFTFinalizerStuck, workerFailed, workerImagePull, workerPending, workerCrashLoop, workersMissing, workersOutsideSpec, containerNeverRestarted, budgetNeverAllows, networkPolicyBlocksDNS, gcsStoreShared, gcsStoreUpgradeBlocked, specInvalid, rayViewRules,
 	admissionRules}
 
 // Diagnose runs every rule over s. It only reads s; the same snapshot always gives the same report.
@@ -116,7 +116,7 @@ func DiagnoseTarget(s *state.Snapshot, opts Options, t *Target) Report {
 	if opts.SpecOnly {
 		// What a spec alone tells: no operator, no pods, no RayJob or RayService status; and,
 		// against a cluster, whether its head would be admitted and placed.
-		rules = []clusterRule{specRules, budgetNeverAllows, networkPolicyBlocksDNS, admissionRules}
+		rules = []clusterRule{specRules, budgetNeverAllows, networkPolicyBlocksDNS, gcsStoreUpgradeBlocked, admissionRules}
 	} else {
 		r.Findings = operatorRules(ix)
 	}

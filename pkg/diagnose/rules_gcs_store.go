@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
@@ -125,4 +126,54 @@ func gcsStoreUnschedulable(c *clusterView, p *corev1.Pod, schedulerMessage strin
 			"storage.storageClassName is unset) provisions none; set spec.gcsFaultToleranceOptions.storage.storageClassName to one that does", true
 	}
 	return "", "", false
+}
+
+// RuleGCSStoreUpgradeBlocked: a RayService whose clusters keep their GCS in one RocksDB store
+// that every generation shares (storage.claimName, as KubeRay's sample suggests for keeping GCS
+// state across upgrades) cannot complete a zero-downtime upgrade: the upgrade runs the old and the
+// new cluster at once, and gcs-store-shared says what then happens. Judged before the upgrade,
+// from the document (doctor -f) or from the active cluster's head.
+const RuleGCSStoreUpgradeBlocked = "gcs-store-upgrade-blocked"
+
+// gcsStoreUpgradeBlocked reports the RayService's active cluster (or, from a file, the cluster
+// its spec makes) when its store is a claim of the user's and its upgrades run two clusters.
+func gcsStoreUpgradeBlocked(ix *index, c *clusterView) []Finding {
+	rs := c.service
+	if rs == nil || c.rc.DeletionTimestamp != nil {
+		return nil
+	}
+	if active := rs.Status.ActiveServiceStatus.RayClusterName; active != "" && active != c.rc.Name ||
+		rs.Status.PendingServiceStatus.RayClusterName != "" {
+		return nil // an upgrade under way: gcs-store-shared judges it
+	}
+	strategy := rayv1.RayServiceNewCluster
+	if u := rs.Spec.UpgradeStrategy; u != nil && u.Type != nil {
+		strategy = *u.Type
+	}
+	if strategy == rayv1.RayServiceUpgradeNone {
+		return nil // no upgrade runs two clusters
+	}
+	claim, from, field := "", "", ""
+	if d, ok := ix.s.GCSStoresDeclared[key(c.rc.Namespace, c.rc.Name)]; ok {
+		claim, from, field = d.ClaimName, "spec.rayClusterConfig.gcsFaultToleranceOptions.storage.claimName", "spec.gcsFaultToleranceOptions.storage.claimName"
+	} else {
+		for _, h := range c.liveHeads() {
+			if s, ok := ray.GCSStoreOf(h); ok && s.Claim != ray.OwnClaim(c.rc.Name) {
+				claim, from = s.Claim, "head pod "+h.Name+"'s GCS store"
+			}
+		}
+	}
+	if claim == "" {
+		return nil
+	}
+	ev := map[string]string{"claim": claim, "upgradeStrategy": string(strategy), "rayService": rs.Name}
+	msg := fmt.Sprintf("RayService %s keeps its GCS in a RocksDB store on PVC %s (%s), which every cluster it makes shares: "+
+		"its next %s upgrade runs the new cluster beside the old one, whose head holds the store; RocksDB admits one writer, "+
+		"so the new cluster never becomes ready and the upgrade never completes (gcs-store-shared then fires)",
+		key(rs.Namespace, rs.Name), claim, from, strategy)
+	remedy := "before changing the RayService's cluster spec, remove storage.claimName (each cluster gets a store of its own; the GCS state is not carried over) " +
+		"or keep the GCS in Redis (backend: redis); KubeRay v1.7.0 has no upgrade that hands one store over"
+	f := c.finding(RuleGCSStoreUpgradeBlocked, state.ClusterRef(c.rc), msg, remedy, ev)
+	f.Field = field // a document's line (doctor -f); relative to a RayCluster, as the spec rules' fields are
+	return []Finding{f}
 }

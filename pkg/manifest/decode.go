@@ -69,6 +69,7 @@ func decode(n node) (*decoded, string, error) {
 		return nil, "", &FileError{File: n.file, Line: n.line, Msg: kind + " " + d.doc.Name + " does not decode: " + clusterSpecPath[kind] + ".networkPolicy: " + strings.TrimPrefix(err.Error(), "json: ")}
 	}
 	d.doc.NetworkPolicy = np
+	d.doc.GCSStore = gcsStoreOf(kind, generic)
 	data, err := json.Marshal(generic)
 	if err != nil {
 		return nil, "", &FileError{File: n.file, Line: n.line, Msg: "cannot decode " + kind + ": " + err.Error()}
@@ -199,6 +200,24 @@ func networkPolicyOf(kind string, obj map[string]any) (*ray.NetworkPolicyConfig,
 	}
 	np := &ray.NetworkPolicyConfig{}
 	return np, json.Unmarshal(data, np)
+}
+
+// gcsStoreOf reads what the cluster spec of a document of kind declares of an embedded (RocksDB)
+// GCS store, nil when it declares none.
+func gcsStoreOf(kind string, obj map[string]any) *ray.GCSStoreDecl {
+	ft := lookupMap(obj, clusterSpecPath[kind]+".gcsFaultToleranceOptions")
+	if ft == nil {
+		return nil
+	}
+	backend, _ := ft["backend"].(string)
+	if !strings.EqualFold(backend, ray.GCSStorageRocksDB) {
+		return nil
+	}
+	decl := &ray.GCSStoreDecl{Backend: backend}
+	if st, ok := ft["storage"].(map[string]any); ok {
+		decl.ClaimName, _ = st["claimName"].(string)
+	}
+	return decl
 }
 
 // setName names an object whose document has only a generateName.

@@ -30,7 +30,10 @@ type Document struct {
 	// NetworkPolicy is its cluster spec's networkPolicy (KubeRay v1.7.0), which the typed object
 	// cannot hold: Snapshot adds the policies KubeRay would make of it.
 	NetworkPolicy *ray.NetworkPolicyConfig
-	root          *yaml.Node
+	// GCSStore is what its cluster spec's gcsFaultToleranceOptions declares of an embedded
+	// (RocksDB) GCS store (KubeRay v1.7.0), which the typed object drops; nil for none.
+	GCSStore *ray.GCSStoreDecl
+	root     *yaml.Node
 }
 
 // Note is what the reader saw in a document's text that the typed object cannot show: a field

@@ -33,6 +33,7 @@ func (s *Set) Snapshot(namespace string, now time.Time) *state.Snapshot {
 		snap.Secrets.AddClusterSpec(&c.Spec)
 		snap.Clusters = append(snap.Clusters, c)
 		snap.NetworkPolicies = append(snap.NetworkPolicies, ray.NetworkPoliciesKubeRayMakes(&c, s.docOf[rc].NetworkPolicy)...)
+		declareGCSStore(snap, &c, s.docOf[rc].GCSStore)
 	}
 	owned := func(d *Document, spec *rayv1.RayClusterSpec) {
 		name := d.Name
@@ -50,6 +51,7 @@ func (s *Set) Snapshot(namespace string, now time.Time) *state.Snapshot {
 		snap.Secrets.AddClusterSpec(&c.Spec)
 		snap.Clusters = append(snap.Clusters, c)
 		snap.NetworkPolicies = append(snap.NetworkPolicies, ray.NetworkPoliciesKubeRayMakes(&c, d.NetworkPolicy)...)
+		declareGCSStore(snap, &c, d.GCSStore)
 	}
 	for _, rs := range s.services {
 		v := *rs.DeepCopy()
@@ -83,4 +85,15 @@ func (s *Set) Snapshot(namespace string, now time.Time) *state.Snapshot {
 	}
 	s.namespace = namespace
 	return snap
+}
+
+// declareGCSStore records what rc's document declares of an embedded GCS store.
+func declareGCSStore(snap *state.Snapshot, rc *rayv1.RayCluster, d *ray.GCSStoreDecl) {
+	if d == nil {
+		return
+	}
+	if snap.GCSStoresDeclared == nil {
+		snap.GCSStoresDeclared = map[string]ray.GCSStoreDecl{}
+	}
+	snap.GCSStoresDeclared[rc.Namespace+"/"+rc.Name] = *d
 }

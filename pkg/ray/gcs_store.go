@@ -93,3 +93,15 @@ func GCSStoreSpec(p *corev1.Pod) (env []corev1.EnvVar, mounts []corev1.VolumeMou
 		PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: s.Claim}}}}
 	return env, mounts, volumes, true
 }
+
+// GCSStoreDecl is what a cluster spec's gcsFaultToleranceOptions declares of the embedded store
+// (KubeRay v1.7.0): backend ("redis" when unset) and storage.claimName ("" when the operator
+// makes its own claim). doctor -f reads it from the document, which the API types cannot hold.
+type GCSStoreDecl struct {
+	Backend   string `json:"backend,omitempty"`
+	ClaimName string `json:"claimName,omitempty"`
+}
+
+// OwnClaim is the claim KubeRay v1.7.0 makes for a cluster's store when storage.claimName is
+// unset (utils.GetGCSStoragePVCName): one per cluster, never shared.
+func OwnClaim(cluster string) string { return cluster + "-gcs-pvc" }

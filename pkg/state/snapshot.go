@@ -79,6 +79,11 @@ type Snapshot struct {
 	Ray      []rayapi.View
 	RayAsked bool
 
+	// GCSStoresDeclared, set by doctor -f only, are by namespace/cluster the embedded GCS stores
+	// the documents' cluster specs declare (KubeRay v1.7.0's gcsFaultToleranceOptions.backend
+	// rocksdb and storage.claimName), which the API types drop. Live, the head pods say it.
+	GCSStoresDeclared map[string]ray.GCSStoreDecl
+
 	// Undecoded, set by doctor -f only, are by object ("RayService ml/svc") the fields of its
 	// document that these API types do not hold: a judgement of the typed object that needs
 	// them all (KubeRay's hash of a RayService's cluster spec) is not made.

@@ -1,12 +1,16 @@
 package e2e
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/test/play"
@@ -20,7 +24,9 @@ import (
 // lock refuses the second GCS; no Ray runs here, so the kubelet's side is played: gcs-b's Ray
 // container exits over and over (play.KubeletCrashLoop). doctor names the shared store on gcs-b,
 // the holder gcs-a, and exits 1. RayCluster gcs-c names a claim nobody made: the scheduler
-// refuses its head, and head-pending's fix is the claim, not capacity. About 3 s.
+// refuses its head, and head-pending's fix is the claim, not capacity. A RayService document
+// whose generations would share the claim gets gcs-store-upgrade-blocked from doctor -f against
+// this operator. About 3 s.
 func matrixGCSStoreShared(t *testing.T, h *H, v kubeRayVersion) {
 	pv := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "gcs-" + h.NS}, Spec: corev1.PersistentVolumeSpec{
 		Capacity:                      corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")},
@@ -79,6 +85,27 @@ func matrixGCSStoreShared(t *testing.T, h *H, v kubeRayVersion) {
 		if f.Rule == "gcs-store-shared" && f.Cluster != nil && f.Cluster.Name == "gcs-a" {
 			t.Errorf("the store's holder gcs-a is not at fault: %s", f.Message)
 		}
+	}
+
+	// A RayService whose every generation would share the claim, as a document against this
+	// operator: its next zero-downtime upgrade could not complete (the live rule reads the
+	// active cluster's head; its fixtures hold it).
+	rs := objectMap(t, "RayService", &rayv1.RayService{ObjectMeta: metav1.ObjectMeta{Name: "shared-svc", Namespace: h.NS},
+		Spec: rayv1.RayServiceSpec{RayClusterSpec: h.sampleCluster("x").Spec}})
+	rs["spec"].(map[string]any)["rayClusterConfig"].(map[string]any)["gcsFaultToleranceOptions"] = map[string]any{"backend": "rocksdb", "storage": map[string]any{"claimName": pvc.Name}}
+	file := filepath.Join(t.TempDir(), "shared-svc.yaml")
+	doc, err := yaml.JSONToYAML(mustJSON(t, rs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, doc, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fd, res := h.doctorJSON("-f", file)
+	uf := fd.finding(t, "shared-svc", "gcs-store-upgrade-blocked")
+	wantContains(t, "doctor -f", uf.Message, "RayService "+h.NS+"/shared-svc keeps its GCS in a RocksDB store on PVC shared-gcs", "its next NewCluster upgrade")
+	if uf.Field != "spec.rayClusterConfig.gcsFaultToleranceOptions.storage.claimName" || uf.Severity != "warning" {
+		t.Errorf("doctor -f: want a warning at storage.claimName; got %+v, %s", uf, res)
 	}
 
 	// A claim nobody made: the operator mounts it all the same, and the scheduler refuses the head.

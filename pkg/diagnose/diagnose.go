@@ -101,6 +101,21 @@ var clusterRules = []clusterRule{specRules, headPodRules, headCountRules, status
 	upgradeStuck, serveNoEndpoints, gcsFTFinalizerStuck, workerFailed, workerImagePull, workerPending, workerCrashLoop, workersMissing, workersOutsideSpec, containerNeverRestarted, budgetNeverAllows, networkPolicyBlocksDNS, gcsStoreShared, gcsStoreUpgradeBlocked, specInvalid, rayViewRules,
 	admissionRules}
 
+// fileRules are the cluster rules doctor -f runs (Options.SpecOnly): those of the spec, the
+// admission rules, and those that judge what a document declares beside it (its budgets, network
+// policies and GCS store). RunsOnFiles names the rules of the last kind.
+var fileRules = []clusterRule{specRules, budgetNeverAllows, networkPolicyBlocksDNS, gcsStoreUpgradeBlocked, admissionRules}
+
+// RunsOnFiles says whether doctor -f runs rule although its scope is not "spec", "manifest" or
+// "admission": it judges what documents declare beside the cluster spec.
+func RunsOnFiles(rule string) bool {
+	switch rule {
+	case RuleBudgetNeverAllows, RuleNetworkPolicyBlocksDNS, RuleGCSStoreUpgradeBlocked:
+		return true
+	}
+	return false
+}
+
 // Diagnose runs every rule over s. It only reads s; the same snapshot always gives the same report.
 func Diagnose(s *state.Snapshot, opts Options) Report {
 	return DiagnoseTarget(s, opts, nil)
@@ -116,7 +131,7 @@ func DiagnoseTarget(s *state.Snapshot, opts Options, t *Target) Report {
 	if opts.SpecOnly {
 		// What a spec alone tells: no operator, no pods, no RayJob or RayService status; and,
 		// against a cluster, whether its head would be admitted and placed.
-		rules = []clusterRule{specRules, budgetNeverAllows, networkPolicyBlocksDNS, gcsStoreUpgradeBlocked, admissionRules}
+		rules = fileRules
 	} else {
 		r.Findings = operatorRules(ix)
 	}

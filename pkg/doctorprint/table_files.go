@@ -72,7 +72,7 @@ func notRun(online bool) []string {
 	var out []string
 	for _, r := range diagnose.Catalog {
 		switch {
-		case r.Scope == "spec" || r.Scope == "manifest":
+		case r.Scope == "spec" || r.Scope == "manifest" || diagnose.RunsOnFiles(r.ID):
 		case (r.Scope == "operator" || r.Scope == "admission") && online:
 		default:
 			out = append(out, r.ID)

@@ -113,6 +113,7 @@ func TestKubeRayMatrix(t *testing.T) {
 				cases["raycronjob-run"] = matrixRayCronJobRun             // RayCronJob: v1.7.0, feature gate RayCronJob
 				cases["gcs-store-shared"] = matrixGCSStoreShared          // gcsFaultToleranceOptions.backend rocksdb: v1.7.0, feature gate GCSFaultToleranceEmbeddedStorage
 				cases["tls-no-cert-manager"] = matrixTLSNoCertManager     // tlsOptions: v1.7.0, feature gate RayClusterMTLS, no cert-manager
+				cases["gcs-store-rayservice"] = matrixGCSStoreRayService  // the same, on a live RayService
 			}
 			for name, run := range cases {
 				t.Run(name, func(t *testing.T) {

@@ -28,30 +28,7 @@ import (
 // whose generations would share the claim gets gcs-store-upgrade-blocked from doctor -f against
 // this operator. About 3 s.
 func matrixGCSStoreShared(t *testing.T, h *H, v kubeRayVersion) {
-	pv := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "gcs-" + h.NS}, Spec: corev1.PersistentVolumeSpec{
-		Capacity:                      corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")},
-		AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany},
-		PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
-		PersistentVolumeSource:        corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/var/lib/ray-gcs/" + h.NS}},
-	}}
-	if _, err := h.Kube.CoreV1().PersistentVolumes().Create(h.Ctx, pv, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = h.Kube.CoreV1().PersistentVolumes().Delete(h.Ctx, pv.Name, metav1.DeleteOptions{}) })
-	noClass := ""
-	pvc := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "shared-gcs", Namespace: h.NS}, Spec: corev1.PersistentVolumeClaimSpec{
-		AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany},
-		StorageClassName: &noClass,
-		VolumeName:       pv.Name,
-		Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}},
-	}}
-	if _, err := h.Kube.CoreV1().PersistentVolumeClaims(h.NS).Create(h.Ctx, pvc, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	h.WaitFor("the controller-manager to bind the claim", 60*time.Second, func() (bool, error) {
-		got, err := h.Kube.CoreV1().PersistentVolumeClaims(h.NS).Get(h.Ctx, pvc.Name, metav1.GetOptions{})
-		return err == nil && got.Status.Phase == corev1.ClaimBound, err
-	})
+	pvc := h.boundClaim("shared-gcs")
 	create := func(name, claim string) {
 		m := objectMap(t, "RayCluster", h.sampleCluster(name))
 		// The plugin's API types predate backend and storage.
@@ -126,5 +103,62 @@ func matrixGCSStoreShared(t *testing.T, h *H, v kubeRayVersion) {
 	wantContains(t, "head-pending's remedy", pf.Remedy, "create PVC absent in namespace "+h.NS, "the operator makes gcs-c-gcs-pvc")
 	if pf.Evidence["gcsStoreClaim"] != "absent" {
 		t.Errorf("head-pending on a missing store claim: %+v\n%s", pf, res)
+	}
+}
+
+// boundClaim makes a ReadWriteMany claim named name bound to a hostPath volume of its own (the
+// sandbox's controller-manager binds them; kwok's nodes mount nothing), and waits for the binding.
+func (h *H) boundClaim(name string) *corev1.PersistentVolumeClaim {
+	h.T.Helper()
+	pv := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: name + "-" + h.NS}, Spec: corev1.PersistentVolumeSpec{
+		Capacity:                      corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")},
+		AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany},
+		PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
+		PersistentVolumeSource:        corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/var/lib/ray-gcs/" + h.NS + "/" + name}},
+	}}
+	if _, err := h.Kube.CoreV1().PersistentVolumes().Create(h.Ctx, pv, metav1.CreateOptions{}); err != nil {
+		h.T.Fatal(err)
+	}
+	h.T.Cleanup(func() { _ = h.Kube.CoreV1().PersistentVolumes().Delete(h.Ctx, pv.Name, metav1.DeleteOptions{}) })
+	noClass := ""
+	pvc := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: h.NS}, Spec: corev1.PersistentVolumeClaimSpec{
+		AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany},
+		StorageClassName: &noClass,
+		VolumeName:       pv.Name,
+		Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}},
+	}}
+	if _, err := h.Kube.CoreV1().PersistentVolumeClaims(h.NS).Create(h.Ctx, pvc, metav1.CreateOptions{}); err != nil {
+		h.T.Fatal(err)
+	}
+	h.WaitFor("the controller-manager to bind claim "+name, 60*time.Second, func() (bool, error) {
+		got, err := h.Kube.CoreV1().PersistentVolumeClaims(h.NS).Get(h.Ctx, name, metav1.GetOptions{})
+		return err == nil && got.Status.Phase == corev1.ClaimBound, err
+	})
+	return pvc
+}
+
+// gcs-store-rayservice: a RayService on KubeRay v1.7.0's embedded GCS store whose every
+// generation names one claim (storage.claimName), made Ready by the real operator with the Ray
+// stand-ins (play.StartRay) and kwok: nothing is wrong yet, and doctor warns, from the active
+// cluster's head, that its next zero-downtime upgrade cannot complete. About 10 s.
+func matrixGCSStoreRayService(t *testing.T, h *H, v kubeRayVersion) {
+	pvc := h.boundClaim("kept-gcs")
+	startRay(h, play.RayOptions{DeployTime: time.Second})
+	rs := objectMap(t, "RayService", h.sampleRayService("kept", v.version, func(rs *rayv1.RayService) {
+		rs.Spec.RayClusterSpec.HeadGroupSpec.RayStartParams = map[string]string{"num-cpus": "0"}
+	}))
+	rs["spec"].(map[string]any)["rayClusterConfig"].(map[string]any)["gcsFaultToleranceOptions"] = map[string]any{"backend": "rocksdb", "storage": map[string]any{"claimName": pvc.Name}}
+	h.createJSON(mustJSON(t, rs))
+	active := h.waitRayServiceActive("kept")
+	d, res := h.doctorJSON("--operator-grace", "1s")
+	f := d.finding(t, active, "gcs-store-upgrade-blocked")
+	wantContains(t, "gcs-store-upgrade-blocked", f.Message, "RayService "+h.NS+"/kept keeps its GCS in a RocksDB store on PVC kept-gcs (head pod ", "its next NewCluster upgrade")
+	if f.Severity != "warning" || f.Evidence["claim"] != pvc.Name || res.Code != 0 {
+		t.Errorf("KubeRay %s: want a warning on the active cluster %s, exit 0; got %+v, %s", v.version, active, f, res)
+	}
+	for _, g := range d.Findings {
+		if g.Rule == "gcs-store-shared" {
+			t.Errorf("one cluster holds the store: %s", g.Message)
+		}
 	}
 }

@@ -186,9 +186,7 @@ func addFile(s *state.Snapshot, rel string, data []byte) error {
 		if err != nil {
 			return err
 		}
-		if n, err := ray.RayJobNewerOf(raw); err != nil {
-			return err
-		} else if !n.IsZero() {
+		if n, err := ray.RayJobNewerOf(raw); err == nil && !n.IsZero() { // left unread when it does not decode, as live
 			if s.JobsNewer == nil {
 				s.JobsNewer = map[string]ray.RayJobNewer{}
 			}

@@ -47,13 +47,10 @@ func (c *Clients) ListRayServices(ctx context.Context, namespace string, served 
 // nil, sees each with its JSON.
 func (c *Clients) ListRayJobs(ctx context.Context, namespace string, served func(*rayv1.RayJob, []byte)) ([]rayv1.RayJob, map[string]ray.RayJobNewer, error) {
 	newer := map[string]ray.RayJobNewer{}
-	var bad error
 	each := func(j *rayv1.RayJob, raw []byte) {
-		n, err := ray.RayJobNewerOf(raw)
-		if err != nil && bad == nil {
-			bad = err
-		}
-		if !n.IsZero() {
+		// A newer field that does not decode (its CRD validates it, so hardly ever) is left
+		// unread: the RayJob itself decoded, and no rule may lose it for that field.
+		if n, err := ray.RayJobNewerOf(raw); err == nil && !n.IsZero() {
 			newer[j.Namespace+"/"+j.Name] = n
 		}
 		if served != nil {
@@ -62,9 +59,6 @@ func (c *Clients) ListRayJobs(ctx context.Context, namespace string, served func
 	}
 	typed := pagesOf(c.Ray.RayV1().RayJobs(namespace).List, func(l *rayv1.RayJobList) []rayv1.RayJob { return l.Items }, nil)
 	jobs, err := ListAll(ctx, "", servedPages(c, namespace, "rayjobs", typed, each))
-	if err == nil {
-		err = bad
-	}
 	return jobs, newer, err
 }
 

@@ -1,15 +1,12 @@
 package bundle
 
 import (
-	"archive/tar"
-	"compress/gzip"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/internal/testio"
 	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
 	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
@@ -37,29 +34,12 @@ func TestServedFieldsAreRedacted(t *testing.T) {
 	if _, err := Write(path, time.Now(), []byte("# index\n"), c.Files, c.Spooled, r, false); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := tar.NewReader(gz)
+	files, _ := testio.Untar(t, path)
 	sawHistory := false
-	for {
-		hdr, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(tr)
+	for name, b := range files {
 		for _, secret := range []string{"served-secret-1", "served-secret-2"} {
 			if strings.Contains(string(b), secret) {
-				t.Errorf("%s holds %s:\n%s", hdr.Name, secret, b)
+				t.Errorf("%s holds %s:\n%s", name, secret, b)
 			}
 		}
 		if strings.Contains(string(b), "historyServerOptions") && strings.Contains(string(b), "tlsOptions") {

@@ -3,11 +3,9 @@ package bundle
 import (
 	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -36,6 +34,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/exit"
 	"github.com/kubectl-ray/kubectl-ray/pkg/internal/raytest"
+	"github.com/kubectl-ray/kubectl-ray/pkg/internal/testio"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
 )
 
@@ -205,39 +204,6 @@ func runCmd(t *testing.T, k *kubelet, setup func(*kfake.Clientset), args ...stri
 	return result{out.String(), errOut.String(), code}
 }
 
-// untar reads every file of a bundle: name -> bytes, in archive order.
-func untar(t *testing.T, path string) (map[string][]byte, []string) {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := tar.NewReader(gz)
-	files := map[string][]byte{}
-	var order []string
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := io.ReadAll(tr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files[h.Name] = b
-		order = append(order, h.Name)
-	}
-	return files, order
-}
-
 // planted are the secrets of testdata/secrets.yaml, one for each place a secret can hide.
 var planted = regexp.MustCompile(`plant-[a-z-]+-[0-9]+`)
 
@@ -291,7 +257,7 @@ func TestBundleRedactsEverySecret(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, order := untar(t, out)
+	files, order := testio.Untar(t, out)
 	var all bytes.Buffer
 	for _, name := range order {
 		all.WriteString(name)
@@ -375,7 +341,7 @@ func TestBundleListsWhatItCouldNotRead(t *testing.T) {
 	if res.code != 0 || !strings.Contains(res.stdout, "4 reads failed") {
 		t.Fatalf("want exit 0 and four failed reads: %+v", res)
 	}
-	files, _ := untar(t, out)
+	files, _ := testio.Untar(t, out)
 	index := string(files["b/index.md"])
 	for _, want := range []string{
 		`read the log of ml/sec-head-abcde container ray-head: forbidden: you cannot get pods/log in namespace "ml"; ask for RBAC verb "get" on "pods/log"`,
@@ -399,7 +365,7 @@ func TestBundleNoRayLogs(t *testing.T) {
 	if res := run(t, k, nil, "-n", "ml", "--no-ray-logs", "-o", out); res.code != 0 {
 		t.Fatalf("%+v", res)
 	}
-	files, _ := untar(t, out)
+	files, _ := testio.Untar(t, out)
 	for name := range files {
 		if strings.Contains(name, "/ray-logs/") {
 			t.Errorf("--no-ray-logs wrote %s", name)
@@ -425,7 +391,7 @@ func TestBundleNoLogs(t *testing.T) {
 	if res.code != 0 {
 		t.Fatalf("%+v", res)
 	}
-	files, _ := untar(t, out)
+	files, _ := testio.Untar(t, out)
 	for name := range files {
 		if strings.HasSuffix(name, ".log") {
 			t.Errorf("--no-logs wrote %s", name)
@@ -472,7 +438,7 @@ func TestBundleRefusals(t *testing.T) {
 	if res := run(t, &kubelet{}, nil, "-n", "ml", "--no-logs", "-o", existing, "--force"); res.code != 0 {
 		t.Errorf("--force: %+v", res)
 	}
-	if files, _ := untar(t, existing); files["old/index.md"] == nil {
+	if files, _ := testio.Untar(t, existing); files["old/index.md"] == nil {
 		t.Errorf("--force did not replace the file")
 	}
 }
@@ -493,7 +459,7 @@ func TestDoctorFromBundleEqualsLive(t *testing.T) {
 		if live.code != 0 || from.code != 0 {
 			t.Fatalf("%v: live %+v\nfrom %+v", target, live, from)
 		}
-		files, _ := untar(t, out)
+		files, _ := testio.Untar(t, out)
 		got, want, kept := findings(t, from.stdout), findings(t, live.stdout), findings(t, string(files["b/doctor.json"]))
 		if got != want || got != kept {
 			t.Errorf("%v: doctor --from found\n%s\nlive\n%s\nthe bundle's doctor.json\n%s", target, got, want, kept)
@@ -570,7 +536,7 @@ func TestBundleAsksRayAsDoctorDoes(t *testing.T) {
 		if res := run(t, &kubelet{}, nil, append([]string{"-n", "ml", "-o", out}, tc.args...)...); res.code != 0 {
 			t.Fatalf("%v: %+v", tc.args, res)
 		}
-		files, _ := untar(t, out)
+		files, _ := testio.Untar(t, out)
 		index, ok := files["b/ray/ml/sec/dashboard.yaml"]
 		if ok != tc.want {
 			t.Errorf("bundle %v: ray/ml/sec/dashboard.yaml there: %v, want %v", tc.args, ok, tc.want)

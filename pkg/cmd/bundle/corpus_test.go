@@ -14,6 +14,7 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/evidence"
 	"github.com/kubectl-ray/kubectl-ray/pkg/internal/raytest"
+	"github.com/kubectl-ray/kubectl-ray/pkg/internal/testio"
 	"github.com/kubectl-ray/kubectl-ray/pkg/repair"
 	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
@@ -103,7 +104,7 @@ func TestCorpusNoPlantedValueSurvives(t *testing.T) {
 		t.Fatal(err)
 	}
 	written["the archive's compressed bytes"] = raw
-	files, _ := untar(t, out)
+	files, _ := testio.Untar(t, out)
 	for name, data := range files {
 		written[name] = data
 	}

@@ -1,4 +1,5 @@
-// Package testio holds what tests share for output written by other goroutines.
+// Package testio holds what tests share for reading what the tool writes: output written by
+// other goroutines, and the archives it makes.
 package testio
 
 import (

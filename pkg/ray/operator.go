@@ -29,6 +29,23 @@ type Operator struct {
 	// JobStatusCheckTimeout is the operator container's RAYJOB_STATUS_CHECK_TIMEOUT_SECONDS
 	// (KubeRay v1.7.0), as written, when set to a value (not from a ConfigMap or Secret).
 	JobStatusCheckTimeout string `json:"-"`
+	// TZ is the operator container's TZ, its local zone: KubeRay v1.7.0 computes a RayCronJob's
+	// ticks in it when the RayCronJob sets no timeZone. "" is UTC.
+	TZ string `json:"-"`
+	// FeatureGates is the operator's --feature-gates ("RayCronJob=true,..."), "" when not given.
+	FeatureGates string `json:"-"`
+}
+
+// FeatureGate reports whether the operator's --feature-gates sets gate, and to what.
+func (o Operator) FeatureGate(gate string) (on, set bool) {
+	for _, kv := range strings.Split(o.FeatureGates, ",") {
+		k, v, _ := strings.Cut(strings.TrimSpace(kv), "=")
+		if k == gate {
+			b, err := strconv.ParseBool(strings.TrimSpace(v))
+			return b && err == nil, true
+		}
+	}
+	return false, false
 }
 
 // EnvJobStatusCheckTimeout is how long KubeRay v1.7.0 lets its reads of a Ray job's status fail
@@ -85,6 +102,8 @@ func FindOperators(deps []appsv1.Deployment) []Operator {
 			Version:               ImageVersion(img),
 			ReadyReplicas:         d.Status.ReadyReplicas,
 			JobStatusCheckTimeout: operatorEnv(d, img, EnvJobStatusCheckTimeout),
+			TZ:                    operatorEnv(d, img, "TZ"),
+			FeatureGates:          operatorFlag(d, img, "--feature-gates"),
 		})
 	}
 	return out
@@ -103,6 +122,26 @@ func operatorEnv(d *appsv1.Deployment, image, name string) string {
 			}
 		}
 		return ""
+	}
+	return ""
+}
+
+// operatorFlag is the value of flag in the args (or command) of d's container running image:
+// "--flag=value" or "--flag value", as the Helm chart and kustomize write them; "" when absent.
+func operatorFlag(d *appsv1.Deployment, image, flag string) string {
+	for _, c := range d.Spec.Template.Spec.Containers {
+		if c.Image != image {
+			continue
+		}
+		argv := append(append([]string(nil), c.Command...), c.Args...)
+		for i, a := range argv {
+			if v, ok := strings.CutPrefix(a, flag+"="); ok {
+				return v
+			}
+			if a == flag && i+1 < len(argv) {
+				return argv[i+1]
+			}
+		}
 	}
 	return ""
 }

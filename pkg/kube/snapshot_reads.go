@@ -123,3 +123,19 @@ func (c *Clients) ListEventsSelected(ctx context.Context, namespace, fieldSelect
 		return Page[corev1.Event]{Items: append([]corev1.Event(nil), kept...), Continue: l.Continue}, nil
 	})
 }
+
+// ListRayCronJobs lists the RayCronJobs of namespace (KubeRay v1.7.0), each handed to served with
+// its JSON when served is not nil. The plugin's clientset has no such kind: they are read as
+// JSON, and client fakes (no rest.Config) hold none.
+func (c *Clients) ListRayCronJobs(ctx context.Context, namespace string, served func(*ray.RayCronJob, []byte)) ([]ray.RayCronJob, error) {
+	none := func(context.Context, metav1.ListOptions) (Page[ray.RayCronJob], error) {
+		return Page[ray.RayCronJob]{}, nil
+	}
+	each := func(j *ray.RayCronJob, raw []byte) {
+		j.ManagedFields = nil
+		if served != nil {
+			served(j, raw)
+		}
+	}
+	return ListAll(ctx, "", servedPages(c, namespace, "raycronjobs", none, each))
+}

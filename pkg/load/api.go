@@ -82,6 +82,8 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*state.Snapshot, er
 		errBudgets                             error
 		policies                               []networkingv1.NetworkPolicy
 		errPolicies                            error
+		cronJobs                               []ray.RayCronJob
+		errCronJobs                            error
 		jobSecrets, submitterSecrets           = redact.Set{}, redact.Set{}
 		// Pods and RayClusters are trimmed page by page (see state.TrimPod); each goroutine
 		// keeps the secrets of what it dropped in a set of its own.
@@ -111,6 +113,7 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*state.Snapshot, er
 		}
 	})
 	run(func() { services, errSvcs = c.ListRayServices(ctx, ns, full.RayService) })
+	run(func() { cronJobs, errCronJobs = c.ListRayCronJobs(ctx, ns, full.RayCronJob) })
 	run(func() {
 		jobs, jobsNewer, errJobs = c.ListRayJobs(ctx, ns, full.RayJob)
 		// Only with RayJobs that may have one at work, as soon as they are known: their
@@ -158,6 +161,11 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*state.Snapshot, er
 	s.Secrets.Merge(clusterSecrets)
 	s.Secrets.Merge(jobSecrets)
 	s.Secrets.Merge(submitterSecrets)
+	if apierrors.IsNotFound(errCronJobs) {
+		// Every KubeRay release before v1.7.0, and v1.7.0 installed without the RayCronJob CRD:
+		// there is nothing to see, and nothing to say about it.
+		errCronJobs = nil
+	}
 	optional := []struct {
 		err  error
 		req  kube.Request
@@ -175,6 +183,7 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*state.Snapshot, er
 		{errSubmitters, kube.Request{Verb: "list", Resource: "pods", Namespace: ns}, func() { s.SubmitterPods = submitters }, "submitter pods"},
 		{errBudgets, kube.Request{Verb: "list", Resource: "poddisruptionbudgets.policy", Namespace: ns}, func() { s.PDBs = budgets }, ""},
 		{errPolicies, kube.Request{Verb: "list", Resource: "networkpolicies.networking.k8s.io", Namespace: ns}, func() { s.NetworkPolicies = policies }, ""},
+		{errCronJobs, kube.Request{Verb: "list", Resource: "raycronjobs.ray.io", Namespace: ns}, func() { s.CronJobs = cronJobs }, ""},
 	}
 	for _, o := range optional {
 		if o.err == nil {

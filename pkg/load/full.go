@@ -4,6 +4,8 @@ import (
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // Full is who sees the objects FromAPI trims, whole, as each page arrives: the Ray and submitter
@@ -17,6 +19,7 @@ type Full struct {
 	Cluster    func(*rayv1.RayCluster, []byte)
 	RayService func(*rayv1.RayService, []byte)
 	RayJob     func(*rayv1.RayJob, []byte)
+	RayCronJob func(*ray.RayCronJob, []byte)
 	Pod        func(*corev1.Pod)
 	Node       func(*corev1.Node)
 	Job        func(*batchv1.Job)

@@ -37,7 +37,10 @@ type Snapshot struct {
 	// JobsNewer are, by namespace/name, the fields of Jobs that KubeRay releases newer than
 	// these API types write (ray.RayJobNewer): the typed RayJobs drop them. RayJobs without any
 	// have no entry.
-	JobsNewer   map[string]ray.RayJobNewer
+	JobsNewer map[string]ray.RayJobNewer
+	// CronJobs are KubeRay v1.7.0's RayCronJobs (feature gate RayCronJob), their managedFields
+	// dropped; none where the API has no such kind.
+	CronJobs    []ray.RayCronJob
 	Pods        []corev1.Pod     // Ray pods only (label ray.io/is-ray-node=yes)
 	Nodes       []corev1.Node    // the nodes Ray pods run on, when nodes could be listed
 	Serve       []corev1.Service // Services of RayServices (the serve and head services)

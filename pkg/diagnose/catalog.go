@@ -10,7 +10,8 @@ type RuleInfo struct {
 	// Scope: "cluster" (every RayCluster), "ray" (every RayCluster whose dashboard doctor asked:
 	// doctor --ray), "rayservice" (clusters a RayService owns), "rayjob"
 	// (every RayJob, with or without its cluster), "rayservice-object" (every RayService itself,
-	// with or without a cluster), "spec" (every RayCluster, live or read from a file: rules that
+	// with or without a cluster), "raycronjob" (every RayCronJob, when doctor checks every
+	// object), "spec" (every RayCluster, live or read from a file: rules that
 	// read only its spec and that of the RayService or RayJob owning it; Options.SpecOnly runs
 	// these alone), "admission" (a RayCluster read from a file against the cluster it would be
 	// applied to: doctor -f with a cluster, Snapshot.Admission), "operator" (once per report) or
@@ -77,6 +78,7 @@ var Catalog = []RuleInfo{
 	{RuleRayJobInitializing, SeverityWarning, "rayjob", "rayjobs", "a RayJob waits in Initializing for its RayCluster, longer than RayJobInitializingTooLong", "rayjob-initializing-warning"},
 	{RuleRayJobSubmitterFailing, SeverityWarning, "rayjob", "rayjobs", "a Running RayJob's submitter pod cannot start, crash-loops, is unschedulable or its attempts fail", "rayjob-submitter-failing-warning"},
 	{RuleRayJobStatusCheckFailing, SeverityWarning, "rayjob", "rayjobs", "the operator cannot read a running RayJob's status from the dashboard, and fails it when KubeRay v1.7.0's timeout passes", "rayjob-status-check-failing-warning"},
+	{RuleRayCronJobNotScheduling, SeverityError, "raycronjob", "raycronjobs", "a RayCronJob's tick passed and the operator made no RayJob for it, or never will", "raycronjob-not-scheduling-error"},
 	{RuleRayJobFinishedHolds, SeverityInfo, "rayjob", "rayjobs", "a finished RayJob's RayCluster still holds its pods", "rayjob-finished-holding-info"},
 	// The spec alone (live clusters and doctor -f): these also run under Options.SpecOnly.
 	{RuleSpecRefused, SeverityError, "spec", "", "the KubeRay operator's own validation refuses a document read by doctor -f, in its Event's words", "spec-refused-error"},

@@ -64,7 +64,7 @@ func catalogProblems(catalog []RuleInfo, fired map[string][]Severity, docs map[s
 		if r.Summary == "" || strings.Contains(r.Summary, "\n") {
 			out = append(out, fmt.Sprintf("rule %s: Summary must be one line", r.ID))
 		}
-		if r.Scope != "cluster" && r.Scope != "ray" && r.Scope != "rayservice" && r.Scope != "rayjob" && r.Scope != "rayservice-object" && r.Scope != "operator" && r.Scope != "spec" && r.Scope != "manifest" && r.Scope != "admission" {
+		if r.Scope != "cluster" && r.Scope != "ray" && r.Scope != "rayservice" && r.Scope != "rayjob" && r.Scope != "rayservice-object" && r.Scope != "raycronjob" && r.Scope != "operator" && r.Scope != "spec" && r.Scope != "manifest" && r.Scope != "admission" {
 			out = append(out, fmt.Sprintf("rule %s: unknown scope %q", r.ID, r.Scope))
 		}
 		sevs := fired[r.ID]

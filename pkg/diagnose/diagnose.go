@@ -182,6 +182,11 @@ func DiagnoseTarget(s *state.Snapshot, opts Options, t *Target) Report {
 		r.Findings = append(r.Findings, fs...)
 		r.RayServices = append(r.RayServices, v.report(fs))
 	}
+	if !opts.SpecOnly && t == nil {
+		// RayCronJobs are checked when doctor checks everything: a target names a RayCluster,
+		// RayService or RayJob.
+		r.Findings = append(r.Findings, cronJobFindings(ix)...)
+	}
 	if r.Operators == nil {
 		r.Operators = []ray.Operator{}
 	}

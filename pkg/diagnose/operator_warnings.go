@@ -32,9 +32,11 @@ var warningReasons = map[string]map[string]bool{
 		evFailedToCreateService: true, evFailedToDeleteRayCluster: true, evFailedToDeleteJobSubmitter: true},
 	"RayService": {evFailedToCreateRayCluster: true, evFailedToCreateService: true, evFailedToDeleteRayCluster: true,
 		evInvalidRayServiceSpec: true, evInvalidRayServiceMetadata: true},
+	// KubeRay v1.7.0 refuses a RayCronJob's spec with this Event alone: its status has no field for it.
+	"RayCronJob": {evInvalidRayCronJobSpec: true},
 }
 
-// KeepWarning reports whether an Event about a RayJob or RayService is one rules read.
+// KeepWarning reports whether an Event about a RayJob, RayService or RayCronJob is one rules read.
 func KeepWarning(ev *corev1.Event) bool {
 	return ev.Type == corev1.EventTypeWarning && warningReasons[ev.InvolvedObject.Kind][ev.Reason]
 }
@@ -50,6 +52,12 @@ type opWarning struct {
 // fresher than refusalFresh (a failure that goes on is recorded again within that), with the
 // count of every Event of its reason. nil when there is none.
 func (ix *index) warningAbout(kind, namespace, name, uid string) *opWarning {
+	return ix.warningWithin(kind, namespace, name, uid, refusalFresh)
+}
+
+// warningWithin is warningAbout with the freshness bound fresh (0: any age, for a refusal the
+// operator records once and never again until the object changes).
+func (ix *index) warningWithin(kind, namespace, name, uid string, fresh time.Duration) *opWarning {
 	var evs []*corev1.Event
 	for i := range ix.s.Events {
 		ev := &ix.s.Events[i]
@@ -68,7 +76,7 @@ func (ix *index) warningAbout(kind, namespace, name, uid string) *opWarning {
 		return la.After(lb)
 	})
 	_, last := eventTimes(evs[0])
-	if ix.s.Now.Sub(last) > refusalFresh {
+	if fresh > 0 && ix.s.Now.Sub(last) > fresh {
 		return nil
 	}
 	w := &opWarning{reason: evs[0].Reason, text: strings.TrimPrefix(evs[0].Message, "(combined from similar events): "), last: last}

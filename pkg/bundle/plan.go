@@ -26,7 +26,8 @@ type Plan struct {
 	Clusters  []*rayv1.RayCluster
 	Services  []*rayv1.RayService
 	Jobs      []*rayv1.RayJob
-	Pods      []*corev1.Pod // the Ray pods of Clusters, then the submitter pods of Jobs
+	CronJobs  []*ray.RayCronJob // every RayCronJob when the bundle is of everything, and those that made a picked RayJob
+	Pods      []*corev1.Pod     // the Ray pods of Clusters, then the submitter pods of Jobs
 	Nodes     []*corev1.Node
 	Operators []*appsv1.Deployment
 	// Logs are the container logs to read, one GET each; OperatorLogs says whether the operator's
@@ -145,6 +146,17 @@ func MakePlan(s *state.Snapshot, t *diagnose.Target, o PlanOptions) Plan {
 			jobs[j.Namespace+"/"+j.Name] = true
 		}
 	}
+	madeJobs := map[string]bool{}
+	for _, j := range p.Jobs {
+		if run, ok := ray.CronRunOf(j); ok {
+			madeJobs[j.Namespace+"/"+run.CronJob] = true
+		}
+	}
+	for i := range s.CronJobs {
+		if c := &s.CronJobs[i]; madeJobs[c.Namespace+"/"+c.Name] || wants(ray.KindRayCronJob, c.Namespace, c.Name) {
+			p.CronJobs = append(p.CronJobs, c)
+		}
+	}
 	for i := range s.Pods {
 		if pod := &s.Pods[i]; picked[pod.Namespace+"/"+pod.Labels[ray.LabelCluster]] {
 			p.Pods = append(p.Pods, pod)
@@ -203,6 +215,9 @@ func namespacesOf(p Plan) []string {
 	}
 	for _, j := range p.Jobs {
 		seen[j.Namespace] = true
+	}
+	for _, c := range p.CronJobs {
+		seen[c.Namespace] = true
 	}
 	out := make([]string, 0, len(seen))
 	for ns := range seen {

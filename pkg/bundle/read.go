@@ -176,6 +176,8 @@ func addFile(s *state.Snapshot, rel string, data []byte) error {
 		return decodeInto(data, &s.Clusters)
 	case "rayservices":
 		return decodeInto(data, &s.Services)
+	case "raycronjobs":
+		return decodeInto(data, &s.CronJobs)
 	case "rayjobs":
 		if err := decodeInto(data, &s.Jobs); err != nil {
 			return err

@@ -60,6 +60,9 @@ func Render(s *state.Snapshot, p Plan, c Collected, st *Stream) Contents {
 	for _, o := range p.Jobs {
 		r.rayJob(o, s.JobsNewer[o.Namespace+"/"+o.Name])
 	}
+	for _, o := range p.CronJobs {
+		r.object(nsPath(o.Namespace, "raycronjobs", o.Name), "RayCronJob with its status", "ray.io/v1", ray.KindRayCronJob, o)
+	}
 	for _, o := range p.Pods {
 		r.object(nsPath(o.Namespace, "pods", o.Name), podAbout(o), "v1", "Pod", o)
 	}

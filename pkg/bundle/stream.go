@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/artifact"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
 )
 
@@ -154,6 +155,12 @@ func (st *Stream) RayService(rs *rayv1.RayService, raw []byte) {
 // RayJob takes a RayJob with its JSON as served.
 func (st *Stream) RayJob(j *rayv1.RayJob, raw []byte) {
 	st.served(nsPath(j.Namespace, "rayjobs", j.Name), "RayJob", raw)
+}
+
+// RayCronJob takes a RayCronJob with its JSON as served: the plugin reads its schedule alone, the
+// bundle keeps it whole (its jobTemplate too).
+func (st *Stream) RayCronJob(c *ray.RayCronJob, raw []byte) {
+	st.served(nsPath(c.Namespace, "raycronjobs", c.Name), ray.KindRayCronJob, raw)
 }
 
 // served hands a Ray object's JSON as served (the caller's to give) to a renderer; the

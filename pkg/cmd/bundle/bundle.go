@@ -181,7 +181,7 @@ func (o *Options) Run(cmd *cobra.Command) error {
 	// is trimmed as doctor's: doctor's findings are the same either way (TestTrimChangesNothing).
 	stream := corebundle.NewStream()
 	q := load.Query{Namespace: o.namespace, Selector: o.selector, Now: o.f.Now(), Reads: diagnose.Reads,
-		Full: &load.Full{Cluster: stream.Cluster, RayService: stream.RayService, RayJob: stream.RayJob, Pod: stream.Pod, Node: stream.Node, Job: stream.Job}}
+		Full: &load.Full{Cluster: stream.Cluster, RayService: stream.RayService, RayJob: stream.RayJob, RayCronJob: stream.RayCronJob, Pod: stream.Pod, Node: stream.Node, Job: stream.Job}}
 	if o.readRay {
 		q.Ray = &load.RayQuery{Target: o.target, Keep: true}
 	}

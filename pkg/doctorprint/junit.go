@@ -9,6 +9,7 @@ import (
 	"github.com/kubectl-ray/kubectl-ray/pkg/accept"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
 	"github.com/kubectl-ray/kubectl-ray/pkg/junit"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // writeJUnit writes JUnit as CI systems read it: one testsuite per RayCluster, one per RayJob
@@ -25,7 +26,17 @@ func (rep Report) writeJUnit(w io.Writer) error {
 	byCluster := map[string][]diagnose.Finding{}
 	byJob := map[string][]diagnose.Finding{}
 	byService := map[string][]diagnose.Finding{}
+	byCronJob := map[string][]diagnose.Finding{}
+	var cronJobs []string
 	for _, f := range r.Findings {
+		if f.Object.Kind == ray.KindRayCronJob {
+			k := f.Object.Namespace + "/" + f.Object.Name
+			if byCronJob[k] == nil {
+				cronJobs = append(cronJobs, k)
+			}
+			byCronJob[k] = append(byCronJob[k], f)
+			continue
+		}
 		if f.RayJob != nil {
 			k := f.RayJob.Namespace + "/" + f.RayJob.Name
 			byJob[k] = append(byJob[k], f)
@@ -110,6 +121,10 @@ func (rep Report) writeJUnit(w io.Writer) error {
 	for _, sv := range r.RayServices {
 		k := sv.Namespace + "/" + sv.Name
 		suite("RayService "+k, []string{"rayservice-object"}, byService[k], false, nil)
+	}
+	// A RayCronJob is a suite when a rule found something of it: the report lists no RayCronJobs.
+	for _, k := range cronJobs {
+		suite("RayCronJob "+k, []string{"raycronjob"}, byCronJob[k], false, nil)
 	}
 	return junit.Write(w, doc)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/cmdutil"
 	"github.com/kubectl-ray/kubectl-ray/pkg/diagnose"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // printTable writes findings grouped by cluster (cluster-independent ones first, under "KubeRay
@@ -47,6 +48,8 @@ func (o Report) printTable(w io.Writer, wide bool) error {
 			k = jobGroup + f.RayJob.Namespace + "/" + f.RayJob.Name
 		case f.RayService != nil:
 			k = serviceGroup + f.RayService.Namespace + "/" + f.RayService.Name
+		case f.Object.Kind == ray.KindRayCronJob:
+			k = cronGroup + f.Object.Namespace + "/" + f.Object.Name
 		}
 		if _, seen := rows[k]; !seen {
 			groups = append(groups, k)
@@ -61,6 +64,8 @@ func (o Report) printTable(w io.Writer, wide bool) error {
 			printWrapped(w, width, jobTitle(p, j, wide))
 		} else if sv := byService[g]; sv != nil {
 			printWrapped(w, width, serviceTitle(p, sv))
+		} else if strings.HasPrefix(g, cronGroup) {
+			printWrapped(w, width, cronTitle(p, g, rows[g]))
 		} else if title, ok := o.Files.documentTitle(p, byCluster[g]); ok {
 			printWrapped(w, width, title)
 		} else {

@@ -20,6 +20,14 @@ const jobGroup = "rayjob "
 // serviceGroup prefixes the table group of the findings about a RayService itself.
 const serviceGroup = "rayservice "
 
+// cronGroup prefixes the table group of a RayCronJob's findings (the report lists no RayCronJobs).
+const cronGroup = "raycronjob "
+
+// cronTitle heads them: "RayCronJob ml/nightly: error", the worst of its findings.
+func cronTitle(p cmdutil.Painter, g string, fs []diagnose.Finding) string {
+	return p.Bold("RayCronJob "+strings.TrimPrefix(g, cronGroup)) + ": " + p.Severity(string(diagnose.HealthOf(fs)))
+}
+
 // serviceTitle heads them: "RayService serve/web: error".
 func serviceTitle(p cmdutil.Painter, sv *diagnose.ServiceReport) string {
 	return p.Bold("RayService "+sv.Namespace+"/"+sv.Name) + ": " + p.Severity(string(sv.Health))

@@ -297,7 +297,7 @@ func readerRules(withNodes bool) []rbacv1.PolicyRule {
 	return []rbacv1.PolicyRule{
 		{APIGroups: []string{""}, Resources: core, Verbs: []string{"get", "list", "watch"}},
 		{APIGroups: []string{"discovery.k8s.io"}, Resources: []string{"endpointslices"}, Verbs: []string{"get", "list", "watch"}},
-		{APIGroups: []string{"ray.io"}, Resources: []string{"rayclusters", "rayservices", "rayjobs"}, Verbs: []string{"get", "list", "watch"}},
+		{APIGroups: []string{"ray.io"}, Resources: []string{"rayclusters", "rayservices", "rayjobs", "raycronjobs"}, Verbs: []string{"get", "list", "watch"}},
 		{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: []string{"get", "list", "watch"}},
 		{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: []string{"get", "list", "watch"}},
 		{APIGroups: []string{"policy"}, Resources: []string{"poddisruptionbudgets"}, Verbs: []string{"get", "list", "watch"}},
@@ -480,6 +480,15 @@ func (sb *Sandbox) operatorEnvVars() []corev1.EnvVar {
 	return out
 }
 
+// operatorDeploymentArgs are the operator's flags a cluster's Deployment would show, as the Helm
+// chart writes them: its feature gates.
+func (sb *Sandbox) operatorDeploymentArgs() []string {
+	if g := sb.cfg.OperatorFeatureGates; g != "" {
+		return []string{"--feature-gates=" + g}
+	}
+	return nil
+}
+
 func (sb *Sandbox) registerOperatorDeployment(ctx context.Context, v string) error {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: OperatorNamespace}}
 	if _, err := sb.Kube.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -496,7 +505,7 @@ func (sb *Sandbox) registerOperatorDeployment(ctx context.Context, v string) err
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
 				Spec: corev1.PodSpec{Containers: []corev1.Container{{
-					Name: "kuberay-operator", Image: "kuberay/operator:" + v, Env: sb.operatorEnvVars(),
+					Name: "kuberay-operator", Image: "kuberay/operator:" + v, Env: sb.operatorEnvVars(), Args: sb.operatorDeploymentArgs(),
 				}}},
 			},
 		},

@@ -111,6 +111,7 @@ func TestKubeRayMatrix(t *testing.T) {
 				cases["rayservice-finalizer"] = matrixRayServiceFinalizer // ray.io/rayservice-finalizer: v1.6.2 and later
 				cases["worker-kill-token"] = matrixWorkerKillToken        // the v1.6.0 run is TestChaosWorkerKillServeReplicas
 				cases["raycronjob-run"] = matrixRayCronJobRun             // RayCronJob: v1.7.0, feature gate RayCronJob
+				cases["raycronjob-refused"] = matrixRayCronJobRefused     // the same, its spec refused, then fixed
 				cases["gcs-store-shared"] = matrixGCSStoreShared          // gcsFaultToleranceOptions.backend rocksdb: v1.7.0, feature gate GCSFaultToleranceEmbeddedStorage
 				cases["tls-no-cert-manager"] = matrixTLSNoCertManager     // tlsOptions: v1.7.0, feature gate RayClusterMTLS, no cert-manager
 				cases["gcs-store-rayservice"] = matrixGCSStoreRayService  // the same, on a live RayService

@@ -2,6 +2,7 @@ package load
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -84,6 +85,9 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*state.Snapshot, er
 		errPolicies                            error
 		cronJobs                               []ray.RayCronJob
 		errCronJobs                            error
+		gateways                               []ray.Gateway
+		routes                                 []ray.HTTPRoute
+		errGateways, errRoutes                 error
 		jobSecrets, submitterSecrets           = redact.Set{}, redact.Set{}
 		// Pods and RayClusters are trimmed page by page (see state.TrimPod); each goroutine
 		// keeps the secrets of what it dropped in a set of its own.
@@ -112,7 +116,16 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*state.Snapshot, er
 			q.ClustersListed(len(clusters))
 		}
 	})
-	run(func() { services, errSvcs = c.ListRayServices(ctx, ns, full.RayService) })
+	run(func() {
+		services, errSvcs = c.ListRayServices(ctx, ns, full.RayService)
+		// Only where a RayService upgrades incrementally: the Gateway and HTTPRoute KubeRay
+		// makes for it, as soon as it is known.
+		if errSvcs == nil && slices.ContainsFunc(services, func(rs rayv1.RayService) bool { return ray.IncrementalUpgrade(&rs) }) {
+			if gateways, errGateways = c.ListGateways(ctx, ns); errGateways == nil {
+				routes, errRoutes = c.ListHTTPRoutes(ctx, ns)
+			}
+		}
+	})
 	run(func() { cronJobs, errCronJobs = c.ListRayCronJobs(ctx, ns, full.RayCronJob) })
 	run(func() {
 		jobs, jobsNewer, errJobs = c.ListRayJobs(ctx, ns, full.RayJob)
@@ -161,6 +174,10 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*state.Snapshot, er
 	s.Secrets.Merge(clusterSecrets)
 	s.Secrets.Merge(jobSecrets)
 	s.Secrets.Merge(submitterSecrets)
+	if apierrors.IsNotFound(errGateways) {
+		// The cluster has no Gateway API: a fact the rules read, not a gap.
+		s.NoGatewayAPI, errGateways = true, nil
+	}
 	if apierrors.IsNotFound(errCronJobs) {
 		// Every KubeRay release before v1.7.0, and v1.7.0 installed without the RayCronJob CRD:
 		// there is nothing to see, and nothing to say about it.
@@ -184,6 +201,8 @@ func FromAPI(ctx context.Context, c *kube.Clients, q Query) (*state.Snapshot, er
 		{errBudgets, kube.Request{Verb: "list", Resource: "poddisruptionbudgets.policy", Namespace: ns}, func() { s.PDBs = budgets }, ""},
 		{errPolicies, kube.Request{Verb: "list", Resource: "networkpolicies.networking.k8s.io", Namespace: ns}, func() { s.NetworkPolicies = policies }, ""},
 		{errCronJobs, kube.Request{Verb: "list", Resource: "raycronjobs.ray.io", Namespace: ns}, func() { s.CronJobs = cronJobs }, ""},
+		{errGateways, kube.Request{Verb: "list", Resource: "gateways.gateway.networking.k8s.io", Namespace: ns}, func() { s.Gateways = gateways }, ""},
+		{errRoutes, kube.Request{Verb: "list", Resource: "httproutes.gateway.networking.k8s.io", Namespace: ns}, func() { s.HTTPRoutes = routes }, ""},
 	}
 	for _, o := range optional {
 		if o.err == nil {

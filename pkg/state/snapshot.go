@@ -40,11 +40,17 @@ type Snapshot struct {
 	JobsNewer map[string]ray.RayJobNewer
 	// CronJobs are KubeRay v1.7.0's RayCronJobs (feature gate RayCronJob), their managedFields
 	// dropped; none where the API has no such kind.
-	CronJobs    []ray.RayCronJob
-	Pods        []corev1.Pod     // Ray pods only (label ray.io/is-ray-node=yes)
-	Nodes       []corev1.Node    // the nodes Ray pods run on, when nodes could be listed
-	Serve       []corev1.Service // Services of RayServices (the serve and head services)
-	Deployments []appsv1.Deployment
+	CronJobs []ray.RayCronJob
+	// Gateways and HTTPRoutes are the Gateway API's, listed only where a RayService upgrades with
+	// NewClusterWithIncrementalUpgrade (KubeRay makes one of each for it). NoGatewayAPI is set
+	// when that LIST found no such kind: the cluster has no Gateway API CRDs.
+	Gateways     []ray.Gateway
+	HTTPRoutes   []ray.HTTPRoute
+	NoGatewayAPI bool
+	Pods         []corev1.Pod     // Ray pods only (label ray.io/is-ray-node=yes)
+	Nodes        []corev1.Node    // the nodes Ray pods run on, when nodes could be listed
+	Serve        []corev1.Service // Services of RayServices (the serve and head services)
+	Deployments  []appsv1.Deployment
 	// ServeEndpoints are the EndpointSlices of the serve Services (they carry the Service's
 	// ray.io/serve label), when EndpointSlices could be listed.
 	ServeEndpoints []discoveryv1.EndpointSlice

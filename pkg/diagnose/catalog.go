@@ -72,6 +72,7 @@ var Catalog = []RuleInfo{
 	{RuleManifestStartParamNotString, SeverityError, "manifest", "", "a rayStartParams value is not a string, so the API server refuses the object", "manifest-start-param-not-string-error"},
 	{RuleRayServiceNoCluster, SeverityError, "rayservice-object", "", "a RayService has no RayCluster: the API server or the operator refuses it", "rayservice-no-cluster-error"},
 	{RuleSuspendNotReached, SeverityError, "rayservice-object", "", "a RayService asks its cluster to run (or to suspend) and the cluster is not, past OperatorGrace", "suspend-not-reached-error"},
+	{RuleIncrementalUpgradeBlocked, SeverityError, "rayservice-object", "", "a RayService's incremental upgrade cannot start or move: no Gateway API, or a Gateway or HTTPRoute no controller has made ready", "incremental-upgrade-blocked-error"},
 	{RuleRayJobFailed, SeverityError, "rayjob", "rayjobs", "a RayJob failed: its submission, its Ray job, a deadline or its spec", "rayjob-failed-error"},
 	{RuleRayJobClusterFailed, SeverityError, "rayjob", "rayjobs", "an Initializing RayJob's RayCluster has failed: the API server refuses its pods, and the RayJob waits until the cause is removed", "rayjob-cluster-failed-error"},
 	{RuleRayJobRetryDeletesCluster, SeverityWarning, "rayjob", "rayjobs", "a RayJob borrowing a RayCluster (clusterSelector) may be retried, and KubeRay v1.5 retries by deleting that cluster", "rayjob-retry-deletes-cluster-warning"},

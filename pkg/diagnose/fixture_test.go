@@ -68,7 +68,7 @@ func readObjects(t *testing.T, path string) ([]object, []string) {
 	var objs []object
 	var directives []string
 	for _, line := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(line, "# want:") || strings.HasPrefix(line, "# delete:") || strings.HasPrefix(line, "# blind:") || strings.HasPrefix(line, "# checks:") || strings.HasPrefix(line, "# exists:") {
+		if strings.HasPrefix(line, "# want:") || strings.HasPrefix(line, "# delete:") || strings.HasPrefix(line, "# blind:") || strings.HasPrefix(line, "# checks:") || strings.HasPrefix(line, "# exists:") || strings.HasPrefix(line, "# absent:") {
 			directives = append(directives, line[2:])
 		}
 	}
@@ -129,6 +129,9 @@ func loadFixture(t *testing.T, name string) fixture {
 			f.snap.Admission.Existing = append(f.snap.Admission.Existing, e)
 		case "delete":
 			deleted[v] = true
+		case "absent":
+			// absent: gateway-api — the cluster has no Gateway API's CRDs (the LIST's 404).
+			f.snap.NoGatewayAPI = v == "gateway-api"
 		case "blind":
 			blind[v] = true
 		}
@@ -157,6 +160,10 @@ func loadFixture(t *testing.T, name string) fixture {
 			err = decodeRayJob(o.raw, s)
 		case "RayCronJob":
 			err = decodeRayCronJob(o.raw, s)
+		case "Gateway":
+			err = decodeAppend(o.raw, &s.Gateways, !blind["gateways"])
+		case "HTTPRoute":
+			err = decodeAppend(o.raw, &s.HTTPRoutes, !blind["httproutes"])
 		case "Pod":
 			// The loader lists submitter pods apart, by the Job controller's label.
 			if strings.Contains(string(o.raw), submitterJobLabel+":") {

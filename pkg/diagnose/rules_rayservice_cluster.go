@@ -31,7 +31,7 @@ type serviceView struct {
 type serviceRule func(*index, *serviceView) []Finding
 
 // serviceRules run on every RayService, in this order.
-var serviceRules = []serviceRule{rayServiceNoCluster, suspendNotReached}
+var serviceRules = []serviceRule{rayServiceNoCluster, suspendNotReached, incrementalUpgradeBlocked}
 
 // ServiceReport is one RayService checked by the rules about the RayService itself (scope
 // "rayservice-object"); the rules about its clusters are in their ClusterReports.
@@ -101,6 +101,9 @@ func rayServiceNoCluster(ix *index, v *serviceView) []Finding {
 	rs := v.rs
 	if len(v.clusters) > 0 || rs.DeletionTimestamp != nil || ray.RayServiceSuspended(rs) {
 		return nil // a RayService suspended by its own spec (KubeRay v1.7.0) owns no cluster by design
+	}
+	if ray.IncrementalUpgrade(rs) && ix.s.NoGatewayAPI && ix.incrementalUpgradeOn() {
+		return nil // incremental-upgrade-blocked names the cause
 	}
 	old := ix.s.Now.Sub(rs.CreationTimestamp.Time)
 	if old <= ix.opts.OperatorGrace {

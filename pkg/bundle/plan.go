@@ -23,13 +23,16 @@ import (
 // Plan is what a bundle holds of a snapshot: the custom resources picked, their pods, the nodes
 // those run on, the operator's Deployments, and the container logs to read.
 type Plan struct {
-	Clusters  []*rayv1.RayCluster
-	Services  []*rayv1.RayService
-	Jobs      []*rayv1.RayJob
-	CronJobs  []*ray.RayCronJob // every RayCronJob when the bundle is of everything, and those that made a picked RayJob
-	Pods      []*corev1.Pod     // the Ray pods of Clusters, then the submitter pods of Jobs
-	Nodes     []*corev1.Node
-	Operators []*appsv1.Deployment
+	Clusters []*rayv1.RayCluster
+	Services []*rayv1.RayService
+	Jobs     []*rayv1.RayJob
+	CronJobs []*ray.RayCronJob // every RayCronJob when the bundle is of everything, and those that made a picked RayJob
+	// Gateways and HTTPRoutes are those KubeRay made for the picked RayServices' incremental upgrades.
+	Gateways   []*ray.Gateway
+	HTTPRoutes []*ray.HTTPRoute
+	Pods       []*corev1.Pod // the Ray pods of Clusters, then the submitter pods of Jobs
+	Nodes      []*corev1.Node
+	Operators  []*appsv1.Deployment
 	// Logs are the container logs to read, one GET each; OperatorLogs says whether the operator's
 	// are read too (not with --no-logs).
 	Logs         []artifact.LogRequest
@@ -144,6 +147,21 @@ func MakePlan(s *state.Snapshot, t *diagnose.Target, o PlanOptions) Plan {
 		if j := &s.Jobs[i]; wants(ray.KindRayJob, j.Namespace, j.Name) || runsOn(j.Namespace, j.Status.RayClusterName) {
 			p.Jobs = append(p.Jobs, j)
 			jobs[j.Namespace+"/"+j.Name] = true
+		}
+	}
+	services := map[string]bool{}
+	for _, sv := range p.Services {
+		services[sv.Namespace+"/"+ray.GatewayName(sv)] = true
+		services[sv.Namespace+"/"+ray.HTTPRouteName(sv)] = true
+	}
+	for i := range s.Gateways {
+		if g := &s.Gateways[i]; services[g.Namespace+"/"+g.Name] {
+			p.Gateways = append(p.Gateways, g)
+		}
+	}
+	for i := range s.HTTPRoutes {
+		if r := &s.HTTPRoutes[i]; services[r.Namespace+"/"+r.Name] {
+			p.HTTPRoutes = append(p.HTTPRoutes, r)
 		}
 	}
 	madeJobs := map[string]bool{}

@@ -149,6 +149,13 @@ func addFile(s *state.Snapshot, rel string, data []byte) error {
 	}
 	parts := strings.Split(strings.TrimSuffix(dir, "/"), "/")
 	switch {
+	case dir == "" && base == "versions.yaml":
+		var v Versions
+		if err := yaml.Unmarshal(data, &v); err != nil {
+			return err
+		}
+		s.NoGatewayAPI = v.GatewayAPI == "absent"
+		return nil
 	case len(parts) == 1 && parts[0] == "nodes":
 		return decodeInto(data, &s.Nodes)
 	case len(parts) == 2 && parts[0] == "operator" && strings.HasPrefix(base, "deployment-"):
@@ -178,6 +185,10 @@ func addFile(s *state.Snapshot, rel string, data []byte) error {
 		return decodeInto(data, &s.Services)
 	case "raycronjobs":
 		return decodeInto(data, &s.CronJobs)
+	case "gateways":
+		return decodeInto(data, &s.Gateways)
+	case "httproutes":
+		return decodeInto(data, &s.HTTPRoutes)
 	case "rayjobs":
 		if err := decodeInto(data, &s.Jobs); err != nil {
 			return err

@@ -60,6 +60,12 @@ func Render(s *state.Snapshot, p Plan, c Collected, st *Stream) Contents {
 	for _, o := range p.Jobs {
 		r.rayJob(o, s.JobsNewer[o.Namespace+"/"+o.Name])
 	}
+	for _, o := range p.Gateways {
+		r.served(nsPath(o.Namespace, "gateways", o.Name), "Gateway KubeRay made for a RayService's incremental upgrade", "gateway.networking.k8s.io/v1", "Gateway", o.Served, o)
+	}
+	for _, o := range p.HTTPRoutes {
+		r.served(nsPath(o.Namespace, "httproutes", o.Name), "HTTPRoute KubeRay made for a RayService's incremental upgrade", "gateway.networking.k8s.io/v1", "HTTPRoute", o.Served, o)
+	}
 	for _, o := range p.CronJobs {
 		r.object(nsPath(o.Namespace, "raycronjobs", o.Name), "RayCronJob with its status", "ray.io/v1", ray.KindRayCronJob, o)
 	}
@@ -184,6 +190,18 @@ func (r *renderer) object(path, about, apiVersion, kind string, obj any) {
 	r.redactedWhole(path, problems)
 }
 
+// served writes an object from its JSON as the API server served it, redacted by its structure;
+// from obj, what the plugin read of it, when it has none (client fakes serve no JSON).
+func (r *renderer) served(path, about, apiVersion, kind string, raw []byte, obj any) {
+	if len(raw) == 0 {
+		r.object(path, about, apiVersion, kind, obj)
+		return
+	}
+	data, problems := artifact.JSONObjectYAML(apiVersion, kind, raw, r.found)
+	r.add(artifact.File{Path: path, About: about, Data: data})
+	r.redactedWhole(path, problems)
+}
+
 // rayJob writes o as object does: as the stream rendered it from its JSON as served, or else
 // with the fields newer KubeRay releases wrote of it (n), which its type drops, put back where
 // the API wrote them. doctor --from reads them again.
@@ -284,6 +302,8 @@ type Versions struct {
 	Server    string         `json:"server,omitempty"`
 	Operators []ray.Operator `json:"operators"`
 	CRDs      CRDVersions    `json:"crds"`
+	// GatewayAPI is "absent" when doctor's LIST found no Gateway API (state.Snapshot.NoGatewayAPI).
+	GatewayAPI string `json:"gatewayAPI,omitempty"`
 }
 
 // ClientVersion is this binary's.
@@ -303,6 +323,9 @@ func versionsFile(s *state.Snapshot, p Plan, c Collected) artifact.File {
 		Operators: ray.FindOperators(s.Deployments), CRDs: CRDVersions{GroupVersions: c.Versions.RayVersions, Resources: c.Versions.RayResources}}
 	if v.Operators == nil {
 		v.Operators = []ray.Operator{}
+	}
+	if s.NoGatewayAPI {
+		v.GatewayAPI = "absent"
 	}
 	if v.CRDs.GroupVersions == nil {
 		v.CRDs.GroupVersions = []string{}

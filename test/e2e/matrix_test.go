@@ -112,6 +112,7 @@ func TestKubeRayMatrix(t *testing.T) {
 				cases["worker-kill-token"] = matrixWorkerKillToken        // the v1.6.0 run is TestChaosWorkerKillServeReplicas
 				cases["raycronjob-run"] = matrixRayCronJobRun             // RayCronJob: v1.7.0, feature gate RayCronJob
 				cases["raycronjob-refused"] = matrixRayCronJobRefused     // the same, its spec refused, then fixed
+				cases["incremental-upgrade"] = matrixIncrementalUpgrade   // NewClusterWithIncrementalUpgrade: gate on by default from v1.7.0
 				cases["gcs-store-shared"] = matrixGCSStoreShared          // gcsFaultToleranceOptions.backend rocksdb: v1.7.0, feature gate GCSFaultToleranceEmbeddedStorage
 				cases["tls-no-cert-manager"] = matrixTLSNoCertManager     // tlsOptions: v1.7.0, feature gate RayClusterMTLS, no cert-manager
 				cases["gcs-store-rayservice"] = matrixGCSStoreRayService  // the same, on a live RayService

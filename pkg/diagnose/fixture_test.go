@@ -287,21 +287,12 @@ func decodeRayCronJob(raw []byte, s *state.Snapshot) error {
 	if err != nil {
 		return err
 	}
-	var m map[string]any
-	if err := json.Unmarshal(js, &m); err != nil {
-		return err
-	}
-	if spec, ok := m["spec"].(map[string]any); ok {
-		delete(spec, "jobTemplate")
-	}
-	if js, err = json.Marshal(m); err != nil {
+	if js, err = withoutField(js, "spec", "jobTemplate"); err != nil {
 		return err
 	}
 	return decodeAppend(js, &s.CronJobs, true)
 }
 
-// decodeAppend decodes one fixture object strictly (a typo in a field fails the fixture) and
-// appends it to list when keep: a resource the fixture marks blind is decoded but never seen.
 // decodeRayJob decodes a RayJob as the loaders do: typed, with the fields newer releases write
 // (KubeRay v1.7.0's status.jobStatusCheckFailureStartTime) read beside it into Snapshot.JobsNewer.
 func decodeRayJob(raw []byte, s *state.Snapshot) error {
@@ -313,14 +304,8 @@ func decodeRayJob(raw []byte, s *state.Snapshot) error {
 	if err != nil {
 		return err
 	}
-	var m map[string]any
-	if err := json.Unmarshal(js, &m); err != nil {
-		return err
-	}
-	if st, ok := m["status"].(map[string]any); ok {
-		delete(st, "jobStatusCheckFailureStartTime") // the typed RayJob has no such field
-	}
-	if js, err = json.Marshal(m); err != nil {
+	// The typed RayJob has no such field.
+	if js, err = withoutField(js, "status", "jobStatusCheckFailureStartTime"); err != nil {
 		return err
 	}
 	if err := decodeAppend(js, &s.Jobs, true); err != nil {
@@ -336,6 +321,21 @@ func decodeRayJob(raw []byte, s *state.Snapshot) error {
 	return nil
 }
 
+// withoutField is the JSON object js without section.field, which the strict decoding that
+// follows would refuse.
+func withoutField(js []byte, section, field string) ([]byte, error) {
+	var m map[string]any
+	if err := json.Unmarshal(js, &m); err != nil {
+		return nil, err
+	}
+	if sec, ok := m[section].(map[string]any); ok {
+		delete(sec, field)
+	}
+	return json.Marshal(m)
+}
+
+// decodeAppend decodes one fixture object strictly (a typo in a field fails the fixture) and
+// appends it to list when keep: a resource the fixture marks blind is decoded but never seen.
 func decodeAppend[T any](raw []byte, list *[]T, keep bool) error {
 	var v T
 	if err := yaml.UnmarshalStrict(raw, &v); err != nil {

@@ -2,10 +2,8 @@ package kube
 
 import (
 	"context"
-	"encoding/json"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
@@ -39,17 +37,6 @@ func gatewayAPIPages[T any](c *Clients, namespace, resource string, served func(
 		if err != nil {
 			return Page[T]{}, err
 		}
-		var l servedList
-		if err := json.Unmarshal(raw, &l); err != nil {
-			return Page[T]{}, err
-		}
-		items := make([]T, len(l.Items))
-		for i, item := range l.Items {
-			if err := utiljson.Unmarshal(item, &items[i]); err != nil {
-				return Page[T]{}, err
-			}
-			served(&items[i], item)
-		}
-		return Page[T]{Items: items, Continue: l.Metadata.Continue}, nil
+		return decodeServed(raw, served)
 	}
 }

@@ -45,18 +45,24 @@ func servedPages[T any](c *Clients, namespace, resource string, typed ListPageFu
 		if err != nil {
 			return Page[T]{}, err
 		}
-		var l servedList
-		if err := json.Unmarshal(raw, &l); err != nil {
+		return decodeServed(raw, each)
+	}
+}
+
+// decodeServed decodes a LIST's JSON (raw) item by item into T, as the typed clients decode
+// (apimachinery's decoder: field names matched by case), and hands each to each with its JSON
+// (its own copy, which each may keep).
+func decodeServed[T any](raw []byte, each func(*T, []byte)) (Page[T], error) {
+	var l servedList
+	if err := json.Unmarshal(raw, &l); err != nil {
+		return Page[T]{}, err
+	}
+	items := make([]T, len(l.Items))
+	for i, item := range l.Items {
+		if err := utiljson.Unmarshal(item, &items[i]); err != nil {
 			return Page[T]{}, err
 		}
-		items := make([]T, len(l.Items))
-		for i, item := range l.Items {
-			// apimachinery's decoder, as the typed clients decode: field names matched by case.
-			if err := utiljson.Unmarshal(item, &items[i]); err != nil {
-				return Page[T]{}, err
-			}
-			each(&items[i], item)
-		}
-		return Page[T]{Items: items, Continue: l.Metadata.Continue}, nil
+		each(&items[i], item)
 	}
+	return Page[T]{Items: items, Continue: l.Metadata.Continue}, nil
 }

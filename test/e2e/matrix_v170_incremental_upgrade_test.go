@@ -68,33 +68,6 @@ func matrixIncrementalUpgrade(t *testing.T, h *H, v kubeRayVersion) {
 
 	h.wantBundledRule("nogw", "incremental-upgrade-blocked", "and the cluster has no Gateway API")
 
-	installGatewayAPI(h)
-	// Ready comes first (a pending cluster's serve endpoints count); the upgrade needs an active
-	// cluster with all the traffic, which the HTTPRoute gives it once it is promoted.
-	h.waitRayServiceActive("incr")
-	var active string
-	h.WaitFor("RayService incr's first cluster promoted, with all the traffic", 60*time.Second, func() (bool, error) {
-		got, err := h.Ray.RayV1().RayServices(h.NS).Get(h.Ctx, "incr", metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		active = got.Status.ActiveServiceStatus.RayClusterName
-		return active != "" && ptr.Deref(got.Status.ActiveServiceStatus.TrafficRoutedPercent, 0) == 100, nil
-	})
-	if d, res := h.doctorJSON("--operator-grace", "1s"); slicesHasRule(d, "incremental-upgrade-blocked") || res.Code != 0 {
-		t.Errorf("KubeRay %s, a RayService upgrading incrementally, Ready, not upgrading: want no error\n%s", v.version, res)
-	}
-
-	// An upgrade: a changed head makes a new cluster; no controller programs the Gateway.
-	upgrade := func(value string) {
-		h.updateRayService("incr", func(rs *rayv1.RayService) {
-			c := &rs.Spec.RayClusterSpec.HeadGroupSpec.Template.Spec.Containers[0]
-			c.Env = slices.DeleteFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == "UPGRADE" })
-			if value != "" {
-				c.Env = append(c.Env, corev1.EnvVar{Name: "UPGRADE", Value: value})
-			}
-		})
-	}
 	var pending string
 	var last rayv1.RayServiceStatuses
 	defer func() {
@@ -111,6 +84,29 @@ func matrixIncrementalUpgrade(t *testing.T, h *H, v kubeRayVersion) {
 			}
 			last = got.Status
 			return done(got.Status), nil
+		})
+	}
+	installGatewayAPI(h)
+	// Ready comes first (a pending cluster's serve endpoints count); the upgrade needs an active
+	// cluster with all the traffic, which the HTTPRoute gives it once it is promoted.
+	h.waitRayServiceActive("incr")
+	var active string
+	waitStatus("RayService incr's first cluster promoted, with all the traffic", func(st rayv1.RayServiceStatuses) bool {
+		active = st.ActiveServiceStatus.RayClusterName
+		return active != "" && ptr.Deref(st.ActiveServiceStatus.TrafficRoutedPercent, 0) == 100
+	})
+	if d, res := h.doctorJSON("--operator-grace", "1s"); slices.Contains(d.ruleIDs(), "incremental-upgrade-blocked") || res.Code != 0 {
+		t.Errorf("KubeRay %s, a RayService upgrading incrementally, Ready, not upgrading: want no error\n%s", v.version, res)
+	}
+
+	// An upgrade: a changed head makes a new cluster; no controller programs the Gateway.
+	upgrade := func(value string) {
+		h.updateRayService("incr", func(rs *rayv1.RayService) {
+			c := &rs.Spec.RayClusterSpec.HeadGroupSpec.Template.Spec.Containers[0]
+			c.Env = slices.DeleteFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == "UPGRADE" })
+			if value != "" {
+				c.Env = append(c.Env, corev1.EnvVar{Name: "UPGRADE", Value: value})
+			}
 		})
 	}
 	upgrading := func(st rayv1.RayServiceStatuses) bool {
@@ -148,7 +144,7 @@ func matrixIncrementalUpgrade(t *testing.T, h *H, v kubeRayVersion) {
 	waitStatus("the upgrade to complete", func(st rayv1.RayServiceStatuses) bool {
 		return st.ActiveServiceStatus.RayClusterName == pending && st.PendingServiceStatus.RayClusterName == ""
 	})
-	if d, res := h.doctorJSON("--operator-grace", "1s"); slicesHasRule(d, "incremental-upgrade-blocked") {
+	if d, res := h.doctorJSON("--operator-grace", "1s"); slices.Contains(d.ruleIDs(), "incremental-upgrade-blocked") {
 		t.Errorf("after the upgrade: still incremental-upgrade-blocked\n%s", res)
 	}
 }
@@ -180,15 +176,6 @@ func serviceFinding(t *testing.T, d drDoc, name, rule string) drFinding {
 	}
 	t.Fatalf("no %s on RayService %s: %v", rule, name, d.ruleIDs())
 	return drFinding{}
-}
-
-func slicesHasRule(d drDoc, rule string) bool {
-	for _, f := range d.Findings {
-		if f.Rule == rule {
-			return true
-		}
-	}
-	return false
 }
 
 // updateRayService changes RayService name by mutate.

@@ -182,9 +182,9 @@ func DiagnoseTarget(s *state.Snapshot, opts Options, t *Target) Report {
 		r.Findings = append(r.Findings, fs...)
 		r.RayServices = append(r.RayServices, v.report(fs))
 	}
-	if !opts.SpecOnly && t == nil {
+	if !opts.SpecOnly && t == nil && !s.ClustersSelected {
 		// RayCronJobs are checked when doctor checks everything: a target names a RayCluster,
-		// RayService or RayJob.
+		// RayService or RayJob, and -l selects RayClusters.
 		r.Findings = append(r.Findings, cronJobFindings(ix)...)
 	}
 	if r.Operators == nil {

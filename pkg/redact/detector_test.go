@@ -81,3 +81,18 @@ func TestDetectedFindsARememberedSecret(t *testing.T) {
 		}
 	}
 }
+
+// TestShapeMemoAtAnyOffset: a line's shapes, remembered once, are found again where the line
+// stands in another text.
+func TestShapeMemoAtAnyOffset(t *testing.T) {
+	line := "  REDIS_PASSWORD: s3cr3t-" + t.Name()
+	for _, text := range []string{line + "\n", "kind: Pod\nmetadata: {}\n" + line + "\nx: y\n"} {
+		got := replaceSpans(text, shapeSpans(text))
+		if strings.Contains(got, "s3cr3t-") || !strings.Contains(got, "REDIS_PASSWORD: "+Redacted) {
+			t.Errorf("%q redacted as %q", text, got)
+		}
+	}
+	if _, ok := theShapeMemo.lines[line]; !ok {
+		t.Errorf("the line was not remembered")
+	}
+}

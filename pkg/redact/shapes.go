@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	ahocorasick "github.com/BobuSumisu/aho-corasick"
 )
@@ -77,12 +78,46 @@ func shapeSpans(s string) []span {
 	lower := asciiLower([]byte(s))
 	var out []span
 	markedLines(lineHints, lower, func(start, stop int) {
-		out = lineSpans(s[start:stop], string(lower[start:stop]), start, out)
+		for _, sp := range theShapeMemo.spans(s[start:stop], lower[start:stop]) {
+			out = append(out, span{start + sp.start, start + sp.end})
+		}
 	})
 	if bytes.Contains(lower, []byte("private key")) {
 		out = matchSpans(pemKey, s, 0, out)
 	}
 	return merge(out)
+}
+
+// shapeMemo remembers the spans the line-wise shapes find in a line, relative to it, by the
+// line's exact text: they depend on nothing else, and a fleet's rendered objects repeat most of
+// their marked lines (each is read twice besides: when its file is rendered, and when the
+// archive is written).
+type shapeMemo struct {
+	mu    sync.RWMutex
+	lines map[string][]span
+	bytes int
+	max   int // bytes of lines remembered at most: past it, new lines are read and not remembered
+}
+
+var theShapeMemo = &shapeMemo{lines: map[string][]span{}, max: 8 << 20}
+
+// spans is lineSpans of line (lower, lower-cased) at offset 0, remembered.
+func (m *shapeMemo) spans(line string, lower []byte) []span {
+	m.mu.RLock()
+	sp, ok := m.lines[line]
+	m.mu.RUnlock()
+	if ok {
+		return sp
+	}
+	sp = lineSpans(line, string(lower), 0, nil)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.lines[line]; !ok && m.bytes+len(line) <= m.max {
+		// A copy: the line is a slice of its text, which the memo must not keep alive.
+		m.lines[strings.Clone(line)] = sp
+		m.bytes += len(line)
+	}
+	return sp
 }
 
 // lineSpans adds the values the line-wise shapes find in line, which starts at offset in its text.

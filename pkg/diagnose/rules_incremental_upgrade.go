@@ -85,8 +85,8 @@ func incrementalUpgradeBlocked(ix *index, v *serviceView) []Finding {
 	msg := fmt.Sprintf("RayService %s/%s (NewClusterWithIncrementalUpgrade, gatewayClassName %q) %s for %s, and the operator moves no capacity: %s "+
 		"(new cluster: target capacity %s, traffic %s; old: %s, %s). It raises capacity only once the Gateway is Accepted and Programmed and the HTTPRoute's entry for it Accepted and ResolvedRefs, and never times out",
 		rs.Namespace, rs.Name, class, doing, ev["since"], why, ev["pendingTargetCapacity"], ev["pendingTraffic"], percent(act.TargetCapacity), percent(act.TrafficRoutedPercent))
-	remedy := fmt.Sprintf("have GatewayClass %s's controller program it (kubectl get gatewayclass %s; kubectl describe gateway %s -n %s: a class no controller serves leaves the Gateway Pending), or put spec.rayClusterConfig back as it was to roll back to RayCluster %s",
-		class, class, gwName, rs.Namespace, orNone(act.RayClusterName))
+	remedy := fmt.Sprintf("have GatewayClass %s's controller accept the Gateway and its HTTPRoute (kubectl get gatewayclass %s; kubectl describe gateway %s -n %s; kubectl describe httproute %s -n %s: a class no controller serves leaves the Gateway Pending), or put spec.rayClusterConfig back as it was to roll back to RayCluster %s",
+		class, class, gwName, rs.Namespace, routeName, rs.Namespace, orNone(act.RayClusterName))
 	return finding(msg, remedy, ev)
 }
 

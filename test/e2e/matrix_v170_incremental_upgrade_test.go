@@ -120,7 +120,7 @@ func matrixIncrementalUpgrade(t *testing.T, h *H, v kubeRayVersion) {
 	f = serviceFinding(t, d, "incr", "incremental-upgrade-blocked")
 	t.Logf("incremental-upgrade-blocked, the stalled upgrade: %s\nfix: %s", f.Message, f.Remedy)
 	wantContains(t, "the stalled upgrade", f.Message, "is upgrading from RayCluster "+active+" to "+pending, "the operator moves no capacity: its Gateway incr-gateway is not ready: Accepted")
-	wantContains(t, "the stalled upgrade's remedy", f.Remedy, "have GatewayClass played's controller program it", "to roll back to RayCluster "+active)
+	wantContains(t, "the stalled upgrade's remedy", f.Remedy, "have GatewayClass played's controller accept the Gateway and its HTTPRoute", "to roll back to RayCluster "+active)
 	if f.Evidence["pendingTargetCapacity"] != "0%" || res.Code != 1 {
 		t.Errorf("want the new cluster held at 0%%, exit 1; got %+v\n%s", f, res)
 	}

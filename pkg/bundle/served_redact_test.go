@@ -1,12 +1,15 @@
 package bundle
 
 import (
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/internal/testio"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
 	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
@@ -48,5 +51,55 @@ func TestServedFieldsAreRedacted(t *testing.T) {
 	}
 	if !sawHistory {
 		t.Error("no file kept the fields the API types do not know")
+	}
+}
+
+// The kinds a bundle keeps only as served JSON (KubeRay v1.7.0's RayCronJob, the Gateway API's
+// Gateway and HTTPRoute KubeRay makes) are redacted like the rest: no byte of the archive holds
+// what is planted in a RayCronJob's template, a Gateway's annotations or an HTTPRoute's filter.
+func TestServedOnlyKindsAreRedacted(t *testing.T) {
+	s := scene()
+	st := NewStream()
+	cron := &ray.RayCronJob{}
+	cron.Name, cron.Namespace = "nightly", "ml"
+	st.RayCronJob(cron, []byte(`{"apiVersion":"ray.io/v1","kind":"RayCronJob","metadata":{"name":"nightly","namespace":"ml"},`+
+		`"spec":{"schedule":"* * * * *","jobTemplate":{"entrypoint":"python train.py --api-key served-secret-3",`+
+		`"runtimeEnvYAML":"env_vars:\n  HF_TOKEN: served-secret-4\n"}}}`))
+	st.Close()
+	s.CronJobs = []ray.RayCronJob{*cron}
+	gw := ray.Gateway{Served: []byte(`{"apiVersion":"gateway.networking.k8s.io/v1","kind":"Gateway","metadata":{"name":"svc-gateway","namespace":"ml",` +
+		`"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{\"metadata\":{\"annotations\":{\"token\":\"served-secret-5\"}}}"}},` +
+		`"spec":{"gatewayClassName":"istio","listeners":[{"name":"http","protocol":"HTTP","port":80}]}}`)}
+	gw.Name, gw.Namespace = "svc-gateway", "ml"
+	route := ray.HTTPRoute{Served: []byte(`{"apiVersion":"gateway.networking.k8s.io/v1","kind":"HTTPRoute","metadata":{"name":"svc-httproute","namespace":"ml"},` +
+		`"spec":{"rules":[{"filters":[{"type":"RequestHeaderModifier","requestHeaderModifier":{"set":[{"name":"Authorization","value":"Bearer served-secret-6"}]}}]}]}}`)}
+	route.Name, route.Namespace = "svc-httproute", "ml"
+	s.Gateways, s.HTTPRoutes = []ray.Gateway{gw}, []ray.HTTPRoute{route}
+	p := MakePlan(s, nil, PlanOptions{Stream: st})
+	if len(p.CronJobs) != 1 || len(p.Gateways) != 1 || len(p.HTTPRoutes) != 1 {
+		t.Fatalf("plan: %d RayCronJobs, %d Gateways, %d HTTPRoutes, want one each", len(p.CronJobs), len(p.Gateways), len(p.HTTPRoutes))
+	}
+	c := Render(s, p, Collected{}, st)
+	r := redact.New(st.Secrets(), c.Found)
+	path := filepath.Join(t.TempDir(), "b.tar.gz")
+	if _, err := Write(path, time.Now(), []byte("# index\n"), c.Files, c.Spooled, r, false); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := testio.Untar(t, path)
+	kept := 0
+	for name, b := range files {
+		for _, secret := range []string{"served-secret-3", "served-secret-4", "served-secret-5", "served-secret-6"} {
+			if strings.Contains(string(b), secret) {
+				t.Errorf("%s holds %s:\n%s", name, secret, b)
+			}
+		}
+		for _, kind := range []string{"/raycronjobs/nightly.yaml", "/gateways/svc-gateway.yaml", "/httproutes/svc-httproute.yaml"} {
+			if strings.HasSuffix(name, kind) {
+				kept++
+			}
+		}
+	}
+	if kept != 3 {
+		t.Errorf("%d of the three objects kept: %v", kept, slices.Collect(maps.Keys(files)))
 	}
 }

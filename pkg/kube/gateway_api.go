@@ -2,8 +2,11 @@ package kube
 
 import (
 	"context"
+	"encoding/json"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
@@ -38,5 +41,36 @@ func gatewayAPIPages[T any](c *Clients, namespace, resource string, served func(
 			return Page[T]{}, err
 		}
 		return decodeServed(raw, served)
+	}
+}
+
+// GetGateway reads one Gateway (chaos upgrade checks it before an incremental upgrade). A cluster
+// without the Gateway API answers NotFound, as for a missing Gateway.
+func (c *Clients) GetGateway(ctx context.Context, namespace, name string) (*ray.Gateway, error) {
+	return getExplained(ctx, c, "gateways", namespace, name, gatewayAPIGet[ray.Gateway](c, namespace, "gateways"))
+}
+
+// GetHTTPRoute reads one HTTPRoute, as GetGateway.
+func (c *Clients) GetHTTPRoute(ctx context.Context, namespace, name string) (*ray.HTTPRoute, error) {
+	return getExplained(ctx, c, "httproutes", namespace, name, gatewayAPIGet[ray.HTTPRoute](c, namespace, "httproutes"))
+}
+
+// gatewayAPIGet is a typed client's Get for resource in namespace, read as JSON by its path.
+func gatewayAPIGet[T any](c *Clients, namespace, resource string) func(context.Context, string, metav1.GetOptions) (*T, error) {
+	return func(ctx context.Context, name string, o metav1.GetOptions) (*T, error) {
+		if c.Config == nil { // a client fake: it holds none
+			return nil, apierrors.NewNotFound(schema.GroupResource{Group: ray.GatewayGroup, Resource: resource}, name)
+		}
+		raw, err := c.Kube.Discovery().RESTClient().Get().
+			AbsPath("/apis/"+ray.GatewayGroup+"/v1/namespaces/"+namespace+"/"+resource+"/"+name).
+			VersionedParams(&o, metav1.ParameterCodec).Do(ctx).Raw()
+		if err != nil {
+			return nil, err
+		}
+		var obj T
+		if err := json.Unmarshal(raw, &obj); err != nil {
+			return nil, err
+		}
+		return &obj, nil
 	}
 }

@@ -35,6 +35,13 @@ const (
 	ServeAppsReady    Kind = "ServeAppsReady"    // Object: the cluster whose Serve apps are all RUNNING; Detail: the apps
 	OldClusterDeleted Kind = "OldClusterDeleted" // Object: the cluster active before the patch
 	UpgradeRefused    Kind = "UpgradeRefused"    // the API refused the patch; Detail: why
+	// An incremental upgrade's steps (NewClusterWithIncrementalUpgrade), as the RayService's
+	// status reports them. Object: the RayCluster; From and To: percentages ("0%" -> "50%").
+	ServeTargetCapacity Kind = "ServeTargetCapacity" // the share of Serve capacity the operator gave the cluster
+	TrafficRouted       Kind = "TrafficRouted"       // the share of the HTTPRoute's traffic weighted to the cluster
+	// UpgradeRollingBack: the RayService's RollbackInProgress condition turned True. Object: the
+	// RayService; Detail: the condition's message.
+	UpgradeRollingBack Kind = "UpgradeRollingBack"
 
 	// Pressure runs (disk-pressure, memory-pressure); NewHeadCreated and NewHeadRunning above
 	// name the evicted head's replacement.

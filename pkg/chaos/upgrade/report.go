@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/availability"
@@ -35,13 +36,21 @@ type ReportSettings struct {
 // Steps are KubeRay's steps of the upgrade, in milliseconds after the patch; null when
 // not seen.
 type Steps struct {
+	// Strategy is the RayService's upgrade strategy: NewCluster, or NewClusterWithIncrementalUpgrade
+	// (then Gateway names the Gateway the probe went through, and the traffic steps are set).
+	Strategy                string   `json:"strategy"`
+	Gateway                 string   `json:"gateway,omitempty"`
 	OldCluster              string   `json:"oldCluster"`
 	NewCluster              string   `json:"newCluster,omitempty"`
 	PendingClusterCreatedMs *float64 `json:"pendingClusterCreatedMs"`
 	NewHeadReadyMs          *float64 `json:"newHeadReadyMs"`
 	ServeAppsReadyMs        *float64 `json:"serveAppsReadyMs"`
-	ActiveSwitchedMs        *float64 `json:"activeSwitchedMs"`
-	OldClusterDeletedMs     *float64 `json:"oldClusterDeletedMs"`
+	// FirstTrafficMs and AllTrafficMs: the new cluster's first share of the HTTPRoute's traffic,
+	// and all of it (an incremental upgrade only).
+	FirstTrafficMs      *float64 `json:"firstTrafficMs,omitempty"`
+	AllTrafficMs        *float64 `json:"allTrafficMs,omitempty"`
+	ActiveSwitchedMs    *float64 `json:"activeSwitchedMs"`
+	OldClusterDeletedMs *float64 `json:"oldClusterDeletedMs"`
 	// Switched: the RayService's active cluster changed to another one.
 	Switched bool `json:"switched"`
 	// LastSeen is the RayService's upgrade as last seen, in words.
@@ -82,6 +91,8 @@ type reportInput struct {
 	Settings   ReportSettings
 	OldCluster string
 	LastSeen   string
+	Strategy   string
+	Gateway    string // incremental only
 }
 
 // CheckSwitch is the verdict's check that the upgrade happened: the active cluster switched.
@@ -100,6 +111,7 @@ func buildReport(in reportInput) *Report {
 		}
 	}
 	r.Upgrade = steps(r.Events, in.OldCluster, in.LastSeen)
+	r.Upgrade.Strategy, r.Upgrade.Gateway = in.Strategy, in.Gateway
 	if r.Probe.PatchAtMs != nil {
 		c := availability.Check{Name: CheckSwitch, Passed: r.Upgrade.Switched}
 		if c.Passed {
@@ -146,6 +158,13 @@ func steps(events []availability.Event, old, lastSeen string) Steps {
 			if e.To != "" && e.To != old && !u.Switched {
 				u.Switched, u.NewCluster = true, e.To
 				first(&u.ActiveSwitchedMs, e)
+			}
+		case timeline.TrafficRouted:
+			if e.Object != old && e.To != "0%" {
+				first(&u.FirstTrafficMs, e)
+			}
+			if e.Object != old && e.To == "100%" {
+				first(&u.AllTrafficMs, e)
 			}
 		case timeline.OldClusterDeleted:
 			first(&u.OldClusterDeletedMs, e)
@@ -199,6 +218,10 @@ func writeSteps(w io.Writer, u Steps) error {
 	step("pending cluster created", u.PendingClusterCreatedMs, u.NewCluster)
 	step("its head Ready", u.NewHeadReadyMs, "")
 	step("its Serve apps RUNNING", u.ServeAppsReadyMs, "")
+	if u.Strategy == string(rayv1.RayServiceNewClusterWithIncrementalUpgrade) {
+		step("its first traffic", u.FirstTrafficMs, "through Gateway "+u.Gateway)
+		step("all traffic on it", u.AllTrafficMs, "")
+	}
 	step("active cluster switched", u.ActiveSwitchedMs, "")
 	step("old cluster deleted", u.OldClusterDeletedMs, u.OldCluster)
 	fmt.Fprintf(&b, "  last seen: %s\n", u.LastSeen)
@@ -218,6 +241,9 @@ type Plan struct {
 	Kind          string         `json:"kind"`
 	Settings      ReportSettings `json:"settings"`
 	ActiveCluster string         `json:"activeCluster"`
+	// Strategy and Gateway as in the report's upgrade section.
+	Strategy string `json:"strategy"`
+	Gateway  string `json:"gateway,omitempty"`
 	// Patch is the JSON merge patch that would be applied.
 	Patch json.RawMessage `json:"patch"`
 	// Generation is the RayService's metadata.generation now; GenerationAfter is what the API
@@ -235,7 +261,11 @@ func WritePlanText(w io.Writer, p *Plan) error {
 	s := p.Settings
 	fmt.Fprintf(&b, "Dry run of an upgrade of rayservice/%s in namespace %s: nothing is changed and no request is sent.\n", s.RayService, s.Namespace)
 	fmt.Fprintf(&b, "Would patch:  %s (JSON merge patch)\n", p.Patch)
-	fmt.Fprintf(&b, "Active:       RayCluster %s; KubeRay starts a new one when spec.rayClusterConfig changes, then switches traffic to it\n", p.ActiveCluster)
+	if p.Gateway != "" {
+		fmt.Fprintf(&b, "Active:       RayCluster %s; KubeRay starts a new one when spec.rayClusterConfig changes, then moves Serve capacity and traffic to it step by step through Gateway %s (NewClusterWithIncrementalUpgrade)\n", p.ActiveCluster, p.Gateway)
+	} else {
+		fmt.Fprintf(&b, "Active:       RayCluster %s; KubeRay starts a new one when spec.rayClusterConfig changes, then switches traffic to it\n", p.ActiveCluster)
+	}
 	fmt.Fprintf(&b, "Would probe:  %s %s%s at %v/s through a port-forward to each ready endpoint, warm-up %s (the patch is applied only if every warm-up request succeeds), at most %s in all (about %s)\n",
 		s.Method, s.Target, s.Path, s.Rate, millis(s.WarmupMs), millis(s.TimeoutMs), availability.Plural(p.PlannedRequests, "request", "requests"))
 	fmt.Fprintf(&b, "SLO:          %s, and the active cluster must switch\n", p.SLO)

@@ -54,7 +54,7 @@ func upgradeInput(switched bool) reportInput {
 		Input: availability.Input{Probe: res, Timeline: timeline.New(ev...), SLO: availability.SLO{MaxErrors: &maxErrors}},
 		Settings: ReportSettings{RayService: "svc", Namespace: "ml", Image: "rayproject/ray:2.47.0", Patch: `{"spec":{}}`,
 			Target: "service/svc-serve-svc:8000", Method: "GET", Path: "/fruit", Rate: 10, WarmupMs: 2000, TimeoutMs: 60000, RequestTimeout: 2000},
-		OldCluster: "old", LastSeen: last}
+		OldCluster: "old", LastSeen: last, Strategy: "NewCluster"}
 }
 
 func TestUpgradeReportGolden(t *testing.T) {

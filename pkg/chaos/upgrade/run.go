@@ -24,6 +24,7 @@ type Cluster interface {
 	GetService(ctx context.Context, namespace, name string) (*corev1.Service, error)
 	// PatchRayService applies a JSON merge patch; dryRun has the API server check it only.
 	PatchRayService(ctx context.Context, namespace, name string, patch []byte, dryRun bool) (*rayv1.RayService, error)
+	Gateways
 	experiment.Cluster
 }
 
@@ -36,7 +37,7 @@ func DryRun(ctx context.Context, c Cluster, s Settings) (*Plan, error) {
 		return nil, err
 	}
 	return &Plan{APIVersion: schema.APIVersion, Kind: PlanKind, Settings: s.reportSettings(t),
-		ActiveCluster: t.active, Patch: t.patch, Generation: t.rs.Generation, GenerationAfter: t.after.Generation,
+		ActiveCluster: t.active, Strategy: t.strategy(), Gateway: t.gatewayName(), Patch: t.patch, Generation: t.rs.Generation, GenerationAfter: t.after.Generation,
 		PlannedRequests: probe.Planned(s.config().Rate, s.Timeout), SLO: s.PlanSLO(), ServerDryRun: "accepted"}, nil
 }
 
@@ -61,7 +62,7 @@ func (s *Settings) run(ctx context.Context, c Cluster, t *target) (*Report, chao
 	tr := NewTracker(s.RayService, t.active)
 	res, err := s.Execute(ctx, c, experiment.Probed{
 		Watch:  kube.ClusterWatch{Namespace: s.Namespace, PodSelector: ray.LabelCluster, RayService: s.RayService},
-		Serve:  experiment.EndpointsSpec{Namespace: s.Namespace, Service: t.service, PortName: t.portName},
+		Serve:  experiment.EndpointsSpec{Namespace: t.serviceNS, Service: t.service, PortName: t.portName},
 		Undone: "nothing was changed",
 		Disruption: experiment.Disruption{Probe: s.config(), Warmup: s.Warmup, UntilRecovered: true, Timeout: s.post(),
 			What: s.what(), Tracker: tr, Step: func(ctx context.Context) error { return s.apply(ctx, c, t) }},
@@ -71,7 +72,7 @@ func (s *Settings) run(ctx context.Context, c Cluster, t *target) (*Report, chao
 	}
 	r := buildReport(reportInput{
 		Input:    availability.Input{Probe: res.Probe, Timeline: tr.Timeline(), SLO: s.SLO(), WarmupFailed: res.WarmupFailed},
-		Settings: s.reportSettings(t), OldCluster: t.active, LastSeen: tr.LastSeen()})
+		Settings: s.reportSettings(t), OldCluster: t.active, LastSeen: tr.LastSeen(), Strategy: t.strategy(), Gateway: t.gatewayName()})
 	outcome := chaos.Outcome{Passed: r.Verdict.Passed}
 	switch {
 	case res.Probe != nil && res.Probe.Interrupted:

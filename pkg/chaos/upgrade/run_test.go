@@ -38,6 +38,12 @@ type fakeCluster struct {
 	// onRead, when set, changes the stored RayService after the read numbered n (1 is resolve's),
 	// as KubeRay or another user would between two reads.
 	onRead func(n int, rs *rayv1.RayService)
+
+	// An incremental upgrade's Gateway, HTTPRoute and data plane Services (gateway_test.go);
+	// nil Gateway: none exists.
+	gateway   *ray.Gateway
+	route     *ray.HTTPRoute
+	dataPlane []corev1.Service
 }
 
 func newFake(t *testing.T) *fakeCluster {
@@ -65,7 +71,7 @@ func (f *fakeCluster) GetRayService(context.Context, string, string) (*rayv1.Ray
 
 func (f *fakeCluster) GetService(_ context.Context, ns, name string) (*corev1.Service, error) {
 	return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "serve", Port: 8000}}}}, nil
+		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "serve", Port: 8000}, {Name: "http", Port: 8080}}}}, nil
 }
 
 // PatchRayService applies only what the image patch changes (the Ray containers' images); the
@@ -107,6 +113,10 @@ func (f *fakeCluster) status(change func(*rayv1.RayServiceStatuses)) {
 }
 
 func (f *fakeCluster) playKubeRay() {
+	if f.gateway != nil {
+		f.playIncremental()
+		return
+	}
 	f.status(func(s *rayv1.RayServiceStatuses) {
 		s.PendingServiceStatus = rayv1.RayServiceStatus{RayClusterName: "new",
 			Applications: map[string]rayv1.AppStatus{"app": {Status: rayv1.ApplicationStatusEnum.DEPLOYING}}}

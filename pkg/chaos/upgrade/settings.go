@@ -22,6 +22,9 @@ const (
 	SetImage   fault.Field = "image"
 	SetPatch   fault.Field = "patch"
 	SetTimeout fault.Field = "timeout"
+	// SetGatewayService names the Service in front of the Gateway's data plane (an incremental
+	// upgrade's probe target), when no Service carries the Gateway's name label.
+	SetGatewayService fault.Field = "gateway-service"
 )
 
 // Settings is one upgrade: what to change, what to probe, for how long, and the SLO.
@@ -33,7 +36,12 @@ type Settings struct {
 	Image string
 	Patch string
 
-	Port int // of the serve Service; experiment.DefaultServePort when 0
+	// Port is the probed Service's: when 0, the serve Service's experiment.DefaultServePort, or
+	// under an incremental upgrade the Gateway's listener port (GatewayListenerPort).
+	Port int
+	// GatewayService is the Service in front of the Gateway's data plane, NAMESPACE/NAME or NAME
+	// in the RayService's namespace; found by GatewayNameLabel when empty. Incremental only.
+	GatewayService string
 
 	// Timeout bounds the probe's whole schedule: the warm-up, the patch and the wait for the
 	// switch and the old cluster's deletion.
@@ -65,6 +73,9 @@ func (s *Settings) Validate() error {
 	if s.Port < 0 || s.Port > 65535 {
 		return invalid("%s must be from 1 to 65535, not %d", experiment.SetPort, s.Port)
 	}
+	if err := validGatewayService(s.GatewayService); err != nil {
+		return err
+	}
 	if err := s.ValidateProbe("the RayService is patched", s.Path, s.post()); err != nil {
 		return err
 	}
@@ -75,12 +86,10 @@ func (s *Settings) Validate() error {
 	return nil
 }
 
-// Defaults fills what was left unset: the probe's clock and warnings, and the Serve port.
+// Defaults fills what was left unset: the probe's clock and warnings. The port is the probed
+// Service's, known once it is resolved.
 func (s *Settings) Defaults() {
 	s.ProbeSettings.Defaults()
-	if s.Port == 0 {
-		s.Port = experiment.DefaultServePort
-	}
 }
 
 // config is the probe's configuration (Validate has checked the settings).
@@ -99,7 +108,10 @@ func (s *Settings) what() string {
 }
 
 func (s *Settings) probeTarget(t *target) string {
-	return fmt.Sprintf("service/%s:%d", t.service, s.Port)
+	if t.gateway != nil {
+		return gatewayTarget(t.gateway.Service, t.port)
+	}
+	return fmt.Sprintf("service/%s:%d", t.service, t.port)
 }
 
 // reportSettings echo what was asked, for the report and the plan.

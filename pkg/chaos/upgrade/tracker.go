@@ -8,6 +8,8 @@ import (
 
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/follow"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/timeline"
@@ -32,6 +34,10 @@ type Tracker struct {
 	appsEmitted     map[string]bool
 	switched        bool
 	oldDeleted      bool
+	// An incremental upgrade's shares per cluster as last seen ("" when unset), and whether the
+	// RayService was last seen rolling back.
+	capacity, traffic map[string]string
+	rollingBack       bool
 }
 
 type readyHead struct {
@@ -42,7 +48,7 @@ type readyHead struct {
 // NewTracker follows the upgrade of rayService away from its active cluster old.
 func NewTracker(rayService, old string) *Tracker {
 	return &Tracker{rayService: rayService, old: old, headReady: map[string]readyHead{},
-		headEmitted: map[string]bool{}, appsEmitted: map[string]bool{}}
+		headEmitted: map[string]bool{}, appsEmitted: map[string]bool{}, capacity: map[string]string{}, traffic: map[string]string{}}
 }
 
 // Disrupted records the patch (experiment.Tracker); what says what it changes.
@@ -120,6 +126,7 @@ func (t *Tracker) RayService(rs *rayv1.RayService, at time.Time) {
 	if !t.patched {
 		return
 	}
+	t.shares(rs, at)
 	// KubeRay may move the pending status to the active one in the same update that makes the
 	// apps RUNNING: then they are first seen RUNNING at the switch.
 	for _, st := range []struct {
@@ -132,6 +139,38 @@ func (t *Tracker) RayService(rs *rayv1.RayService, at time.Time) {
 		}
 		t.appsEmitted[c] = true
 		t.Add(timeline.Event{Kind: timeline.ServeAppsReady, At: at, Object: c, Detail: strings.Join(appNames(st.s), ", ") + st.note})
+	}
+}
+
+// shares records an incremental upgrade's steps: each cluster's target capacity and traffic as
+// they change, and a rollback's start. The statuses of other upgrades leave them unset.
+func (t *Tracker) shares(rs *rayv1.RayService, at time.Time) {
+	for _, st := range []rayv1.RayServiceStatus{rs.Status.ActiveServiceStatus, rs.Status.PendingServiceStatus} {
+		c := st.RayClusterName
+		if c == "" {
+			continue
+		}
+		for _, v := range []struct {
+			kind  timeline.Kind
+			seen  map[string]string
+			share *int32
+		}{{timeline.ServeTargetCapacity, t.capacity, st.TargetCapacity}, {timeline.TrafficRouted, t.traffic, st.TrafficRoutedPercent}} {
+			if v.share == nil {
+				continue
+			}
+			now := fmt.Sprintf("%d%%", *v.share)
+			if prev, ok := v.seen[c]; !ok || prev != now {
+				v.seen[c] = now
+				t.Add(timeline.Event{Kind: v.kind, At: at, Object: c, From: prev, To: now})
+			}
+		}
+	}
+	rolling := meta.FindStatusCondition(rs.Status.Conditions, string(rayv1.RollbackInProgress))
+	if on := rolling != nil && rolling.Status == metav1.ConditionTrue; on != t.rollingBack {
+		t.rollingBack = on
+		if on {
+			t.Add(timeline.Event{Kind: timeline.UpgradeRollingBack, At: at, Object: rs.Name, Detail: rolling.Message})
+		}
 	}
 }
 
@@ -183,12 +222,24 @@ func (t *Tracker) lastSeenLocked() string {
 		head = "its head Ready"
 	}
 	apps := "no Serve app reported"
+	shares := ""
+	if c, ok := t.capacity[t.pending]; ok {
+		shares = fmt.Sprintf(", capacity %s, traffic %s", c, orUnset(t.traffic[t.pending]))
+	}
 	if st := t.lastStatus.PendingServiceStatus; len(st.Applications) > 0 {
 		var parts []string
 		for _, n := range appNames(st) {
 			parts = append(parts, n+" "+st.Applications[n].Status)
 		}
 		apps = "apps " + strings.Join(parts, ", ")
+	}
+	if shares != "" {
+		rolling := ""
+		if t.rollingBack {
+			rolling = "; rolling back"
+		}
+		return fmt.Sprintf("pending cluster %s%s, %s, %s; active cluster %s, capacity %s, traffic %s%s", t.pending, shares, head, apps,
+			t.active, orUnset(t.capacity[t.active]), orUnset(t.traffic[t.active]), rolling)
 	}
 	return fmt.Sprintf("pending cluster %s, %s, %s; traffic still on %s", t.pending, head, apps, t.active)
 }
@@ -212,4 +263,11 @@ func appNames(s rayv1.RayServiceStatus) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+func orUnset(share string) string {
+	if share == "" {
+		return "unset"
+	}
+	return share
 }

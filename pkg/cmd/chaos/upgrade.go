@@ -37,6 +37,13 @@ patch), and follows KubeRay's zero-downtime upgrade: the pending cluster, its he
 apps RUNNING, the switch of the active cluster, and the old cluster's deletion. The report has
 head-kill's totals, per-endpoint table and SLO verdict, and the upgrade's steps.
 
+A RayService with spec.upgradeStrategy.type NewClusterWithIncrementalUpgrade (on by default from
+KubeRay v1.7.0) has no <name>-serve-svc: clients reach it through its Gateway <name>-gateway, whose
+HTTPRoute weights the clusters. The probe then goes through the Gateway's data plane Service
+(--gateway-service, or the one labelled gateway.networking.k8s.io/gateway-name=<name>-gateway,
+port 80), the run refuses to start unless the Gateway and the HTTPRoute are ready (KubeRay moves
+nothing otherwise), and the report adds each cluster's Serve capacity and traffic steps.
+
 The upgrade is never reverted: the RayService keeps the patched spec. The probe and port-forwards
 end with the run, at --timeout, or on Ctrl-C.
 
@@ -59,7 +66,8 @@ first).`,
 	fl := cmd.Flags()
 	fl.StringVar(&o.s.Image, "image", "", "Set this image on the Ray container (the first) of the head and of every worker group")
 	fl.StringVar(&o.s.Patch, "patch", "", "Apply this JSON merge patch to the RayService instead, e.g. '{\"spec\":{\"rayClusterConfig\":{...}}}'")
-	fl.IntVar(&o.s.Port, "port", 8000, "The serve Service port to probe")
+	fl.IntVar(&o.s.Port, "port", 0, "The port to probe: the serve Service's (default 8000), or under an incremental upgrade the Gateway data plane Service's (default 80, the listener KubeRay gives the Gateway)")
+	fl.StringVar(&o.s.GatewayService, "gateway-service", "", "Under NewClusterWithIncrementalUpgrade: the Service clients reach the RayService's Gateway through, NAMESPACE/NAME or NAME (default: the one labelled gateway.networking.k8s.io/gateway-name=<name>-gateway in the RayService's namespace)")
 	fl.StringVar(&o.s.Path, "path", "", "Request path (and query), e.g. /fruit (default /)")
 	fl.StringArrayVar(&o.s.Headers, "header", nil, "Request header K:V (repeatable)")
 	fl.DurationVar(&o.s.Warmup, "warmup", 10*time.Second, "Probe this long before the patch; the RayService is patched only if every warm-up request succeeded")

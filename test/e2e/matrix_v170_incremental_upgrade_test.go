@@ -46,6 +46,7 @@ func matrixIncrementalUpgrade(t *testing.T, h *H, v kubeRayVersion) {
 	startRay(h, play.RayOptions{DeployTime: time.Second})
 	rs := h.sampleRayService("incr", v.version, func(rs *rayv1.RayService) {
 		rs.Spec.RayClusterSpec.HeadGroupSpec.RayStartParams = map[string]string{"num-cpus": "0"}
+		rs.Spec.RayClusterDeletionDelaySeconds = ptr.To(int32(0)) // chaos upgrade waits for the old cluster's deletion
 		rs.Spec.RayClusterSpec.EnableInTreeAutoscaling = ptr.To(true)
 		rs.Spec.UpgradeStrategy = &rayv1.RayServiceUpgradeStrategy{Type: ptr.To(rayv1.RayServiceNewClusterWithIncrementalUpgrade),
 			ClusterUpgradeOptions: &rayv1.ClusterUpgradeOptions{GatewayClassName: "played", StepSizePercent: ptr.To(int32(50)), IntervalSeconds: ptr.To(int32(1)), MaxSurgePercent: ptr.To(int32(100))}}
@@ -99,6 +100,13 @@ func matrixIncrementalUpgrade(t *testing.T, h *H, v kubeRayVersion) {
 		t.Errorf("KubeRay %s, a RayService upgrading incrementally, Ready, not upgrading: want no error\n%s", v.version, res)
 	}
 
+	// chaos upgrade refuses an upgrade the operator would stall, and changes nothing.
+	res = h.Run("chaos", "upgrade", "rayservice/incr", "--image", "rayproject/ray:2.52.0-upgraded", "--yes")
+	if res.Code != 2 || !strings.Contains(res.Stderr, "Gateway "+h.NS+"/incr-gateway is not ready (Accepted=Unknown (Pending: Waiting for controller)") || res.Stdout != "" {
+		t.Errorf("chaos upgrade with the Gateway not ready: want exit 2, nothing done\n%s", res)
+	}
+	saveUpgrade("incremental-gateway-not-ready.txt", res.Stderr)
+
 	// An upgrade: a changed head makes a new cluster; no controller programs the Gateway.
 	upgrade := func(value string) {
 		h.updateRayService("incr", func(rs *rayv1.RayService) {
@@ -146,6 +154,55 @@ func matrixIncrementalUpgrade(t *testing.T, h *H, v kubeRayVersion) {
 	})
 	if d, res := h.doctorJSON("--operator-grace", "1s"); slices.Contains(d.ruleIDs(), "incremental-upgrade-blocked") {
 		t.Errorf("after the upgrade: still incremental-upgrade-blocked\n%s", res)
+	}
+	chaosUpgradeThroughGateway(h, pending)
+}
+
+// chaosUpgradeThroughGateway runs chaos upgrade on RayService incr, whose Gateway and HTTPRoute the
+// played gateway controller made ready: refused while the Gateway has no data plane Service, then
+// run through a played data plane (play.GatewayDataPlane: a proxy splitting requests by the
+// HTTPRoute's weights, reaching each cluster's serve Service through the sandbox's pod network).
+// The real operator moves capacity and traffic; the report must show each step, both clusters
+// must have answered through the Gateway, and no request may fail. About 12 s.
+func chaosUpgradeThroughGateway(h *H, active string) {
+	t := h.T
+	image := "rayproject/ray:2.52.0-upgraded"
+	res := h.Run("chaos", "upgrade", "rayservice/incr", "--image", image, "--yes")
+	if res.Code != 2 || !strings.Contains(res.Stderr, "no Service of Gateway "+h.NS+"/incr-gateway's data plane was found") || res.Stdout != "" {
+		t.Errorf("chaos upgrade without a data plane Service: want exit 2, nothing done\n%s", res)
+	}
+	gw, err := play.StartGatewayDataPlane(h.Ctx, h.Kube, h.SB.Admin, h.NS, "incr-gateway", sandbox.NodeName(0), h.SB.ServiceProxy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(gw.Close)
+	res = h.Run("chaos", "upgrade", "rayservice/incr", "--image", image, "--path", "/fruit", "--dry-run")
+	if res.Code != 0 || !strings.Contains(res.Stdout, "Would probe:  GET service/"+h.NS+"/incr-gateway-dataplane:80/fruit") ||
+		!strings.Contains(res.Stdout, "step by step through Gateway incr-gateway (NewClusterWithIncrementalUpgrade)") {
+		t.Errorf("--dry-run through the Gateway\n%s", res)
+	}
+	saveUpgrade("incremental-dry-run.txt", res.Stdout)
+	res = h.Run("chaos", "upgrade", "rayservice/incr", "--image", image, "--path", "/fruit",
+		"--rate", "20/s", "--warmup", "2s", "--timeout", "2m", "--max-errors", "0", "--yes")
+	t.Logf("chaos upgrade through the Gateway:\n%s", res)
+	saveUpgrade("incremental-upgrade.txt", res.Stdout)
+	if res.Code != 0 {
+		t.Fatalf("chaos upgrade through the Gateway: want exit 0\n%s", res)
+	}
+	wantContains(t, "the report", res.Stdout, "Probe: GET service/"+h.NS+"/incr-gateway-dataplane:80/fruit", "its first traffic", "through Gateway incr-gateway",
+		"all traffic on it", "TrafficRouted "+active+` "100%" -> "50%"`, `"50%" -> "100%"`, "ServeTargetCapacity", "ok   switch: traffic switched from "+active,
+		"ok   max-errors: 0 errors", "2xx  ")
+	served := gw.Served()
+	var old, upgraded int
+	for backend, n := range served {
+		if strings.HasPrefix(backend, active+"-serve-svc.") {
+			old += n
+		} else {
+			upgraded += n
+		}
+	}
+	if old == 0 || upgraded == 0 {
+		t.Errorf("through the Gateway, want requests answered by both clusters: %v", served)
 	}
 }
 

@@ -128,3 +128,7 @@ func (sb *Sandbox) waitHTTP(ctx context.Context, name, url, token string, timeou
 func (sb *Sandbox) logf(format string, a ...any) {
 	fmt.Fprintf(sb.out, "sandbox: "+format+"\n", a...)
 }
+
+// ServiceProxy is the URL of the sandbox's pod network (a ServeNetwork sandbox; "" otherwise): an
+// HTTP proxy that reaches <svc>.<ns>.svc.cluster.local and pod IPs as the operator does.
+func (sb *Sandbox) ServiceProxy() string { return sb.state.ServiceProxy }

@@ -204,6 +204,16 @@ func chaosUpgradeThroughGateway(h *H, active string) {
 	if old == 0 || upgraded == 0 {
 		t.Errorf("through the Gateway, want requests answered by both clusters: %v", served)
 	}
+
+	// The RayService has no incr-serve-svc: head-kill aims at the active cluster's own.
+	rs, err := h.Ray.RayV1().RayServices(h.NS).Get(h.Ctx, "incr", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res = h.Run("chaos", "head-kill", "rayservice/incr", "--dry-run")
+	if want := "service/" + rs.Status.ActiveServiceStatus.RayClusterName + "-serve-svc:8000"; res.Code != 0 || !strings.Contains(res.Stdout, want) {
+		t.Errorf("head-kill --dry-run of an incremental RayService: want it to probe %s\n%s", want, res)
+	}
 }
 
 // wantBundledRule bundles the test's namespace as name.tar.gz and wants doctor --from it to report

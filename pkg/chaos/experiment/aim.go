@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
+	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
 )
 
 // Aim is what an experiment that takes pods away probes and for how long (head-kill, drain,
@@ -23,6 +24,11 @@ type Aim struct {
 	UntilRecovered bool
 	// Timeout bounds the probe after the step with UntilRecovered (and, for a drain, the evictions).
 	Timeout time.Duration
+
+	// clusterService is the active cluster's own serve Service, tried when the RayService's is
+	// missing: under NewClusterWithIncrementalUpgrade (with the operator's gate on) KubeRay makes
+	// no <rs>-serve-svc, only one per cluster, which the Gateway's HTTPRoute weights.
+	clusterService string
 }
 
 // The schedule's settings that messages name.
@@ -91,6 +97,9 @@ func (a *Aim) ServeOf(ctx context.Context, c RayServices, namespace, name string
 		if !a.PortSet {
 			a.Port = DefaultServePort
 		}
+		if ray.IncrementalUpgrade(sv.RayService) {
+			a.clusterService = ray.ServeServiceName(sv.Cluster)
+		}
 	}
 	return sv.Cluster, nil
 }
@@ -100,7 +109,12 @@ func (a *Aim) ProbedService(ctx context.Context, c ServiceGetter, namespace stri
 	if a.Target != "" {
 		return "", "", nil
 	}
-	if portName, err = ServicePort(ctx, c, namespace, a.Service, a.Port); err != nil {
+	portName, err = ServicePort(ctx, c, namespace, a.Service, a.Port)
+	if fault.KindOf(err) == fault.NotFound && a.clusterService != "" {
+		a.Service, a.clusterService = a.clusterService, ""
+		portName, err = ServicePort(ctx, c, namespace, a.Service, a.Port)
+	}
+	if err != nil {
 		return "", "", err
 	}
 	return a.Service, portName, nil

@@ -70,6 +70,7 @@ func decode(n node) (*decoded, string, error) {
 	}
 	d.doc.NetworkPolicy = np
 	d.doc.GCSStore = gcsStoreOf(kind, generic)
+	d.doc.Gated = gatedOf(kind, generic, np != nil, d.doc.GCSStore != nil)
 	data, err := json.Marshal(generic)
 	if err != nil {
 		return nil, "", &FileError{File: n.file, Line: n.line, Msg: "cannot decode " + kind + ": " + err.Error()}
@@ -218,6 +219,38 @@ func gcsStoreOf(kind string, obj map[string]any) *ray.GCSStoreDecl {
 		decl.ClaimName, _ = st["claimName"].(string)
 	}
 	return decl
+}
+
+// gatedOf reads what the cluster spec of a document of kind declares that KubeRay v1.7.0 judges
+// against its feature gates or Ray's version; networkPolicy and rocksdb are read already.
+func gatedOf(kind string, obj map[string]any, networkPolicy, rocksDB bool) ray.GatedDecl {
+	d := ray.GatedDecl{NetworkPolicy: networkPolicy, RocksDB: rocksDB}
+	spec := lookupMap(obj, clusterSpecPath[kind])
+	if spec == nil {
+		return d
+	}
+	d.TLS = spec["tlsOptions"] != nil
+	d.HistoryServer = spec["historyServerOptions"] != nil
+	groups, _ := spec["workerGroupSpecs"].([]any)
+	for _, g := range groups {
+		m, _ := g.(map[string]any)
+		name, _ := m["groupName"].(string)
+		var p int64
+		switch v := m["priority"].(type) {
+		case int:
+			p = int64(v)
+		case int64:
+			p = v
+		case uint64:
+			p = int64(v)
+		case float64:
+			p = int64(v)
+		}
+		if p != 0 {
+			d.Priorities = append(d.Priorities, ray.GroupPriority{Group: name, Priority: int32(p)})
+		}
+	}
+	return d
 }
 
 // setName names an object whose document has only a generateName.

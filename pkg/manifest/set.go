@@ -33,7 +33,10 @@ type Document struct {
 	// GCSStore is what its cluster spec's gcsFaultToleranceOptions declares of an embedded
 	// (RocksDB) GCS store (KubeRay v1.7.0), which the typed object drops; nil for none.
 	GCSStore *ray.GCSStoreDecl
-	root     *yaml.Node
+	// Gated is what its cluster spec declares that KubeRay v1.7.0 judges against its feature
+	// gates or Ray's version (spec-refused), which the typed object drops.
+	Gated ray.GatedDecl
+	root  *yaml.Node
 }
 
 // Note is what the reader saw in a document's text that the typed object cannot show: a field

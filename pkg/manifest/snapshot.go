@@ -34,6 +34,7 @@ func (s *Set) Snapshot(namespace string, now time.Time) *state.Snapshot {
 		snap.Clusters = append(snap.Clusters, c)
 		snap.NetworkPolicies = append(snap.NetworkPolicies, ray.NetworkPoliciesKubeRayMakes(&c, s.docOf[rc].NetworkPolicy)...)
 		declareGCSStore(snap, &c, s.docOf[rc].GCSStore)
+		declareGated(snap, &c, s.docOf[rc].Gated)
 	}
 	owned := func(d *Document, spec *rayv1.RayClusterSpec) {
 		name := d.Name
@@ -52,6 +53,7 @@ func (s *Set) Snapshot(namespace string, now time.Time) *state.Snapshot {
 		snap.Clusters = append(snap.Clusters, c)
 		snap.NetworkPolicies = append(snap.NetworkPolicies, ray.NetworkPoliciesKubeRayMakes(&c, d.NetworkPolicy)...)
 		declareGCSStore(snap, &c, d.GCSStore)
+		declareGated(snap, &c, d.Gated)
 	}
 	for _, rs := range s.services {
 		v := *rs.DeepCopy()
@@ -96,4 +98,15 @@ func declareGCSStore(snap *state.Snapshot, rc *rayv1.RayCluster, d *ray.GCSStore
 		snap.GCSStoresDeclared = map[string]ray.GCSStoreDecl{}
 	}
 	snap.GCSStoresDeclared[rc.Namespace+"/"+rc.Name] = *d
+}
+
+// declareGated records what rc's document declares that KubeRay v1.7.0 judges against its gates.
+func declareGated(snap *state.Snapshot, rc *rayv1.RayCluster, d ray.GatedDecl) {
+	if !d.Any() {
+		return
+	}
+	if snap.GatedDeclared == nil {
+		snap.GatedDeclared = map[string]ray.GatedDecl{}
+	}
+	snap.GatedDeclared[rc.Namespace+"/"+rc.Name] = d
 }

@@ -92,6 +92,11 @@ type Snapshot struct {
 	// the documents' cluster specs declare (KubeRay v1.7.0's gcsFaultToleranceOptions.backend
 	// rocksdb and storage.claimName), which the API types drop. Live, the head pods say it.
 	GCSStoresDeclared map[string]ray.GCSStoreDecl
+	// GatedDeclared, set by doctor -f only, are by namespace/cluster what the documents' cluster
+	// specs declare that KubeRay v1.7.0 judges against its feature gates or Ray's version
+	// (networkPolicy, tlsOptions, historyServerOptions, a RocksDB GCS store, worker-group
+	// priority), which the API types drop.
+	GatedDeclared map[string]ray.GatedDecl
 
 	// Undecoded, set by doctor -f only, are by object ("RayService ml/svc") the fields of its
 	// document that these API types do not hold: a judgement of the typed object that needs

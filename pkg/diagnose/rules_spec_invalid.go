@@ -73,9 +73,20 @@ func specInvalid(ix *index, c *clusterView) []Finding {
 	return []Finding{c.finding(RuleSpecInvalid, state.ClusterRef(c.rc), msg, remedy, ev2)}
 }
 
-// featureGateRefusal is KubeRay v1.7.0's refusal of a field behind a feature gate that is off
-// ("spec.networkPolicy requires the RayClusterNetworkPolicy feature gate to be enabled").
-var featureGateRefusal = regexp.MustCompile(`requires the (\w+) feature gate`)
+// featureGateRefusal is KubeRay's refusal of a field behind a feature gate that is off, in each
+// of its wordings: v1.7.0's "spec.networkPolicy requires the RayClusterNetworkPolicy feature gate
+// to be enabled" and "RayClusterHistoryServer feature gate is not enabled", v1.5.0's
+// "RayJobDeletionPolicy feature gate must be enabled to use DeletionStrategy".
+var featureGateRefusal = regexp.MustCompile(`requires the (\w+) feature gate|(\w+) feature gate (?:is not enabled|must be enabled)`)
+
+// refusedGate is the feature gate a refusal names, "" for another refusal.
+func refusedGate(why string) string {
+	m := featureGateRefusal.FindStringSubmatch(why)
+	if m == nil {
+		return ""
+	}
+	return m[1] + m[2]
+}
 
 // operatorSideFix is the fix for a refusal the operator's own setup causes, not the spec: a
 // feature gate that is off, or, with tlsOptions (KubeRay v1.7.0), cert-manager missing when
@@ -91,9 +102,8 @@ func (ix *index) operatorSideFix(why string) (string, bool) {
 	switch {
 	case strings.Contains(why, "requires cert-manager, but cert-manager is not installed"):
 		return "install cert-manager, then " + restart + ": it looks for cert-manager once, at its start, and refuses every RayCluster with tlsOptions until then", true
-	case featureGateRefusal.MatchString(why):
-		gate := featureGateRefusal.FindStringSubmatch(why)[1]
-		return "turn the feature gate on: add --feature-gates=" + gate + "=true to " + edit + ", or the Helm chart's featureGates", true
+	case refusedGate(why) != "":
+		return "turn the feature gate on: add --feature-gates=" + refusedGate(why) + "=true to " + edit + ", or the Helm chart's featureGates", true
 	}
 	return "", false
 }

@@ -50,8 +50,10 @@ type validationRefusal struct {
 	reason string // the Event's reason: InvalidRayClusterSpec, InvalidRayJobMetadata, ...
 	event  string // the Event's message, as the operator formats it
 	err    error
-	// as is the release whose validation refuses it when not specRefusedAs (v15GatedRefusal).
-	as string
+	// as is the release whose validation refuses it when not specRefusedAs (v15GatedRefusal,
+	// v17GatedRefusal); fix, when set, is the remedy.
+	as  string
+	fix string
 }
 
 // validateAsOperator runs the validation KubeRay's reconciler of c's document runs first: the
@@ -187,6 +189,9 @@ func specRefused(ix *index, c *clusterView) []Finding {
 		r = v15GatedRefusal(ix, c)
 	}
 	if r == nil {
+		r = v17GatedRefusal(ix, c)
+	}
+	if r == nil {
 		return nil
 	}
 	as := specRefusedAs
@@ -196,11 +201,17 @@ func specRefused(ix *index, c *clusterView) []Finding {
 		return nil // another release's defaults, or unknown: the gate may well be on
 	}
 	gates := ""
-	if gated(r.err) {
+	switch {
+	case gated(r.err) && r.as == v17Release:
+		gates = ", with the operator's feature gates as its --feature-gates set them (" + v17Release + " turns this one off by default)"
+	case gated(r.err):
 		gates = ", with its default feature gates, which the operator's --feature-gates can change"
 	}
 	msg := fmt.Sprintf("the KubeRay operator refuses %s and creates nothing of it: %q (KubeRay %s's own validation%s; the Warning Event %s)", refName(r.obj), r.event, as, gates, r.reason)
 	remedy := "fix the spec as the message says; the operator reconciles it once it changes"
+	if r.fix != "" {
+		remedy = r.fix
+	}
 	ev := map[string]string{"reason": r.reason, "event": r.event, "validatedAs": as}
 	if known {
 		ev["operator"] = op

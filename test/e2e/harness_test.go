@@ -333,3 +333,22 @@ func stopExtraSandboxes() {
 		}
 	}
 }
+
+// operatorSample reads KubeRay version's own sample file (its config/samples) as one object, and
+// returns it with its path.
+func (h *H) operatorSample(version, file string) (map[string]any, string) {
+	h.T.Helper()
+	path, err := h.SB.Config().OperatorSample(h.Ctx, version, file)
+	if err != nil {
+		h.T.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		h.T.Fatal(err)
+	}
+	var m map[string]any
+	if err := yaml.Unmarshal(data, &m); err != nil {
+		h.T.Fatalf("%s: %v", path, err)
+	}
+	return m, path
+}

@@ -116,6 +116,7 @@ func TestKubeRayMatrix(t *testing.T) {
 				cases["gcs-store-shared"] = matrixGCSStoreShared          // gcsFaultToleranceOptions.backend rocksdb: v1.7.0, feature gate GCSFaultToleranceEmbeddedStorage
 				cases["tls-no-cert-manager"] = matrixTLSNoCertManager     // tlsOptions: v1.7.0, feature gate RayClusterMTLS, no cert-manager
 				cases["gcs-store-rayservice"] = matrixGCSStoreRayService  // the same, on a live RayService
+				cases["spec-refused-v17"] = matrixSpecRefusedV17          // v1.7.0's gated fields and worker-group priority, in doctor -f
 			}
 			for name, run := range cases {
 				t.Run(name, func(t *testing.T) {

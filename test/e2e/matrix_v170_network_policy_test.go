@@ -28,18 +28,7 @@ import (
 // the RayCluster as served (its networkPolicy too), and doctor --from finds it again; with the
 // DNS rule put back the operator rewrites its policy and the rule is silent. About 12 s.
 func matrixNetworkPolicyDNS(t *testing.T, h *H, v kubeRayVersion) {
-	samplePath, err := h.SB.Config().OperatorSample(h.Ctx, v.version, "ray-cluster.network-policy-deny-all.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(samplePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := yaml.Unmarshal(data, &m); err != nil {
-		t.Fatal(err)
-	}
+	m, samplePath := h.operatorSample(v.version, "ray-cluster.network-policy-deny-all.yaml")
 	m["metadata"] = map[string]any{"name": "np", "namespace": h.NS}
 	np := m["spec"].(map[string]any)["networkPolicy"].(map[string]any)
 	workerRules := np["worker"]

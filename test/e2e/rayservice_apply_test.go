@@ -2,13 +2,11 @@ package e2e
 
 import (
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/yaml"
 )
 
 // What an apply of a RayService that exists would do, judged by KubeRay's own hash:
@@ -21,18 +19,7 @@ import (
 // differed from it by one byte (a default missed, a field serialized otherwise), the first
 // judgement would fail. About 5 s per version.
 func matrixRayServiceApply(t *testing.T, h *H, v kubeRayVersion) {
-	sample, err := h.SB.Config().OperatorSample(h.Ctx, v.version, "ray-service.sample.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	text, err := os.ReadFile(sample)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc map[string]any
-	if err := yaml.Unmarshal(text, &doc); err != nil {
-		t.Fatal(err)
-	}
+	doc, _ := h.operatorSample(v.version, "ray-service.sample.yaml")
 	name := doc["metadata"].(map[string]any)["name"].(string)
 	body, _ := json.Marshal(doc)
 	if err := h.Ray.RayV1().RESTClient().Post().AbsPath("/apis/ray.io/v1/namespaces/" + h.NS + "/rayservices").Body(body).Do(h.Ctx).Error(); err != nil {

@@ -182,10 +182,10 @@ func DiagnoseTarget(s *state.Snapshot, opts Options, t *Target) Report {
 		r.Findings = append(r.Findings, fs...)
 		r.RayServices = append(r.RayServices, v.report(fs))
 	}
-	if !opts.SpecOnly && t == nil && !s.ClustersSelected {
-		// RayCronJobs are checked when doctor checks everything: a target names a RayCluster,
-		// RayService or RayJob, and -l selects RayClusters.
-		r.Findings = append(r.Findings, cronJobFindings(ix)...)
+	if !opts.SpecOnly && !s.ClustersSelected && (t == nil || strings.EqualFold(string(t.Kind), ray.KindRayCronJob)) {
+		// RayCronJobs are checked when doctor checks everything, or one of them: a target of
+		// another kind names no RayCronJob, and -l selects RayClusters.
+		r.Findings = append(r.Findings, cronJobFindings(ix, t)...)
 	}
 	if r.Operators == nil {
 		r.Operators = []ray.Operator{}
@@ -214,6 +214,9 @@ func (j *jobView) checked(s *state.Snapshot, t *Target) bool {
 	if (kind == "" || kind == "rayjob") && j.job.Name == t.Name {
 		return true
 	}
+	if run, ok := ray.CronRunOf(j.job); ok && kind == "raycronjob" && run.CronJob == t.Name {
+		return true
+	}
 	return j.cluster != nil && j.cluster.matches(*t)
 }
 
@@ -221,6 +224,9 @@ func (c *clusterView) matches(t Target) bool {
 	kind := strings.ToLower(string(t.Kind))
 	if (kind == "" || kind == "raycluster") && c.rc.Name == t.Name {
 		return true
+	}
+	if kind == "raycronjob" {
+		return c.cronJob == t.Name
 	}
 	return c.owner != nil && c.owner.Name == t.Name && (kind == "" || kind == strings.ToLower(c.owner.Kind))
 }
@@ -242,6 +248,14 @@ func Checked(s *state.Snapshot, t *Target) func(rc *rayv1.RayCluster) bool {
 // Has reports whether s holds the object t names.
 func Has(s *state.Snapshot, t Target) bool {
 	kind := strings.ToLower(string(t.Kind))
+	if kind == "raycronjob" { // named only with its kind: a bare NAME is a RayCluster, RayService or RayJob
+		for i := range s.CronJobs {
+			if s.CronJobs[i].Name == t.Name {
+				return true
+			}
+		}
+		return false
+	}
 	if kind == "" || kind == "raycluster" {
 		for i := range s.Clusters {
 			if s.Clusters[i].Name == t.Name {

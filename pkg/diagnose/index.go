@@ -38,6 +38,8 @@ type clusterView struct {
 	rc      *rayv1.RayCluster
 	owner   *state.Ref
 	service *rayv1.RayService // set when a RayService owns the cluster
+	// cronJob is the RayCronJob whose RayJob owns the cluster (KubeRay v1.7.0), "" for none.
+	cronJob string
 	heads   []*corev1.Pod
 	workers []*corev1.Pod
 }
@@ -146,6 +148,21 @@ func attachOwners(s *state.Snapshot, byKey map[string]*clusterView) {
 			if or.Kind == "RayService" {
 				cv.service = svcByKey[key(cv.rc.Namespace, or.Name)]
 			}
+		}
+	}
+	// A RayCronJob's clusters: those of the RayJobs it made (a target may name it).
+	cron := map[string]string{}
+	for i := range s.Jobs {
+		if run, ok := ray.CronRunOf(&s.Jobs[i]); ok {
+			cron[key(s.Jobs[i].Namespace, s.Jobs[i].Name)] = run.CronJob
+		}
+	}
+	if len(cron) == 0 {
+		return
+	}
+	for _, cv := range byKey {
+		if cv.owner != nil && cv.owner.Kind == "RayJob" {
+			cv.cronJob = cron[key(cv.owner.Namespace, cv.owner.Name)]
 		}
 	}
 }

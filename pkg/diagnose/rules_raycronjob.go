@@ -35,9 +35,12 @@ const evInvalidRayCronJobSpec = "InvalidRayCronJobSpec"
 var firstCronRelease = version.MustParseSemantic("v1.7.0")
 
 // cronJobFindings runs the RayCronJob rule on every RayCronJob.
-func cronJobFindings(ix *index) []Finding {
+func cronJobFindings(ix *index, t *Target) []Finding {
 	var out []Finding
 	for i := range ix.s.CronJobs {
+		if t != nil && ix.s.CronJobs[i].Name != t.Name {
+			continue
+		}
 		out = append(out, rayCronJobNotScheduling(ix, &ix.s.CronJobs[i])...)
 	}
 	return out

@@ -24,11 +24,13 @@ var kindForms = map[string]Kind{
 	"raycluster": KindRayCluster, "rayclusters": KindRayCluster, "raycluster.ray.io": KindRayCluster, "rayclusters.ray.io": KindRayCluster,
 	"rayservice": KindRayService, "rayservices": KindRayService, "rayservice.ray.io": KindRayService, "rayservices.ray.io": KindRayService,
 	"rayjob": KindRayJob, "rayjobs": KindRayJob, "rayjob.ray.io": KindRayJob, "rayjobs.ray.io": KindRayJob,
+	// KindRayCronJob (cronjob.go): KubeRay v1.7.0's.
+	"raycronjob": KindRayCronJob, "raycronjobs": KindRayCronJob, "raycronjob.ray.io": KindRayCronJob, "raycronjobs.ray.io": KindRayCronJob,
 	"pod": KindPod, "pods": KindPod, "po": KindPod,
 }
 
 // allKinds is the order accepted forms are listed in.
-var allKinds = []Kind{KindRayCluster, KindRayService, KindRayJob, KindPod}
+var allKinds = []Kind{KindRayCluster, KindRayService, KindRayJob, KindRayCronJob, KindPod}
 
 // Target is an object named on the command line: NAME (Kind "") or KIND/NAME. What a bare NAME
 // names is up to the command: a RayCluster for most, any Ray object for doctor.

@@ -42,7 +42,7 @@ func TestParseTargetRefuses(t *testing.T) {
 		allowed []Kind
 		msg     string
 	}{
-		{"deployment/x", nil, `cannot target "deployment/x": name NAME, raycluster/NAME, rayservice/NAME, rayjob/NAME or pod/NAME`},
+		{"deployment/x", nil, `cannot target "deployment/x": name NAME, raycluster/NAME, rayservice/NAME, rayjob/NAME, raycronjob/NAME or pod/NAME`},
 		{"pod/x", []Kind{KindRayCluster}, `cannot target "pod/x": name NAME or raycluster/NAME`},
 		{"rayjob/x", []Kind{KindRayCluster, KindRayService}, `cannot target "rayjob/x": name NAME, raycluster/NAME or rayservice/NAME`},
 		{"raycluster/", nil, ""},

@@ -66,7 +66,7 @@ const example = `  # Check every RayCluster in the current namespace
 func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 	o := &Options{f: f}
 	cmd := &cobra.Command{
-		Use:   "doctor [NAME | raycluster/NAME | rayservice/NAME | rayjob/NAME]",
+		Use:   "doctor [NAME | raycluster/NAME | rayservice/NAME | rayjob/NAME | raycronjob/NAME]",
 		Short: "Find broken Ray heads, explain why, and say how to fix them",
 		Long: `doctor reads RayClusters and the RayServices and RayJobs that own them, their pods, the nodes
 those pods run on, the serve Services and their EndpointSlices, and the KubeRay operator, with one
@@ -76,7 +76,8 @@ operator, workers that did not rejoin, failed, pending, crash-looping or missing
 API server's refusal when a quota or an admission webhook refuses the operator's pods), RayService
 settings that cause 502s, RayService upgrades stuck on a pending cluster, serve Services that
 route to nothing, and RayJobs that failed, wait in Initializing, or finished and still hold a
-cluster. Each rule, what fires it,
+cluster. raycronjob/NAME checks a RayCronJob (KubeRay v1.7.0) and the RayJobs it made, with
+their clusters. Each rule, what fires it,
 what each KubeRay version does and the remedy: kubectl ray doctor explain RULE.
 
 Ray's own view: with --ray, doctor also reads each head's dashboard (GETs only, through a
@@ -132,9 +133,9 @@ func (o *Options) Complete(cmd *cobra.Command, args []string) error {
 		o.namespace = ns
 	}
 	if len(args) == 1 {
-		t, err := ray.ParseTarget(args[0], ray.KindRayCluster, ray.KindRayService, ray.KindRayJob)
+		t, err := ray.ParseTarget(args[0], ray.KindRayCluster, ray.KindRayService, ray.KindRayJob, ray.KindRayCronJob)
 		if err != nil {
-			return exit.Usagef("cannot check %q: name a raycluster/NAME, rayservice/NAME or rayjob/NAME", args[0])
+			return exit.Usagef("cannot check %q: name a raycluster/NAME, rayservice/NAME, rayjob/NAME or raycronjob/NAME", args[0])
 		}
 		o.target = &t
 	}
@@ -180,6 +181,14 @@ func warmRedactor(clusters int) {
 
 // diagnose runs the rules on s and prints the report: the live snapshot, or a bundle's.
 func (o *Options) diagnose(s *state.Snapshot) error {
+	if o.target != nil && o.target.Kind == ray.KindRayCronJob {
+		// A RayCronJob doctor could not list is not known to be missing: say why.
+		for _, g := range s.Blind {
+			if g.Resource == "raycronjobs" {
+				return exit.Errorf(exit.Forbidden, "cannot check %s: %s", o.target, g.Reason)
+			}
+		}
+	}
 	if o.target != nil && !diagnose.Has(s, *o.target) {
 		return o.notFound()
 	}

@@ -35,7 +35,7 @@ func (o *Options) runFrom() error {
 	}
 	o.namespace, o.selector = made.Namespace, made.Selector
 	if o.target == nil && made.Target != "" {
-		t, err := ray.ParseTarget(made.Target, ray.KindRayCluster, ray.KindRayService, ray.KindRayJob)
+		t, err := ray.ParseTarget(made.Target, ray.KindRayCluster, ray.KindRayService, ray.KindRayJob, ray.KindRayCronJob)
 		if err != nil {
 			return exit.Usagef("the bundle %s names %q, which is not a raycluster/NAME, rayservice/NAME or rayjob/NAME", o.from, made.Target)
 		}

@@ -65,6 +65,14 @@ func matrixRayCronJobRefused(t *testing.T, h *H, v kubeRayVersion) {
 		t.Errorf("finding %+v (missed ticks %d), exit %d\n%s", *f, missed, res.Code, res)
 	}
 
+	// doctor raycronjob/NAME checks that one alone; an unknown name is exit 5.
+	if d, res := h.doctorJSON("raycronjob/stalled"); !slices.Contains(d.ruleIDs(), "raycronjob-not-scheduling") || res.Code != 1 {
+		t.Errorf("doctor raycronjob/stalled: want raycronjob-not-scheduling, exit 1\n%s", res)
+	}
+	if res := h.Run("doctor", "raycronjob/absent"); res.Code != 5 || !strings.Contains(res.Stderr, `RayCronJob "absent" not found in namespace "`+h.NS+`"; list them with: kubectl get raycronjobs -n `+h.NS) {
+		t.Errorf("doctor raycronjob/absent: want exit 5 naming the RayCronJob\n%s", res)
+	}
+
 	table := h.Run("doctor")
 	wantContains(t, "doctor's table", table.Stdout, "RayCronJob "+h.NS+"/stalled: error", "raycronjob-not-scheduling", "raycronjob/stalled")
 	t.Logf("$ kubectl ray doctor -n %s\n%s", h.NS, table.Stdout)

@@ -60,4 +60,9 @@ func matrixRayCronJobRun(t *testing.T, h *H, v kubeRayVersion) {
 	if f.Evidence["rayCronJob"] != "nightly" || f.Evidence["scheduledFor"] != tick || tick == "" || res.Code != 1 {
 		t.Errorf("evidence %v (tick %q), exit %d\n%s", f.Evidence, tick, res.Code, res)
 	}
+	// doctor raycronjob/nightly checks the RayJobs it made, and their clusters.
+	d, res = h.doctorJSON("raycronjob/nightly", "--operator-grace", "1s")
+	if f := d.finding(t, job.Status.RayClusterName, "rayjob-failed"); f.Evidence["rayCronJob"] != "nightly" || res.Code != 1 {
+		t.Errorf("doctor raycronjob/nightly: want the run's rayjob-failed, exit 1\n%s", res)
+	}
 }

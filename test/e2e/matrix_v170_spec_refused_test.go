@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +17,8 @@ import (
 // a Ray older than 2.56.0. Both are then applied: the operator's Warning Events must say word for
 // word what doctor -f predicted, and live doctor's spec-invalid quotes them. About 3 s.
 func matrixSpecRefusedV17(t *testing.T, h *H, v kubeRayVersion) {
-	history, _ := h.operatorSample(v.version, "ray-cluster.historyserver.yaml")
+	history, historyPath := h.operatorSample(v.version, "ray-cluster.historyserver.yaml")
+	samplesAgainstOperator(h, filepath.Dir(historyPath))
 	history["metadata"] = map[string]any{"name": "history", "namespace": h.NS}
 	prio := objectMap(t, "RayCluster", h.sampleCluster("prio"))
 	spec := prio["spec"].(map[string]any)
@@ -60,5 +63,40 @@ func matrixSpecRefusedV17(t *testing.T, h *H, v kubeRayVersion) {
 	wantContains(t, "live spec-invalid's remedy", f.Remedy, "add --feature-gates=RayClusterHistoryServer=true")
 	if f := d.finding(t, "prio", "spec-invalid"); !strings.Contains(f.Message, "minimum Ray version is 2.56.0") || res.Code != 1 {
 		t.Errorf("live doctor: want spec-invalid on prio quoting the operator, exit 1; got %+v\n%s", f, res)
+	}
+}
+
+// samplesAgainstOperator runs doctor -f on every sample of KubeRay v1.7.0 against its real
+// operator: no error but the true predictions (spec-refused of the history server's sample: the
+// sandbox's operator leaves RayClusterHistoryServer off, and this case has it refuse the sample),
+// and no spec-refused of another sample (the sandbox turns on the other alpha gates they need).
+func samplesAgainstOperator(h *H, dir string) {
+	t := h.T
+	res := h.Run("doctor", "-f", dir, "-R", "-n", h.NS, "-o", "json", "--fail-on", "never")
+	if res.Code != 0 {
+		t.Fatalf("doctor -f on KubeRay v1.7.0's samples against its operator: %s", res)
+	}
+	var d struct {
+		Findings []struct {
+			Rule, Severity, Message string
+			Source                  struct{ File string }
+		}
+	}
+	if err := json.Unmarshal([]byte(res.Stdout), &d); err != nil {
+		t.Fatal(err)
+	}
+	refused := 0
+	for _, f := range d.Findings {
+		file := filepath.Base(f.Source.File)
+		switch {
+		case f.Rule == "spec-refused" && file == "ray-cluster.historyserver.yaml":
+			refused++
+		case f.Rule == "head-fits-no-node" && (strings.Contains(f.Message, "node(s) didn't match Pod's node affinity/selector") || strings.Contains(f.Message, "Insufficient nvidia.com/gpu")):
+		case f.Severity == "error" || f.Rule == "spec-refused":
+			t.Errorf("%s: %s %s on KubeRay v1.7.0's sample against its operator: %s", file, f.Severity, f.Rule, f.Message)
+		}
+	}
+	if refused != 1 {
+		t.Errorf("doctor -f on KubeRay v1.7.0's samples: want the history server's refused once, got %d\n%s", refused, res.Stdout)
 	}
 }

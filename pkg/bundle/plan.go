@@ -143,8 +143,13 @@ func MakePlan(s *state.Snapshot, t *diagnose.Target, o PlanOptions) Plan {
 		}
 	}
 	jobs := map[string]bool{}
+	// A RayCronJob's RayJobs, those whose clusters are gone too.
+	cronRun := func(j *rayv1.RayJob) bool {
+		run, ok := ray.CronRunOf(j)
+		return ok && t != nil && t.Kind == ray.KindRayCronJob && run.CronJob == t.Name
+	}
 	for i := range s.Jobs {
-		if j := &s.Jobs[i]; wants(ray.KindRayJob, j.Namespace, j.Name) || runsOn(j.Namespace, j.Status.RayClusterName) {
+		if j := &s.Jobs[i]; wants(ray.KindRayJob, j.Namespace, j.Name) || runsOn(j.Namespace, j.Status.RayClusterName) || cronRun(j) {
 			p.Jobs = append(p.Jobs, j)
 			jobs[j.Namespace+"/"+j.Name] = true
 		}

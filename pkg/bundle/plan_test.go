@@ -162,3 +162,28 @@ func TestIndex(t *testing.T) {
 	got := Index(Header{Made: now, Namespace: "ml", Limits: artifact.LogLimits{Tail: 2000, LimitBytes: 1 << 20}}, c)
 	golden.Assert(t, filepath.Join("testdata", "index.golden"), got)
 }
+
+// bundle raycronjob/NAME: the RayCronJob, the RayJobs it made (one whose cluster is gone too) and
+// the clusters they hold, with their pods.
+func TestMakePlanRayCronJob(t *testing.T) {
+	s := scene()
+	yes := true
+	cronOwned := func(name, cluster string) rayv1.RayJob {
+		return rayv1.RayJob{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ml",
+			OwnerReferences: []metav1.OwnerReference{{Kind: ray.KindRayCronJob, Name: "nightly", Controller: &yes}}},
+			Status: rayv1.RayJobStatus{RayClusterName: cluster}}
+	}
+	s.Jobs = append(s.Jobs, cronOwned("nightly-1", ""), cronOwned("nightly-2", "b"))
+	s.Jobs[0].Status.RayClusterName = "" // the clusterSelector RayJob is not nightly's
+	s.CronJobs = []ray.RayCronJob{{ObjectMeta: metav1.ObjectMeta{Name: "nightly", Namespace: "ml"}}, {ObjectMeta: metav1.ObjectMeta{Name: "other", Namespace: "ml"}}}
+	p := MakePlan(s, &diagnose.Target{Kind: ray.KindRayCronJob, Name: "nightly"}, PlanOptions{})
+	got := []string{
+		names(p.CronJobs, func(o *ray.RayCronJob) string { return o.Name }),
+		names(p.Jobs, func(o *rayv1.RayJob) string { return o.Name }),
+		names(p.Clusters, func(o *rayv1.RayCluster) string { return o.Name }),
+		names(p.Pods, func(o *corev1.Pod) string { return o.Name }),
+	}
+	if want := "nightly | nightly-1,nightly-2 | b | b-head"; strings.Join(got, " | ") != want {
+		t.Errorf("plan %q, want %q", strings.Join(got, " | "), want)
+	}
+}

@@ -245,6 +245,20 @@ func Checked(s *state.Snapshot, t *Target) func(rc *rayv1.RayCluster) bool {
 	return func(rc *rayv1.RayCluster) bool { return in[key(rc.Namespace, rc.Name)] }
 }
 
+// Unlisted is why s cannot say whether the object t names exists: the LIST of its kind was
+// refused (a RayCronJob's: the RayCronJob LIST is optional); "" when it was read.
+func Unlisted(s *state.Snapshot, t Target) string {
+	if !strings.EqualFold(string(t.Kind), ray.KindRayCronJob) {
+		return ""
+	}
+	for _, g := range s.Blind {
+		if g.Resource == "raycronjobs" {
+			return g.Reason
+		}
+	}
+	return ""
+}
+
 // Has reports whether s holds the object t names.
 func Has(s *state.Snapshot, t Target) bool {
 	kind := strings.ToLower(string(t.Kind))

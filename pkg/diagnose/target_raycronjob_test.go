@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/ray"
+	"github.com/kubectl-ray/kubectl-ray/pkg/state"
 )
 
 // doctor raycronjob/NAME: the RayCronJob's own finding, and the RayJobs it made with their
@@ -38,5 +39,19 @@ func TestTargetRayCronJob(t *testing.T) {
 		if fd.Rule == RuleRayCronJobNotScheduling {
 			t.Errorf("rayjob/nightly-29149260 reported the RayCronJob: %s", fd.Message)
 		}
+	}
+}
+
+// A RayCronJob target whose LIST was refused is unknown, not missing; other targets never are.
+func TestUnlisted(t *testing.T) {
+	s := &state.Snapshot{Blind: []state.Gap{{Resource: "raycronjobs", Reason: "forbidden: you cannot list raycronjobs.ray.io"}}}
+	if got := Unlisted(s, Target{Kind: ray.KindRayCronJob, Name: "x"}); got != "forbidden: you cannot list raycronjobs.ray.io" {
+		t.Errorf("raycronjob/x: %q", got)
+	}
+	if got := Unlisted(s, Target{Kind: ray.KindRayJob, Name: "x"}); got != "" {
+		t.Errorf("rayjob/x: %q", got)
+	}
+	if got := Unlisted(&state.Snapshot{}, Target{Kind: ray.KindRayCronJob, Name: "x"}); got != "" {
+		t.Errorf("read: %q", got)
 	}
 }

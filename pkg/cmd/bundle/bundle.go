@@ -65,7 +65,7 @@ const example = `  # Bundle every RayCluster of the current namespace, with its 
 func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 	o := &Options{f: f}
 	cmd := &cobra.Command{
-		Use:   "bundle [NAME | raycluster/NAME | rayservice/NAME | rayjob/NAME] -o FILE.tar.gz",
+		Use:   "bundle [NAME | raycluster/NAME | rayservice/NAME | rayjob/NAME | raycronjob/NAME] -o FILE.tar.gz",
 		Short: "Write a redacted archive of Ray clusters' state, Events and logs, for a post-mortem",
 		Long: `bundle writes one gzip'd tar archive of what the people who fix a broken Ray cluster ask for:
 the RayClusters, RayServices and RayJobs with their status, their pods, Services, EndpointSlices,
@@ -127,9 +127,9 @@ func (o *Options) Complete(cmd *cobra.Command, args []string) error {
 		o.namespace = ns
 	}
 	if len(args) == 1 {
-		t, err := ray.ParseTarget(args[0], ray.KindRayCluster, ray.KindRayService, ray.KindRayJob)
+		t, err := ray.ParseTarget(args[0], ray.KindRayCluster, ray.KindRayService, ray.KindRayJob, ray.KindRayCronJob)
 		if err != nil {
-			return exit.Usagef("cannot bundle %q: name a raycluster/NAME, rayservice/NAME or rayjob/NAME", args[0])
+			return exit.Usagef("cannot bundle %q: name a raycluster/NAME, rayservice/NAME, rayjob/NAME or raycronjob/NAME", args[0])
 		}
 		o.target = &t
 	}
@@ -190,6 +190,10 @@ func (o *Options) Run(cmd *cobra.Command) error {
 	if err != nil {
 		p.done()
 		return err
+	}
+	if o.target != nil && diagnose.Unlisted(s, *o.target) != "" {
+		p.done()
+		return exit.Errorf(exit.Forbidden, "cannot bundle %s: %s", o.target, diagnose.Unlisted(s, *o.target))
 	}
 	if o.target != nil && !diagnose.Has(s, *o.target) {
 		p.done()

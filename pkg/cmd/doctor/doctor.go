@@ -181,12 +181,9 @@ func warmRedactor(clusters int) {
 
 // diagnose runs the rules on s and prints the report: the live snapshot, or a bundle's.
 func (o *Options) diagnose(s *state.Snapshot) error {
-	if o.target != nil && o.target.Kind == ray.KindRayCronJob {
-		// A RayCronJob doctor could not list is not known to be missing: say why.
-		for _, g := range s.Blind {
-			if g.Resource == "raycronjobs" {
-				return exit.Errorf(exit.Forbidden, "cannot check %s: %s", o.target, g.Reason)
-			}
+	if o.target != nil {
+		if why := diagnose.Unlisted(s, *o.target); why != "" {
+			return exit.Errorf(exit.Forbidden, "cannot check %s: %s", o.target, why)
 		}
 	}
 	if o.target != nil && !diagnose.Has(s, *o.target) {

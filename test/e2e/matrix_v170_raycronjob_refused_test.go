@@ -89,6 +89,19 @@ func matrixRayCronJobRefused(t *testing.T, h *H, v kubeRayVersion) {
 		t.Errorf("doctor --from the bundle lost the RayCronJob: %s", from)
 	}
 
+	// bundle raycronjob/NAME: that RayCronJob, and doctor --from checks it again.
+	one := filepath.Join(t.TempDir(), "stalled.tar.gz")
+	if res := h.Run("bundle", "raycronjob/stalled", "-o", one, "--no-logs", "--ray=false"); res.Code != 0 {
+		t.Fatalf("bundle raycronjob/stalled: %s", res)
+	}
+	if files, names := untarBundle(t, one); !strings.Contains(string(files["stalled/namespaces/"+h.NS+"/raycronjobs/stalled.yaml"]), "kind: RayCronJob") {
+		t.Errorf("bundle raycronjob/stalled: no RayCronJob in it: %v", names)
+	}
+	if from := h.Run("doctor", "--from", one, "-o", "json", "--kubeconfig", "/nonexistent"); !strings.Contains(from.Stdout, `"rule": "raycronjob-not-scheduling"`) ||
+		!strings.Contains(from.Stdout, `"target": "RayCronJob/stalled"`) {
+		t.Errorf("doctor --from the RayCronJob's bundle: %s", from)
+	}
+
 	// The fix: the real operator catches up, one RayJob per tick missed.
 	if _, err := cronJobs.Patch(h.Ctx, "stalled", types.MergePatchType, []byte(`{"spec":{"jobTemplate":{"shutdownAfterJobFinishes":true}}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)

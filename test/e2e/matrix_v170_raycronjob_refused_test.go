@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
+
+	"github.com/kubectl-ray/kubectl-ray/test/sandbox"
 )
 
 // raycronjob-refused: a RayCronJob whose template KubeRay v1.7.0 refuses (a suspended RayJob that
@@ -71,6 +73,25 @@ func matrixRayCronJobRefused(t *testing.T, h *H, v kubeRayVersion) {
 	}
 	if res := h.Run("doctor", "raycronjob/absent"); res.Code != 5 || !strings.Contains(res.Stderr, `RayCronJob "absent" not found in namespace "`+h.NS+`"; list them with: kubectl get raycronjobs -n `+h.NS) {
 		t.Errorf("doctor raycronjob/absent: want exit 5 naming the RayCronJob\n%s", res)
+	}
+
+	// A user with docs/rbac.md's doctor role but for the RayCronJobs: the target is unknown, not
+	// missing (exit 4, the verb and resource named); the sweep still runs, with a warning.
+	noCron := "nocron-" + h.NS
+	role := strings.NewReplacer(`, "raycronjobs"]`, `]`, "name: kubectl-ray:doctor\n", "name: "+noCron+"\n").Replace(docRole(h, "kubectl-ray:doctor"))
+	binding := "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: " + noCron + "}\n" +
+		"roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: " + noCron + "}\n" +
+		"subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: " + noCron + "}]\n"
+	applier, err := sandbox.NewApplier(h.SB.Admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := applier.Create(h.Ctx, []byte(role+"---\n"+binding), ""); err != nil {
+		t.Fatal(err)
+	}
+	if res := h.Run("--as", noCron, "doctor", "raycronjob/stalled"); res.Code != 4 ||
+		!strings.Contains(res.Stderr, `cannot check raycronjob/stalled: forbidden: you cannot list raycronjobs.ray.io`) {
+		t.Errorf("doctor raycronjob/stalled without list raycronjobs: want exit 4 naming the verb and resource\n%s", res)
 	}
 
 	table := h.Run("doctor")

@@ -187,6 +187,23 @@ func applyDocRoles(h *H, applier *sandbox.Applier) {
 	}
 }
 
+// docRole is the yaml block of docs/rbac.md that defines ClusterRole name, as written.
+func docRole(h *H, name string) string {
+	h.T.Helper()
+	md, err := os.ReadFile(filepath.Join("..", "..", "docs", "rbac.md"))
+	if err != nil {
+		h.T.Fatal(err)
+	}
+	for _, block := range strings.Split(string(md), "```yaml\n")[1:] {
+		doc, _, _ := strings.Cut(block, "```")
+		if strings.Contains(doc, "  name: "+name+"\n") {
+			return doc
+		}
+	}
+	h.T.Fatalf("docs/rbac.md defines no ClusterRole %s", name)
+	return ""
+}
+
 func hasFinding(findings []struct{ Rule string }, rule string) bool {
 	for _, f := range findings {
 		if f.Rule == rule {

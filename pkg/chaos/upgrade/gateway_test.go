@@ -75,6 +75,13 @@ func (f *fakeCluster) playIncremental() {
 	head := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "new-head", Labels: map[string]string{ray.LabelCluster: "new", ray.LabelNodeType: "head"}},
 		Status: corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}}
 	f.w.OnPod(head, false)
+	if f.neverRunning { // held at 0%, then rolled back by a spec put back, as v1.7.0 words it
+		f.status(func(s *rayv1.RayServiceStatuses) {
+			s.Conditions = []metav1.Condition{{Type: string(rayv1.RollbackInProgress), Status: metav1.ConditionTrue, Reason: "DesiredClusterSpecChanged",
+				Message: "Goal state reverted to original cluster, rolling back."}}
+		})
+		return
+	}
 	for _, step := range []func(*rayv1.RayServiceStatuses){
 		func(s *rayv1.RayServiceStatuses) { s.PendingServiceStatus.TargetCapacity = ptr.To(int32(100)) },
 		func(s *rayv1.RayServiceStatuses) {
@@ -189,5 +196,32 @@ func TestGatewayServiceFlag(t *testing.T) {
 	}
 	if p.Settings.Target != "service/gw-system/edge:8080" || p.Strategy != "NewClusterWithIncrementalUpgrade" || p.Gateway != "svc-gateway" {
 		t.Errorf("plan %+v", p)
+	}
+}
+
+// An incremental upgrade that never moves: the run ends at --timeout, not passed, and says the
+// shares last seen and the rollback.
+func TestRunIncrementalStalled(t *testing.T) {
+	f := newIncrementalFake(t)
+	f.neverRunning = true
+	s := settings()
+	s.Timeout = 7 * time.Second
+	r, outcome, err := Run(context.Background(), f, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if outcome.Passed || r.Upgrade.Switched || r.Upgrade.FirstTrafficMs != nil {
+		t.Fatalf("outcome %+v, upgrade %+v: want a stall, not passed", outcome, r.Upgrade)
+	}
+	want := "pending cluster new, capacity 0%, traffic 0%, its head Ready, apps app RUNNING; active cluster old, capacity 100%, traffic 100%; rolling back"
+	if r.Upgrade.LastSeen != want || !strings.Contains(outcome.Note.Error(), want) {
+		t.Errorf("last seen %q\nnote %v\nwant %q", r.Upgrade.LastSeen, outcome.Note, want)
+	}
+	var rolled bool
+	for _, e := range r.Events {
+		rolled = rolled || e.Kind == "UpgradeRollingBack" && e.Detail == "Goal state reverted to original cluster, rolling back."
+	}
+	if !rolled {
+		t.Errorf("no UpgradeRollingBack event: %+v", r.Events)
 	}
 }

@@ -49,7 +49,7 @@ func resolveGateway(ctx context.Context, c Cluster, s *Settings, rs *rayv1.RaySe
 	e := &gatewayEntry{Gateway: ray.GatewayName(rs), HTTPRoute: ray.HTTPRouteName(rs)}
 	gw, err := c.GetGateway(ctx, ns, e.Gateway)
 	if fault.KindOf(err) == fault.NotFound {
-		return nil, invalid("RayService %s/%s asks for NewClusterWithIncrementalUpgrade and has no Gateway %s: either its operator runs without the %s feature gate (off by default before KubeRay v1.7.0), and then it starts no new cluster for a change, or the cluster has no Gateway API (kubectl ray doctor says which); nothing was changed",
+		return nil, invalid("RayService %s/%s asks for NewClusterWithIncrementalUpgrade and has no Gateway %s: either its operator runs without the %s feature gate (off by default before KubeRay v1.7.0), and then it starts no new cluster for a change, or the cluster has no Gateway API (kubectl ray doctor reports that one: incremental-upgrade-blocked); nothing was changed",
 			ns, rs.Name, e.Gateway, ray.FeatureIncrementalUpgr)
 	}
 	if err != nil {

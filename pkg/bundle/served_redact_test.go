@@ -31,13 +31,7 @@ func TestServedFieldsAreRedacted(t *testing.T) {
 	}
 	st.Close()
 	p := MakePlan(s, nil, PlanOptions{Stream: st})
-	c := Render(s, p, Collected{}, st)
-	r := redact.New(st.Secrets(), c.Found)
-	path := filepath.Join(t.TempDir(), "b.tar.gz")
-	if _, err := Write(path, time.Now(), []byte("# index\n"), c.Files, c.Spooled, r, false); err != nil {
-		t.Fatal(err)
-	}
-	files, _ := testio.Untar(t, path)
+	files := writtenArchive(t, s, p, st)
 	sawHistory := false
 	for name, b := range files {
 		for _, secret := range []string{"served-secret-1", "served-secret-2"} {
@@ -79,13 +73,7 @@ func TestServedOnlyKindsAreRedacted(t *testing.T) {
 	if len(p.CronJobs) != 1 || len(p.Gateways) != 1 || len(p.HTTPRoutes) != 1 {
 		t.Fatalf("plan: %d RayCronJobs, %d Gateways, %d HTTPRoutes, want one each", len(p.CronJobs), len(p.Gateways), len(p.HTTPRoutes))
 	}
-	c := Render(s, p, Collected{}, st)
-	r := redact.New(st.Secrets(), c.Found)
-	path := filepath.Join(t.TempDir(), "b.tar.gz")
-	if _, err := Write(path, time.Now(), []byte("# index\n"), c.Files, c.Spooled, r, false); err != nil {
-		t.Fatal(err)
-	}
-	files, _ := testio.Untar(t, path)
+	files := writtenArchive(t, s, p, st)
 	kept := 0
 	for name, b := range files {
 		for _, secret := range []string{"served-secret-3", "served-secret-4", "served-secret-5", "served-secret-6"} {
@@ -102,4 +90,18 @@ func TestServedOnlyKindsAreRedacted(t *testing.T) {
 	if kept != 3 {
 		t.Errorf("%d of the three objects kept: %v", kept, slices.Collect(maps.Keys(files)))
 	}
+}
+
+// writtenArchive renders plan p of s (its objects kept by st) with nothing collected, writes the
+// archive through the redactor, and returns its files.
+func writtenArchive(t *testing.T, s *state.Snapshot, p Plan, st *Stream) map[string][]byte {
+	t.Helper()
+	c := Render(s, p, Collected{}, st)
+	r := redact.New(st.Secrets(), c.Found)
+	path := filepath.Join(t.TempDir(), "b.tar.gz")
+	if _, err := Write(path, time.Now(), []byte("# index\n"), c.Files, c.Spooled, r, false); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := testio.Untar(t, path)
+	return files
 }

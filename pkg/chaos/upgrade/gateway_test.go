@@ -202,14 +202,7 @@ func TestGatewayServiceFlag(t *testing.T) {
 // An incremental upgrade that never moves: the run ends at --timeout, not passed, and says the
 // shares last seen and the rollback.
 func TestRunIncrementalStalled(t *testing.T) {
-	f := newIncrementalFake(t)
-	f.neverRunning = true
-	s := settings()
-	s.Timeout = 7 * time.Second
-	r, outcome, err := Run(context.Background(), f, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, outcome := runNeverRunning(t, newIncrementalFake(t))
 	if outcome.Passed || r.Upgrade.Switched || r.Upgrade.FirstTrafficMs != nil {
 		t.Fatalf("outcome %+v, upgrade %+v: want a stall, not passed", outcome, r.Upgrade)
 	}

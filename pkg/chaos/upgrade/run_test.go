@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-ray/kubectl-ray/pkg/chaos"
 	"github.com/kubectl-ray/kubectl-ray/pkg/chaos/experiment"
 	"github.com/kubectl-ray/kubectl-ray/pkg/fault"
 	"github.com/kubectl-ray/kubectl-ray/pkg/kube"
@@ -257,8 +258,9 @@ func TestPinnedPatch(t *testing.T) {
 	}
 }
 
-func TestRunNeverReadyIsNotPassed(t *testing.T) {
-	f := newFake(t)
+// runNeverRunning runs an upgrade on f whose new cluster never gets going, with a short timeout.
+func runNeverRunning(t *testing.T, f *fakeCluster) (*Report, chaos.Outcome) {
+	t.Helper()
 	f.neverRunning = true
 	s := settings()
 	s.Timeout = 7 * time.Second
@@ -266,6 +268,11 @@ func TestRunNeverReadyIsNotPassed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return r, outcome
+}
+
+func TestRunNeverReadyIsNotPassed(t *testing.T) {
+	r, outcome := runNeverRunning(t, newFake(t))
 	if outcome.Passed || r.Verdict.Passed || outcome.Note == nil {
 		t.Fatalf("outcome %+v verdict %+v, want not passed with a note", outcome, r.Verdict)
 	}

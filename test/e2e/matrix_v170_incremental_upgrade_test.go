@@ -182,6 +182,17 @@ func chaosUpgradeThroughGateway(h *H, active string) {
 		t.Errorf("--dry-run through the Gateway\n%s", res)
 	}
 	saveUpgrade("incremental-dry-run.txt", res.Stdout)
+	// --gateway-service names it instead; a name that is no Service, or a port it lacks, is exit 5 or 2.
+	res = h.Run("chaos", "upgrade", "rayservice/incr", "--image", image, "--gateway-service", h.NS+"/"+gw.Service, "--dry-run", "-o", "json")
+	if res.Code != 0 || !strings.Contains(res.Stdout, `"target": "service/`+h.NS+"/"+gw.Service+`:80"`) || !strings.Contains(res.Stdout, `"strategy": "NewClusterWithIncrementalUpgrade"`) {
+		t.Errorf("--gateway-service --dry-run -o json\n%s", res)
+	}
+	if res := h.Run("chaos", "upgrade", "rayservice/incr", "--image", image, "--gateway-service", "nowhere", "--dry-run"); res.Code != 5 || !strings.Contains(res.Stderr, `"nowhere" not found`) {
+		t.Errorf("--gateway-service naming no Service: want exit 5\n%s", res)
+	}
+	if res := h.Run("chaos", "upgrade", "rayservice/incr", "--image", image, "--port", "8000", "--dry-run"); res.Code != 2 || !strings.Contains(res.Stderr, "Service "+h.NS+"/"+gw.Service+" has no TCP port 8000: pass --port") {
+		t.Errorf("--port the data plane lacks: want exit 2\n%s", res)
+	}
 	res = h.Run("chaos", "upgrade", "rayservice/incr", "--image", image, "--path", "/fruit",
 		"--rate", "20/s", "--warmup", "2s", "--timeout", "2m", "--max-errors", "0", "--yes")
 	t.Logf("chaos upgrade through the Gateway:\n%s", res)

@@ -18,5 +18,8 @@ func TestUpgradeBadFlags(t *testing.T) {
 		{append(u, "--min-availability", "101"), "percentage from 0 to 100"},
 		{append(u, "--header", "nocolon"), "--header number 1 is not K:V"},
 		{append(u, "-o", "junit"), `unknown output format "junit"`},
+		{append(u, "--gateway-service", "a/b/c"), `--gateway-service "a/b/c": give NAMESPACE/NAME or NAME of a Service`},
+		{append(u, "--gateway-service", "/gw"), `--gateway-service "/gw": give NAMESPACE/NAME or NAME of a Service`},
+		{append(u, "--port", "70000"), "--port must be from 1 to 65535, not 70000"},
 	})
 }

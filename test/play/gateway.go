@@ -11,6 +11,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -46,9 +47,9 @@ const GatewayDataPlanePort = 8080
 
 var httpRoutesGVR = schema.GroupVersionResource{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "httproutes"}
 
-// StartGatewayDataPlane creates gateway's data plane in ns (the pod on node) and serves it;
-// podNetwork is the sandbox's pod network (Sandbox.ServiceProxy). Close stops the proxy; the
-// objects go with the namespace.
+// StartGatewayDataPlane creates gateway's data plane in ns (the pod on node), serves it, and
+// returns once its Service has a ready endpoint; podNetwork is the sandbox's pod network
+// (Sandbox.ServiceProxy). Close stops the proxy; the objects go with the namespace.
 func StartGatewayDataPlane(ctx context.Context, kube kubernetes.Interface, admin *rest.Config, ns, gateway, node, podNetwork string) (*GatewayDataPlane, error) {
 	proxyURL, err := url.Parse(podNetwork)
 	if podNetwork == "" || err != nil {
@@ -91,7 +92,32 @@ func StartGatewayDataPlane(ctx context.Context, kube kubernetes.Interface, admin
 		g.Close()
 		return nil, err
 	}
-	return g, nil
+	// Ready when its Service has a ready endpoint, as a gateway controller's rollout would be.
+	wait, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	for {
+		l, err := kube.DiscoveryV1().EndpointSlices(ns).List(wait, metav1.ListOptions{LabelSelector: "kubernetes.io/service-name=" + g.Service})
+		if err == nil && readyEndpoint(l.Items) {
+			return g, nil
+		}
+		select {
+		case <-wait.Done():
+			g.Close()
+			return nil, fmt.Errorf("the gateway's data plane %s/%s has no ready endpoint after 60s (%v)", ns, g.Service, err)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+func readyEndpoint(slices []discoveryv1.EndpointSlice) bool {
+	for _, s := range slices {
+		for _, e := range s.Endpoints {
+			if e.Conditions.Ready == nil || *e.Conditions.Ready {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Close stops the proxy.

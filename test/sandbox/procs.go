@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -143,12 +145,14 @@ func stopProc(p Proc, grace time.Duration) {
 	}
 }
 
-// freePorts asks the kernel for n distinct free loopback ports, none handed out before by this
-// process. Each is closed before use, so the kernel may give it again to the next bind of port 0
-// until its user binds it: sandboxes started at once in one test process (the e2e package starts
-// several) drew the same port, and the second operator exited on "address already in use" after
-// the first one's readiness had answered for it. A race with another process stays possible but
-// rare; the operator's start then fails loudly (startOperator).
+// freePorts draws n distinct free loopback ports, none handed out before by this process.
+//
+// They come from below the kernel's ephemeral range (ip_local_port_range). A port is closed
+// before its user binds it, seconds later for the operator's: a port drawn by binding port 0
+// lies in the range every outgoing connection's local port comes from, and on a busy machine
+// (an API server and its clients open thousands) one of those took it first, so the operator
+// exited on "address already in use". Below the range only an explicit bind can take it.
+// Sandboxes started at once in one test process draw at once, hence portsGiven.
 func freePorts(n int) ([]int, error) {
 	portsMu.Lock()
 	defer portsMu.Unlock()
@@ -158,10 +162,18 @@ func freePorts(n int) ([]int, error) {
 			l.Close()
 		}
 	}()
+	lo, hi := staticPortRange()
 	var ports []int
-	for len(ports) < n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+	for tries := 0; len(ports) < n; tries++ {
+		addr := "127.0.0.1:0"
+		if lo > 0 && tries < 4*(hi-lo) {
+			addr = "127.0.0.1:" + strconv.Itoa(lo+rand.Intn(hi-lo))
+		}
+		l, err := net.Listen("tcp", addr)
 		if err != nil {
+			if addr != "127.0.0.1:0" {
+				continue // taken: draw another
+			}
 			return nil, fmt.Errorf("no free loopback port: %v", err)
 		}
 		ls = append(ls, l) // held open until all are drawn, so none comes twice
@@ -173,6 +185,24 @@ func freePorts(n int) ([]int, error) {
 		ports = append(ports, port)
 	}
 	return ports, nil
+}
+
+// staticPortRange is the ports freePorts draws from: 10,000 below the ephemeral range's start,
+// or none (bind port 0) when that range cannot be read or starts too low to leave room.
+func staticPortRange() (lo, hi int) {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 0, 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) != 2 {
+		return 0, 0
+	}
+	start, err := strconv.Atoi(f[0])
+	if err != nil || start < 12000 {
+		return 0, 0
+	}
+	return start - 10000, start
 }
 
 var (

@@ -35,3 +35,21 @@ func TestFreePortsNeverRepeatInAProcess(t *testing.T) {
 		t.Errorf("%d ports, want %d", len(seen), 16*8)
 	}
 }
+
+// A port drawn from the ephemeral range can be taken by any outgoing connection's local port
+// before its user binds it: the ports come from below that range when it can be read.
+func TestFreePortsLieBelowTheEphemeralRange(t *testing.T) {
+	lo, hi := staticPortRange()
+	if lo == 0 {
+		t.Skip("no ip_local_port_range to read here")
+	}
+	ports, err := freePorts(8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range ports {
+		if p < lo || p >= hi {
+			t.Errorf("port %d outside [%d, %d)", p, lo, hi)
+		}
+	}
+}

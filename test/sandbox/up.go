@@ -427,7 +427,25 @@ func NodeReady(n *corev1.Node) bool {
 	return false
 }
 
+// startOperator starts the operator and waits until it serves. Its ports were drawn when the
+// control plane started, free then: should another process have bound one since, it starts
+// again on fresh ones rather than fail the whole sandbox.
 func (sb *Sandbox) startOperator(ctx context.Context) error {
+	for attempt := 1; ; attempt++ {
+		err := sb.startOperatorOn(ctx)
+		if err == nil || attempt == 3 || !strings.Contains(err.Error(), "address already in use") {
+			return err
+		}
+		ports, perr := freePorts(2)
+		if perr != nil {
+			return err
+		}
+		sb.logf("kuberay-operator: a port was taken since it was drawn; starting again on %d and %d", ports[0], ports[1])
+		sb.state.Ports["operator-metrics"], sb.state.Ports["operator-health"] = ports[0], ports[1]
+	}
+}
+
+func (sb *Sandbox) startOperatorOn(ctx context.Context) error {
 	p := sb.state.Ports
 	v := sb.cfg.Operator
 	sb.logf("starting the KubeRay operator %s (a local process)", v)

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"sync"
 	"testing"
 )
@@ -51,5 +52,31 @@ func TestFreePortsLieBelowTheEphemeralRange(t *testing.T) {
 		if p < lo || p >= hi {
 			t.Errorf("port %d outside [%d, %d)", p, lo, hi)
 		}
+	}
+}
+
+// The operator starts again on fresh ports only when one it was given was taken, and at most
+// the attempts it is allowed.
+func TestAgainOnTakenPort(t *testing.T) {
+	taken := errors.New(`kuberay-operator exited after its start: ... listen tcp 127.0.0.1:42457: bind: address already in use`)
+	other := errors.New("kuberay-operator exited during start-up: no CRDs")
+	for _, c := range []struct {
+		name            string
+		errs            []error
+		starts, redraws int
+		want            error
+	}{
+		{"started", []error{nil}, 1, 0, nil},
+		{"taken once", []error{taken, nil}, 2, 1, nil},
+		{"taken every time", []error{taken, taken, taken}, 3, 2, taken},
+		{"another failure", []error{other}, 1, 0, other},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			starts, redraws := 0, 0
+			err := againOnTakenPort(3, func() error { starts++; return c.errs[starts-1] }, func() error { redraws++; return nil })
+			if err != c.want || starts != c.starts || redraws != c.redraws {
+				t.Errorf("got %v after %d starts and %d redraws, want %v after %d and %d", err, starts, redraws, c.want, c.starts, c.redraws)
+			}
+		})
 	}
 }

@@ -431,17 +431,28 @@ func NodeReady(n *corev1.Node) bool {
 // control plane started, free then: should another process have bound one since, it starts
 // again on fresh ones rather than fail the whole sandbox.
 func (sb *Sandbox) startOperator(ctx context.Context) error {
-	for attempt := 1; ; attempt++ {
-		err := sb.startOperatorOn(ctx)
-		if err == nil || attempt == 3 || !strings.Contains(err.Error(), "address already in use") {
-			return err
-		}
-		ports, perr := freePorts(2)
-		if perr != nil {
+	return againOnTakenPort(3, func() error { return sb.startOperatorOn(ctx) }, func() error {
+		ports, err := freePorts(2)
+		if err != nil {
 			return err
 		}
 		sb.logf("kuberay-operator: a port was taken since it was drawn; starting again on %d and %d", ports[0], ports[1])
 		sb.state.Ports["operator-metrics"], sb.state.Ports["operator-health"] = ports[0], ports[1]
+		return nil
+	})
+}
+
+// againOnTakenPort runs start up to attempts times, drawing fresh ports (redraw) after each
+// failure to bind one; any other failure, or a failed redraw, ends it with start's error.
+func againOnTakenPort(attempts int, start, redraw func() error) error {
+	for attempt := 1; ; attempt++ {
+		err := start()
+		if err == nil || attempt == attempts || !strings.Contains(err.Error(), "address already in use") {
+			return err
+		}
+		if redraw() != nil {
+			return err
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -207,6 +208,24 @@ func TestRedactorText(t *testing.T) {
 	} {
 		if got := r.String(in); got != want {
 			t.Errorf("String(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A value known from one object, standing in another's JSON, where JSON escapes its quote,
+// backslash or newline: it is redacted in that form too (a bundle writes its objects as JSON).
+func TestRedactorKnowsJSONEscapedForms(t *testing.T) {
+	quoted, slashed, lines := `pa"ss&w<rd9`, `C:\keys\hunter7`, "line1\nline2-s3cr3t"
+	r := New(Set{quoted: {}, slashed: {}, lines: {}})
+	for _, v := range []string{quoted, slashed, lines} {
+		raw, err := json.Marshal(map[string]string{"command": "start " + v + " now"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := strings.ReplaceAll(strings.ReplaceAll(strings.ReplaceAll(string(raw), `\u0026`, "&"), `\u003c`, "<"), `\u003e`, ">")
+		want := `{"command":"start [redacted] now"}`
+		if got := r.String(in); got != want {
+			t.Errorf("String(%s) = %s, want %s", in, got, want)
 		}
 	}
 }

@@ -70,6 +70,13 @@ func (r *Redactor) replacer() *strings.Replacer {
 		vals := make([]string, 0, len(r.known))
 		for v := range r.known {
 			vals = append(vals, v)
+			// A bundle writes its objects as JSON, where a value holding a quote, a backslash
+			// or a control character stands escaped: that form is replaced too.
+			if e := jsonEscaped(v); e != v {
+				if _, ok := r.known[e]; !ok {
+					vals = append(vals, e)
+				}
+			}
 		}
 		// Longest first, so that a secret holding another is replaced whole.
 		sort.Slice(vals, func(i, j int) bool {

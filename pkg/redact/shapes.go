@@ -37,8 +37,10 @@ var shapes = []shape{
 	{re: regexp.MustCompile(`"([A-Za-z_][A-Za-z0-9_.-]{0,80})"\s*:\s*("(?:[^"\\\n]|\\.)*")`), nameGroup: 1, valueGroup: 2},
 	// A YAML pair at a line's start or in a flow mapping: "  API_TOKEN: V", "{HF_TOKEN: V}".
 	{re: regexp.MustCompile(`(?m)(?:^|[{,])[ \t]*([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*:[ \t]+` + valueRE), nameGroup: 1, valueGroup: 2},
-	// An Authorization header, Ray's x-ray-authorization included: the credential after the scheme.
-	{re: regexp.MustCompile(`(?i)authorization["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token|digest|negotiate)\s+)?([^\s"',]+)`), valueGroup: 1,
+	// An Authorization header, Ray's x-ray-authorization included: the credential after the scheme,
+	// up to a backslash too (no scheme's credential holds one; in a JSON string that holds JSON,
+	// `Bearer T\"` ends in an escape that must stay whole).
+	{re: regexp.MustCompile(`(?i)authorization["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token|digest|negotiate)\s+)?([^\s"',\\]+)`), valueGroup: 1,
 		need: func(l string) bool { return strings.Contains(l, "authorization") }},
 	// A bearer token anywhere: "Bearer V".
 	{re: regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{8,})`), valueGroup: 1,

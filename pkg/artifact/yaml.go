@@ -30,11 +30,7 @@ func JSONObjectYAML(apiVersion, kind string, raw []byte, found redact.Set) ([]by
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return []byte(fmt.Sprintf("# cannot render this %s: %v\n", kind, err)), nil
 	}
-	m["apiVersion"], m["kind"] = apiVersion, kind
-	if md, ok := m["metadata"].(map[string]any); ok {
-		delete(md, "managedFields")
-	}
-	problems := redact.Object(m, found)
+	problems := redactDocument(apiVersion, kind, m, found)
 	out, err := yamlv2.Marshal(yamlNumbers(m))
 	if err != nil {
 		return []byte(fmt.Sprintf("# cannot render this %s: %v\n", kind, err)), problems

@@ -96,7 +96,11 @@ func Write(path string, now time.Time, index []byte, files []artifact.File, spoo
 	for _, e := range all {
 		if e.packed == nil {
 			g.Go(func() error {
-				r.Learn(string(e.data))
+				if isJSON(e.path) {
+					r.LearnJSON(string(e.data))
+				} else {
+					r.Learn(string(e.data))
+				}
 				return nil
 			})
 		}

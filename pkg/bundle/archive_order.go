@@ -3,6 +3,7 @@ package bundle
 import (
 	"runtime"
 	"sort"
+	"strings"
 
 	"github.com/kubectl-ray/kubectl-ray/pkg/artifact"
 	"github.com/kubectl-ray/kubectl-ray/pkg/redact"
@@ -64,7 +65,11 @@ func redacted(all []entry, r *redact.Redactor, write func(path string, data []by
 				if all[i].packed != nil {
 					data = all[i].packed.unpack()
 				}
-				out[i] <- []byte(r.Known(string(data)))
+				if isJSON(all[i].path) {
+					out[i] <- []byte(r.KnownJSON(string(data)))
+				} else {
+					out[i] <- []byte(r.Known(string(data)))
+				}
 			}()
 		}
 	}()
@@ -77,3 +82,7 @@ func redacted(all []entry, r *redact.Redactor, write func(path string, data []by
 	}
 	return nil
 }
+
+// isJSON says whether the file at path is a JSON document (the objects, doctor.json, Ray's
+// answers), which the redactor must leave JSON.
+func isJSON(path string) bool { return strings.HasSuffix(path, ".json") }

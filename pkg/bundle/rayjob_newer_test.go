@@ -21,15 +21,15 @@ func TestBundleKeepsNewerRayJobFields(t *testing.T) {
 	c := Render(s, MakePlan(s, nil, PlanOptions{}), Collected{}, nil)
 	var file []byte
 	for _, f := range c.Files {
-		if f.Path == "namespaces/ml/rayjobs/job.yaml" {
+		if f.Path == "namespaces/ml/rayjobs/job.json" {
 			file = f.Data
 		}
 	}
-	if !strings.Contains(string(file), "jobStatusCheckFailureStartTime: \"2025-06-01T11:57:00Z\"") {
+	if !strings.Contains(string(file), `"jobStatusCheckFailureStartTime": "2025-06-01T11:57:00Z"`) {
 		t.Fatalf("the RayJob's file lacks the field:\n%s", file)
 	}
 	back := &state.Snapshot{}
-	if err := addFile(back, "namespaces/ml/rayjobs/job.yaml", file); err != nil {
+	if err := addFile(back, "namespaces/ml/rayjobs/job.json", file); err != nil {
 		t.Fatal(err)
 	}
 	got := back.JobsNewer["ml/job"].JobStatusCheckFailureStartTime
@@ -41,7 +41,7 @@ func TestBundleKeepsNewerRayJobFields(t *testing.T) {
 	s.JobsNewer = nil
 	c = Render(s, MakePlan(s, nil, PlanOptions{}), Collected{}, nil)
 	for _, f := range c.Files {
-		if f.Path == "namespaces/ml/rayjobs/job.yaml" {
+		if f.Path == "namespaces/ml/rayjobs/job.json" {
 			back := &state.Snapshot{}
 			if err := addFile(back, f.Path, f.Data); err != nil || len(back.JobsNewer) != 0 || strings.Contains(string(f.Data), "jobStatusCheckFailureStartTime") {
 				t.Errorf("a RayJob without newer fields: %v %v\n%s", err, back.JobsNewer, f.Data)

@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"archive/tar"
+	"bytes"
 	"compress/gzip"
 	"encoding/json"
 	"errors"
@@ -141,12 +142,16 @@ func eventFields(e *corev1.Event) fields.Set {
 // addFile puts one file of the bundle where doctor's snapshot holds it: the kinds doctor lists,
 // selected as its LISTs select them (pods by their Ray label or their Job's, Services and slices
 // by the serve label, Jobs by the Redis cleanup label, Events by doctor's field selectors and
-// page filters). Logs, the index and the rest are not part of the snapshot.
+// page filters). Logs, the index and the rest are not part of the snapshot. Objects are JSON
+// (NAME.json); bundles written before were YAML (NAME.yaml), and are read as well.
 func addFile(s *state.Snapshot, rel string, data []byte) error {
 	dir, base := path.Split(rel)
-	if !strings.HasSuffix(base, ".yaml") {
+	ext := path.Ext(base)
+	if ext != ".json" && ext != ".yaml" {
 		return nil
 	}
+	f := objectFile{data: data, json: ext == ".json"}
+	stem := strings.TrimSuffix(base, ext)
 	parts := strings.Split(strings.TrimSuffix(dir, "/"), "/")
 	switch {
 	case dir == "" && base == "versions.yaml":
@@ -157,14 +162,14 @@ func addFile(s *state.Snapshot, rel string, data []byte) error {
 		s.NoGatewayAPI = v.GatewayAPI == "absent"
 		return nil
 	case len(parts) == 1 && parts[0] == "nodes":
-		return decodeInto(data, &s.Nodes)
-	case len(parts) == 2 && parts[0] == "operator" && strings.HasPrefix(base, "deployment-"):
-		return decodeInto(data, &s.Deployments)
-	case len(parts) == 2 && parts[0] == "namespaces" && base == "events.yaml":
+		return decodeInto(f, &s.Nodes)
+	case len(parts) == 2 && parts[0] == "operator" && strings.HasPrefix(stem, "deployment-"):
+		return decodeInto(f, &s.Deployments)
+	case len(parts) == 2 && parts[0] == "namespaces" && stem == "events":
 		var list struct {
 			Items []corev1.Event `json:"items"`
 		}
-		if err := yaml.Unmarshal(data, &list); err != nil {
+		if err := f.decode(&list); err != nil {
 			return err
 		}
 		for i := range list.Items {
@@ -180,25 +185,25 @@ func addFile(s *state.Snapshot, rel string, data []byte) error {
 	}
 	switch parts[2] {
 	case "rayclusters":
-		return decodeInto(data, &s.Clusters)
+		return decodeInto(f, &s.Clusters)
 	case "rayservices":
-		return decodeInto(data, &s.Services)
+		return decodeInto(f, &s.Services)
 	case "raycronjobs":
-		return decodeInto(data, &s.CronJobs)
+		return decodeInto(f, &s.CronJobs)
 	case "gateways":
-		return decodeInto(data, &s.Gateways)
+		return decodeInto(f, &s.Gateways)
 	case "httproutes":
-		return decodeInto(data, &s.HTTPRoutes)
+		return decodeInto(f, &s.HTTPRoutes)
 	case "rayjobs":
-		if err := decodeInto(data, &s.Jobs); err != nil {
+		raw, err := f.asJSON()
+		if err != nil || raw == nil {
+			return err
+		}
+		if err := decodeInto(objectFile{data: raw, json: true}, &s.Jobs); err != nil {
 			return err
 		}
 		// What its type drops of a newer release's RayJob, the bundle kept (renderer.rayJob).
 		j := &s.Jobs[len(s.Jobs)-1]
-		raw, err := yaml.YAMLToJSON(data)
-		if err != nil {
-			return err
-		}
 		if n, err := ray.RayJobNewerOf(raw); err == nil && !n.IsZero() { // left unread when it does not decode, as live
 			if s.JobsNewer == nil {
 				s.JobsNewer = map[string]ray.RayJobNewer{}
@@ -207,7 +212,7 @@ func addFile(s *state.Snapshot, rel string, data []byte) error {
 		}
 	case "pods":
 		var p corev1.Pod
-		if err := yaml.Unmarshal(data, &p); err != nil {
+		if err := f.decode(&p); err != nil {
 			return err
 		}
 		switch {
@@ -218,7 +223,7 @@ func addFile(s *state.Snapshot, rel string, data []byte) error {
 		}
 	case "services":
 		var sv corev1.Service
-		if err := yaml.Unmarshal(data, &sv); err != nil {
+		if err := f.decode(&sv); err != nil {
 			return err
 		}
 		if _, ok := sv.Labels[ray.LabelServe]; ok {
@@ -226,19 +231,19 @@ func addFile(s *state.Snapshot, rel string, data []byte) error {
 		}
 	case "endpointslices":
 		var e discoveryv1.EndpointSlice
-		if err := yaml.Unmarshal(data, &e); err != nil {
+		if err := f.decode(&e); err != nil {
 			return err
 		}
 		if _, ok := e.Labels[ray.LabelServe]; ok {
 			s.ServeEndpoints = append(s.ServeEndpoints, e)
 		}
 	case "poddisruptionbudgets":
-		return decodeInto(data, &s.PDBs)
+		return decodeInto(f, &s.PDBs)
 	case "networkpolicies":
-		return decodeInto(data, &s.NetworkPolicies)
+		return decodeInto(f, &s.NetworkPolicies)
 	case "jobs":
 		var j batchv1.Job
-		if err := yaml.Unmarshal(data, &j); err != nil {
+		if err := f.decode(&j); err != nil {
 			return err
 		}
 		if j.Labels[ray.LabelNodeType] == ray.NodeTypeRedisCleanup {
@@ -248,10 +253,41 @@ func addFile(s *state.Snapshot, rel string, data []byte) error {
 	return nil
 }
 
-// decodeInto appends the one object of a YAML file to *list.
-func decodeInto[T any](data []byte, list *[]T) error {
+// objectFile is one object's file: JSON, or YAML in a bundle written before objects were JSON.
+type objectFile struct {
+	data []byte
+	json bool
+}
+
+// asJSON is the file's object as JSON; nil when it holds none: an object the bundle could not
+// render is written as a note of why (artifact's {"error": ...}, or a YAML comment before).
+func (f objectFile) asJSON() ([]byte, error) {
+	if bytes.HasPrefix(f.data, []byte(`{"error":`)) || bytes.HasPrefix(f.data, []byte("#")) {
+		return nil, nil
+	}
+	if f.json {
+		return f.data, nil
+	}
+	return yaml.YAMLToJSON(f.data)
+}
+
+// decode reads the file's object into v, which is left as it is when the file holds none.
+func (f objectFile) decode(v any) error {
+	raw, err := f.asJSON()
+	if err != nil || raw == nil {
+		return err
+	}
+	return json.Unmarshal(raw, v)
+}
+
+// decodeInto appends the file's object to *list, when it holds one.
+func decodeInto[T any](f objectFile, list *[]T) error {
+	raw, err := f.asJSON()
+	if err != nil || raw == nil {
+		return err
+	}
 	var o T
-	if err := yaml.Unmarshal(data, &o); err != nil {
+	if err := json.Unmarshal(raw, &o); err != nil {
 		return err
 	}
 	*list = append(*list, o)

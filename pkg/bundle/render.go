@@ -43,7 +43,7 @@ const (
 	jobAbout     = "Job"
 )
 
-func nodePath(name string) string { return "nodes/" + name + ".yaml" }
+func nodePath(name string) string { return "nodes/" + name + ".json" }
 
 // Render turns the plan and what Collect read into the bundle's files, every object redacted
 // by its structure (redact.Object). The RayClusters, pods, nodes and Redis cleanup Jobs come
@@ -97,7 +97,7 @@ func Render(s *state.Snapshot, p Plan, c Collected, st *Stream) Contents {
 		r.object(nodePath(n.Name), nodeAbout, "v1", "Node", nodeView(n))
 	}
 	for _, d := range p.Operators {
-		r.object("operator/"+d.Namespace+"/deployment-"+d.Name+".yaml", "the KubeRay operator's Deployment", "apps/v1", "Deployment", d)
+		r.object("operator/"+d.Namespace+"/deployment-"+d.Name+".json", "the KubeRay operator's Deployment", "apps/v1", "Deployment", d)
 	}
 	for _, l := range sortedLogs(c.OperatorLogs) {
 		r.add(artifact.File{Path: operatorLogPath(l),
@@ -150,7 +150,7 @@ func podAbout(p *corev1.Pod) string {
 }
 
 func nsPath(ns, kind, name string) string {
-	return "namespaces/" + ns + "/" + kind + "/" + name + ".yaml"
+	return "namespaces/" + ns + "/" + kind + "/" + name + ".json"
 }
 
 type renderer struct {
@@ -179,13 +179,13 @@ func (r *renderer) kept(path, about string) bool {
 	return ok
 }
 
-// object writes obj as YAML, with its kind, without the field managers' bookkeeping, redacted by
+// object writes obj as JSON, with its kind, without the field managers' bookkeeping, redacted by
 // its structure; or takes the file the stream rendered of it whole.
 func (r *renderer) object(path, about, apiVersion, kind string, obj any) {
 	if r.kept(path, about) {
 		return
 	}
-	data, problems := artifact.ObjectYAML(apiVersion, kind, obj, r.found)
+	data, problems := artifact.ObjectJSON(apiVersion, kind, obj, r.found)
 	r.add(artifact.File{Path: path, About: about, Data: data})
 	r.redactedWhole(path, problems)
 }
@@ -197,7 +197,7 @@ func (r *renderer) served(path, about, apiVersion, kind string, raw []byte, obj 
 		r.object(path, about, apiVersion, kind, obj)
 		return
 	}
-	data, problems := artifact.JSONObjectYAML(apiVersion, kind, raw, r.found)
+	data, problems := artifact.JSONObject(apiVersion, kind, raw, r.found)
 	r.add(artifact.File{Path: path, About: about, Data: data})
 	r.redactedWhole(path, problems)
 }
@@ -227,7 +227,7 @@ func (r *renderer) rayJob(o *rayv1.RayJob, n ray.RayJobNewer) {
 		r.object(path, about, "ray.io/v1", "RayJob", o)
 		return
 	}
-	data, problems := artifact.JSONObjectYAML("ray.io/v1", "RayJob", raw, r.found)
+	data, problems := artifact.JSONObject("ray.io/v1", "RayJob", raw, r.found)
 	r.add(artifact.File{Path: path, About: about, Data: data})
 	r.redactedWhole(path, problems)
 }
@@ -252,7 +252,7 @@ func nodeView(n *corev1.Node) *corev1.Node {
 	}
 }
 
-// events writes, per namespace, the Events as a List (YAML) and as the table kubectl get events
+// events writes, per namespace, the Events as a List (JSON) and as the table kubectl get events
 // prints, oldest first.
 func (r *renderer) events(all []corev1.Event) {
 	byNS := map[string][]corev1.Event{}
@@ -271,9 +271,9 @@ func (r *renderer) events(all []corev1.Event) {
 			items[i] = es[i]
 		}
 		list := map[string]any{"items": items}
-		data, problems := artifact.ObjectYAML("v1", "List", list, r.found)
-		r.add(artifact.File{Path: "namespaces/" + ns + "/events.yaml", About: fmt.Sprintf("%d Events about the objects above", len(es)), Data: data})
-		r.redactedWhole("namespaces/"+ns+"/events.yaml", problems)
+		data, problems := artifact.ObjectJSON("v1", "List", list, r.found)
+		r.add(artifact.File{Path: "namespaces/" + ns + "/events.json", About: fmt.Sprintf("%d Events about the objects above", len(es)), Data: data})
+		r.redactedWhole("namespaces/"+ns+"/events.json", problems)
 		r.add(artifact.File{Path: "namespaces/" + ns + "/events.txt", About: "the same Events as a table, oldest first", Data: artifact.EventTable(es)})
 	}
 }

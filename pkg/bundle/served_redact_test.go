@@ -81,7 +81,7 @@ func TestServedOnlyKindsAreRedacted(t *testing.T) {
 				t.Errorf("%s holds %s:\n%s", name, secret, b)
 			}
 		}
-		for _, kind := range []string{"/raycronjobs/nightly.yaml", "/gateways/svc-gateway.yaml", "/httproutes/svc-httproute.yaml"} {
+		for _, kind := range []string{"/raycronjobs/nightly.json", "/gateways/svc-gateway.json", "/httproutes/svc-httproute.json"} {
 			if strings.HasSuffix(name, kind) {
 				kept++
 			}

@@ -103,13 +103,13 @@ func TestBundleRedactsWhatUsersWrite(t *testing.T) {
 		}
 	}
 	ns := "rdct/namespaces/" + h.NS + "/"
-	if job := string(files[ns+"jobs/rdct-job.yaml"]); !strings.Contains(job, "[redacted]") {
+	if job := string(files[ns+"jobs/rdct-job.json"]); !strings.Contains(job, "[redacted]") {
 		t.Errorf("the submitter Job should be in the bundle with its command redacted:\n%s", job)
 	}
-	if rc := string(files[ns+"rayclusters/rdct.yaml"]); !strings.Contains(rc, "value: token") || !strings.Contains(rc, "--redis-password") {
+	if rc := string(files[ns+"rayclusters/rdct.json"]); !strings.Contains(rc, `"value": "token"`) || !strings.Contains(rc, "--redis-password") {
 		t.Errorf("RAY_AUTH_MODE's token and the flag names must stay readable:\n%s", rc)
 	}
-	if index := string(files["rdct/index.md"]); !strings.Contains(index, "rayservices/rdct-bad.yaml: field spec.serveConfigV2 redacted whole") {
+	if index := string(files["rdct/index.md"]); !strings.Contains(index, "rayservices/rdct-bad.json: field spec.serveConfigV2 redacted whole") {
 		t.Errorf("the index does not say the malformed serveConfigV2 was redacted whole:\n%s", index)
 	}
 }

@@ -102,8 +102,8 @@ func TestBundle(t *testing.T) {
 	}
 	ns := "bndl/namespaces/" + h.NS + "/"
 	for _, want := range []string{"bndl/doctor.txt", "bndl/doctor.json", "bndl/versions.yaml",
-		ns + "rayclusters/bndl.yaml", ns + "pods/" + head.Name + ".yaml", ns + "services/bndl-head-svc.yaml",
-		ns + "events.yaml", ns + "events.txt", "bndl/nodes/" + head.Spec.NodeName + ".yaml"} {
+		ns + "rayclusters/bndl.json", ns + "pods/" + head.Name + ".json", ns + "services/bndl-head-svc.json",
+		ns + "events.json", ns + "events.txt", "bndl/nodes/" + head.Spec.NodeName + ".json"} {
 		if _, ok := files[want]; !ok {
 			t.Errorf("no %s in the archive: %v", want, order)
 		}
@@ -122,7 +122,7 @@ func TestBundle(t *testing.T) {
 			}
 		}
 	}
-	if rc := string(files[ns+"rayclusters/bndl.yaml"]); !strings.Contains(rc, "API_TOKEN") || !strings.Contains(rc, "[redacted]") {
+	if rc := string(files[ns+"rayclusters/bndl.json"]); !strings.Contains(rc, "API_TOKEN") || !strings.Contains(rc, "[redacted]") {
 		t.Errorf("the RayCluster should be there with its secrets redacted:\n%s", rc)
 	}
 	if v := string(files["bndl/versions.yaml"]); !strings.Contains(v, "version: v0.0.0-e2e") || !strings.Contains(v, "ray.io/v1") ||

@@ -134,8 +134,8 @@ func matrixIncrementalUpgrade(t *testing.T, h *H, v kubeRayVersion) {
 	}
 
 	files := h.wantBundledRule("stalled", "incremental-upgrade-blocked", "its Gateway incr-gateway is not ready")
-	wantContains(t, "the bundled Gateway", string(files["stalled/namespaces/"+h.NS+"/gateways/incr-gateway.yaml"]), "kind: Gateway", "listeners:", "gatewayClassName: played")
-	wantContains(t, "the bundled HTTPRoute", string(files["stalled/namespaces/"+h.NS+"/httproutes/incr-httproute.yaml"]), "kind: HTTPRoute", "backendRefs:")
+	wantContains(t, "the bundled Gateway", string(files["stalled/namespaces/"+h.NS+"/gateways/incr-gateway.json"]), `"kind": "Gateway"`, `"listeners":`, `"gatewayClassName": "played"`)
+	wantContains(t, "the bundled HTTPRoute", string(files["stalled/namespaces/"+h.NS+"/httproutes/incr-httproute.json"]), `"kind": "HTTPRoute"`, `"backendRefs":`)
 
 	// The remedy's other way: the spec put back, the operator rolls back to the old cluster
 	// without the Gateway (nothing had moved).

@@ -97,11 +97,11 @@ func matrixNetworkPolicyDNS(t *testing.T, h *H, v kubeRayVersion) {
 	files, _ := untarBundle(t, archive)
 	var rcFile []byte
 	for name, b := range files {
-		if strings.HasSuffix(name, "/namespaces/"+h.NS+"/rayclusters/np.yaml") {
+		if strings.HasSuffix(name, "/namespaces/"+h.NS+"/rayclusters/np.json") {
 			rcFile = b
 		}
 	}
-	if !strings.Contains(string(rcFile), "networkPolicy:") || !strings.Contains(string(rcFile), "mode: DenyAll") {
+	if !strings.Contains(string(rcFile), `"networkPolicy":`) || !strings.Contains(string(rcFile), `"mode": "DenyAll"`) {
 		t.Errorf("the bundle's RayCluster lost spec.networkPolicy:\n%s", rcFile)
 	}
 	from := h.Run("doctor", "--from", archive, "-o", "json", "--workers-not-ready-window", "1s", "--kubeconfig", "/nonexistent")

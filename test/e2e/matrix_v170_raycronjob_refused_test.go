@@ -103,8 +103,8 @@ func matrixRayCronJobRefused(t *testing.T, h *H, v kubeRayVersion) {
 		t.Fatalf("bundle: %s", res)
 	}
 	files, _ := untarBundle(t, archive)
-	kept := string(files["cron/namespaces/"+h.NS+"/raycronjobs/stalled.yaml"])
-	wantContains(t, "the bundled RayCronJob", kept, "kind: RayCronJob", "jobTemplate:", "lastScheduleTime: \""+last+"\"")
+	kept := string(files["cron/namespaces/"+h.NS+"/raycronjobs/stalled.json"])
+	wantContains(t, "the bundled RayCronJob", kept, `"kind": "RayCronJob"`, `"jobTemplate":`, `"lastScheduleTime": "`+last+`"`)
 	from := h.Run("doctor", "--from", archive, "-o", "json", "--kubeconfig", "/nonexistent")
 	if !strings.Contains(from.Stdout, `"rule": "raycronjob-not-scheduling"`) || !strings.Contains(from.Stdout, "its last was for the tick at "+last) {
 		t.Errorf("doctor --from the bundle lost the RayCronJob: %s", from)
@@ -115,7 +115,7 @@ func matrixRayCronJobRefused(t *testing.T, h *H, v kubeRayVersion) {
 	if res := h.Run("bundle", "raycronjob/stalled", "-o", one, "--no-logs", "--ray=false"); res.Code != 0 {
 		t.Fatalf("bundle raycronjob/stalled: %s", res)
 	}
-	if files, names := untarBundle(t, one); !strings.Contains(string(files["stalled/namespaces/"+h.NS+"/raycronjobs/stalled.yaml"]), "kind: RayCronJob") {
+	if files, names := untarBundle(t, one); !strings.Contains(string(files["stalled/namespaces/"+h.NS+"/raycronjobs/stalled.json"]), `"kind": "RayCronJob"`) {
 		t.Errorf("bundle raycronjob/stalled: no RayCronJob in it: %v", names)
 	}
 	if from := h.Run("doctor", "--from", one, "-o", "json", "--kubeconfig", "/nonexistent"); !strings.Contains(from.Stdout, `"rule": "raycronjob-not-scheduling"`) ||

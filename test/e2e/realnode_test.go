@@ -128,7 +128,7 @@ func realSeed000V111(t *testing.T, sb *sandbox.Sandbox) {
 }
 
 // wantRealEvidence: what heal kept of the head the real kubelet evicted, before deleting it. The
-// pod's YAML and the real kubelet's Evicted Event are kept. Its log is not, and heal says why: a
+// pod's file and the real kubelet's Evicted Event are kept. Its log is not, and heal says why: a
 // kubelet evicting for disk pressure reclaims the disk by removing the dead containers with their
 // logs, and answers a log read with a line of its own ("unable to retrieve container logs for
 // containerd://..."), which must not be kept as if it were the log.
@@ -343,8 +343,8 @@ func realOOMCrashLoop(t *testing.T, sb *sandbox.Sandbox) {
 			}
 			files, order = untarBundle(t, out)
 			var p corev1.Pod
-			if err := yaml.Unmarshal(files[cluster+"/namespaces/"+h.NS+"/pods/"+pod+".yaml"], &p); err != nil {
-				t.Fatalf("bundle %s: the pod's YAML: %v", cluster, err)
+			if err := yaml.Unmarshal(files[cluster+"/namespaces/"+h.NS+"/pods/"+pod+".json"], &p); err != nil {
+				t.Fatalf("bundle %s: the pod's file: %v", cluster, err)
 			}
 			missing = "the container's status"
 			state := ""
@@ -354,7 +354,7 @@ func realOOMCrashLoop(t *testing.T, sb *sandbox.Sandbox) {
 				}
 				state = fmt.Sprintf("%+v", cs.State)
 				if cs.LastTerminationState.Terminated == nil || cs.LastTerminationState.Terminated.Reason != "OOMKilled" {
-					t.Errorf("bundle %s: the pod's YAML lacks its OOMKilled last state: %+v", cluster, cs)
+					t.Errorf("bundle %s: the pod's file lacks its OOMKilled last state: %+v", cluster, cs)
 				}
 				missing = ""
 				killed := logs + ".previous.log"

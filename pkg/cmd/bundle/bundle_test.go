@@ -278,12 +278,12 @@ func TestBundleRedactsEverySecret(t *testing.T) {
 	}
 	for _, want := range []string{
 		"b/doctor.txt", "b/doctor.json", "b/versions.yaml",
-		"b/namespaces/ml/rayclusters/sec.yaml", "b/namespaces/ml/rayjobs/job.yaml",
-		"b/namespaces/ml/pods/sec-head-abcde.yaml", "b/namespaces/ml/pods/sec-worker-cpu-xyz.yaml",
-		"b/namespaces/ml/services/sec-head-svc.yaml", "b/namespaces/ml/endpointslices/sec-head-svc-1.yaml",
-		"b/namespaces/ml/jobs/job.yaml", "b/namespaces/ml/poddisruptionbudgets/sec-head.yaml", "b/namespaces/ml/networkpolicies/sec-workers.yaml",
-		"b/namespaces/ml/events.yaml", "b/namespaces/ml/events.txt", "b/nodes/node-1.yaml",
-		"b/operator/ray-system/deployment-kuberay-operator.yaml", "b/operator/ray-system/kuberay-operator-1/kuberay-operator.log",
+		"b/namespaces/ml/rayclusters/sec.json", "b/namespaces/ml/rayjobs/job.json",
+		"b/namespaces/ml/pods/sec-head-abcde.json", "b/namespaces/ml/pods/sec-worker-cpu-xyz.json",
+		"b/namespaces/ml/services/sec-head-svc.json", "b/namespaces/ml/endpointslices/sec-head-svc-1.json",
+		"b/namespaces/ml/jobs/job.json", "b/namespaces/ml/poddisruptionbudgets/sec-head.json", "b/namespaces/ml/networkpolicies/sec-workers.json",
+		"b/namespaces/ml/events.json", "b/namespaces/ml/events.txt", "b/nodes/node-1.json",
+		"b/operator/ray-system/deployment-kuberay-operator.json", "b/operator/ray-system/kuberay-operator-1/kuberay-operator.log",
 		"b/logs/ml/sec-head-abcde/ray-head.log", "b/logs/ml/sec-head-abcde/ray-head.previous.log",
 		"b/logs/ml/sec-head-abcde/wait-gcs.log", "b/logs/ml/sec-head-abcde/autoscaler.log",
 		"b/ray-logs/ml/sec-head-abcde/gcs_server.out", "b/ray-logs/ml/sec-head-abcde/job-driver-raysubmit_1.log",
@@ -296,7 +296,7 @@ func TestBundleRedactsEverySecret(t *testing.T) {
 	}
 	// Not this bundle's: the other cluster, its pod, Service, node and Events; a PDB of other pods.
 	for name, data := range files {
-		if strings.Contains(name, "other") || strings.Contains(name, "node-2") || strings.Contains(name, "pdb-web") || strings.HasSuffix(name, "/web.yaml") {
+		if strings.Contains(name, "other") || strings.Contains(name, "node-2") || strings.Contains(name, "pdb-web") || strings.HasSuffix(name, "/web.json") {
 			t.Errorf("%s is not about the bundled cluster", name)
 		}
 		if strings.HasSuffix(name, "events.txt") && strings.Contains(string(data), "another cluster") {
@@ -306,7 +306,7 @@ func TestBundleRedactsEverySecret(t *testing.T) {
 	if op := string(files["b/operator/ray-system/kuberay-operator-1/kuberay-operator.log"]); !strings.Contains(op, "RayCluster sec") || strings.Contains(op, "other") {
 		t.Errorf("the operator's log is not cut to the lines naming sec:\n%s", op)
 	}
-	if node := string(files["b/nodes/node-1.yaml"]); !strings.Contains(node, "allocatable") || strings.Contains(node, "images") {
+	if node := string(files["b/nodes/node-1.json"]); !strings.Contains(node, "allocatable") || strings.Contains(node, "images") {
 		t.Errorf("the node keeps conditions, taints and allocatable, not its images:\n%s", node)
 	}
 	// One read per container asked for: the head's three (ray-head current and previous), the
@@ -472,6 +472,30 @@ func TestDoctorFromBundleEqualsLive(t *testing.T) {
 		if ray := strings.Contains(got, "serve-app-failed"); ray != (target != nil) || target != nil && !strings.Contains(got, "pip install --index-url https://u:[redacted]@") {
 			t.Errorf("%v: Ray's view in doctor --from:\n%s", target, got)
 		}
+	}
+}
+
+// A bundle written before objects were JSON (testdata/yaml-bundle.tar.gz: this scene's bundle as
+// the release before wrote it, its objects NAME.yaml) is read as it was: doctor --from finds
+// in it what it finds in the scene's bundle written now, and what doctor found live.
+func TestDoctorFromReadsYAMLBundles(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "b.tar.gz")
+	if res := run(t, &kubelet{}, nil, "-n", "ml", "-o", out); res.code != 0 {
+		t.Fatalf("bundle: %+v", res)
+	}
+	files, _ := testio.Untar(t, out)
+	if files["b/namespaces/ml/pods/sec-head-abcde.json"] == nil {
+		t.Fatalf("the bundle written now has no pod as JSON")
+	}
+	now := runCmd(t, &kubelet{}, nil, "doctor", "--from", out, "-o", "json", "--fail-on", "never")
+	old := runCmd(t, &kubelet{}, nil, "doctor", "--from", filepath.Join("testdata", "yaml-bundle.tar.gz"), "-o", "json", "--fail-on", "never")
+	live := runCmd(t, &kubelet{}, nil, "doctor", "-n", "ml", "-o", "json", "--fail-on", "never")
+	if now.code != 0 || old.code != 0 || live.code != 0 {
+		t.Fatalf("now %+v\nold %+v\nlive %+v", now, old, live)
+	}
+	got, want, live2 := findings(t, old.stdout), findings(t, now.stdout), findings(t, live.stdout)
+	if got != want || got != live2 || !strings.Contains(got, "operator-outdated") {
+		t.Errorf("doctor --from the YAML bundle found\n%s\nfrom the JSON one\n%s\nlive\n%s", got, want, live2)
 	}
 }
 

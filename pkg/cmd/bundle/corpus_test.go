@@ -109,10 +109,10 @@ func TestCorpusNoPlantedValueSurvives(t *testing.T) {
 		written[name] = data
 	}
 	index := string(files["b/index.md"])
-	if !strings.Contains(index, "namespaces/ml/rayservices/broken.yaml: field spec.serveConfigV2 redacted whole") {
+	if !strings.Contains(index, "namespaces/ml/rayservices/broken.json: field spec.serveConfigV2 redacted whole") {
 		t.Errorf("the index does not say the malformed serveConfigV2 was redacted whole:\n%s", index)
 	}
-	if svc := string(files["b/namespaces/ml/rayservices/svc.yaml"]); !strings.Contains(svc, "import_path: veg.app") {
+	if svc := string(files["b/namespaces/ml/rayservices/svc.json"]); !strings.Contains(svc, "import_path: veg.app") {
 		t.Errorf("the parsed serveConfigV2 lost what a reader needs:\n%s", svc)
 	}
 
@@ -174,7 +174,7 @@ func TestCorpusNoPlantedValueSurvives(t *testing.T) {
 			t.Errorf("%q was redacted away: a reader needs it", s)
 		}
 	}
-	if pod := string(files["b/namespaces/ml/pods/sec-head-abcde.yaml"]); !strings.Contains(pod, "value: token") {
+	if pod := string(files["b/namespaces/ml/pods/sec-head-abcde.json"]); !strings.Contains(pod, `"value": "token"`) {
 		t.Errorf("RAY_AUTH_MODE's value (token) is a mode, not a secret:\n%s", pod)
 	}
 	if log := string(files["b/logs/ml/sec-head-abcde/ray-head.log"]); !strings.Contains(log, "Missing authentication token") {

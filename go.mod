@@ -8,6 +8,7 @@ require (
 	github.com/creack/pty v1.1.24
 	github.com/fatih/color v1.19.0
 	github.com/go-logr/logr v1.4.3
+	github.com/goccy/go-json v0.12.0
 	github.com/google/go-containerregistry v0.20.6
 	github.com/klauspost/compress v1.19.0
 	github.com/mattn/go-runewidth v0.0.19

@@ -49,7 +49,7 @@ func loadDetector() *detector {
 		}
 		kw := make([]string, 0, len(d.Config.Keywords))
 		for k := range d.Config.Keywords {
-			kw = append(kw, string(asciiLower([]byte(k))))
+			kw = append(kw, string(asciiLower(k)))
 		}
 		theDetector = &detector{gitleaks: d, keywords: ahocorasick.NewTrieBuilder().AddStrings(kw).Build()}
 	})
@@ -58,11 +58,18 @@ func loadDetector() *detector {
 
 // detected calls found with every secret gitleaks finds in s's lines that hold a keyword.
 func detected(s string, found func(string)) {
+	if s == "" {
+		return
+	}
+	detectedIn(s, asciiLower(s), found)
+}
+
+// detectedIn is detected with s lower-cased already (lower).
+func detectedIn(s string, lower []byte, found func(string)) {
 	d := loadDetector()
 	if d == nil || s == "" {
 		return
 	}
-	lower := asciiLower([]byte(s))
 	var lines []string
 	markedLines(d.keywords, lower, func(start, stop int) { lines = append(lines, s[start:stop]) })
 	if len(lines) == 0 {
@@ -172,11 +179,12 @@ func markedLines(trie *ahocorasick.Trie, lower []byte, line func(start, stop int
 	})
 }
 
-// asciiLower lower-cases ASCII letters in place, keeping every byte where it was (a rune-aware
+// asciiLower is s with its ASCII letters lower-cased, every byte where it was (a rune-aware
 // lower-casing can change a text's length and so every position after it).
-func asciiLower(b []byte) []byte {
-	out := make([]byte, len(b))
-	for i, c := range b {
+func asciiLower(s string) []byte {
+	out := make([]byte, len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
 		}

@@ -30,9 +30,18 @@ func (set Set) AddText(v string) {
 }
 
 // AddFreeText is AddText with gitleaks' provider formats too: for free text (logs, messages).
+// Both passes read the same lower-cased copy of v.
 func (set Set) AddFreeText(v string) {
-	set.AddText(v)
-	detected(v, set.Add)
+	if v == "" {
+		return
+	}
+	lower := asciiLower(v)
+	if len(v) >= minSecret {
+		for _, sp := range shapeSpansIn(v, lower) {
+			set.Add(v[sp.start:sp.end])
+		}
+	}
+	detectedIn(v, lower, set.Add)
 }
 
 // Merge adds every value of other.

@@ -77,7 +77,14 @@ func shapeSpans(s string) []span {
 	if len(s) < minSecret {
 		return nil
 	}
-	lower := asciiLower([]byte(s))
+	return shapeSpansIn(s, asciiLower(s))
+}
+
+// shapeSpansIn is shapeSpans with s lower-cased already (lower).
+func shapeSpansIn(s string, lower []byte) []span {
+	if len(s) < minSecret {
+		return nil
+	}
 	var out []span
 	markedLines(lineHints, lower, func(start, stop int) {
 		for _, sp := range theShapeMemo.spans(s[start:stop], lower[start:stop]) {

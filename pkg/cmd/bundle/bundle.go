@@ -68,19 +68,20 @@ func NewCmd(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 		Use:   "bundle [NAME | raycluster/NAME | rayservice/NAME | rayjob/NAME | raycronjob/NAME] -o FILE.tar.gz",
 		Short: "Write a redacted archive of Ray clusters' state, Events and logs, for a post-mortem",
 		Long: `bundle writes one gzip'd tar archive of what the people who fix a broken Ray cluster ask for:
-the RayClusters, RayServices and RayJobs with their status, their pods, Services, EndpointSlices,
-the Jobs of RayJobs, the PodDisruptionBudgets covering their pods, and the Events about all of
-them (YAML); each container's log, current and previous where it restarted, init containers and
-sidecars included, capped by --tail and --limit-bytes; Ray's own log files from each running
-head (/tmp/ray/session_latest/logs, through one exec of tar as kubectl cp copies, each file's
-end up to --limit-bytes, --ray-log-bytes in all); Ray's view from each head's dashboard,
-the answers to the reads doctor --ray makes, as they came (a named target's by default, every
-cluster's with --ray), which doctor --from replays; the nodes the pods run on (conditions,
-taints, allocatable); the KubeRay operator's Deployment and its log, cut to the lines naming
-these clusters; the versions of the client, API server, operator and ray.io CRDs; and doctor's
-report on the same snapshot (table and JSON). index.md, the archive's first file, lists what is
-inside and what could not be collected and why: a read that fails (RBAC, a node with no
-kubelet, the --timeout) is listed there and never stops the others.
+the RayClusters, RayServices and RayJobs with their status, their pods, Services,
+EndpointSlices, the Jobs of RayJobs, the PodDisruptionBudgets covering their pods, and the
+Events about all of them (JSON, as kubectl get -o json writes them); each container's log,
+current and previous where it restarted, init containers and sidecars included, capped by --tail
+and --limit-bytes; Ray's own log files from each running head (/tmp/ray/session_latest/logs,
+through one exec of tar as kubectl cp copies, each file's end up to --limit-bytes,
+--ray-log-bytes in all); Ray's view from each head's dashboard, the answers to the reads doctor
+--ray makes, as they came (a named target's by default, every cluster's with --ray), which
+doctor --from replays; the nodes the pods run on (conditions, taints, allocatable); the KubeRay
+operator's Deployment and its log, cut to the lines naming these clusters; the versions of the
+client, API server, operator and ray.io CRDs; and doctor's report on the same snapshot (table
+and JSON). index.md, the archive's first file, lists what is inside and what could not be
+collected and why: a read that fails (RBAC, a node with no kubelet, the --timeout) is listed
+there and never stops the others.
 
 Everything is redacted before it is written: env values and start parameters under
 secret-sounding names, Redis passwords, the names of referenced Secrets, credentials in URLs

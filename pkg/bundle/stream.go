@@ -1,9 +1,11 @@
 package bundle
 
 import (
+	"bytes"
 	"encoding/json"
 	"runtime"
 	"sync"
+	"unsafe"
 
 	"github.com/klauspost/compress/s2"
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
@@ -74,22 +76,25 @@ func (st *Stream) Close() {
 
 func (st *Stream) render() {
 	defer st.wg.Done()
-	var scratch []byte
+	var scratch, rendered []byte
 	for r := range st.work {
 		found := redact.Set{}
-		data, problems := artifact.JSONObject(r.apiVersion, r.kind, r.raw, found)
+		data, problems := artifact.AppendJSONObject(rendered, r.apiVersion, r.kind, r.raw, found)
 		scratch = st.keep(r.path, r.kind, data, problems, found, scratch)
+		rendered = data[:0] // keep holds none of it
 	}
 }
 
 // keep learns what data shows by its shape and keeps it compressed under path; it returns the
-// compressor's buffer for the next file.
+// compressor's buffer for the next file. It holds nothing of data when it returns: the text pass
+// reads it in place, and what it learns is copied (redact.Set.Add).
 func (st *Stream) keep(path, kind string, data []byte, problems []redact.Problem, found redact.Set, scratch []byte) []byte {
 	learned := redact.Set{}
+	text := unsafe.String(unsafe.SliceData(data), len(data))
 	if isJSON(path) {
-		learned.AddFreeTextJSON(string(data))
+		learned.AddFreeTextJSON(text)
 	} else {
-		learned.AddFreeText(string(data))
+		learned.AddFreeText(text)
 	}
 	p := st.pack(kind, data, scratch)
 	scratch = p.data[:0]
@@ -114,7 +119,8 @@ func (st *Stream) pack(kind string, data, dst []byte) packed {
 	st.mu.Lock()
 	d, ok := st.dicts[kind]
 	if !ok {
-		st.dicts[kind] = s2.MakeDict(data, nil)
+		// A copy: the dictionary holds its bytes, and data is a renderer's buffer.
+		st.dicts[kind] = s2.MakeDict(bytes.Clone(data), nil)
 	}
 	st.mu.Unlock()
 	if d == nil {

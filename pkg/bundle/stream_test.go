@@ -3,7 +3,9 @@ package bundle
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -89,3 +91,35 @@ func indexLines(c Contents) string {
 }
 
 func envVar(name, value string) corev1.EnvVar { return corev1.EnvVar{Name: name, Value: value} }
+
+// A renderer writes every object over one buffer: what the text pass learned of an object (a
+// provider token only gitleaks knows, a bearer token the shapes find, in annotations) is still
+// that value, exactly, after the objects rendered after it overwrote the buffer.
+func TestStreamLearnedOutlivesItsBuffer(t *testing.T) {
+	token, bearer := "ghp_"+"R7xq2LmN8pVs4Tz9Wb6Yc1Dk3Fh5Jg0AeQuI", "eyBearerTok3n-5f8a2c9d7e1b"
+	st := NewStream()
+	for i := range 50 {
+		p := &corev1.Pod{}
+		p.Name, p.Namespace = fmt.Sprintf("p-%02d", i), "ml"
+		p.Annotations = map[string]string{"note": strings.Repeat(fmt.Sprintf("filler %d ", i), 40)}
+		if i == 0 {
+			// The largest object first: the buffer never grows after it, each later one is
+			// written over it.
+			p.Annotations["pad"] = strings.Repeat("padding ", 200)
+			p.Annotations["note"] = "deploy with " + token + " then run"
+			p.Annotations["curl"] = "curl -H 'Authorization: Bearer " + bearer + "' https://svc"
+		}
+		st.Pod(p)
+	}
+	st.Close()
+	for _, v := range []string{token, bearer} {
+		if _, ok := st.Secrets()[v]; !ok {
+			t.Errorf("%s, learned from the first pod, is not among the secrets: %q", v, st.Secrets())
+		}
+	}
+	for v := range st.Secrets() {
+		if strings.Contains(v, "filler") {
+			t.Errorf("a learned value holds another object's text: %q", v)
+		}
+	}
+}

@@ -61,7 +61,7 @@ func detected(s string, found func(string)) {
 	if s == "" {
 		return
 	}
-	detectedIn(s, asciiLower(s), found)
+	withLower(s, func(lower []byte) { detectedIn(s, lower, found) })
 }
 
 // detectedIn is detected with s lower-cased already (lower).
@@ -179,12 +179,28 @@ func markedLines(trie *ahocorasick.Trie, lower []byte, line func(start, stop int
 	})
 }
 
+// lowerBufs are the buffers withLower lower-cases texts into: every file a bundle writes is
+// lower-cased twice (learned, then redacted), tens of MB a fleet, and none is kept.
+var lowerBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// withLower calls f with s lower-cased (asciiLower) in a reused buffer, which f must not keep.
+func withLower(s string, f func(lower []byte)) {
+	bp := lowerBufs.Get().(*[]byte)
+	b := asciiLowerInto((*bp)[:0], s)
+	f(b)
+	*bp = b[:0]
+	lowerBufs.Put(bp)
+}
+
 // asciiLower is s with its ASCII letters lower-cased, every byte where it was (a rune-aware
 // lower-casing can change a text's length and so every position after it).
-func asciiLower(s string) []byte {
-	out := make([]byte, len(s))
-	for i := 0; i < len(s); i++ {
-		c := s[i]
+func asciiLower(s string) []byte { return asciiLowerInto(nil, s) }
+
+// asciiLowerInto is asciiLower written over dst's bytes.
+func asciiLowerInto(dst []byte, s string) []byte {
+	out := append(dst[:0], s...)
+	for i := range out {
+		c := out[i]
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
 		}

@@ -78,10 +78,9 @@ func (w *walker) object(m map[string]any, at string) {
 	}
 	w.argv(m)
 	for k, v := range m {
-		path := join(at, k)
 		switch x := v.(type) {
 		case string:
-			w.field(m, k, x, path)
+			w.field(m, k, x, at)
 		case map[string]any:
 			if secretRefs[k] {
 				for _, f := range []string{"name", "key", "secretName"} {
@@ -106,7 +105,7 @@ func (w *walker) object(m map[string]any, at string) {
 					}
 				}
 			}
-			w.object(x, path)
+			w.object(x, join(at, k))
 		case []any:
 			if k == "imagePullSecrets" {
 				for _, e := range x {
@@ -118,21 +117,22 @@ func (w *walker) object(m map[string]any, at string) {
 					}
 				}
 			}
-			w.value(x, path)
+			w.value(x, join(at, k))
 		}
 	}
 }
 
-// field redacts one string field.
-func (w *walker) field(m map[string]any, k, x, path string) {
+// field redacts one string field, m[k] of the object at at (whose path is joined only for the
+// fields that need it: a fleet's objects hold millions of strings).
+func (w *walker) field(m map[string]any, k, x, at string) {
 	switch {
 	case x == "" || x == Redacted:
 	case k == lastApplied:
-		m[k] = w.json(x, path)
+		m[k] = w.json(x, join(at, k))
 	case embeddedFields[k]:
 		red, err := RedactEmbedded(x, w.found)
 		if err != nil {
-			w.problems = append(w.problems, Problem{Field: path, Reason: err.Error()})
+			w.problems = append(w.problems, Problem{Field: join(at, k), Reason: err.Error()})
 		}
 		m[k] = red
 	case commandLineFields[k]:

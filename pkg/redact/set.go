@@ -9,10 +9,13 @@ type Set map[string]struct{}
 
 // Add adds v, trimmed of spaces and quotes, when it is distinctive enough to be replaced
 // wherever it appears.
+//
+// A value is kept as a copy of its own: the text it was found in may be a renderer's buffer,
+// reused for the next file, and a value must not keep a whole file alive either.
 func (set Set) Add(v string) {
 	v = strings.Trim(strings.TrimSpace(v), `"'`)
-	if worthReplacing(v) {
-		set[v] = struct{}{}
+	if _, ok := set[v]; !ok && worthReplacing(v) {
+		set[strings.Clone(v)] = struct{}{}
 	}
 }
 
@@ -35,13 +38,14 @@ func (set Set) AddFreeText(v string) {
 	if v == "" {
 		return
 	}
-	lower := asciiLower(v)
-	if len(v) >= minSecret {
-		for _, sp := range shapeSpansIn(v, lower) {
-			set.Add(v[sp.start:sp.end])
+	withLower(v, func(lower []byte) {
+		if len(v) >= minSecret {
+			for _, sp := range shapeSpansIn(v, lower) {
+				set.Add(v[sp.start:sp.end])
+			}
 		}
-	}
-	detectedIn(v, lower, set.Add)
+		detectedIn(v, lower, set.Add)
+	})
 }
 
 // Merge adds every value of other.

@@ -77,7 +77,9 @@ func shapeSpans(s string) []span {
 	if len(s) < minSecret {
 		return nil
 	}
-	return shapeSpansIn(s, asciiLower(s))
+	var out []span
+	withLower(s, func(lower []byte) { out = shapeSpansIn(s, lower) })
+	return out
 }
 
 // shapeSpansIn is shapeSpans with s lower-cased already (lower).

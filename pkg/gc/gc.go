@@ -37,9 +37,9 @@ var OneShot = Policy{Limit: 90 << 20}
 // Bundle is the policy of a bundle: doctor's one-shot read, with every object rendered as JSON,
 // redacted and compressed as it arrives. Its live data is doctor's trimmed snapshot, the
 // redactor's rules (13.5 MB of them Aho-Corasick tables) and a few MB of compressed files, 30-45 MB
-// at 5,000 pods, while rendering makes garbage fast; the resident size is about the limit plus
-// 47 MB the limit does not count (the code, the runtime). 64 MiB keeps it under 120 MB (116.2 MB at
-// 5,000 pods); 72 MiB reached 120 MB, 80 MiB 128 MB, each a little faster (docs/performance.md).
+// at 5,000 pods, while rendering makes garbage fast; the resident size is the limit plus the code
+// the run touches (48-50 MiB). 64 MiB keeps it under 120 MB (119.8 MB at 5,000 pods); 72 MiB
+// reached 123 MB, 80 MiB 131 MB, each a little faster (docs/performance.md).
 var Bundle = Policy{Limit: 64 << 20}
 
 // Tune applies p unless GOGC or GOMEMLIMIT is set: whoever sets those has chosen for themselves.
